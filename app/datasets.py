@@ -1,0 +1,298 @@
+"""Import a dataset of questions and answers about documents: all of it, or nothing.
+
+Accepted: a folder with ``documents/`` and ``qa.jsonl``, or a ``.csv`` / ``.xlsx`` file with the same
+columns (documents looked up in a ``documents/`` folder beside it, or beside it). Re-importing is
+idempotent by answer id.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.documents import PARSER_VERSION, ParsedDocument, parse_document
+from app.errors import InvalidInput
+from storage import queries
+from storage.schema import AnswerRow, DocumentRow, PassageRow
+
+REQUIRED = ("id", "document", "question", "answer")
+GOLD = ("gold_answer", "gold_required", "gold_helpful", "gold_spans")
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    place: str  # "qa.jsonl line 7", "answers.xlsx row 3": where to point the user
+    id: str
+    document: str
+    question: str
+    answer: str
+    generator: str | None
+    gold_answer: str | None
+    gold_required: str | None
+    gold_helpful: str | None
+    gold_spans: list[dict[str, Any]] | None
+    meta: dict[str, Any]
+
+
+@dataclass
+class ImportSummary:
+    documents_added: int = 0
+    answers_added: int = 0
+    answers_updated: int = 0
+    answers_unchanged: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def import_dataset(sessions: sessionmaker[Session], path: Path, actor: str = "import") -> ImportSummary:
+    """Validate the whole dataset first, then write it in one transaction."""
+    rows, documents_dir = read_dataset(path)
+    documents = _parse_documents(rows, documents_dir)
+    summary = ImportSummary()
+    with sessions.begin() as session:
+        document_ids = {name: _store_document(session, doc, actor, summary) for name, doc in documents.items()}
+        for row in rows:
+            _store_answer(session, row, document_ids[row.document], actor, summary)
+    return summary
+
+
+def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
+    """Rows of a dataset and the folder its documents are in; InvalidInput names the bad line."""
+    if path.is_dir():
+        qa = path / "qa.jsonl"
+        if not qa.is_file():
+            raise InvalidInput(str(path), "a dataset folder needs a qa.jsonl file")
+        records: Iterator[tuple[str, dict[str, Any]]] = _jsonl_records(qa)
+        documents_dir = path / "documents"
+    elif path.suffix.lower() == ".jsonl":
+        records, documents_dir = _jsonl_records(path), path.parent / "documents"
+    elif path.suffix.lower() == ".csv":
+        records, documents_dir = _csv_records(path), path.parent / "documents"
+    elif path.suffix.lower() == ".xlsx":
+        records, documents_dir = _xlsx_records(path), path.parent / "documents"
+    elif not path.exists():
+        raise InvalidInput(str(path), "no such file or folder")
+    else:
+        raise InvalidInput(str(path), "expected a folder with qa.jsonl, or a .jsonl, .csv or .xlsx file")
+    if not documents_dir.is_dir():
+        documents_dir = path if path.is_dir() else path.parent
+    rows: list[DatasetRow] = []
+    seen: dict[str, str] = {}
+    for place, record in records:
+        row = _row(place, record)
+        if row.id in seen:
+            raise InvalidInput(place, f"id {row.id!r} is used twice (first at {seen[row.id]})")
+        if not (documents_dir / row.document).is_file():
+            raise InvalidInput(place, f"field 'document': no file {row.document!r} in {documents_dir}")
+        seen[row.id] = place
+        rows.append(row)
+    if not rows:
+        raise InvalidInput(str(path), "the dataset holds no answers")
+    return rows, documents_dir
+
+
+def _jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            place = f"{path.name} line {number}"
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(place, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            if not isinstance(record, dict):
+                raise InvalidInput(place, "expected a JSON object")
+            yield place, record
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InvalidInput(f"{path.name} header", f"missing column(s) {', '.join(missing)}; found {header}")
+
+
+def _csv_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        _check_header(path, list(reader.fieldnames or []))
+        for record in reader:
+            if None in record:
+                raise InvalidInput(f"{path.name} line {reader.line_num}", "more cells than the header has columns")
+            yield f"{path.name} line {reader.line_num}", _decode_json_cells(record)
+
+
+def _xlsx_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:
+        raise InvalidInput(str(path), f"cannot read this spreadsheet ({exc})") from exc
+    sheet = book.worksheets[0]
+    cells = sheet.iter_rows(values_only=True)
+    header = [str(c).strip() if c is not None else "" for c in next(cells, ())]
+    _check_header(path, header)
+    for number, values in enumerate(cells, start=2):
+        if all(v is None for v in values):
+            continue
+        record = {name: value for name, value in zip(header, values, strict=False) if name}
+        yield f"{path.name} row {number}", _decode_json_cells(record)
+    book.close()
+
+
+def _decode_json_cells(record: dict[str, Any]) -> dict[str, Any]:
+    """Spreadsheet cells hold text; gold spans are JSON inside a cell, empty cells are absent."""
+    decoded = {}
+    for key, value in record.items():
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        if key == "gold_spans" and isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"column {key}", f"not valid JSON ({exc.msg})") from exc
+        decoded[key] = value
+    return decoded
+
+
+def _text_field(place: str, record: dict[str, Any], name: str, *, required: bool) -> str | None:
+    value = record.get(name)
+    if value is None or value == "":
+        if required:
+            raise InvalidInput(place, f"field {name!r} is missing or empty")
+        return None
+    if isinstance(value, list) and name in ("gold_required", "gold_helpful"):
+        if not all(isinstance(v, str) for v in value):
+            raise InvalidInput(place, f"field {name!r} must be text or a list of texts")
+        return "\n".join(value)  # DeCE lists one piece of information a line
+    if isinstance(value, int | float) and not isinstance(value, bool) and name in ("id", "gold_answer"):
+        return str(value)
+    if not isinstance(value, str):
+        raise InvalidInput(place, f"field {name!r} must be text, not {type(value).__name__}")
+    return value
+
+
+def _valid_spans(spans: object) -> bool:
+    return isinstance(spans, list) and all(
+        isinstance(s, dict)
+        and isinstance(s.get("start"), int)
+        and isinstance(s.get("end"), int)
+        and 0 <= s["start"] <= s["end"]
+        for s in spans
+    )
+
+
+def _row(place: str, record: dict[str, Any]) -> DatasetRow:
+    texts = {name: _text_field(place, record, name, required=name in REQUIRED) for name in REQUIRED}
+    gold = {name: _text_field(place, record, name, required=False) for name in GOLD[:3]}
+    spans = record.get("gold_spans")
+    if spans is not None and not _valid_spans(spans):
+        raise InvalidInput(place, "field 'gold_spans' must be a list of {start, end} with 0 <= start <= end")
+    generator = record.get("generator") or record.get("model")
+    known = {*REQUIRED, *GOLD, "generator", "model"}
+    return DatasetRow(
+        place=place,
+        id=str(texts["id"]),
+        document=str(texts["document"]),
+        question=str(texts["question"]),
+        answer=str(texts["answer"]),
+        generator=str(generator) if generator else None,
+        gold_spans=spans,
+        meta={k: v for k, v in record.items() if k not in known},
+        **gold,
+    )
+
+
+def _parse_documents(rows: list[DatasetRow], documents_dir: Path) -> dict[str, ParsedDocument]:
+    documents = {name: parse_document(documents_dir / name) for name in dict.fromkeys(r.document for r in rows)}
+    for row in rows:
+        text = documents[row.document].text
+        for span in row.gold_spans or ():
+            if span["end"] > len(text):
+                raise InvalidInput(row.place, f"gold span {span['start']}-{span['end']} is past the document's end")
+            if "text" in span and text[span["start"] : span["end"]] != span["text"]:
+                raise InvalidInput(row.place, f"gold span {span['start']}-{span['end']} does not match its text")
+    return documents
+
+
+def _store_document(session: Session, parsed: ParsedDocument, actor: str, summary: ImportSummary) -> int:
+    existing = queries.document_by_name(session, parsed.name)
+    if existing is not None:
+        if existing.sha256 != parsed.sha256:
+            # Citation ids must keep pointing at the same words, so a document never changes in place.
+            raise InvalidInput(parsed.name, "differs from the document of that name already in the project")
+        return existing.id
+    document = DocumentRow(
+        name=parsed.name, format=parsed.format, sha256=parsed.sha256, parser_version=PARSER_VERSION, text=parsed.text
+    )
+    session.add(document)
+    session.flush()
+    rows = [
+        PassageRow(
+            document_id=document.id,
+            ordinal=ordinal,
+            citation_id=p.citation_id,
+            kind=p.kind.value,
+            article=p.article,
+            section=p.section,
+            heading_path=p.heading_path,
+            text=p.text,
+            page=p.page,
+            char_start=p.char_start,
+            char_end=p.char_end,
+            footnote_label=p.footnote_label,
+        )
+        for ordinal, p in enumerate(parsed.passages)
+    ]
+    session.add_all(rows)
+    session.flush()
+    by_citation = {row.citation_id: row for row in rows}
+    for p in parsed.passages:
+        if p.refers_to is not None:
+            by_citation[p.citation_id].refers_to_id = by_citation[p.refers_to].id
+    queries.append_audit(
+        session,
+        actor,
+        "document.imported",
+        "document",
+        str(document.id),
+        {"name": parsed.name, "sha256": parsed.sha256},
+    )
+    summary.documents_added += 1
+    return document.id
+
+
+def _store_answer(session: Session, row: DatasetRow, document_id: int, actor: str, summary: ImportSummary) -> None:
+    question_id = queries.question_id(session, document_id, row.question)
+    values = {
+        "question_id": question_id,
+        "text": row.answer,
+        "generator": row.generator,
+        "gold_answer": row.gold_answer,
+        "gold_required": row.gold_required,
+        "gold_helpful": row.gold_helpful,
+        "gold_spans": row.gold_spans,
+        "meta": row.meta,
+    }
+    existing = queries.answer_row(session, row.id)
+    if existing is None:
+        session.add(AnswerRow(id=row.id, **values))
+        queries.append_audit(session, actor, "answer.imported", "answer", row.id, {"place": row.place})
+        summary.answers_added += 1
+        return
+    changed = {k: v for k, v in values.items() if getattr(existing, k) != v}
+    if not changed:
+        summary.answers_unchanged += 1
+        return
+    if "text" in changed and queries.has_data_points(session, row.id):
+        raise InvalidInput(row.place, f"answer {row.id!r} has review data, so its text cannot change on re-import")
+    for key, value in changed.items():
+        setattr(existing, key, value)
+    queries.append_audit(session, actor, "answer.updated", "answer", row.id, {"fields": sorted(changed)})
+    summary.answers_updated += 1

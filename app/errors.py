@@ -1,0 +1,20 @@
+"""The errors a user can meet, each one clear sentence; the UI and CLI show them as they are."""
+
+from __future__ import annotations
+
+from storage.db import ProjectTooNew, StorageError
+
+__all__ = ["AssayError", "InvalidInput", "ProjectTooNew", "StorageError"]
+
+
+class AssayError(Exception):
+    """Base of the errors Assay expects and explains."""
+
+
+class InvalidInput(AssayError):
+    """A file the user gave is malformed; the message names the file, line or row, and field."""
+
+    def __init__(self, place: str, problem: str) -> None:
+        super().__init__(f"{place}: {problem}")
+        self.place = place
+        self.problem = problem

@@ -1,0 +1,81 @@
+"""Which project to open: a SQLite file (default in the user data folder) or a database URL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.errors import InvalidInput
+from storage import queries
+from storage.db import open_project, url_for_path
+from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit
+
+__all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit"]
+
+SAMPLE_DATASET = Path(__file__).resolve().parent.parent / "resources" / "sample"
+
+
+def default_project_path() -> Path:
+    from platformdirs import user_data_path
+
+    return user_data_path("Assay", appauthor=False) / "default.assay"
+
+
+def project_url(project: str | Path | None = None, db_url: str | None = None) -> str:
+    if db_url:
+        return db_url
+    return url_for_path(project if project is not None else default_project_path())
+
+
+@dataclass
+class Project:
+    """An open project: the one session factory of this process, and the queries the UI needs."""
+
+    url: str
+    sessions: sessionmaker[Session]
+
+    @classmethod
+    def open(cls, url: str) -> Project:
+        return cls(url, open_project(url))
+
+    def close(self) -> None:
+        """Release the database; SQLite folds its write-ahead log back into the project file."""
+        bind = self.sessions.kw["bind"]
+        bind.dispose()
+
+    def counts(self) -> dict[str, int]:
+        with self.sessions() as session:
+            return queries.counts(session)
+
+    def answers(self) -> list[AnswerSummary]:
+        with self.sessions() as session:
+            return queries.list_answers(session)
+
+    def answer(self, answer_id: str) -> AnswerDetail | None:
+        with self.sessions() as session:
+            return queries.answer_detail(session, answer_id)
+
+    def passages(self, document_id: int) -> list[Passage]:
+        with self.sessions() as session:
+            return queries.passages_of(session, document_id)
+
+    def search(self, document: str, query: str, limit: int = 20) -> list[SearchHit]:
+        with self.sessions() as session:
+            name = self.document_named(document)
+            document_id = queries.document_id_by_name(session, name)
+            assert document_id is not None
+            return queries.search_passages(session, document_id, query, limit)
+
+    def document_named(self, wanted: str) -> str:
+        """The document whose name is, or uniquely contains, what the user typed."""
+        with self.sessions() as session:
+            names = queries.document_names(session)
+        if wanted in names:
+            return wanted
+        candidates = [n for n in names if wanted.lower() in n.lower()]
+        if len(candidates) != 1:
+            problem = "no document has that name" if not candidates else f"{len(candidates)} documents match it"
+            raise InvalidInput(repr(wanted), problem)
+        return candidates[0]

@@ -1,0 +1,1 @@
+"""The judge side: domain vocabulary, prompts, output schemas and the judge backends."""

@@ -1,0 +1,31 @@
+"""Words shared by every layer: the LeMAJ tags and the kinds of raters and passages."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Tag(StrEnum):
+    """A LeMAJ data-point tag (LeMAJ section 3.2)."""
+
+    CORRECT = "correct"
+    INCORRECT = "incorrect"  # a factual error or a hallucination
+    IRRELEVANT = "irrelevant"  # correct, but not an answer to the question
+    MISSING = "missing"  # a critical omission, added by the rater
+
+
+class RaterKind(StrEnum):
+    HUMAN = "human"
+    JUDGE = "judge"
+
+
+class PassageKind(StrEnum):
+    PARAGRAPH = "paragraph"
+    FOOTNOTE = "footnote"
+    TOC = "toc"  # table-of-contents lines: kept for citation, left out of search
+
+
+class ReviewStatus(StrEnum):
+    UNREVIEWED = "unreviewed"
+    IN_REVIEW = "in_review"
+    SUBMITTED = "submitted"

@@ -1,0 +1,1 @@
+"""Bundled resources: prompts, icons and the sample project."""

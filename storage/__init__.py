@@ -1,0 +1,1 @@
+"""The project store: SQLAlchemy tables, migrations and repository functions."""

@@ -1,0 +1,177 @@
+"""The tables of a project file. Every change here needs a migration in storage/migrations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from models.vocabulary import PassageKind, RaterKind, ReviewStatus, Tag
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _in(column: str, values: type) -> str:
+    return f"{column} IN ({', '.join(repr(v.value) for v in values)})"
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class DocumentRow(Base):
+    __tablename__ = "documents"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(500), unique=True)
+    format: Mapped[str] = mapped_column(String(10))
+    sha256: Mapped[str] = mapped_column(String(64))
+    # Passage ids are only stable for one parse of one text: keep both.
+    parser_version: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PassageRow(Base):
+    __tablename__ = "passages"
+    __table_args__ = (
+        UniqueConstraint("document_id", "citation_id"),
+        CheckConstraint(_in("kind", PassageKind), name="passage_kind"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    citation_id: Mapped[str] = mapped_column(String(20))  # par_14
+    kind: Mapped[str] = mapped_column(String(20))
+    article: Mapped[str | None] = mapped_column(String(20))  # IV
+    section: Mapped[str | None] = mapped_column(String(60), index=True)  # 6.01(a)(i)
+    heading_path: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text)
+    page: Mapped[int | None] = mapped_column(Integer)
+    char_start: Mapped[int | None] = mapped_column(Integer)  # offsets into DocumentRow.text
+    char_end: Mapped[int | None] = mapped_column(Integer)
+    footnote_label: Mapped[str | None] = mapped_column(String(10))
+    # A footnote points at the passage whose text carries its marker.
+    refers_to_id: Mapped[int | None] = mapped_column(ForeignKey("passages.id", ondelete="SET NULL"))
+
+
+class QuestionRow(Base):
+    __tablename__ = "questions"
+    __table_args__ = (UniqueConstraint("document_id", "text"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class AnswerRow(Base):
+    __tablename__ = "answers"
+
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)  # the dataset's id
+    question_id: Mapped[int] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    generator: Mapped[str | None] = mapped_column(String(200))
+    gold_answer: Mapped[str | None] = mapped_column(Text)
+    gold_required: Mapped[str | None] = mapped_column(Text)
+    gold_helpful: Mapped[str | None] = mapped_column(Text)
+    gold_spans: Mapped[list[Any] | None] = mapped_column(JSON)
+    meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RaterRow(Base):
+    __tablename__ = "raters"
+    __table_args__ = (CheckConstraint(_in("kind", RaterKind), name="rater_kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # a judge run's model, rubric…
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DataPointRow(Base):
+    __tablename__ = "data_points"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))  # who created it
+    ordinal: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    span_start: Mapped[int | None] = mapped_column(Integer)  # None for a `missing` point
+    span_end: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LabelRow(Base):
+    __tablename__ = "labels"
+    __table_args__ = (
+        UniqueConstraint("data_point_id", "rater_id"),  # history lives in the audit log
+        CheckConstraint(_in("tag", Tag), name="label_tag"),
+        CheckConstraint("confidence IS NULL OR (confidence >= 0 AND confidence <= 1)", name="label_confidence"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    data_point_id: Mapped[int] = mapped_column(ForeignKey("data_points.id", ondelete="CASCADE"), index=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), index=True)
+    tag: Mapped[str] = mapped_column(String(12))
+    confidence: Mapped[float | None] = mapped_column(Float)
+    rationale: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CitationRow(Base):
+    __tablename__ = "citations"
+
+    data_point_id: Mapped[int] = mapped_column(ForeignKey("data_points.id", ondelete="CASCADE"), primary_key=True)
+    passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True)
+
+
+class ReviewRow(Base):
+    __tablename__ = "reviews"
+    __table_args__ = (
+        UniqueConstraint("answer_id", "rater_id"),
+        CheckConstraint(_in("status", ReviewStatus), name="review_status"),
+        CheckConstraint("holistic_correctness IS NULL OR holistic_correctness BETWEEN 1 AND 5", name="review_hc"),
+        CheckConstraint("holistic_relevance IS NULL OR holistic_relevance BETWEEN 1 AND 5", name="review_hr"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))
+    status: Mapped[str] = mapped_column(String(12), default=ReviewStatus.UNREVIEWED.value)
+    active_seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    # LeMAJ Table 8: 5 = completely correct / relevant … 1 = completely incorrect / irrelevant.
+    holistic_correctness: Mapped[int | None] = mapped_column(Integer)
+    holistic_relevance: Mapped[int | None] = mapped_column(Integer)
+    comment: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class AuditRow(Base):
+    """Append-only (triggers refuse UPDATE and DELETE): who changed what, when."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    actor: Mapped[str] = mapped_column(String(200))
+    action: Mapped[str] = mapped_column(String(60))
+    entity: Mapped[str] = mapped_column(String(40))
+    entity_id: Mapped[str] = mapped_column(String(200))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

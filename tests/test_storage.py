@@ -1,0 +1,65 @@
+"""The project file: migrated schema, WAL, append-only audit, BM25 search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+from sqlalchemy.exc import DatabaseError
+
+from app.project import Project
+from storage.db import ProjectTooNew, connect, current_revision, head_revision, open_project, url_for_path
+from storage.schema import Base
+
+
+def test_migrations_build_exactly_the_schema_the_code_uses(project: Project) -> None:
+    engine = project.sessions.kw["bind"]
+    assert current_revision(engine) == head_revision()
+    with engine.connect() as connection:
+        # The FTS5 index is SQL the ORM does not model.
+        context = MigrationContext.configure(
+            connection, opts={"include_name": lambda name, kind, _parent: not (kind == "table" and "_fts" in name)}
+        )
+        differences = compare_metadata(context, Base.metadata)
+    assert differences == []
+
+
+def test_sqlite_project_is_in_wal_mode_with_foreign_keys(project: Project) -> None:
+    with project.sessions() as session:
+        assert session.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert session.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_audit_log_is_append_only(sample_project: Project) -> None:
+    with sample_project.sessions() as session:
+        entries = session.execute(text("SELECT count(*) FROM audit_log")).scalar()
+        assert entries >= 129  # 10 documents and 119 answers imported
+        for statement in ("UPDATE audit_log SET actor = 'mallory'", "DELETE FROM audit_log"):
+            with pytest.raises(DatabaseError, match="append-only"):
+                session.execute(text(statement))
+            session.rollback()
+
+
+def test_project_from_a_newer_assay_is_refused(tmp_path: Path) -> None:
+    url = url_for_path(tmp_path / "future.assay")
+    open_project(url)
+    with connect(url).begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    with pytest.raises(ProjectTooNew, match="newer Assay"):
+        open_project(url)
+
+
+def test_governing_law_search_ranks_the_governing_law_clause_first(sample_project: Project) -> None:
+    hits = sample_project.search("Cybergy", "governing law")
+    assert hits[0].passage.text.startswith("This Agreement is accepted by Company in the State of Nevada")
+    assert "Governing Law" in hits[0].passage.heading_path
+
+
+def test_search_skips_the_table_of_contents_and_survives_odd_input(sample_project: Project) -> None:
+    hits = sample_project.search("CopAcc", "governing law")
+    assert hits[0].passage.text.startswith("This Agreement and the rights and obligations")
+    assert sample_project.search("CopAcc", 'law" OR (NEAR') != []  # FTS syntax in a query is just words
+    assert sample_project.search("CopAcc", "***") == []

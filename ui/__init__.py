@@ -1,0 +1,1 @@
+"""PySide6 windows, Qt item models over app results, workers and dialogs."""
