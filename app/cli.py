@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError, StorageError
+from app.errors import AssayError
+from app.judging import JudgeSettings, Progress, make_backend, run_judge
 from app.project import SAMPLE_DATASET, Project, project_url
+from models.judge import LemajJudge, Mode
+from models.prompts import Strictness
 
 EXIT_INVALID = 2
 
@@ -43,6 +48,33 @@ def build_parser() -> argparse.ArgumentParser:
     cite.add_argument("answer_id")
     cite.add_argument("--json", action="store_true")
 
+    judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
+    judge.add_argument("--backend", choices=["local", "openai", "anthropic"], default="local")
+    judge.add_argument("--model", help="GGUF file (local; default: the embedded SmolLM2) or the API's model name")
+    judge.add_argument("--base-url", help="API base URL, e.g. http://127.0.0.1:8000/v1")
+    judge.add_argument("--allow-network", action="store_true", help="let an API judge send the texts to its host")
+    judge.add_argument(
+        "--structured",
+        choices=["json_schema", "json_object", "none"],
+        default="json_schema",
+        help="how an OpenAI-compatible server constrains JSON (llama-cpp server: json_object)",
+    )
+    judge.add_argument("--gpu-layers", type=int, help="layers to offload (default: all when the build supports it)")
+    judge.add_argument("--context", type=int, default=8192, help="context size in tokens (local)")
+    judge.add_argument("--threads", type=int)
+    judge.add_argument("--flash-attn", action="store_true")
+    judge.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.TWO_STAGE.value)
+    judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
+    judge.add_argument("--seed", type=int, default=0)
+    judge.add_argument("--answers", help="comma-separated answer ids (default: all not yet judged by this run)")
+    judge.add_argument("--limit", type=int, help="judge at most this many answers now")
+    judge.add_argument("--name", help="run name; the same name resumes the run")
+    judge.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
+    show.add_argument("answer_id")
+    show.add_argument("--json", action="store_true")
+
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
     gui.add_argument("--screenshot", type=Path, help="save a PNG of the window once loaded, then exit")
@@ -62,7 +94,7 @@ def main(argv: Sequence[str] | None = None, window_commands: dict[str, Command] 
     try:
         project = Project.open(project_url(args.project, args.db))
         return commands[args.command](project, args)
-    except (AssayError, StorageError) as exc:
+    except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID
 
@@ -132,6 +164,93 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge(project: Project, args: argparse.Namespace) -> int:
+    settings = JudgeSettings(
+        backend=args.backend,
+        model=args.model,
+        base_url=args.base_url,
+        gpu_layers=args.gpu_layers,
+        context_tokens=args.context,
+        threads=args.threads,
+        mode=Mode(args.mode),
+        strictness=Strictness(args.strictness),
+        seed=args.seed,
+        structured=args.structured,
+        allow_network=args.allow_network,
+        flash_attn=args.flash_attn,
+    )
+    backend = make_backend(settings)
+    described = backend.describe()
+    if "host" in described:
+        print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
+    judge = LemajJudge(backend, settings.mode, settings.strictness, seed=settings.seed)
+    name = args.name or settings.default_name(backend)
+    cancel = threading.Event()
+
+    def stop(_signum: int, _frame: object) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        print("\nassay: stopping after the answer in flight (Ctrl-C again to abandon it)", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        summary = run_judge(
+            project.sessions,
+            judge,
+            name,
+            answer_ids=args.answers.split(",") if args.answers else None,
+            limit=args.limit,
+            on_progress=_print_progress,
+            cancel=cancel,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(asdict(summary)))
+    else:
+        state = " (stopped; run it again to resume)" if summary.cancelled else ""
+        print(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{state}")
+        for answer_id, error in summary.failures.items():
+            print(f"  {answer_id}: {error}")
+    return 0
+
+
+def _print_progress(progress: Progress) -> None:
+    width = 24
+    filled = int(width * progress.done / max(progress.total, 1))
+    eta = f"{int(progress.eta_seconds // 60)}:{int(progress.eta_seconds % 60):02d}" if progress.eta_seconds else "-"
+    print(
+        f"\rjudging [{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} answers"
+        f" · {progress.failed} failed · {progress.tokens_per_second:.0f} tok/s · ETA {eta}  ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _show(project: Project, args: argparse.Namespace) -> int:
+    answer = project.answer(args.answer_id)
+    if answer is None:
+        raise AssayError(f"no answer with id {args.answer_id!r}")
+    by_rater = project.data_points(args.answer_id)
+    if args.json:
+        print(
+            json.dumps({"answer_id": answer.id, "raters": {r: [asdict(p) for p in ps] for r, ps in by_rater.items()}})
+        )
+        return 0
+    print(f"{answer.id}: {answer.question}")
+    for rater, points in by_rater.items():
+        print(f"\n{rater}")
+        for p in points:
+            tag = p.tag.value if p.tag else "untagged"
+            confidence = f" {p.confidence:.2f}" if p.confidence is not None else ""
+            cites = f" [{', '.join(p.citations)}]" if p.citations else ""
+            print(f"  {tag:10}{confidence:5} {p.text[:100]}{cites}")
+    return 0
+
+
 def prepare_gui(project: Project, args: argparse.Namespace) -> None:
     """What `assay gui` does before the window opens."""
     if args.sample and not project.answers():
@@ -144,6 +263,8 @@ COMMANDS = {
     "info": _info,
     "search": _search,
     "citations": _citations,
+    "judge": _judge,
+    "show": _show,
 }
 
 if __name__ == "__main__":

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from models.errors import AssayError, JudgeError, JudgeOutputInvalid, JudgeUnavailable, NetworkNotAllowed
 from storage.db import ProjectTooNew, StorageError
 
-__all__ = ["AssayError", "InvalidInput", "ProjectTooNew", "StorageError"]
-
-
-class AssayError(Exception):
-    """Base of the errors Assay expects and explains."""
+__all__ = [
+    "AssayError",
+    "InvalidInput",
+    "JudgeError",
+    "JudgeOutputInvalid",
+    "JudgeUnavailable",
+    "NetworkNotAllowed",
+    "ProjectTooNew",
+    "StorageError",
+]
 
 
 class InvalidInput(AssayError):

@@ -10,9 +10,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.errors import InvalidInput
 from storage import queries
 from storage.db import open_project, url_for_path
-from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit
+from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit, StoredDataPoint
 
-__all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit"]
+__all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
 
 SAMPLE_DATASET = Path(__file__).resolve().parent.parent / "resources" / "sample"
 
@@ -67,6 +67,15 @@ class Project:
             document_id = queries.document_id_by_name(session, name)
             assert document_id is not None
             return queries.search_passages(session, document_id, query, limit)
+
+    def data_points(self, answer_id: str) -> dict[str, list[StoredDataPoint]]:
+        """Each rater's data points on an answer, by rater name."""
+        with self.sessions() as session:
+            return {
+                rater.name: points
+                for rater in queries.raters(session)
+                if (points := queries.data_points_of(session, answer_id, rater.id))
+            }
 
     def document_named(self, wanted: str) -> str:
         """The document whose name is, or uniquely contains, what the user typed."""

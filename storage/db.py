@@ -12,10 +12,12 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from models.errors import AssayError
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-class StorageError(Exception):
+class StorageError(AssayError):
     """The project store cannot be opened or written."""
 
 

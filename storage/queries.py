@@ -6,15 +6,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, text
+from sqlalchemy import and_, delete, func, or_, select, text
 from sqlalchemy.orm import Session
 
-from models.vocabulary import PassageKind
+from models.vocabulary import PassageKind, RaterKind, Tag
 from storage.schema import (
     AnswerRow,
     AuditRow,
+    CitationRow,
     DataPointRow,
     DocumentRow,
+    JudgeOutcomeRow,
     LabelRow,
     PassageRow,
     QuestionRow,
@@ -220,3 +222,194 @@ def _search_without_fts(session: Session, document_id: int, match: str, limit: i
     statement = statement.where(or_(*condition) if " OR " in match else and_(*condition))
     rows = session.scalars(statement.order_by(func.length(PassageRow.text)).limit(limit))
     return [SearchHit(_passage(row), 0.0) for row in rows]
+
+
+# ---------------------------------------------------------------- raters and judge runs
+
+
+@dataclass(frozen=True)
+class Rater:
+    id: int
+    name: str
+    kind: RaterKind
+    config: dict[str, Any]
+
+
+def rater_named(session: Session, name: str) -> Rater | None:
+    row = session.scalar(select(RaterRow).where(RaterRow.name == name))
+    return None if row is None else Rater(row.id, row.name, RaterKind(row.kind), row.config or {})
+
+
+def raters(session: Session) -> list[Rater]:
+    rows = session.scalars(select(RaterRow).order_by(RaterRow.id))
+    return [Rater(row.id, row.name, RaterKind(row.kind), row.config or {}) for row in rows]
+
+
+def add_rater(session: Session, name: str, kind: RaterKind, config: dict[str, Any], actor: str) -> Rater:
+    row = RaterRow(name=name, kind=kind.value, config=config)
+    session.add(row)
+    session.flush()
+    append_audit(session, actor, "rater.created", "rater", str(row.id), {"name": name, "kind": kind.value})
+    return Rater(row.id, name, kind, config)
+
+
+def answers_to_judge(session: Session, rater_id: int, answer_ids: list[str] | None) -> list[str]:
+    """Answers this judge run has not judged yet (failed ones are tried again), grouped by document
+    so that consecutive prompts share the document's prefix."""
+    judged = select(JudgeOutcomeRow.answer_id).where(
+        JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == "judged"
+    )
+    statement = (
+        select(AnswerRow.id)
+        .join(QuestionRow, AnswerRow.question_id == QuestionRow.id)
+        .where(AnswerRow.id.not_in(judged))
+        .order_by(QuestionRow.document_id, AnswerRow.id)
+    )
+    if answer_ids is not None:
+        statement = statement.where(AnswerRow.id.in_(answer_ids))
+    return list(session.scalars(statement))
+
+
+def passage_ids_by_citation(session: Session, document_id: int) -> dict[str, int]:
+    rows = session.execute(select(PassageRow.citation_id, PassageRow.id).where(PassageRow.document_id == document_id))
+    return {citation: pid for citation, pid in rows}
+
+
+@dataclass(frozen=True)
+class NewDataPoint:
+    text: str
+    span_start: int | None
+    span_end: int | None
+    tag: Tag | None
+    confidence: float | None
+    rationale: str | None
+    passage_ids: tuple[int, ...]
+    unverified_citations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    status: str  # judged | failed
+    attempts: int
+    error: str | None
+    raw_output: str | None
+    passages_seen: tuple[str, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+
+
+def save_judgement(
+    session: Session, rater_id: int, answer_id: str, points: list[NewDataPoint], outcome: JudgeOutcome, actor: str
+) -> None:
+    """Replace what this rater said about the answer: data points, labels, citations and the outcome."""
+    old = select(DataPointRow.id).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+    session.execute(delete(DataPointRow).where(DataPointRow.id.in_(old)))
+    session.execute(
+        delete(JudgeOutcomeRow).where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.rater_id == rater_id)
+    )
+    for ordinal, point in enumerate(points):
+        row = DataPointRow(
+            answer_id=answer_id,
+            rater_id=rater_id,
+            ordinal=ordinal,
+            text=point.text,
+            span_start=point.span_start,
+            span_end=point.span_end,
+            unverified_citations=list(point.unverified_citations) or None,
+        )
+        session.add(row)
+        session.flush()
+        if point.tag is not None:
+            session.add(
+                LabelRow(
+                    data_point_id=row.id,
+                    rater_id=rater_id,
+                    tag=point.tag.value,
+                    confidence=point.confidence,
+                    rationale=point.rationale,
+                )
+            )
+        session.add_all(CitationRow(data_point_id=row.id, passage_id=pid) for pid in dict.fromkeys(point.passage_ids))
+    session.add(
+        JudgeOutcomeRow(
+            rater_id=rater_id,
+            answer_id=answer_id,
+            status=outcome.status,
+            attempts=outcome.attempts,
+            error=outcome.error,
+            raw_output=outcome.raw_output,
+            passages_seen=list(outcome.passages_seen),
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            seconds=outcome.seconds,
+        )
+    )
+    append_audit(
+        session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
+    )
+
+
+@dataclass(frozen=True)
+class StoredDataPoint:
+    id: int
+    ordinal: int
+    text: str
+    span_start: int | None
+    span_end: int | None
+    tag: Tag | None
+    confidence: float | None
+    rationale: str | None
+    citations: tuple[str, ...]
+    unverified_citations: tuple[str, ...]
+
+
+def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
+    """The data points a rater created for an answer, with that rater's own labels."""
+    rows = session.execute(
+        select(DataPointRow, LabelRow)
+        .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
+        .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+        .order_by(DataPointRow.ordinal)
+    ).all()
+    cited: dict[int, list[str]] = {}
+    ids = [point.id for point, _ in rows]
+    for point_id, citation in session.execute(
+        select(CitationRow.data_point_id, PassageRow.citation_id)
+        .join(PassageRow, PassageRow.id == CitationRow.passage_id)
+        .where(CitationRow.data_point_id.in_(ids))
+        .order_by(PassageRow.ordinal)
+    ):
+        cited.setdefault(point_id, []).append(citation)
+    return [
+        StoredDataPoint(
+            id=point.id,
+            ordinal=point.ordinal,
+            text=point.text,
+            span_start=point.span_start,
+            span_end=point.span_end,
+            tag=Tag(label.tag) if label else None,
+            confidence=label.confidence if label else None,
+            rationale=label.rationale if label else None,
+            citations=tuple(cited.get(point.id, ())),
+            unverified_citations=tuple(point.unverified_citations or ()),
+        )
+        for point, label in rows
+    ]
+
+
+def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:
+    rows = session.scalars(select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id))
+    return {
+        row.answer_id: JudgeOutcome(
+            row.status,
+            row.attempts,
+            row.error,
+            row.raw_output,
+            tuple(row.passages_seen or ()),
+            row.prompt_tokens,
+            row.completion_tokens,
+            row.seconds,
+        )
+        for row in rows
+    }

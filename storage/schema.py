@@ -115,6 +115,8 @@ class DataPointRow(Base):
     text: Mapped[str] = mapped_column(Text)
     span_start: Mapped[int | None] = mapped_column(Integer)  # None for a `missing` point
     span_end: Mapped[int | None] = mapped_column(Integer)
+    # Ids a judge cited that its document does not have: kept for the reviewer, never linked.
+    unverified_citations: Mapped[list[Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -161,6 +163,29 @@ class ReviewRow(Base):
     holistic_relevance: Mapped[int | None] = mapped_column(Integer)
     comment: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class JudgeOutcomeRow(Base):
+    """How a judge run went on one answer: judged or failed (with the raw output), and what it saw."""
+
+    __tablename__ = "judge_outcomes"
+    __table_args__ = (
+        UniqueConstraint("rater_id", "answer_id"),
+        CheckConstraint("status IN ('judged', 'failed')", name="judge_outcome_status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id", ondelete="CASCADE"), index=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(10))
+    attempts: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    raw_output: Mapped[str | None] = mapped_column(Text)
+    passages_seen: Mapped[list[Any]] = mapped_column(JSON, default=list)  # citation ids in the prompt
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class AuditRow(Base):

@@ -1,0 +1,268 @@
+"""Judge runs: choose the evidence a judge sees, judge answers grouped by document, save each at once.
+
+A run is a rater whose configuration (backend, model and file hash, prompt version, parameters) is
+recorded; running it again resumes where it stopped, and a killed run loses at most the answer in
+flight (each judged answer is one transaction).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.citations import find_citations
+from app.errors import AssayError, JudgeUnavailable
+from models.backends.base import JudgeBackend
+from models.judge import Cancelled, JudgeCase, LemajJudge, Mode
+from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
+from models.segmentation import segment_answer
+from models.verdict import Verdict
+from models.vocabulary import PassageKind, RaterKind
+from storage import queries
+
+GENERATION_RESERVE = 1200  # tokens kept free for the judge's reply and the task text
+STOP_AFTER_UNAVAILABLE = 3  # the model or server is gone: stop instead of failing every answer
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """What the user chose for a run (CLI flags, or the judge dialog)."""
+
+    backend: str = "local"  # local | openai | anthropic
+    model: str | None = None  # GGUF path (local) or model name (API); None: the embedded model
+    base_url: str | None = None
+    gpu_layers: int | None = None
+    context_tokens: int = 8192
+    threads: int | None = None
+    mode: Mode = Mode.TWO_STAGE
+    strictness: Strictness = Strictness.STANDARD
+    seed: int = 0
+    structured: str = "json_schema"
+    allow_network: bool = False
+    flash_attn: bool = False
+
+    def default_name(self, backend: JudgeBackend) -> str:
+        model = Path(str(backend.describe().get("model", "model"))).stem
+        return f"judge:{model}:{self.mode.value}:{self.strictness.value}"
+
+
+def make_backend(settings: JudgeSettings) -> JudgeBackend:
+    """The backend the settings name; API backends refuse to exist without network permission."""
+    if settings.backend == "local":
+        from models.backends.llama_local import LlamaBackend
+
+        return LlamaBackend(
+            Path(settings.model) if settings.model else None,
+            context_tokens=settings.context_tokens,
+            threads=settings.threads,
+            gpu_layers=settings.gpu_layers,
+            seed=settings.seed,
+            flash_attn=settings.flash_attn,
+        )
+    from models.backends.http import AnthropicBackend, OpenAIBackend
+
+    if settings.backend == "openai":
+        if not settings.base_url or not settings.model:
+            raise AssayError("an OpenAI-compatible judge needs --base-url and --model")
+        return OpenAIBackend(
+            settings.base_url, settings.model, structured=settings.structured, allow_network=settings.allow_network
+        )
+    if settings.backend == "anthropic":
+        if not settings.model:
+            raise AssayError("an Anthropic judge needs --model")
+        return AnthropicBackend(
+            settings.base_url or "https://api.anthropic.com", settings.model, allow_network=settings.allow_network
+        )
+    raise AssayError(f"unknown judge backend {settings.backend!r} (local, openai or anthropic)")
+
+
+# ---------------------------------------------------------------- evidence
+
+
+def select_evidence(
+    session: Session,
+    backend: JudgeBackend,
+    passages: list[queries.Passage],
+    question: str,
+    answer: str,
+    strictness: Strictness,
+) -> list[EvidencePassage]:
+    """The whole document when it fits the context; otherwise the passages the answer cites, then the
+    best BM25 passages for the question and for each answer sentence, in document order."""
+    passages = [p for p in passages if p.kind is not PassageKind.TOC]
+    evidence = {p.citation_id: EvidencePassage(p.citation_id, p.section, p.text) for p in passages}
+    frame = one_pass_prompt([], question, answer, strictness)
+    budget = backend.context_tokens - GENERATION_RESERVE - sum(backend.count_tokens(m.text) for m in frame.messages)
+    if budget <= 0:
+        raise AssayError("the question and answer alone fill the judge's context: use a model with a larger one")
+    everything = list(evidence.values())
+    if backend.count_tokens(evidence_text(everything)) <= budget:
+        return everything
+
+    wanted: list[str] = []
+    for citation in find_citations(answer, passages):
+        wanted += citation.passages[:3]
+    for query in [question] + [s.text for s in segment_answer(answer)]:
+        hits = queries.search_passages(session, passages[0].document_id, query, 4)
+        wanted += [hit.passage.citation_id for hit in hits]
+    chosen: set[str] = set()
+    used = 0
+    for citation_id in dict.fromkeys(wanted):
+        if citation_id not in evidence:
+            continue
+        cost = backend.count_tokens(evidence_text([evidence[citation_id]])) + 1
+        if used + cost > budget:
+            continue
+        chosen.add(citation_id)
+        used += cost
+    return [p for p in everything if p.citation_id in chosen]
+
+
+# ---------------------------------------------------------------- runs
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    failed: int
+    answer_id: str
+    tokens_per_second: float
+    eta_seconds: float | None
+
+
+@dataclass
+class RunSummary:
+    rater: str
+    judged: int = 0
+    failed: int = 0
+    skipped: int = 0  # judged by this run before
+    cancelled: bool = False
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+def open_run(sessions: sessionmaker[Session], name: str, config: dict[str, Any], actor: str) -> int:
+    """The rater of a run: created with its configuration, or the same run resumed."""
+    with sessions.begin() as session:
+        existing = queries.rater_named(session, name)
+        if existing is None:
+            return queries.add_rater(session, name, RaterKind.JUDGE, config, actor).id
+        if existing.kind is not RaterKind.JUDGE:
+            raise AssayError(f"{name!r} is a human reviewer, not a judge run")
+        changed = sorted(k for k in set(config) | set(existing.config) if config.get(k) != existing.config.get(k))
+        if changed:
+            raise AssayError(
+                f"a judge run named {name!r} exists with other settings ({', '.join(changed)}); "
+                "choose another --name to start a new run"
+            )
+        return existing.id
+
+
+def run_judge(
+    sessions: sessionmaker[Session],
+    judge: LemajJudge,
+    name: str,
+    *,
+    answer_ids: list[str] | None = None,
+    limit: int | None = None,
+    on_progress: Callable[[Progress], None] = lambda _p: None,
+    cancel: threading.Event | None = None,
+    actor: str = "judge",
+) -> RunSummary:
+    """Judge the run's pending answers, saving each as it is judged, so a stopped run keeps its work."""
+    cancel = cancel or threading.Event()
+    rater_id = open_run(sessions, name, judge.describe(), actor)
+    with sessions() as session:
+        pending = queries.answers_to_judge(session, rater_id, answer_ids)
+        requested = len(answer_ids) if answer_ids is not None else None
+    summary = RunSummary(name, skipped=(requested - len(pending)) if requested is not None else 0)
+    pending = pending[:limit] if limit is not None else pending
+    started, tokens, unavailable = time.perf_counter(), 0, 0
+    for answer_id in pending:
+        if cancel.is_set():
+            summary.cancelled = True
+            break
+        with sessions() as session:
+            case, passages = _case(session, judge, answer_id)
+        try:
+            verdict = judge.evaluate(case, cancel)
+            unavailable = 0
+        except Cancelled:
+            summary.cancelled = True
+            break
+        except JudgeUnavailable as exc:
+            unavailable += 1
+            seen = tuple(p.citation_id for p in case.evidence)
+            verdict = Verdict(answer_id, failed=True, error=str(exc), passages_seen=seen)
+        with sessions.begin() as session:
+            _save(session, rater_id, case, verdict, passages, actor)
+        if verdict.failed:
+            summary.failed += 1
+            summary.failures[answer_id] = verdict.error or "failed"
+        else:
+            summary.judged += 1
+        tokens += verdict.evaluated_tokens + verdict.completion_tokens
+        done = summary.judged + summary.failed
+        elapsed = time.perf_counter() - started
+        on_progress(
+            Progress(
+                done,
+                len(pending),
+                summary.failed,
+                answer_id,
+                tokens / elapsed if elapsed else 0.0,
+                elapsed / done * (len(pending) - done),
+            )
+        )
+        if unavailable >= STOP_AFTER_UNAVAILABLE:
+            raise JudgeUnavailable(f"stopped after {unavailable} answers in a row could not be judged: {verdict.error}")
+    return summary
+
+
+def _case(session: Session, judge: LemajJudge, answer_id: str) -> tuple[JudgeCase, list[queries.Passage]]:
+    answer = queries.answer_detail(session, answer_id)
+    assert answer is not None
+    passages = queries.passages_of(session, answer.document_id)
+    evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, judge.strictness)
+    known = frozenset(p.citation_id for p in passages)
+    return JudgeCase(answer_id, answer.question, answer.text, evidence, known), passages
+
+
+def _save(
+    session: Session, rater_id: int, case: JudgeCase, verdict: Verdict, passages: list[queries.Passage], actor: str
+) -> None:
+    passage_ids = {p.citation_id: p.id for p in passages}
+    points = []
+    for point in verdict.points:
+        # What the judge cited, and what the answer itself cites inside the point's words.
+        written = find_citations(point.text, passages) if point.start is not None else []
+        cited = list(point.citations) + [c for citation in written for c in citation.passages[:3]]
+        points.append(
+            queries.NewDataPoint(
+                text=point.text,
+                span_start=point.start,
+                span_end=point.end,
+                tag=point.tag,
+                confidence=point.confidence,
+                rationale=point.rationale,
+                passage_ids=tuple(passage_ids[c] for c in cited if c in passage_ids),
+                unverified_citations=point.unverified_citations,
+            )
+        )
+    outcome = queries.JudgeOutcome(
+        status="failed" if verdict.failed else "judged",
+        attempts=verdict.attempts,
+        error=verdict.error,
+        raw_output=verdict.raw_output,
+        passages_seen=verdict.passages_seen,
+        prompt_tokens=verdict.prompt_tokens,
+        completion_tokens=verdict.completion_tokens,
+        seconds=verdict.seconds,
+    )
+    queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)

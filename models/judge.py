@@ -1,0 +1,189 @@
+"""The LeMAJ judge: one-pass (decompose, tag and add missing points in one prompt) or two-stage
+(segment once, tag each point from the label tokens' log-probabilities, then ask for omissions)."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from models.backends.base import Generation, JudgeBackend
+from models.errors import JudgeOutputInvalid, JudgeUnavailable
+from models.prompts import (
+    LABELS,
+    PROMPT_VERSION,
+    EvidencePassage,
+    Prompt,
+    Strictness,
+    missing_prompt,
+    missing_schema,
+    one_pass_prompt,
+    one_pass_schema,
+    tag_prompt,
+)
+from models.segmentation import segment_answer
+from models.verdict import JudgedPoint, Verdict, asserted_points, cover_the_rest, load_json, missing_points
+from models.vocabulary import Tag
+
+
+class Mode(StrEnum):
+    ONE_PASS = "one-pass"
+    TWO_STAGE = "two-stage"
+
+
+class Cancelled(Exception):
+    """The user stopped the run; the answer in flight is not saved."""
+
+
+@dataclass(frozen=True)
+class JudgeCase:
+    answer_id: str
+    question: str
+    answer: str
+    evidence: list[EvidencePassage]  # what the judge is shown, within the context budget
+    document_ids: frozenset[str]  # every citation id of the document, to verify what it cites
+
+
+TAG_SCHEMA = {
+    "type": "object",
+    "properties": {"tag": {"type": "string", "enum": list(LABELS)}},
+    "required": ["tag"],
+}
+
+
+class LemajJudge:
+    def __init__(
+        self,
+        backend: JudgeBackend,
+        mode: Mode = Mode.TWO_STAGE,
+        strictness: Strictness = Strictness.STANDARD,
+        *,
+        max_attempts: int = 3,
+        seed: int = 0,
+        temperature: float = 0.0,
+    ) -> None:
+        self.backend = backend
+        self.mode = mode
+        self.strictness = strictness
+        self.max_attempts = max_attempts
+        self.seed = seed
+        self.temperature = temperature
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **self.backend.describe(),
+            "rubric": "lemaj",
+            "mode": self.mode.value,
+            "strictness": self.strictness.value,
+            "prompt_version": PROMPT_VERSION,
+            "max_attempts": self.max_attempts,
+            "temperature": self.temperature,
+        }
+
+    def evaluate(self, case: JudgeCase, cancel: threading.Event | None = None) -> Verdict:
+        """A verdict, or a failed one with the reason and raw output; raises only Cancelled and
+        JudgeUnavailable (the model or server is gone, which no retry of this answer can mend)."""
+        cancel = cancel or threading.Event()
+        verdict = Verdict(case.answer_id, passages_seen=tuple(p.citation_id for p in case.evidence))
+        started = time.perf_counter()
+        try:
+            if self.mode is Mode.ONE_PASS:
+                self._one_pass(case, verdict, cancel)
+            else:
+                self._two_stage(case, verdict, cancel)
+        except JudgeOutputInvalid as exc:
+            verdict.failed, verdict.error, verdict.raw_output = True, str(exc), exc.raw
+            verdict.points = []
+        verdict.seconds = time.perf_counter() - started
+        return verdict
+
+    # ------------------------------------------------------------------ one pass
+
+    def _one_pass(self, case: JudgeCase, verdict: Verdict, cancel: threading.Event) -> None:
+        segments = segment_answer(case.answer)
+        schema = one_pass_schema(max_points=min(24, 2 * len(segments) + 4))
+        prompt = one_pass_prompt(case.evidence, case.question, case.answer, self.strictness)
+        max_tokens = 2 * self.backend.count_tokens(case.answer) + 400
+
+        def parse(raw: str) -> list[JudgedPoint]:
+            items = load_json(raw, schema)["data_points"]
+            asserted = asserted_points([i for i in items if i["tag"] != "missing"], case.answer, case.document_ids)
+            missing = missing_points([i for i in items if i["tag"] == "missing"], case.answer, case.document_ids)
+            if not asserted and any(i["tag"] != "missing" for i in items):
+                raise JudgeOutputInvalid("none of the judge's data points is text of the answer", raw)
+            return cover_the_rest(asserted + missing, segments)
+
+        verdict.points = self._generate_valid(prompt, schema, max_tokens, parse, verdict, cancel)
+
+    # ------------------------------------------------------------------ two stage
+
+    def _two_stage(self, case: JudgeCase, verdict: Verdict, cancel: threading.Event) -> None:
+        points: list[JudgedPoint] = []
+        for segment in segment_answer(case.answer):
+            if cancel.is_set():
+                raise Cancelled
+            tag, confidence = self._tag(case, segment.text, verdict, cancel)
+            points.append(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence))
+        if not points:  # an answer with no sentence to tag: the reviewer still sees all of it
+            points.append(JudgedPoint(case.answer, 0, len(case.answer), None))
+
+        schema = missing_schema()
+        prompt = missing_prompt(case.evidence, case.question, case.answer, self.strictness)
+
+        def parse(raw: str) -> list[JudgedPoint]:
+            return missing_points(load_json(raw, schema)["missing"], case.answer, case.document_ids)
+
+        try:
+            points += self._generate_valid(prompt, schema, 400, parse, verdict, cancel)
+        except JudgeOutputInvalid as exc:
+            # The tags stand; only the search for omissions failed, and the outcome says so.
+            verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
+        verdict.points = points
+
+    def _tag(self, case: JudgeCase, point: str, verdict: Verdict, cancel: threading.Event) -> tuple[Tag, float | None]:
+        prompt = tag_prompt(case.evidence, case.question, case.answer, point, self.strictness)
+        scores = self.backend.label_scores(prompt, LABELS)
+        if scores is not None:
+            verdict.prompt_tokens += scores.prompt_tokens
+            verdict.evaluated_tokens += scores.evaluated_tokens
+            best = max(scores.logprobs, key=lambda label: scores.logprobs[label])
+            return Tag(best), math.exp(scores.logprobs[best])
+        # No log-probabilities (Anthropic): ask for the tag itself; no confidence then.
+        value = self._generate_valid(prompt, TAG_SCHEMA, 20, lambda raw: load_json(raw, TAG_SCHEMA), verdict, cancel)
+        return Tag(value["tag"]), None
+
+    # ------------------------------------------------------------------ retries
+
+    def _generate_valid(self, prompt: Prompt, schema: dict[str, Any], max_tokens: int, parse, verdict: Verdict, cancel):
+        """Generate and parse; on invalid output try again with a new seed, up to max_attempts."""
+        last: JudgeOutputInvalid | None = None
+        for attempt in range(self.max_attempts):
+            if cancel.is_set():
+                raise Cancelled
+            verdict.attempts += 1
+            generation = self.backend.generate(
+                prompt,
+                schema=schema,
+                max_tokens=max_tokens,
+                temperature=self.temperature if attempt == 0 else max(self.temperature, 0.7),
+                seed=self.seed + attempt,
+            )
+            _count(verdict, generation)
+            try:
+                return parse(generation.text)
+            except JudgeOutputInvalid as exc:
+                last = exc
+        assert last is not None
+        raise JudgeOutputInvalid(f"{last} (after {self.max_attempts} attempts)", last.raw)
+
+
+def _count(verdict: Verdict, generation: Generation) -> None:
+    verdict.prompt_tokens += generation.prompt_tokens
+    verdict.evaluated_tokens += generation.evaluated_tokens
+    verdict.completion_tokens += generation.completion_tokens
+
+
+__all__ = ["Cancelled", "JudgeCase", "JudgeUnavailable", "LemajJudge", "Mode"]

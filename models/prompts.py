@@ -1,0 +1,165 @@
+"""LeMAJ prompts, built so that llama.cpp can reuse a document's KV cache and contract text stays data.
+
+Order matters for speed: instructions and evidence (constant for a document) come first, then a
+constant line, then the question and answer (which vary), then the task. Text from documents and
+answers is marked as data (``Part.data``): the local backend tokenizes it without special tokens,
+and every backend sees it inside fences whose markers cannot occur in the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+
+
+class Strictness(StrEnum):
+    LENIENT = "lenient"
+    STANDARD = "standard"
+    STRICT = "strict"
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str
+    data: bool = False  # document or answer text: never instructions, never special tokens
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # system | user
+    parts: tuple[Part, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(part.text for part in self.parts)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    messages: tuple[Message, ...]
+    assistant_prefix: str = ""  # what the assistant's reply starts with ("Tag:"), where a backend can prefill
+
+
+@dataclass(frozen=True)
+class EvidencePassage:
+    citation_id: str
+    section: str | None
+    text: str
+
+
+def _read(name: str) -> str:
+    return resources.files("resources.prompts").joinpath(name).read_text(encoding="utf-8").strip()
+
+
+PROMPT_FILES = ("lemaj_system.txt", "strictness.txt", "lemaj_one_pass.txt", "lemaj_tag.txt", "lemaj_missing.txt")
+# Recorded with every judge run: a change to any prompt file is a new prompt version.
+PROMPT_VERSION = hashlib.sha256("\n".join(_read(n) for n in PROMPT_FILES).encode()).hexdigest()[:12]
+
+_CONTROL = re.compile(r"<\|[^|>\s]{0,40}\|>|</?s>|\[/?INST\]")
+
+
+def neutralise(text: str) -> str:
+    """Data text with fence markers and chat control sequences broken up, so it stays data."""
+    text = text.replace("<<<", "< <<").replace(">>>", ">> >")
+    return _CONTROL.sub(lambda m: m.group(0).replace("<", "< ").replace("[", "[ "), text)
+
+
+def fenced(name: str, text: str) -> tuple[Part, ...]:
+    return (Part(f"<<<{name}\n"), Part(neutralise(text), data=True), Part(f"\n{name}>>>\n"))
+
+
+def system_message(strictness: Strictness) -> Message:
+    levels = dict(line.split(": ", 1) for line in _read("strictness.txt").splitlines())
+    return Message("system", (Part(_read("lemaj_system.txt").replace("{strictness}", levels[strictness.value])),))
+
+
+def evidence_text(passages: list[EvidencePassage]) -> str:
+    return "\n".join(f"[{p.citation_id}]{f' (section {p.section})' if p.section else ''} {p.text}" for p in passages)
+
+
+def case_parts(evidence: list[EvidencePassage], question: str, answer: str) -> tuple[Part, ...]:
+    """The user message up to the task: evidence first (reused across a document's answers)."""
+    return (
+        Part("The document, one passage a line, each with its citation id:\n"),
+        *fenced("DOCUMENT", evidence_text(evidence)),
+        Part("The question and the answer to evaluate follow.\n"),  # constant: a stable token boundary
+        *fenced("QUESTION", question),
+        *fenced("ANSWER", answer),
+    )
+
+
+def one_pass_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
+    user = Message("user", (*case_parts(evidence, question, answer), Part(_read("lemaj_one_pass.txt"))))
+    return Prompt((system_message(strictness), user))
+
+
+def tag_prompt(
+    evidence: list[EvidencePassage], question: str, answer: str, point: str, strictness: Strictness
+) -> Prompt:
+    """Two-stage tagging: the next token after 'Tag:' is read, not sampled."""
+    user = Message(
+        "user",
+        (*case_parts(evidence, question, answer), Part(_read("lemaj_tag.txt") + "\n"), *fenced("DATA_POINT", point)),
+    )
+    return Prompt((system_message(strictness), user), assistant_prefix="Tag:")
+
+
+def missing_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
+    user = Message("user", (*case_parts(evidence, question, answer), Part(_read("lemaj_missing.txt"))))
+    return Prompt((system_message(strictness), user))
+
+
+LABELS = ("correct", "incorrect", "irrelevant")  # what a data point of the answer can be tagged
+
+
+def one_pass_schema(max_points: int = 24) -> dict:
+    """Bounded (maxItems, maxLength): an unbounded grammar lets a small model loop to max_tokens."""
+    return {
+        "type": "object",
+        "properties": {
+            "data_points": {
+                "type": "array",
+                "maxItems": max_points,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "minLength": 1, "maxLength": 600},
+                        "tag": {"type": "string", "enum": ["correct", "incorrect", "irrelevant", "missing"]},
+                        "citations": {
+                            "type": "array",
+                            "maxItems": 5,
+                            "items": {"type": "string", "maxLength": 24},
+                        },
+                        "rationale": {"type": "string", "maxLength": 300},
+                    },
+                    "required": ["text", "tag", "citations", "rationale"],
+                },
+            }
+        },
+        "required": ["data_points"],
+    }
+
+
+def missing_schema(max_points: int = 3) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "missing": {
+                "type": "array",
+                "maxItems": max_points,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "minLength": 1, "maxLength": 400},
+                        "citations": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 24}},
+                        "rationale": {"type": "string", "maxLength": 300},
+                    },
+                    "required": ["text", "citations", "rationale"],
+                },
+            }
+        },
+        "required": ["missing"],
+    }
