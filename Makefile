@@ -33,7 +33,7 @@ system-deps:
 
 run: install
 	@mkdir -p $(dir $(SAMPLE_PROJECT))
-	$(BIN)/assay --project $(SAMPLE_PROJECT) gui --sample
+	$(BIN)/assay --project $(SAMPLE_PROJECT) gui --sample $(if $(REVIEWER),--reviewer $(REVIEWER))
 
 lint: install
 	$(BIN)/ruff check app ui models storage tests bench

@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.TWO_STAGE.value)
     judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
     judge.add_argument("--seed", type=int, default=0)
+    judge.add_argument("--no-missing", action="store_true", help="two-stage: tag only, do not search for omissions")
     judge.add_argument("--answers", help="comma-separated answer ids (default: all not yet judged by this run)")
     judge.add_argument("--limit", type=int, help="judge at most this many answers now")
     judge.add_argument("--name", help="run name; the same name resumes the run")
@@ -77,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
+    gui.add_argument("--open", dest="open_answer", metavar="ANSWER_ID", help="open this answer")
+    gui.add_argument("--reviewer", help="your name as a reviewer (asked at start when not given)")
     gui.add_argument("--screenshot", type=Path, help="save a PNG of the window once loaded, then exit")
     return parser
 
@@ -183,7 +186,9 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     described = backend.describe()
     if "host" in described:
         print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
-    judge = LemajJudge(backend, settings.mode, settings.strictness, seed=settings.seed)
+    judge = LemajJudge(
+        backend, settings.mode, settings.strictness, seed=settings.seed, find_missing=not args.no_missing
+    )
     name = args.name or settings.default_name(backend)
     cancel = threading.Event()
 

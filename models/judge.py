@@ -64,6 +64,7 @@ class LemajJudge:
         max_attempts: int = 3,
         seed: int = 0,
         temperature: float = 0.0,
+        find_missing: bool = True,  # two-stage: also ask for omissions (a generation step)
     ) -> None:
         self.backend = backend
         self.mode = mode
@@ -71,6 +72,7 @@ class LemajJudge:
         self.max_attempts = max_attempts
         self.seed = seed
         self.temperature = temperature
+        self.find_missing = find_missing
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -81,6 +83,7 @@ class LemajJudge:
             "prompt_version": PROMPT_VERSION,
             "max_attempts": self.max_attempts,
             "temperature": self.temperature,
+            "find_missing": self.find_missing,
         }
 
     def evaluate(self, case: JudgeCase, cancel: threading.Event | None = None) -> Verdict:
@@ -129,6 +132,9 @@ class LemajJudge:
             points.append(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence))
         if not points:  # an answer with no sentence to tag: the reviewer still sees all of it
             points.append(JudgedPoint(case.answer, 0, len(case.answer), None))
+        verdict.points = points
+        if not self.find_missing:
+            return
 
         schema = missing_schema()
         prompt = missing_prompt(case.evidence, case.question, case.answer, self.strictness)
@@ -137,11 +143,10 @@ class LemajJudge:
             return missing_points(load_json(raw, schema)["missing"], case.answer, case.document_ids)
 
         try:
-            points += self._generate_valid(prompt, schema, 400, parse, verdict, cancel)
+            verdict.points = points + self._generate_valid(prompt, schema, 400, parse, verdict, cancel)
         except JudgeOutputInvalid as exc:
             # The tags stand; only the search for omissions failed, and the outcome says so.
             verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
-        verdict.points = points
 
     def _tag(self, case: JudgeCase, point: str, verdict: Verdict, cancel: threading.Event) -> tuple[Tag, float | None]:
         prompt = tag_prompt(case.evidence, case.question, case.answer, point, self.strictness)

@@ -69,10 +69,27 @@ def migrate(engine: Engine) -> None:
     known = {rev.revision for rev in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
     if current is not None and current not in known:
         raise ProjectTooNew(f"this project was saved by a newer Assay (schema {current}); update Assay to open it")
+    if current == head_revision():
+        return
     config = _alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:
+            # SQLite migrations rebuild tables (batch mode); with foreign keys on, dropping the old
+            # table would cascade-delete every label and citation. Off outside a transaction, then
+            # checked once the schema is rebuilt.
+            connection.exec_driver_sql("PRAGMA foreign_keys = OFF")
+            connection.commit()
+        try:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+            if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first() is not None:
+                connection.rollback()
+                raise StorageError("the upgraded project fails its foreign-key check; it was left as it was")
+            connection.commit()
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys = ON")
 
 
 def open_project(url: str) -> sessionmaker[Session]:

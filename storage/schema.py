@@ -115,6 +115,9 @@ class DataPointRow(Base):
     text: Mapped[str] = mapped_column(Text)
     span_start: Mapped[int | None] = mapped_column(Integer)  # None for a `missing` point
     span_end: Mapped[int | None] = mapped_column(Integer)
+    # A reviewer's copy of a judge's point: the tag the judge gave it is the one shown beside theirs.
+    source_id: Mapped[int | None] = mapped_column(ForeignKey("data_points.id", ondelete="SET NULL"))
+    comment: Mapped[str | None] = mapped_column(Text)
     # Ids a judge cited that its document does not have: kept for the reviewer, never linked.
     unverified_citations: Mapped[list[Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -186,6 +189,15 @@ class JudgeOutcomeRow(Base):
     completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
     seconds: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SettingRow(Base):
+    """Project-wide settings: review mode (assisted or blind), network permission for API judges."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(60), primary_key=True)
+    value: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
 class AuditRow(Base):

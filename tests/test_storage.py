@@ -63,3 +63,36 @@ def test_search_skips_the_table_of_contents_and_survives_odd_input(sample_projec
     assert hits[0].passage.text.startswith("This Agreement and the rights and obligations")
     assert sample_project.search("CopAcc", 'law" OR (NEAR') != []  # FTS syntax in a query is just words
     assert sample_project.search("CopAcc", "***") == []
+
+
+def test_upgrading_a_first_release_project_keeps_every_label(tmp_path: Path) -> None:
+    """Users' files outlive app versions: a 0001 project with reviews upgrades with nothing lost."""
+    from alembic import command
+
+    from storage.db import _alembic_config
+
+    url = url_for_path(tmp_path / "old.assay")
+    engine = connect(url)
+    config = _alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        connection.exec_driver_sql(
+            "INSERT INTO documents VALUES (1, 'nda.txt', 'txt', 'x', 1, 'Text.', '2025-01-01')"
+        )
+        connection.exec_driver_sql("INSERT INTO questions VALUES (1, 1, 'Q?')")
+        connection.exec_driver_sql(
+            "INSERT INTO answers VALUES ('a1', 1, 'A.', NULL, NULL, NULL, NULL, NULL, '{}', '2025-01-01')"
+        )
+        connection.exec_driver_sql("INSERT INTO raters VALUES (1, 'ana', 'human', '{}', '2025-01-01')")
+        connection.exec_driver_sql("INSERT INTO data_points VALUES (1, 'a1', 1, 0, 'A.', 0, 2, '2025-01-01')")
+        connection.exec_driver_sql(
+            "INSERT INTO labels VALUES (1, 1, 1, 'incorrect', NULL, 'wrong date', '2025-01-01')"
+        )
+    engine.dispose()
+
+    sessions = open_project(url)
+    with sessions() as session:
+        assert session.execute(text("SELECT tag, rationale FROM labels")).all() == [("incorrect", "wrong date")]
+        assert session.execute(text("PRAGMA foreign_keys")).scalar() == 1
+    assert current_revision(sessions.kw["bind"]) == head_revision()

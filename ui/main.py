@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import sys
 from collections.abc import Sequence
 
@@ -17,16 +18,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _gui(project: Project, args: argparse.Namespace) -> int:
     prepare_gui(project, args)
-    from PySide6.QtWidgets import QApplication  # Qt loads only when a window opens
+    from PySide6.QtWidgets import QApplication, QInputDialog  # Qt loads only when a window opens
 
-    from ui.answers_window import AnswersWindow
+    from ui.review_window import ReviewWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    window = AnswersWindow(project)
+    app.setApplicationName("Assay")
+    reviewer = args.reviewer
+    if not reviewer and args.screenshot is None:
+        reviewer, ok = QInputDialog.getText(None, "Assay", "Your name as a reviewer:", text=getpass.getuser())
+        if not ok:
+            return 0
+    window = ReviewWindow(project, reviewer or getpass.getuser())
+    if args.open_answer:
+        window.open_answer(args.open_answer)
     window.show()
     if args.screenshot is not None:
         app.processEvents()
+        current = window.current_point()
+        if current is not None and current.citations:
+            window.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
+        app.processEvents()
         window.grab().save(str(args.screenshot))
+        window.close()
         return 0
     return app.exec()
 

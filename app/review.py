@@ -1,0 +1,324 @@
+"""A reviewer's work on answers: confirm or override tags, edit the data points, add what is missing.
+
+Every action is its own transaction, saved at once (a killed process loses nothing saved), and is
+undoable: an action records the reviewer's points before and after, and undo restores them exactly.
+A reviewer works on their own copy of the judge's data points (or of the deterministic segmentation
+when no judge ran), so each reviewer's labels are their own and line up with the judge's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from app.citations import find_citations
+from app.errors import AssayError
+from app.project import Project
+from app.scores import Scores
+from models.segmentation import segment_answer
+from models.verdict import align
+from models.vocabulary import RaterKind, ReviewStatus, Tag
+from storage import queries, reviews
+from storage.queries import AnswerDetail, Passage
+from storage.reviews import PointSnapshot, QueueRow, ReviewPoint
+
+ASSISTED, BLIND = "assisted", "blind"
+__all__ = ["ASSISTED", "BLIND", "QueueRow", "ReviewPoint", "ReviewService", "ReviewState"]
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """What the review pane shows for one answer."""
+
+    answer: AnswerDetail
+    points: list[ReviewPoint]
+    status: ReviewStatus
+    holistic_correctness: int | None
+    holistic_relevance: int | None
+    comment: str | None
+    active_seconds: float
+    judge_visible: bool  # blind mode hides the judge until the reviewer submits
+
+    @property
+    def scores(self) -> Scores:
+        return Scores.of(p.point.tag for p in self.points)
+
+
+@dataclass(frozen=True)
+class _Step:
+    answer_id: str
+    before: list[PointSnapshot]
+    after: list[PointSnapshot]
+    name: str
+
+
+class ReviewService:
+    """One reviewer's actions on a project, with undo and redo."""
+
+    def __init__(self, project: Project, reviewer: str) -> None:
+        reviewer = reviewer.strip()
+        if not reviewer:
+            raise AssayError("a reviewer needs a name")
+        self.project = project
+        self.reviewer = reviewer
+        with project.sessions.begin() as session:
+            existing = queries.rater_named(session, reviewer)
+            if existing is not None and existing.kind is not RaterKind.HUMAN:
+                raise AssayError(f"{reviewer!r} is the name of a judge run; choose another reviewer name")
+            rater = existing or queries.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
+        self.rater_id = rater.id
+        self._undo: list[_Step] = []
+        self._redo: list[_Step] = []
+
+    # ------------------------------------------------------------------ settings and queue
+
+    @property
+    def mode(self) -> str:
+        with self.project.sessions() as session:
+            return reviews.setting(session, "review_mode", ASSISTED)
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in (ASSISTED, BLIND):
+            raise AssayError(f"review mode is {ASSISTED} or {BLIND}, not {mode!r}")
+        with self.project.sessions.begin() as session:
+            reviews.set_setting(session, "review_mode", mode)
+            queries.append_audit(session, self.reviewer, "project.review_mode", "project", "-", {"mode": mode})
+
+    def queue(self) -> list[QueueRow]:
+        with self.project.sessions() as session:
+            return reviews.queue(session, self.rater_id)
+
+    # ------------------------------------------------------------------ reading
+
+    def open(self, answer_id: str) -> ReviewState:
+        """The answer as this reviewer sees it; the first time, their copy of the data points is made."""
+        answer = self.project.answer(answer_id)
+        if answer is None:
+            raise AssayError(f"no answer with id {answer_id!r}")
+        with self.project.sessions.begin() as session:
+            if not reviews.snapshot(session, answer_id, self.rater_id):
+                reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
+            if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.UNREVIEWED:
+                reviews.update_review(session, answer_id, self.rater_id, status=ReviewStatus.IN_REVIEW)
+        return self.state(answer_id)
+
+    def state(self, answer_id: str) -> ReviewState:
+        answer = self.project.answer(answer_id)
+        assert answer is not None
+        with self.project.sessions() as session:
+            review = reviews.review(session, answer_id, self.rater_id)
+            points = reviews.review_points(session, answer_id, self.rater_id)
+            visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
+        visible = visible or review.status is ReviewStatus.SUBMITTED
+        if not visible:
+            points = [replace(p, judge_tag=None, judge_confidence=None, judge_rationale=None) for p in points]
+        return ReviewState(
+            answer, points, review.status, review.holistic_correctness, review.holistic_relevance,
+            review.comment, review.active_seconds, visible,
+        )
+
+    def passages(self, answer: AnswerDetail) -> list[Passage]:
+        return self.project.passages(answer.document_id)
+
+    def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
+        judge = reviews.reference_judge(session, answer.id)
+        if judge is not None:
+            return [
+                PointSnapshot(0, p.ordinal, p.text, p.span_start, p.span_end, p.id, None, None, ())
+                for p in queries.data_points_of(session, answer.id, judge)
+                if p.span_start is not None  # the judge's missing points are its claims, not the answer's
+            ]
+        passages = queries.passages_of(session, answer.document_id)
+        return [
+            PointSnapshot(0, i, s.text, s.start, s.end, None, None, None, self._cited(s.text, passages))
+            for i, s in enumerate(segment_answer(answer.text))
+        ] or [PointSnapshot(0, 0, answer.text, 0, len(answer.text), None, None, None, ())]
+
+    @staticmethod
+    def _cited(text: str, passages: list[Passage]) -> tuple[int, ...]:
+        ids = {p.citation_id: p.id for p in passages}
+        return tuple(sorted({ids[c] for found in find_citations(text, passages) for c in found.passages[:3]}))
+
+    # ------------------------------------------------------------------ actions on points
+
+    def set_tag(self, answer_id: str, point_id: int, tag: Tag | None) -> ReviewState:
+        return self._change(answer_id, "tag", lambda ps: [replace(p, tag=tag) if p.id == point_id else p for p in ps])
+
+    def accept_judge(self, answer_id: str, point_id: int) -> ReviewState:
+        """Take the judge's tag as one's own (Enter)."""
+        point = self._point(answer_id, point_id)
+        if point.judge_tag is None:
+            raise AssayError("the judge did not tag this data point: choose a tag with 1–4")
+        return self.set_tag(answer_id, point_id, point.judge_tag)
+
+    def comment_point(self, answer_id: str, point_id: int, comment: str) -> ReviewState:
+        text = comment.strip() or None
+        return self._change(answer_id, "comment", lambda ps: [replace(p, comment=text) if p.id == point_id else p for p in ps])
+
+    def edit_text(self, answer_id: str, point_id: int, text: str) -> ReviewState:
+        """New words for a point; a point of the answer keeps a span only if the words are the answer's."""
+        text = text.strip()
+        if not text:
+            raise AssayError("a data point cannot be empty: delete it instead")
+        answer = self._answer(answer_id)
+
+        def edit(points: list[PointSnapshot]) -> list[PointSnapshot]:
+            out = []
+            for p in points:
+                if p.id == point_id:
+                    found = align(text, answer.text) if p.span_start is not None else None
+                    span = (found[0], found[1]) if found else (None, None)
+                    p = replace(p, text=text, span_start=span[0], span_end=span[1])
+                out.append(p)
+            return out
+
+        return self._change(answer_id, "edit", edit)
+
+    def split(self, answer_id: str, point_id: int, at: int) -> ReviewState:
+        """Cut a point in two at a character offset of its text; both halves keep the tag."""
+
+        def cut(points: list[PointSnapshot]) -> list[PointSnapshot]:
+            out = []
+            for p in points:
+                if p.id != point_id:
+                    out.append(p)
+                    continue
+                left, right = p.text[:at].rstrip(), p.text[at:].lstrip()
+                if not left or not right:
+                    raise AssayError("split inside the text of the data point, not at its ends")
+                start = p.span_start
+                out.append(replace(p, text=left, span_end=None if start is None else start + len(left)))
+                right_start = None if start is None else start + p.text.index(right, len(left))
+                out.append(
+                    replace(p, id=0, text=right, span_start=right_start,
+                            span_end=None if right_start is None else right_start + len(right), source_id=None)
+                )
+            return out
+
+        return self._change(answer_id, "split", cut)
+
+    def merge_with_next(self, answer_id: str, point_id: int) -> ReviewState:
+        answer = self._answer(answer_id)
+
+        def merge(points: list[PointSnapshot]) -> list[PointSnapshot]:
+            index = next(i for i, p in enumerate(points) if p.id == point_id)
+            if index + 1 >= len(points):
+                raise AssayError("the last data point has nothing after it to merge with")
+            a, b = points[index], points[index + 1]
+            if (a.span_start is None) != (b.span_start is None):
+                raise AssayError("a missing point cannot be merged with a point of the answer")
+            if a.span_start is not None and b.span_end is not None:
+                start, end = min(a.span_start, b.span_start or 0), max(a.span_end or 0, b.span_end)
+                merged = replace(a, text=answer.text[start:end], span_start=start, span_end=end)
+            else:
+                merged = replace(a, text=f"{a.text} {b.text}")
+            merged = replace(merged, passage_ids=tuple(sorted(set(a.passage_ids) | set(b.passage_ids))))
+            return points[:index] + [merged] + points[index + 2 :]
+
+        return self._change(answer_id, "merge", merge)
+
+    def delete(self, answer_id: str, point_id: int) -> ReviewState:
+        return self._change(answer_id, "delete", lambda ps: [p for p in ps if p.id != point_id])
+
+    def add_missing(self, answer_id: str, text: str, citation_ids: list[str]) -> ReviewState:
+        """A critical omission, usually text selected in the document; its passages are cited."""
+        text = " ".join(text.split())
+        if not text:
+            raise AssayError("select the text that the answer leaves out, then add it as missing")
+        answer = self._answer(answer_id)
+        ids = {p.citation_id: p.id for p in self.passages(answer)}
+        cited = tuple(sorted(ids[c] for c in citation_ids if c in ids))
+        point = PointSnapshot(0, 0, text, None, None, None, None, Tag.MISSING, cited)
+        return self._change(answer_id, "missing", lambda ps: [*ps, point])
+
+    # ------------------------------------------------------------------ the answer as a whole
+
+    def comment_answer(self, answer_id: str, comment: str) -> ReviewState:
+        return self._update_review(answer_id, "review.comment", comment=comment.strip() or None)
+
+    def rate(self, answer_id: str, correctness: int | None, relevance: int | None) -> ReviewState:
+        """LeMAJ Table 8's holistic ratings, 1 (completely incorrect / irrelevant) to 5 (completely)."""
+        for value in (correctness, relevance):
+            if value is not None and not 1 <= value <= 5:
+                raise AssayError("holistic ratings go from 1 to 5")
+        return self._update_review(
+            answer_id, "review.rated", holistic_correctness=correctness, holistic_relevance=relevance
+        )
+
+    def submit(self, answer_id: str) -> ReviewState:
+        state = self.state(answer_id)
+        untagged = sum(1 for p in state.points if p.point.tag is None)
+        if untagged:
+            raise AssayError(f"{untagged} data point(s) still have no tag: tag them before submitting")
+        return self._update_review(answer_id, "review.submitted", status=ReviewStatus.SUBMITTED)
+
+    def add_active_time(self, answer_id: str, seconds: float) -> None:
+        """Time spent actively reviewing (the window counts only while the reviewer is at work)."""
+        if seconds <= 0:
+            return
+        with self.project.sessions.begin() as session:
+            current = reviews.review(session, answer_id, self.rater_id).active_seconds
+            reviews.update_review(session, answer_id, self.rater_id, active_seconds=current + seconds)
+
+    # ------------------------------------------------------------------ undo
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo(self) -> ReviewState | None:
+        if not self._undo:
+            return None
+        step = self._undo.pop()
+        self._redo.append(step)
+        return self._restore(step.answer_id, step.before, f"undo {step.name}")
+
+    def redo(self) -> ReviewState | None:
+        if not self._redo:
+            return None
+        step = self._redo.pop()
+        self._undo.append(step)
+        return self._restore(step.answer_id, step.after, f"redo {step.name}")
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _answer(self, answer_id: str) -> AnswerDetail:
+        answer = self.project.answer(answer_id)
+        if answer is None:
+            raise AssayError(f"no answer with id {answer_id!r}")
+        return answer
+
+    def _point(self, answer_id: str, point_id: int) -> ReviewPoint:
+        for point in self.state(answer_id).points:
+            if point.point.id == point_id:
+                return point
+        raise AssayError("that data point no longer exists (it was merged, split or deleted)")
+
+    def _change(self, answer_id: str, name: str, change) -> ReviewState:
+        with self.project.sessions.begin() as session:
+            before = reviews.snapshot(session, answer_id, self.rater_id)
+            reviews.restore(session, answer_id, self.rater_id, change(before))
+            after = reviews.snapshot(session, answer_id, self.rater_id)
+            queries.append_audit(
+                session, self.reviewer, f"review.{name}", "answer", answer_id,
+                {"points": [(p.id, p.tag.value if p.tag else None) for p in after]},
+            )
+        self._undo.append(_Step(answer_id, before, after, name))
+        self._redo.clear()
+        return self.state(answer_id)
+
+    def _restore(self, answer_id: str, points: list[PointSnapshot], action: str) -> ReviewState:
+        with self.project.sessions.begin() as session:
+            reviews.restore(session, answer_id, self.rater_id, points)
+            queries.append_audit(session, self.reviewer, f"review.{action.replace(' ', '_')}", "answer", answer_id, {})
+        return self.state(answer_id)
+
+    def _update_review(self, answer_id: str, action: str, **fields) -> ReviewState:
+        with self.project.sessions.begin() as session:
+            reviews.update_review(session, answer_id, self.rater_id, **fields)
+            payload = {k: (v.value if isinstance(v, ReviewStatus) else v) for k, v in fields.items()}
+            queries.append_audit(session, self.reviewer, action, "answer", answer_id, payload)
+        return self.state(answer_id)

@@ -1,0 +1,98 @@
+"""Prefix reuse on a laptop CPU: judge 10 answers about one real contract, reusing the contract's
+KV cache across answers, and again with the cache reset before each answer.
+
+    .venv/bin/python bench/judge_throughput.py [--document Keep.txt] [--answers 10] [--missing]
+
+Prints wall time, prompt tokens evaluated, the unique-token floor (the size of the token trie of
+every prompt: what any cache must evaluate at least once) and the ratios, measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from app.datasets import import_dataset
+from app.judging import select_evidence
+from app.project import SAMPLE_DATASET, Project
+from models.backends.llama_local import LlamaBackend
+from models.judge import JudgeCase, LemajJudge, Mode
+from models.prompts import Strictness
+from storage.db import url_for_path
+
+
+class RecordingBackend(LlamaBackend):
+    """The real backend, remembering every prompt's tokens to compute the floor."""
+
+    prompts: list[list[int]]
+
+    def tokens(self, prompt):  # type: ignore[override]
+        tokens = super().tokens(prompt)
+        self.prompts.append(tokens)
+        return tokens
+
+
+def trie_size(sequences: list[list[int]]) -> int:
+    root: dict = {}
+    size = 0
+    for sequence in sequences:
+        node = root
+        for token in sequence:
+            if token not in node:
+                node[token] = {}
+                size += 1
+            node = node[token]
+    return size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--document", default="Keep.txt")
+    parser.add_argument("--answers", type=int, default=10)
+    parser.add_argument("--context", type=int, default=8192)
+    parser.add_argument("--missing", action="store_true", help="include the missing-point generation step")
+    args = parser.parse_args()
+
+    project = Project.open(url_for_path(Path(tempfile.mkdtemp()) / "bench.assay"))
+    import_dataset(project.sessions, SAMPLE_DATASET)
+    answers = [a.id for a in project.answers() if a.document == args.document][: args.answers]
+    backend = RecordingBackend(context_tokens=args.context, threads=2)
+    backend.prompts = []
+    judge = LemajJudge(backend, Mode.TWO_STAGE, find_missing=args.missing)
+    cases = []
+    with project.sessions() as session:
+        for answer_id in answers:
+            answer = project.answer(answer_id)
+            passages = project.passages(answer.document_id)
+            evidence = select_evidence(session, backend, passages, answer.question, answer.text, Strictness.STANDARD)
+            cases.append(JudgeCase(answer_id, answer.question, answer.text, evidence, frozenset()))
+    document_tokens = backend.count_tokens("\n".join(p.text for p in cases[0].evidence))
+    print(f"{args.document}: {len(cases)} answers, evidence {len(cases[0].evidence)} passages, ~{document_tokens} tokens")
+
+    results = {}
+    for arm in ("reset before each answer", "prefix reused"):
+        backend.reset_cache()
+        backend.prompts = []
+        evaluated = points = 0
+        started = time.perf_counter()
+        for case in cases:
+            if arm.startswith("reset"):
+                backend.reset_cache()
+            verdict = judge.evaluate(case)
+            evaluated += verdict.evaluated_tokens
+            points += len(verdict.points)
+        wall = time.perf_counter() - started
+        floor = trie_size(backend.prompts)
+        results[arm] = (wall, evaluated, floor)
+        print(
+            f"{arm:26} {wall:7.1f} s  ({wall / len(cases):5.2f} s/answer, {points} data points)  "
+            f"prompt tokens evaluated {evaluated:7d}  floor {floor:7d}  evaluated/floor {evaluated / floor:5.2f}"
+        )
+    reset, reused = results["reset before each answer"], results["prefix reused"]
+    print(f"speed-up of prefix reuse: {reset[0] / reused[0]:.1f}x wall, {reset[1] / reused[1]:.1f}x tokens evaluated")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""Repository functions of the review: a reviewer's own data points and labels, reviews, settings,
+and the answer queue. Each takes a session and never commits it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import case, delete, func, select
+from sqlalchemy.orm import Session, aliased
+
+from models.vocabulary import ReviewStatus, Tag
+from storage.schema import (
+    AnswerRow,
+    CitationRow,
+    DataPointRow,
+    DocumentRow,
+    JudgeOutcomeRow,
+    LabelRow,
+    PassageRow,
+    QuestionRow,
+    RaterRow,
+    ReviewRow,
+    SettingRow,
+)
+
+
+def setting(session: Session, key: str, default: Any = None) -> Any:
+    row = session.get(SettingRow, key)
+    return default if row is None else row.value
+
+
+def set_setting(session: Session, key: str, value: Any) -> None:
+    session.merge(SettingRow(key=key, value=value))
+
+
+# ---------------------------------------------------------------- points
+
+
+@dataclass(frozen=True)
+class PointSnapshot:
+    """Everything a reviewer's data point holds: what undo restores."""
+
+    id: int
+    ordinal: int
+    text: str
+    span_start: int | None
+    span_end: int | None
+    source_id: int | None
+    comment: str | None
+    tag: Tag | None
+    passage_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ReviewPoint:
+    point: PointSnapshot
+    citations: tuple[str, ...]  # citation ids of point.passage_ids, in document order
+    judge_tag: Tag | None
+    judge_confidence: float | None
+    judge_rationale: str | None
+
+
+def reference_judge(session: Session, answer_id: str) -> int | None:
+    """The judge run whose points a reviewer starts from: the latest that judged the answer."""
+    return session.scalar(
+        select(JudgeOutcomeRow.rater_id)
+        .where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.status == "judged")
+        .order_by(JudgeOutcomeRow.created_at.desc(), JudgeOutcomeRow.id.desc())
+        .limit(1)
+    )
+
+
+def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnapshot]:
+    rows = session.execute(
+        select(DataPointRow, LabelRow.tag)
+        .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
+        .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+        .order_by(DataPointRow.ordinal, DataPointRow.id)
+    ).all()
+    cited: dict[int, list[int]] = {}
+    for point_id, passage_id in session.execute(
+        select(CitationRow.data_point_id, CitationRow.passage_id).where(
+            CitationRow.data_point_id.in_([p.id for p, _ in rows])
+        )
+    ):
+        cited.setdefault(point_id, []).append(passage_id)
+    return [
+        PointSnapshot(
+            p.id, p.ordinal, p.text, p.span_start, p.span_end, p.source_id, p.comment,
+            Tag(tag) if tag else None, tuple(sorted(cited.get(p.id, ()))),
+        )
+        for p, tag in rows
+    ]
+
+
+def restore(session: Session, answer_id: str, rater_id: int, points: list[PointSnapshot]) -> None:
+    """Make the rater's points on the answer exactly these (ids kept, so undo/redo are exact)."""
+    session.execute(
+        delete(DataPointRow).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+    )
+    session.flush()
+    # Points that had ids get them back first, so that a new point's fresh id cannot take one.
+    keep_ids_first = sorted(enumerate(points), key=lambda item: item[1].id <= 0)
+    for ordinal, p in keep_ids_first:
+        if p.id <= 0:
+            session.flush()
+        session.add(
+            DataPointRow(
+                id=p.id if p.id > 0 else None,
+                answer_id=answer_id,
+                rater_id=rater_id,
+                ordinal=ordinal,
+                text=p.text,
+                span_start=p.span_start,
+                span_end=p.span_end,
+                source_id=p.source_id,
+                comment=p.comment,
+            )
+        )
+    session.flush()
+    ids = session.scalars(
+        select(DataPointRow.id)
+        .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+        .order_by(DataPointRow.ordinal)
+    ).all()
+    for point_id, p in zip(ids, points, strict=True):
+        if p.tag is not None:
+            session.add(LabelRow(data_point_id=point_id, rater_id=rater_id, tag=p.tag.value))
+        session.add_all(CitationRow(data_point_id=point_id, passage_id=pid) for pid in p.passage_ids)
+    session.flush()
+
+
+def review_points(session: Session, answer_id: str, reviewer_id: int) -> list[ReviewPoint]:
+    """The reviewer's points with, beside each, the judge's label on the point it was copied from."""
+    points = snapshot(session, answer_id, reviewer_id)
+    source = aliased(DataPointRow)
+    judge_labels = {
+        point_id: (Tag(tag), confidence, rationale)
+        for point_id, tag, confidence, rationale in session.execute(
+            select(DataPointRow.id, LabelRow.tag, LabelRow.confidence, LabelRow.rationale)
+            .join(source, source.id == DataPointRow.source_id)
+            .join(LabelRow, (LabelRow.data_point_id == source.id) & (LabelRow.rater_id == source.rater_id))
+            .where(DataPointRow.id.in_([p.id for p in points]))
+        )
+    }
+    names = dict(
+        session.execute(
+            select(PassageRow.id, PassageRow.citation_id).where(
+                PassageRow.id.in_([pid for p in points for pid in p.passage_ids])
+            )
+        ).all()
+    )
+    return [
+        ReviewPoint(p, tuple(names[pid] for pid in p.passage_ids if pid in names), *judge_labels.get(p.id, (None,) * 3))
+        for p in points
+    ]
+
+
+# ---------------------------------------------------------------- reviews
+
+
+@dataclass(frozen=True)
+class Review:
+    status: ReviewStatus
+    active_seconds: float
+    holistic_correctness: int | None
+    holistic_relevance: int | None
+    comment: str | None
+
+
+def review(session: Session, answer_id: str, reviewer_id: int) -> Review:
+    row = session.scalar(select(ReviewRow).where(ReviewRow.answer_id == answer_id, ReviewRow.rater_id == reviewer_id))
+    if row is None:
+        return Review(ReviewStatus.UNREVIEWED, 0.0, None, None, None)
+    return Review(
+        ReviewStatus(row.status), row.active_seconds, row.holistic_correctness, row.holistic_relevance, row.comment
+    )
+
+
+def update_review(session: Session, answer_id: str, reviewer_id: int, **fields: Any) -> None:
+    row = session.scalar(select(ReviewRow).where(ReviewRow.answer_id == answer_id, ReviewRow.rater_id == reviewer_id))
+    if row is None:
+        row = ReviewRow(answer_id=answer_id, rater_id=reviewer_id, status=ReviewStatus.UNREVIEWED.value)
+        session.add(row)
+    for key, value in fields.items():
+        setattr(row, key, value.value if isinstance(value, ReviewStatus) else value)
+    session.flush()
+
+
+# ---------------------------------------------------------------- the queue
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    id: str
+    document: str
+    question: str
+    source: str | None
+    status: ReviewStatus  # this reviewer's
+    reviewers_done: int  # reviews submitted, by anyone
+    judge_counts: tuple[int, int, int, int] | None  # C, I, Irr, M of the latest judge run, if judged
+
+
+def queue(session: Session, reviewer_id: int | None) -> list[QueueRow]:
+    """Every answer with this reviewer's status, submitted reviews, and judge tag counts (SQL aggregates)."""
+    mine = (
+        select(ReviewRow.answer_id, ReviewRow.status).where(ReviewRow.rater_id == reviewer_id).subquery()
+        if reviewer_id is not None
+        else None
+    )
+    done = (
+        select(ReviewRow.answer_id, func.count().label("n"))
+        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value)
+        .group_by(ReviewRow.answer_id)
+        .subquery()
+    )
+    statement = (
+        select(AnswerRow.id, DocumentRow.name, QuestionRow.text, AnswerRow.meta, done.c.n)
+        .join(QuestionRow, AnswerRow.question_id == QuestionRow.id)
+        .join(DocumentRow, QuestionRow.document_id == DocumentRow.id)
+        .outerjoin(done, done.c.answer_id == AnswerRow.id)
+        .order_by(AnswerRow.id)
+    )
+    if mine is not None:
+        statement = statement.add_columns(mine.c.status).outerjoin(mine, mine.c.answer_id == AnswerRow.id)
+    counts = _judge_counts(session)
+    rows = []
+    for row in session.execute(statement):
+        status = row[5] if mine is not None and row[5] else ReviewStatus.UNREVIEWED.value
+        rows.append(
+            QueueRow(row[0], row[1], row[2], (row[3] or {}).get("source"), ReviewStatus(status), row[4] or 0,
+                     counts.get(row[0]))
+        )
+    return rows
+
+
+def _judge_counts(session: Session) -> dict[str, tuple[int, int, int, int]]:
+    latest = (
+        select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
+        .where(JudgeOutcomeRow.status == "judged")
+        .group_by(JudgeOutcomeRow.answer_id)
+        .subquery()
+    )
+    judge = select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(
+        latest, latest.c.outcome_id == JudgeOutcomeRow.id
+    ).subquery()
+    per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
+    statement = (
+        select(DataPointRow.answer_id, *per_tag)
+        .join(judge, (judge.c.answer_id == DataPointRow.answer_id) & (judge.c.rater_id == DataPointRow.rater_id))
+        .join(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == DataPointRow.rater_id))
+        .group_by(DataPointRow.answer_id)
+    )
+    return {answer_id: (int(c), int(i), int(irr), int(m)) for answer_id, c, i, irr, m in session.execute(statement)}
+
+
+def human_rater_names(session: Session) -> list[str]:
+    return list(session.scalars(select(RaterRow.name).where(RaterRow.kind == "human").order_by(RaterRow.name)))

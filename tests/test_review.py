@@ -1,0 +1,105 @@
+"""A reviewer's actions, without a window: each saved at once, undoable, scored live."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.errors import AssayError
+from app.judging import run_judge
+from app.project import Project
+from app.review import BLIND, ReviewService
+from models.judge import LemajJudge, Mode
+from models.vocabulary import ReviewStatus, Tag
+from storage.db import url_for_path
+
+from .test_judge import ScriptedBackendStandIn
+
+ANSWER = "contractnli-027"  # DoiT NDA
+
+
+def _judged(project: Project, tag: str = "incorrect") -> None:
+    outputs = [json.dumps({"tag": tag})] * 50 + [json.dumps({"missing": []})]
+    run_judge(project.sessions, LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE), "judge-run",
+              answer_ids=[ANSWER])
+
+
+def test_reviewer_starts_from_the_judges_points_and_overrides_them(sample_project: Project) -> None:
+    _judged(sample_project)
+    ana = ReviewService(sample_project, "ana")
+    state = ana.open(ANSWER)
+    assert state.status is ReviewStatus.IN_REVIEW and state.judge_visible
+    assert state.points and all(p.judge_tag is Tag.INCORRECT and p.point.tag is None for p in state.points)
+    first, second = state.points[0].point.id, state.points[1].point.id
+    state = ana.accept_judge(ANSWER, first)
+    state = ana.set_tag(ANSWER, second, Tag.CORRECT)
+    assert [p.point.tag for p in state.points[:2]] == [Tag.INCORRECT, Tag.CORRECT]
+    assert (state.scores.correct, state.scores.incorrect, state.scores.correctness) == (1, 1, 0.5)
+
+    # Saved at once: a new process (a new service on the same file) sees the same tags.
+    sample_project.close()
+    again = ReviewService(Project.open(sample_project.url), "ana").state(ANSWER)
+    assert [p.point.tag for p in again.points[:2]] == [Tag.INCORRECT, Tag.CORRECT]
+    # The judge's own labels are untouched.
+    assert all(p.judge_tag is Tag.INCORRECT for p in again.points)
+
+
+def test_split_merge_delete_add_missing_and_undo_everything(sample_project: Project) -> None:
+    ana = ReviewService(sample_project, "ana")
+    start = ana.open(ANSWER)  # no judge run: the deterministic segmentation
+    texts = [p.point.text for p in start.points]
+    answer = start.answer.text
+    point = start.points[0].point
+    cut = point.text.index(" ", len(point.text) // 2)
+    state = ana.split(ANSWER, point.id, cut)
+    assert len(state.points) == len(texts) + 1
+    left, right = state.points[0].point, state.points[1].point
+    assert answer[left.span_start : left.span_end] == left.text and answer[right.span_start : right.span_end] == right.text
+    state = ana.merge_with_next(ANSWER, left.id)
+    assert [p.point.text for p in state.points] == texts
+    state = ana.add_missing(ANSWER, "  The NDA lasts   two years. ", ["par_3", "par_999"])
+    missing = state.points[-1]
+    assert (missing.point.tag, missing.point.text, missing.citations) == (Tag.MISSING, "The NDA lasts two years.", ("par_3",))
+    assert state.scores.missing == 1 and state.scores.recall == 0.0
+    state = ana.delete(ANSWER, state.points[0].point.id)
+    assert len(state.points) == len(texts)
+    for _ in range(4):
+        ana.undo()
+    assert [p.point.text for p in ana.state(ANSWER).points] == texts
+    assert ana.redo() is not None and len(ana.state(ANSWER).points) == len(texts) + 1
+
+
+def test_blind_mode_hides_the_judge_until_submission(sample_project: Project) -> None:
+    _judged(sample_project)
+    ben = ReviewService(sample_project, "ben")
+    ben.set_mode(BLIND)
+    state = ben.open(ANSWER)
+    assert not state.judge_visible and all(p.judge_tag is None for p in state.points)
+    with pytest.raises(AssayError, match="still have no tag"):
+        ben.submit(ANSWER)
+    for point in state.points:
+        ben.set_tag(ANSWER, point.point.id, Tag.CORRECT)
+    state = ben.rate(ANSWER, 5, 4)
+    state = ben.submit(ANSWER)
+    assert state.status is ReviewStatus.SUBMITTED and state.judge_visible
+    assert all(p.judge_tag is Tag.INCORRECT for p in state.points)
+    assert (state.holistic_correctness, state.holistic_relevance) == (5, 4)
+    assert next(r for r in ben.queue() if r.id == ANSWER).reviewers_done == 1
+
+
+def test_each_reviewer_has_labels_of_their_own(tmp_path) -> None:
+    from app.datasets import import_dataset
+    from app.project import SAMPLE_DATASET
+
+    project = Project.open(url_for_path(tmp_path / "p.assay"))
+    import_dataset(project.sessions, SAMPLE_DATASET)
+    ana, ben = ReviewService(project, "ana"), ReviewService(project, "ben")
+    a_point = ana.open(ANSWER).points[0].point.id
+    ben_state = ben.open(ANSWER)
+    ana.set_tag(ANSWER, a_point, Tag.IRRELEVANT)
+    assert all(p.point.tag is None for p in ben.state(ANSWER).points)
+    assert {p.point.id for p in ben_state.points}.isdisjoint({a_point})
+    with pytest.raises(AssayError, match="judge run"):
+        _judged(project)
+        ReviewService(project, "judge-run")

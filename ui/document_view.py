@@ -1,0 +1,154 @@
+"""The contract, passage by passage: citation ids, headings, footnotes; cited, gold and current
+passages marked; text selected here becomes a missing data point citing its passages."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QTextBrowser, QTextEdit
+
+from app.project import Passage
+from models.vocabulary import PassageKind
+
+CITED = QColor("#fff4c2")
+GOLD = QColor("#dff3e4")
+FOCUS = QColor("#ffd36e")
+
+
+class DocumentView(QTextBrowser):
+    """A read-only view of one document's passages, one block each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setOpenLinks(False)
+        self.document_id: int | None = None
+        self.passages: list[Passage] = []
+        self._block_of: dict[str, int] = {}  # citation id -> block number
+        self._passage_at_block: dict[int, str] = {}
+        self._marks: list[QTextEdit.ExtraSelection] = []
+        self._focus: QTextEdit.ExtraSelection | None = None
+
+    def show_document(self, document_id: int, passages: list[Passage]) -> None:
+        if document_id == self.document_id:
+            return
+        self.document_id, self.passages = document_id, passages
+        self._block_of.clear()
+        self._passage_at_block.clear()
+        self.clear()
+        cursor = QTextCursor(self.document())
+        heading_format, id_format, body_format, note_format = _formats()
+        last_heading = None
+        first = True
+        for passage in passages:
+            if passage.heading_path and passage.heading_path != last_heading and passage.kind is not PassageKind.FOOTNOTE:
+                if not first:
+                    cursor.insertBlock()
+                cursor.insertText(passage.heading_path, heading_format)
+                first = False
+                last_heading = passage.heading_path
+            if not first:
+                cursor.insertBlock(_block_format(passage))
+            else:
+                cursor.setBlockFormat(_block_format(passage))
+            first = False
+            label = f"[{passage.citation_id}]"
+            if passage.section:
+                label += f" §{passage.section}"
+            if passage.kind is PassageKind.FOOTNOTE:
+                label += f" footnote {passage.footnote_label or ''}".rstrip()
+            if passage.page:
+                label += f" p.{passage.page}"
+            cursor.insertText(label + "  ", id_format)
+            cursor.insertText(passage.text, note_format if passage.kind is PassageKind.FOOTNOTE else body_format)
+            self._block_of[passage.citation_id] = cursor.blockNumber()
+            self._passage_at_block[cursor.blockNumber()] = passage.citation_id
+        self.moveCursor(QTextCursor.MoveOperation.Start)
+
+    def mark(self, cited: set[str], gold_spans: list[dict] | None) -> None:
+        """Tint the passages the answer's data points cite, and those holding gold spans."""
+        gold = self._gold_passages(gold_spans or [])
+        self._marks = [self._selection(c, CITED) for c in cited if c in self._block_of]
+        self._marks += [self._selection(c, GOLD, underline=True) for c in gold if c in self._block_of]
+        self._focus = None
+        self._apply()
+
+    def focus_passage(self, citation_id: str) -> bool:
+        """Scroll to a passage and highlight it; False when the document has no such passage."""
+        if citation_id not in self._block_of:
+            return False
+        self._focus = self._selection(citation_id, FOCUS)
+        self._apply()
+        block = self.document().findBlockByNumber(self._block_of[citation_id])
+        cursor = QTextCursor(block)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()
+        rect = self.cursorRect(cursor)
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + rect.top() - self.viewport().height() // 4)
+        return True
+
+    @property
+    def focused(self) -> str | None:
+        if self._focus is None:
+            return None
+        return self._passage_at_block.get(self._focus.cursor.blockNumber())
+
+    def selected_text_and_passages(self) -> tuple[str, list[str]]:
+        """The selected words without the id labels, and the passages they lie in."""
+        cursor = self.textCursor()
+        if not cursor.hasSelection():
+            return "", []
+        doc = self.document()
+        start_block = doc.findBlock(cursor.selectionStart()).blockNumber()
+        end_block = doc.findBlock(cursor.selectionEnd()).blockNumber()
+        passages = [self._passage_at_block[b] for b in range(start_block, end_block + 1) if b in self._passage_at_block]
+        text = cursor.selectedText().replace("\u2029", " ")
+        for citation in passages:  # drop "[par_3] §2 " labels caught in the selection
+            text = text.replace(f"[{citation}]", " ")
+        return " ".join(text.split()), passages
+
+    def _gold_passages(self, spans: list[dict]) -> set[str]:
+        return {
+            p.citation_id
+            for p in self.passages
+            for s in spans
+            if p.char_start is not None and p.char_end is not None and p.char_start < s["end"] and s["start"] < p.char_end
+        }
+
+    def _selection(self, citation_id: str, colour: QColor, underline: bool = False) -> QTextEdit.ExtraSelection:
+        selection = QTextEdit.ExtraSelection()
+        selection.cursor = QTextCursor(self.document().findBlockByNumber(self._block_of[citation_id]))
+        selection.format.setBackground(colour)
+        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        if underline:
+            selection.format.setFontUnderline(True)
+            selection.format.setUnderlineColor(QColor("#2e7d32"))
+        return selection
+
+    def _apply(self) -> None:
+        self.setExtraSelections(self._marks + ([self._focus] if self._focus else []))
+
+
+def _formats() -> tuple[QTextCharFormat, QTextCharFormat, QTextCharFormat, QTextCharFormat]:
+    heading = QTextCharFormat()
+    heading.setFontWeight(QFont.Weight.Bold)
+    heading.setForeground(QColor("#1d3557"))
+    ids = QTextCharFormat()
+    ids.setForeground(QColor("#6b6b6b"))
+    ids.setFontFamilies(["monospace"])
+    ids.setFontPointSize(8.5)
+    body = QTextCharFormat()
+    note = QTextCharFormat()
+    note.setFontPointSize(8.5)
+    note.setForeground(QColor("#444444"))
+    return heading, ids, body, note
+
+
+def _block_format(passage: Passage) -> QTextBlockFormat:
+    block = QTextBlockFormat()
+    block.setTopMargin(3)
+    block.setBottomMargin(3)
+    if passage.kind is PassageKind.FOOTNOTE:
+        block.setLeftMargin(24)
+    block.setAlignment(Qt.AlignmentFlag.AlignLeft)
+    return block

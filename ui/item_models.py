@@ -1,0 +1,137 @@
+"""Qt item models over app results: the answer queue and the data points of one answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from app.review import QueueRow, ReviewPoint
+from app.scores import Scores, shown
+from models.vocabulary import ReviewStatus, Tag
+
+Index = QModelIndex | QPersistentModelIndex
+
+# Colour plus a symbol and a word: a tag is never told by colour alone.
+TAG_STYLE: dict[Tag | None, tuple[str, str]] = {
+    Tag.CORRECT: ("✓ correct", "#c9efd2"),
+    Tag.INCORRECT: ("✗ incorrect", "#f6c6c6"),
+    Tag.IRRELEVANT: ("∅ irrelevant", "#fbe3a6"),
+    Tag.MISSING: ("+ missing", "#cadcfa"),
+    None: ("? untagged", "#e4e4e4"),
+}
+STATUS_TEXT = {
+    ReviewStatus.UNREVIEWED: "unreviewed",
+    ReviewStatus.IN_REVIEW: "in review",
+    ReviewStatus.SUBMITTED: "✔ submitted",
+}
+
+
+def tag_text(tag: Tag | None) -> str:
+    return TAG_STYLE[tag][0]
+
+
+class AnswerQueueModel(QAbstractTableModel):
+    """Every answer of the project, with this reviewer's status and the judge's scores."""
+
+    HEADERS = ("Answer", "Document", "Question", "Status", "Judge corr.", "Judge F1", "Triage", "Reviews")
+
+    def __init__(self, rows: list[QueueRow]) -> None:
+        super().__init__()
+        self.rows = rows
+        self._scores = [Scores(*row.judge_counts) if row.judge_counts else None for row in rows]
+
+    def reset(self, rows: list[QueueRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self._scores = [Scores(*row.judge_counts) if row.judge_counts else None for row in rows]
+        self.endResetModel()
+
+    def update_row(self, row: QueueRow) -> None:
+        index = next((i for i, r in enumerate(self.rows) if r.id == row.id), None)
+        if index is None:
+            return
+        self.rows[index] = row
+        self._scores[index] = Scores(*row.judge_counts) if row.judge_counts else None
+        self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's names
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row, scores = self.rows[index.row()], self._scores[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.UserRole:  # sort key: numbers sort as numbers, "—" last
+            values = self._values(row, scores)
+            value = values[column]
+            return (-1.0 if value is None else value) if column in (4, 5) else str(value)
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            value = self._values(row, scores)[column]
+            return shown(value) if column in (4, 5) else str(value)
+        return None
+
+    @staticmethod
+    def _values(row: QueueRow, scores: Scores | None) -> tuple[Any, ...]:
+        correctness = scores.correctness if scores else None
+        f1 = scores.f1 if scores else None
+        triage = "—" if scores is None else ("cleared" if correctness == 1 and (f1 or 0) >= 0.8 else "flagged")
+        return (row.id, row.document, row.question, STATUS_TEXT[row.status], correctness, f1, triage, row.reviewers_done)
+
+
+class DataPointTableModel(QAbstractTableModel):
+    """The data points of the answer under review: the judge's view beside the reviewer's."""
+
+    HEADERS = ("#", "Data point", "Judge", "Conf.", "Yours", "Citations")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.points: list[ReviewPoint] = []
+
+    def set_points(self, points: list[ReviewPoint]) -> None:
+        self.beginResetModel()
+        self.points = points
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.points)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        point = self.points[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return str(index.row() + 1)
+            if column == 1:
+                return point.point.text + (f"\n💬 {point.point.comment}" if point.point.comment else "")
+            if column == 2:
+                return tag_text(point.judge_tag) if point.judge_tag else "—"
+            if column == 3:
+                return f"{point.judge_confidence:.2f}" if point.judge_confidence is not None else "—"
+            if column == 4:
+                return tag_text(point.point.tag)
+            return ", ".join(point.citations)
+        if role == Qt.ItemDataRole.BackgroundRole and column in (2, 4):
+            tag = point.judge_tag if column == 2 else point.point.tag
+            if column == 2 and tag is None:
+                return None
+            return QColor(TAG_STYLE[tag][1])
+        if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):
+            return point.judge_rationale or point.point.text
+        return None

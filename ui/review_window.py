@@ -1,0 +1,618 @@
+"""The reviewer's window: the answer queue, the answer split into data points, and the contract.
+
+Keyboard first: 1 correct · 2 incorrect · 3 irrelevant · 4 missing (from the text selected in the
+document) · Enter accept the judge's tag and move on · J/K next/previous point · Ctrl+Z/Ctrl+Shift+Z
+undo/redo · Ctrl+F search the document · Ctrl+Enter submit. Every action is saved at once.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.citations import find_citations
+from app.errors import AssayError
+from app.judging import Progress, RunSummary
+from app.project import Project
+from app.review import BLIND, ReviewService, ReviewState
+from app.scores import shown
+from models.vocabulary import ReviewStatus, Tag
+from ui.document_view import DocumentView
+from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, tag_text
+from ui.judge_dialog import JudgeDialog, JudgeWorker
+
+IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
+CORRECTNESS_LABELS = ["—", "1 Completely incorrect", "2 Mostly incorrect", "3 Equally correct and incorrect",
+                      "4 Mostly correct", "5 Completely correct"]
+RELEVANCE_LABELS = ["—", "1 Completely irrelevant", "2 Mostly irrelevant", "3 Equally relevant and irrelevant",
+                    "4 Mostly relevant", "5 Completely relevant"]
+TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
+
+
+class DataPointView(QTableView):
+    """The data point list; it turns the review keys into past-tense signals."""
+
+    tagPressed = Signal(object)  # Tag  # noqa: N815 - Qt signal names
+    missingPressed = Signal()  # noqa: N815
+    acceptPressed = Signal()  # noqa: N815
+    movePressed = Signal(int)  # noqa: N815
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        key = event.key()
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            super().keyPressEvent(event)
+        elif key in TAG_KEYS:
+            self.tagPressed.emit(TAG_KEYS[key])
+        elif key == Qt.Key.Key_4:
+            self.missingPressed.emit()
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.acceptPressed.emit()
+        elif key == Qt.Key.Key_J:
+            self.movePressed.emit(1)
+        elif key == Qt.Key.Key_K:
+            self.movePressed.emit(-1)
+        else:
+            super().keyPressEvent(event)
+
+
+class ActivityClock(QObject):
+    """Counts the seconds a reviewer is actually at work on the open answer (idle time excluded)."""
+
+    def __init__(self, flush) -> None:
+        super().__init__()
+        self._flush = flush
+        self.last_activity = time.monotonic()
+        self.pending = 0.0
+        self._last_tick = time.monotonic()
+        self.timer = QTimer(self, interval=5000)
+        self.timer.timeout.connect(self._on_timer_timeout)
+        self.timer.start()
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
+            self.last_activity = time.monotonic()
+        return False
+
+    def _on_timer_timeout(self) -> None:
+        now = time.monotonic()
+        if now - self.last_activity <= IDLE_AFTER_SECONDS:
+            self.pending += now - self._last_tick
+        self._last_tick = now
+        if self.pending >= 30:
+            self.flush()
+
+    def flush(self) -> None:
+        seconds, self.pending = self.pending, 0.0
+        self._last_tick = time.monotonic()
+        if seconds > 0:
+            self._flush(seconds)
+
+
+class ReviewWindow(QMainWindow):
+    """One reviewer reviewing one project."""
+
+    def __init__(self, project: Project, reviewer: str) -> None:
+        super().__init__()
+        self.project = project
+        self.service = ReviewService(project, reviewer)
+        self.state: ReviewState | None = None
+        self.worker: JudgeWorker | None = None
+        self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
+        self.resize(1500, 900)
+        self._build_queue()
+        self._build_review_pane()
+        self._build_document_pane()
+        self._build_actions()
+        self._build_status_bar()
+
+        splitter = QSplitter()
+        splitter.addWidget(self.queue_panel)
+        splitter.addWidget(self.review_panel)
+        splitter.addWidget(self.document_panel)
+        splitter.setSizes([380, 620, 500])
+        self.setCentralWidget(splitter)
+        self.clock = ActivityClock(self._on_active_time)
+        QApplication.instance().installEventFilter(self.clock)
+        if self.queue_model.rows:
+            self.table.selectRow(0)
+
+    # ------------------------------------------------------------------ building
+
+    def _build_queue(self) -> None:
+        self.queue_model = AnswerQueueModel(self.service.queue())
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.queue_model)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+        self.filter = QLineEdit(placeholderText="Filter: id, document, question, status…")
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        self.table.setColumnWidth(0, 110)
+        self.table.setColumnWidth(1, 120)
+        self.table.setColumnWidth(2, 200)
+        self.table.selectionModel().currentRowChanged.connect(self._on_queue_row_changed)
+        self.queue_panel = QWidget()
+        layout = QVBoxLayout(self.queue_panel)
+        layout.addWidget(QLabel("<b>Answers</b>"))
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table)
+
+    def _build_review_pane(self) -> None:
+        self.question = QLabel(wordWrap=True)
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.answer_view = QTextBrowser(openLinks=False)
+        self.answer_view.anchorClicked.connect(lambda url: self.show_passage(url.toString().removeprefix("cite:")))
+        self.points_model = DataPointTableModel()
+        self.points = DataPointView()
+        self.points.setModel(self.points_model)
+        self.points.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.points.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.points.verticalHeader().hide()
+        self.points.setWordWrap(True)
+        header = self.points.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column in (0, 2, 3, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.points.tagPressed.connect(self._on_tag_pressed)
+        self.points.missingPressed.connect(self.add_missing_from_selection)
+        self.points.acceptPressed.connect(self._on_accept_pressed)
+        self.points.movePressed.connect(self._on_move_pressed)
+        self.points.selectionModel().currentRowChanged.connect(self._on_point_changed)
+        self.points.clicked.connect(self._on_point_clicked)
+
+        self.scores = QLabel()
+        self.rationale = QLabel(wordWrap=True)
+        self.rationale.setStyleSheet("color: #444;")
+        self.correctness = QComboBox()
+        self.correctness.addItems(CORRECTNESS_LABELS)
+        self.relevance = QComboBox()
+        self.relevance.addItems(RELEVANCE_LABELS)
+        self.correctness.activated.connect(self._on_rating_changed)
+        self.relevance.activated.connect(self._on_rating_changed)
+        self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved when you leave the field)")
+        self.comment.editingFinished.connect(self._on_comment_finished)
+        self.submit_button = QPushButton("Submit review  (Ctrl+Enter)")
+        self.submit_button.clicked.connect(self.submit)
+        ratings = QHBoxLayout()
+        ratings.addWidget(QLabel("Holistic correctness"))
+        ratings.addWidget(self.correctness)
+        ratings.addWidget(QLabel("relevance"))
+        ratings.addWidget(self.relevance)
+        ratings.addStretch()
+        ratings.addWidget(self.submit_button)
+
+        legend = "  ".join(f"<span style='background:{c}'>&nbsp;{html.escape(t)}&nbsp;</span>"
+                           for tag, (t, c) in TAG_STYLE.items() if tag)
+        keys = QLabel(f"{legend}<br><span style='color:#555'>1 correct · 2 incorrect · 3 irrelevant · "
+                      "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>")
+        self.review_panel = QWidget()
+        layout = QVBoxLayout(self.review_panel)
+        layout.addWidget(QLabel("<b>Question</b>"))
+        layout.addWidget(self.question)
+        layout.addWidget(QLabel("<b>Answer</b>"))
+        layout.addWidget(self.answer_view, 2)
+        layout.addWidget(keys)
+        layout.addWidget(self.points, 3)
+        layout.addWidget(self.rationale)
+        layout.addWidget(self.scores)
+        layout.addLayout(ratings)
+        layout.addWidget(self.comment)
+
+    def _build_document_pane(self) -> None:
+        self.document_title = QLabel()
+        self.document = DocumentView()
+        self.search = QLineEdit(placeholderText="Search the document (Ctrl+F), ranked by BM25")
+        self.search.returnPressed.connect(self._on_search_entered)
+        self.hits = QListWidget()
+        self.hits.setWordWrap(True)
+        self.hits.hide()
+        self.hits.itemActivated.connect(self._on_hit_activated)
+        self.hits.itemClicked.connect(self._on_hit_activated)
+        add = QPushButton("Add selection as missing  (4)")
+        add.clicked.connect(self.add_missing_from_selection)
+        self.document_panel = QWidget()
+        layout = QVBoxLayout(self.document_panel)
+        layout.addWidget(self.document_title)
+        layout.addWidget(self.search)
+        layout.addWidget(self.hits, 1)
+        layout.addWidget(self.document, 4)
+        layout.addWidget(add)
+
+    def _build_actions(self) -> None:
+        def action(text: str, shortcut: QKeySequence | str, slot, menu) -> QAction:
+            act = QAction(text, self)
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+
+        review = self.menuBar().addMenu("&Review")
+        self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, self.undo, review)
+        self.redo_action = action("Redo", "Ctrl+Shift+Z", self.redo, review)
+        review.addSeparator()
+        action("Edit data point…", "F2", self.edit_point, review)
+        action("Split data point…", "Ctrl+Shift+S", self.split_point, review)
+        action("Merge with next data point", "Ctrl+Shift+M", self.merge_point, review)
+        action("Delete data point", QKeySequence.StandardKey.Delete, self.delete_point, review)
+        action("Comment on data point…", "Ctrl+Shift+C", self.comment_point, review)
+        review.addSeparator()
+        action("Submit review", "Ctrl+Return", self.submit, review)
+        action("Search document", QKeySequence.StandardKey.Find, self._on_find_triggered, review)
+        action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
+        action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
+        project = self.menuBar().addMenu("&Project")
+        self.blind_action = QAction("Blind review (hide the judge until submitted)", self, checkable=True)
+        self.blind_action.setChecked(self.service.mode == BLIND)
+        self.blind_action.toggled.connect(self._on_blind_toggled)
+        project.addAction(self.blind_action)
+        action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
+
+    def _build_status_bar(self) -> None:
+        self.message = QLabel()
+        self.progress = QProgressBar(maximumWidth=220)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel judge run")
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.cancel_judge)
+        bar = self.statusBar()
+        bar.addWidget(self.message, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+
+    # ------------------------------------------------------------------ showing an answer
+
+    def open_answer(self, answer_id: str) -> None:
+        """Select an answer in the queue (and so open it)."""
+        for row in range(self.proxy.rowCount()):
+            if self.proxy.index(row, 0).data() == answer_id:
+                self.table.selectRow(row)
+                return
+        self.say(f"No answer {answer_id} in this project.")
+
+    def _on_queue_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        answer_id = self.queue_model.rows[self.proxy.mapToSource(current).row()].id
+        if self.state is not None:
+            self.clock.flush()
+        self._run(lambda: self.service.open(answer_id), keep_point=False)
+        self.points.setFocus()
+
+    def _show(self, state: ReviewState, keep_point: bool = True) -> None:
+        row = self.points.currentIndex().row() if keep_point else 0
+        document_changed = self.state is None or self.state.answer.document_id != state.answer.document_id
+        self.state = state
+        answer = state.answer
+        self.question.setText(html.escape(answer.question))
+        self.points_model.set_points(state.points)
+        if state.points:
+            self.points.selectRow(min(max(row, 0), len(state.points) - 1))
+        if document_changed:
+            self.document_title.setText(f"<b>{html.escape(answer.document)}</b>")
+            self.document.show_document(answer.document_id, self.service.passages(answer))
+        self.document.mark({c for p in state.points for c in p.citations}, answer.gold_spans)
+        self._render_answer()
+        self._render_scores()
+        self.correctness.setCurrentIndex(state.holistic_correctness or 0)
+        self.relevance.setCurrentIndex(state.holistic_relevance or 0)
+        self.comment.setText(state.comment or "")
+        self.submit_button.setEnabled(state.status is not ReviewStatus.SUBMITTED)
+        self.undo_action.setEnabled(self.service.can_undo)
+        self.redo_action.setEnabled(self.service.can_redo)
+        self.queue_model.update_row(next(r for r in self.service.queue() if r.id == answer.id))
+
+    def _render_answer(self) -> None:
+        assert self.state is not None
+        text = self.state.answer.text
+        current = self.current_point()
+        spans = sorted(
+            (p for p in self.state.points if p.point.span_start is not None), key=lambda p: p.point.span_start or 0
+        )
+        links = {c.start: c for c in find_citations(text, self.document.passages) if c.resolved}
+        out, cursor = [], 0
+
+        def plain(upto: int) -> str:
+            chunk, pos = [], cursor
+            for start in sorted(s for s in links if cursor <= s < upto):
+                citation = links[start]
+                chunk.append(html.escape(text[pos:start]))
+                chunk.append(f"<a href='cite:{citation.passages[0]}'>{html.escape(citation.written)}</a>")
+                pos = min(citation.end, upto)
+            chunk.append(html.escape(text[pos:upto]))
+            return "".join(chunk)
+
+        for number, p in enumerate(spans, start=1):
+            start, end = p.point.span_start or 0, p.point.span_end or 0
+            if start < cursor:
+                continue
+            out.append(plain(start))
+            cursor = start
+            label, colour = TAG_STYLE[p.point.tag]
+            border = "border-bottom: 2px solid #1d3557;" if current and p.point.id == current.point.id else ""
+            weight = "font-weight:600;" if current and p.point.id == current.point.id else ""
+            out.append(f"<span style='background:{colour};{border}{weight}'>{plain(end)}</span>"
+                       f"<sup style='color:#333'>[{number} {html.escape(label)}]</sup>")
+            cursor = end
+        out.append(plain(len(text)))
+        missing = [p for p in self.state.points if p.point.span_start is None]
+        extra = "".join(
+            f"<p style='background:{TAG_STYLE[Tag.MISSING][1]}'>{html.escape(tag_text(Tag.MISSING))}: "
+            f"{html.escape(p.point.text)}</p>" for p in missing
+        )
+        self.answer_view.setHtml(f"<div style='white-space: pre-wrap'>{''.join(out)}</div>{extra}")
+
+    def _render_scores(self) -> None:
+        assert self.state is not None
+        s = self.state.scores
+        mode = "blind: the judge is hidden until you submit" if not self.state.judge_visible else "assisted"
+        self.scores.setText(
+            f"<b>Correctness</b> {shown(s.correctness)} · <b>Precision</b> {shown(s.precision)} · "
+            f"<b>Recall</b> {shown(s.recall)} · <b>F1</b> {shown(s.f1)} &nbsp; "
+            f"<span style='color:#555'>(C {s.correct} · I {s.incorrect} · Irr {s.irrelevant} · M {s.missing};"
+            f" {self.state.status.value.replace('_', ' ')}; {mode})</span>"
+        )
+
+    # ------------------------------------------------------------------ review actions
+
+    def current_point(self):
+        if self.state is None:
+            return None
+        row = self.points.currentIndex().row()
+        return self.state.points[row] if 0 <= row < len(self.state.points) else None
+
+    def _act(self, change, move: int = 0) -> None:
+        """Run one review action on the current point; errors become one sentence in the status bar."""
+        point = self.current_point()
+        if self.state is None or point is None:
+            return
+        if self._run(lambda: change(self.state.answer.id, point.point.id)) and move:
+            self._on_move_pressed(move)
+
+    def _run(self, call, keep_point: bool = True) -> bool:
+        try:
+            state = call()
+        except AssayError as exc:
+            self.say(str(exc))
+            return False
+        if state is not None:
+            self._show(state, keep_point=keep_point)
+        self.say("")
+        return True
+
+    def _on_tag_pressed(self, tag: Tag) -> None:
+        self._act(lambda a, p: self.service.set_tag(a, p, tag), move=1)
+
+    def _on_accept_pressed(self) -> None:
+        self._act(self.service.accept_judge, move=1)
+
+    def _on_move_pressed(self, step: int) -> None:
+        if self.state is None or not self.state.points:
+            return
+        row = min(max(self.points.currentIndex().row() + step, 0), len(self.state.points) - 1)
+        self.points.selectRow(row)
+
+    def _on_point_changed(self, *_: object) -> None:
+        point = self.current_point()
+        if point is None:
+            return
+        why = point.judge_rationale or ""
+        self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
+        self._render_answer()
+
+    def _on_point_clicked(self, index: QModelIndex) -> None:
+        point = self.current_point()
+        if point is not None and index.column() == 5 and point.citations:
+            self.show_passage(point.citations[0])
+
+    def show_passage(self, citation_id: str) -> None:
+        if not self.document.focus_passage(citation_id):
+            self.say(f"{citation_id} is not a passage of this document.")
+
+    def add_missing_from_selection(self) -> None:
+        if self.state is None:
+            return
+        text, passages = self.document.selected_text_and_passages()
+        if not text:
+            text, ok = QInputDialog.getText(self, "Missing data point", "What does the answer leave out?")
+            if not ok:
+                return
+            passages = [self.document.focused] if self.document.focused else []
+        answer_id = self.state.answer.id
+        if self._run(lambda: self.service.add_missing(answer_id, text, passages)):
+            self.points.selectRow(len(self.state.points) - 1)
+            self.points.setFocus()
+
+    def edit_point(self) -> None:
+        point = self.current_point()
+        if point is None:
+            return
+        text, ok = QInputDialog.getMultiLineText(self, "Edit data point", "Data point:", point.point.text)
+        if ok:
+            self._act(lambda a, p: self.service.edit_text(a, p, text))
+
+    def split_point(self) -> None:
+        point = self.current_point()
+        if point is None:
+            return
+        text, ok = QInputDialog.getText(
+            self, "Split data point", "Put a | where the data point should be cut:", text=point.point.text
+        )
+        if ok and "|" in text:
+            self._act(lambda a, p: self.service.split(a, p, text.index("|")))
+
+    def merge_point(self) -> None:
+        self._act(self.service.merge_with_next)
+
+    def delete_point(self) -> None:
+        self._act(self.service.delete)
+
+    def comment_point(self) -> None:
+        point = self.current_point()
+        if point is None:
+            return
+        text, ok = QInputDialog.getText(self, "Comment", "Comment on this data point:", text=point.point.comment or "")
+        if ok:
+            self._act(lambda a, p: self.service.comment_point(a, p, text))
+
+    def undo(self) -> None:
+        self._run(self.service.undo)
+
+    def redo(self) -> None:
+        self._run(self.service.redo)
+
+    def submit(self) -> None:
+        if self.state is not None and self._run(lambda: self.service.submit(self.state.answer.id)):
+            self.say("Review submitted.")
+            self._move_answer(1)
+
+    def _on_rating_changed(self, *_: object) -> None:
+        if self.state is None:
+            return
+        correctness, relevance = self.correctness.currentIndex() or None, self.relevance.currentIndex() or None
+        self._run(lambda: self.service.rate(self.state.answer.id, correctness, relevance))
+
+    def _on_comment_finished(self) -> None:
+        if self.state is not None and self.comment.text() != (self.state.comment or ""):
+            self._run(lambda: self.service.comment_answer(self.state.answer.id, self.comment.text()))
+
+    def _on_blind_toggled(self, blind: bool) -> None:
+        self.service.set_mode(BLIND if blind else "assisted")
+        if self.state is not None:
+            self._run(lambda: self.service.state(self.state.answer.id))
+
+    def _move_answer(self, step: int) -> None:
+        row = self.table.currentIndex().row() + step
+        if 0 <= row < self.proxy.rowCount():
+            self.table.selectRow(row)
+
+    def _on_active_time(self, seconds: float) -> None:
+        if self.state is not None:
+            self.service.add_active_time(self.state.answer.id, seconds)
+
+    # ------------------------------------------------------------------ document search
+
+    def _on_find_triggered(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def _on_search_entered(self) -> None:
+        if self.state is None:
+            return
+        try:
+            hits = self.project.search(self.state.answer.document, self.search.text(), limit=15)
+        except AssayError as exc:
+            self.say(str(exc))
+            return
+        self.hits.clear()
+        for hit in hits:
+            where = f" §{hit.passage.section}" if hit.passage.section else ""
+            item = QListWidgetItem(f"{hit.passage.citation_id}{where}  {hit.passage.text[:160]}")
+            item.setData(Qt.ItemDataRole.UserRole, hit.passage.citation_id)
+            self.hits.addItem(item)
+        self.hits.setVisible(bool(hits))
+        self.say(f"{len(hits)} passages match." if hits else "No passage of this document matches.")
+        if hits:
+            self.hits.setCurrentRow(0)
+            self.hits.setFocus()
+
+    def _on_hit_activated(self, item: QListWidgetItem) -> None:
+        self.show_passage(item.data(Qt.ItemDataRole.UserRole))
+
+    # ------------------------------------------------------------------ judge runs
+
+    def open_judge_dialog(self) -> None:
+        dialog = JudgeDialog(self, selected_answer=self.state.answer.id if self.state else None)
+        if dialog.exec():
+            self.start_judge(dialog.settings(), dialog.answer_ids())
+
+    def start_judge(self, settings, answer_ids: list[str] | None) -> JudgeWorker:
+        """Run the judge without blocking the window; progress and Cancel live in the status bar."""
+        if self.worker is not None:
+            self.say("A judge run is already in progress.")
+            return self.worker
+        worker = JudgeWorker(self.project, settings, answer_ids)
+        worker.setAutoDelete(False)
+        worker.signals.progressed.connect(self._on_judge_progressed)
+        worker.signals.failed.connect(self._on_judge_failed)
+        worker.signals.finished.connect(self._on_judge_finished)
+        self.worker = worker
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.cancel_button.show()
+        self.say("Judging… the window stays usable.")
+        QThreadPool.globalInstance().start(worker)
+        return worker
+
+    def cancel_judge(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel.set()
+            self.say("Stopping the judge after the answer in flight…")
+
+    def _on_judge_progressed(self, progress: Progress) -> None:
+        self.progress.setRange(0, progress.total)
+        self.progress.setValue(progress.done)
+        eta = f"{progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else "—"
+        self.say(f"Judged {progress.done}/{progress.total} · {progress.tokens_per_second:.0f} tokens/s · ETA {eta}")
+
+    def _on_judge_failed(self, message: str) -> None:
+        self._judge_done()
+        self.say(message)
+
+    def _on_judge_finished(self, summary: RunSummary) -> None:
+        self._judge_done()
+        stopped = " (cancelled: run it again to resume)" if summary.cancelled else ""
+        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{stopped}.")
+        self.queue_model.reset(self.service.queue())
+
+    def _judge_done(self) -> None:
+        self.worker = None
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    # ------------------------------------------------------------------ the rest
+
+    def say(self, sentence: str) -> None:
+        """Expected problems are one sentence here, never a crash or a dialog."""
+        self.message.setText(sentence)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Nothing to save: every action already is. Record the last active seconds, stop a run."""
+        self.clock.flush()
+        QApplication.instance().removeEventFilter(self.clock)
+        if self.worker is not None:
+            self.worker.cancel.set()
+            QThreadPool.globalInstance().waitForDone(60_000)
+        super().closeEvent(event)
