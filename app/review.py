@@ -87,6 +87,10 @@ class ReviewService:
         with self.project.sessions() as session:
             return reviews.queue(session, self.rater_id)
 
+    def queue_row(self, answer_id: str) -> QueueRow:
+        with self.project.sessions() as session:
+            return reviews.queue(session, self.rater_id, answer_id)[0]
+
     # ------------------------------------------------------------------ reading
 
     def open(self, answer_id: str) -> ReviewState:
@@ -112,8 +116,14 @@ class ReviewService:
         if not visible:
             points = [replace(p, judge_tag=None, judge_confidence=None, judge_rationale=None) for p in points]
         return ReviewState(
-            answer, points, review.status, review.holistic_correctness, review.holistic_relevance,
-            review.comment, review.active_seconds, visible,
+            answer,
+            points,
+            review.status,
+            review.holistic_correctness,
+            review.holistic_relevance,
+            review.comment,
+            review.active_seconds,
+            visible,
         )
 
     def passages(self, answer: AnswerDetail) -> list[Passage]:
@@ -121,13 +131,24 @@ class ReviewService:
 
     def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
         judge = reviews.reference_judge(session, answer.id)
+        passages = queries.passages_of(session, answer.document_id)
         if judge is not None:
+            ids = {p.citation_id: p.id for p in passages}
             return [
-                PointSnapshot(0, p.ordinal, p.text, p.span_start, p.span_end, p.id, None, None, ())
+                PointSnapshot(
+                    0,
+                    p.ordinal,
+                    p.text,
+                    p.span_start,
+                    p.span_end,
+                    p.id,
+                    None,
+                    None,
+                    tuple(sorted(ids[c] for c in p.citations if c in ids)),
+                )
                 for p in queries.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
-        passages = queries.passages_of(session, answer.document_id)
         return [
             PointSnapshot(0, i, s.text, s.start, s.end, None, None, None, self._cited(s.text, passages))
             for i, s in enumerate(segment_answer(answer.text))
@@ -152,7 +173,9 @@ class ReviewService:
 
     def comment_point(self, answer_id: str, point_id: int, comment: str) -> ReviewState:
         text = comment.strip() or None
-        return self._change(answer_id, "comment", lambda ps: [replace(p, comment=text) if p.id == point_id else p for p in ps])
+        return self._change(
+            answer_id, "comment", lambda ps: [replace(p, comment=text) if p.id == point_id else p for p in ps]
+        )
 
     def edit_text(self, answer_id: str, point_id: int, text: str) -> ReviewState:
         """New words for a point; a point of the answer keeps a span only if the words are the answer's."""
@@ -189,8 +212,14 @@ class ReviewService:
                 out.append(replace(p, text=left, span_end=None if start is None else start + len(left)))
                 right_start = None if start is None else start + p.text.index(right, len(left))
                 out.append(
-                    replace(p, id=0, text=right, span_start=right_start,
-                            span_end=None if right_start is None else right_start + len(right), source_id=None)
+                    replace(
+                        p,
+                        id=0,
+                        text=right,
+                        span_start=right_start,
+                        span_end=None if right_start is None else right_start + len(right),
+                        source_id=None,
+                    )
                 )
             return out
 
@@ -212,7 +241,7 @@ class ReviewService:
             else:
                 merged = replace(a, text=f"{a.text} {b.text}")
             merged = replace(merged, passage_ids=tuple(sorted(set(a.passage_ids) | set(b.passage_ids))))
-            return points[:index] + [merged] + points[index + 2 :]
+            return [*points[:index], merged, *points[index + 2 :]]
 
         return self._change(answer_id, "merge", merge)
 
@@ -303,7 +332,11 @@ class ReviewService:
             reviews.restore(session, answer_id, self.rater_id, change(before))
             after = reviews.snapshot(session, answer_id, self.rater_id)
             queries.append_audit(
-                session, self.reviewer, f"review.{name}", "answer", answer_id,
+                session,
+                self.reviewer,
+                f"review.{name}",
+                "answer",
+                answer_id,
                 {"points": [(p.id, p.tag.value if p.tag else None) for p in after]},
             )
         self._undo.append(_Step(answer_id, before, after, name))

@@ -52,5 +52,14 @@ class Scores:
         return self.f_beta(1.0)
 
 
+def triage_bucket(scores: Scores, min_correctness: float = 1.0, min_relevance: float = 0.8) -> str:
+    """LeMAJ's triage rule: an answer whose judge correctness and relevance (F1) reach the thresholds
+    is cleared; the rest go to a human."""
+    correctness, relevance = scores.correctness, scores.f1
+    if correctness is None or relevance is None:
+        return "flagged"
+    return "cleared" if correctness >= min_correctness and relevance >= min_relevance else "flagged"
+
+
 def shown(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"

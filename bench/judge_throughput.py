@@ -69,7 +69,9 @@ def main() -> None:
             evidence = select_evidence(session, backend, passages, answer.question, answer.text, Strictness.STANDARD)
             cases.append(JudgeCase(answer_id, answer.question, answer.text, evidence, frozenset()))
     document_tokens = backend.count_tokens("\n".join(p.text for p in cases[0].evidence))
-    print(f"{args.document}: {len(cases)} answers, evidence {len(cases[0].evidence)} passages, ~{document_tokens} tokens")
+    print(
+        f"{args.document}: {len(cases)} answers, evidence {len(cases[0].evidence)} passages, ~{document_tokens} tokens"
+    )
 
     results = {}
     for arm in ("reset before each answer", "prefix reused"):

@@ -87,8 +87,15 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
         cited.setdefault(point_id, []).append(passage_id)
     return [
         PointSnapshot(
-            p.id, p.ordinal, p.text, p.span_start, p.span_end, p.source_id, p.comment,
-            Tag(tag) if tag else None, tuple(sorted(cited.get(p.id, ()))),
+            p.id,
+            p.ordinal,
+            p.text,
+            p.span_start,
+            p.span_end,
+            p.source_id,
+            p.comment,
+            Tag(tag) if tag else None,
+            tuple(sorted(cited.get(p.id, ()))),
         )
         for p, tag in rows
     ]
@@ -96,9 +103,7 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
 
 def restore(session: Session, answer_id: str, rater_id: int, points: list[PointSnapshot]) -> None:
     """Make the rater's points on the answer exactly these (ids kept, so undo/redo are exact)."""
-    session.execute(
-        delete(DataPointRow).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
-    )
+    session.execute(delete(DataPointRow).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id))
     session.flush()
     # Points that had ids get them back first, so that a new point's fresh id cannot take one.
     keep_ids_first = sorted(enumerate(points), key=lambda item: item[1].id <= 0)
@@ -202,8 +207,9 @@ class QueueRow:
     judge_counts: tuple[int, int, int, int] | None  # C, I, Irr, M of the latest judge run, if judged
 
 
-def queue(session: Session, reviewer_id: int | None) -> list[QueueRow]:
-    """Every answer with this reviewer's status, submitted reviews, and judge tag counts (SQL aggregates)."""
+def queue(session: Session, reviewer_id: int | None, answer_id: str | None = None) -> list[QueueRow]:
+    """Every answer (or just one) with this reviewer's status, submitted reviews, and the latest
+    judge run's tag counts, computed with SQL aggregates."""
     mine = (
         select(ReviewRow.answer_id, ReviewRow.status).where(ReviewRow.rater_id == reviewer_id).subquery()
         if reviewer_id is not None
@@ -224,27 +230,40 @@ def queue(session: Session, reviewer_id: int | None) -> list[QueueRow]:
     )
     if mine is not None:
         statement = statement.add_columns(mine.c.status).outerjoin(mine, mine.c.answer_id == AnswerRow.id)
-    counts = _judge_counts(session)
+    if answer_id is not None:
+        statement = statement.where(AnswerRow.id == answer_id)
+    counts = _judge_counts(session, answer_id)
     rows = []
     for row in session.execute(statement):
         status = row[5] if mine is not None and row[5] else ReviewStatus.UNREVIEWED.value
         rows.append(
-            QueueRow(row[0], row[1], row[2], (row[3] or {}).get("source"), ReviewStatus(status), row[4] or 0,
-                     counts.get(row[0]))
+            QueueRow(
+                row[0],
+                row[1],
+                row[2],
+                (row[3] or {}).get("source"),
+                ReviewStatus(status),
+                row[4] or 0,
+                counts.get(row[0]),
+            )
         )
     return rows
 
 
-def _judge_counts(session: Session) -> dict[str, tuple[int, int, int, int]]:
-    latest = (
+def _judge_counts(session: Session, answer_id: str | None) -> dict[str, tuple[int, int, int, int]]:
+    latest_query = (
         select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
         .where(JudgeOutcomeRow.status == "judged")
         .group_by(JudgeOutcomeRow.answer_id)
+    )
+    if answer_id is not None:
+        latest_query = latest_query.where(JudgeOutcomeRow.answer_id == answer_id)
+    latest = latest_query.subquery()
+    judge = (
+        select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id)
+        .join(latest, latest.c.outcome_id == JudgeOutcomeRow.id)
         .subquery()
     )
-    judge = select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(
-        latest, latest.c.outcome_id == JudgeOutcomeRow.id
-    ).subquery()
     per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
     statement = (
         select(DataPointRow.answer_id, *per_tag)

@@ -21,8 +21,9 @@ ANSWER = "contractnli-027"  # DoiT NDA
 
 def _judged(project: Project, tag: str = "incorrect") -> None:
     outputs = [json.dumps({"tag": tag})] * 50 + [json.dumps({"missing": []})]
-    run_judge(project.sessions, LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE), "judge-run",
-              answer_ids=[ANSWER])
+    run_judge(
+        project.sessions, LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE), "judge-run", answer_ids=[ANSWER]
+    )
 
 
 def test_reviewer_starts_from_the_judges_points_and_overrides_them(sample_project: Project) -> None:
@@ -55,12 +56,18 @@ def test_split_merge_delete_add_missing_and_undo_everything(sample_project: Proj
     state = ana.split(ANSWER, point.id, cut)
     assert len(state.points) == len(texts) + 1
     left, right = state.points[0].point, state.points[1].point
-    assert answer[left.span_start : left.span_end] == left.text and answer[right.span_start : right.span_end] == right.text
+    assert (
+        answer[left.span_start : left.span_end] == left.text and answer[right.span_start : right.span_end] == right.text
+    )
     state = ana.merge_with_next(ANSWER, left.id)
     assert [p.point.text for p in state.points] == texts
     state = ana.add_missing(ANSWER, "  The NDA lasts   two years. ", ["par_3", "par_999"])
     missing = state.points[-1]
-    assert (missing.point.tag, missing.point.text, missing.citations) == (Tag.MISSING, "The NDA lasts two years.", ("par_3",))
+    assert (missing.point.tag, missing.point.text, missing.citations) == (
+        Tag.MISSING,
+        "The NDA lasts two years.",
+        ("par_3",),
+    )
     assert state.scores.missing == 1 and state.scores.recall == 0.0
     state = ana.delete(ANSWER, state.points[0].point.id)
     assert len(state.points) == len(texts)

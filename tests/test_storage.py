@@ -77,18 +77,14 @@ def test_upgrading_a_first_release_project_keeps_every_label(tmp_path: Path) -> 
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0001")
-        connection.exec_driver_sql(
-            "INSERT INTO documents VALUES (1, 'nda.txt', 'txt', 'x', 1, 'Text.', '2025-01-01')"
-        )
+        connection.exec_driver_sql("INSERT INTO documents VALUES (1, 'nda.txt', 'txt', 'x', 1, 'Text.', '2025-01-01')")
         connection.exec_driver_sql("INSERT INTO questions VALUES (1, 1, 'Q?')")
         connection.exec_driver_sql(
             "INSERT INTO answers VALUES ('a1', 1, 'A.', NULL, NULL, NULL, NULL, NULL, '{}', '2025-01-01')"
         )
         connection.exec_driver_sql("INSERT INTO raters VALUES (1, 'ana', 'human', '{}', '2025-01-01')")
         connection.exec_driver_sql("INSERT INTO data_points VALUES (1, 'a1', 1, 0, 'A.', 0, 2, '2025-01-01')")
-        connection.exec_driver_sql(
-            "INSERT INTO labels VALUES (1, 1, 1, 'incorrect', NULL, 'wrong date', '2025-01-01')"
-        )
+        connection.exec_driver_sql("INSERT INTO labels VALUES (1, 1, 1, 'incorrect', NULL, 'wrong date', '2025-01-01')")
     engine.dispose()
 
     sessions = open_project(url)

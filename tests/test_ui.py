@@ -1,43 +1,166 @@
-"""The first window: a reviewer sees the answers, filters them, and reads one against its contract."""
+"""The reviewer's window, driven with the keyboard as a lawyer would (pytest-qt, offscreen)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 
+from app.judging import JudgeSettings, run_judge
 from app.project import Project
-from ui.answers_window import AnswersWindow
+from app.review import ReviewService
+from models.judge import LemajJudge, Mode
+from models.vocabulary import Tag
+from ui.review_window import ReviewWindow
+
+from .test_judge import ScriptedBackendStandIn
+
+ANSWER = "contractnli-027"  # a DoiT NDA answer: a short real contract
+SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
 
-def test_window_lists_the_sample_and_shows_the_selected_answer(qtbot, sample_project: Project, tmp_path) -> None:
-    window = AnswersWindow(sample_project)
+def _judge(project: Project, answer_ids: list[str], tag: str = "incorrect") -> None:
+    outputs = [json.dumps({"tag": tag})] * 200 + [json.dumps({"missing": []})] * 10
+    run_judge(
+        project.sessions,
+        LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE),
+        "judge-run",
+        answer_ids=answer_ids,
+    )
+
+
+@pytest.fixture
+def window(qtbot, sample_project: Project) -> ReviewWindow:
+    _judge(sample_project, [ANSWER, "contractnli-028"])
+    window = ReviewWindow(sample_project, "ana")
     qtbot.addWidget(window)
     window.show()
-    assert window.proxy.rowCount() == 119
-    first = min(a.id for a in sample_project.answers())  # sorted by id
-    assert window.answer.toPlainText() == sample_project.answer(first).text
-    assert window.passages.count() > 50
-
-    qtbot.keyClicks(window.filter, "Keep.txt")
-    assert window.proxy.rowCount() == 31
-    window.table.setFocus()
-    window.table.selectRow(0)
-    qtbot.keyClick(window.table, Qt.Key.Key_Down)
-    shown = window.model.answers[window.proxy.mapToSource(window.table.currentIndex()).row()]
-    assert shown.document == "Keep.txt"
-    assert window.answer.toPlainText() == sample_project.answer(shown.id).text
-    assert window.passages.item(0).text().startswith("[par_1]")
-
-    shot = tmp_path / "answers.png"
-    assert window.grab().save(str(shot))
-    assert shot.stat().st_size > 10_000
+    window.open_answer(ANSWER)
+    window.points.setFocus()
+    return window
 
 
-def test_gui_command_screenshot_opens_the_sample(tmp_path: Path) -> None:
-    """`assay gui --sample --screenshot` as `make run` starts it, but saving a picture and exiting."""
+def _tags(project: Project, reviewer: str = "ana") -> list[Tag | None]:
+    return [p.point.tag for p in ReviewService(project, reviewer).state(ANSWER).points]
+
+
+def _shot(window: ReviewWindow, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert window.grab().save(str(SHOTS / name))
+
+
+def test_override_with_one_key_and_accept_with_enter(qtbot, window: ReviewWindow, sample_project: Project) -> None:
+    assert window.state.answer.id == ANSWER
+    assert window.points_model.index(0, 2).data() == "✗ incorrect"  # the judge's tag, as text too
+    qtbot.keyClick(window.points, Qt.Key.Key_1)  # 1 = correct, then on to the next point
+    assert window.points.currentIndex().row() == 1
+    qtbot.keyClick(window.points, Qt.Key.Key_Return)  # accept the judge's "incorrect"
+    assert _tags(sample_project)[:2] == [Tag.CORRECT, Tag.INCORRECT]
+    assert window.points.currentIndex().row() == 2
+    qtbot.keyClick(window.points, Qt.Key.Key_K)
+    qtbot.keyClick(window.points, Qt.Key.Key_3)
+    assert _tags(sample_project)[1] is Tag.IRRELEVANT
+    # Live scores: one correct, one irrelevant.
+    assert "Correctness</b> 1.00" in window.scores.text() and "Precision</b> 0.50" in window.scores.text()
+    _shot(window, "review-tagged.png")
+
+
+def test_undo_and_redo_from_the_keyboard(qtbot, window: ReviewWindow, sample_project: Project) -> None:
+    qtbot.keyClick(window.points, Qt.Key.Key_2)
+    assert _tags(sample_project)[0] is Tag.INCORRECT
+    qtbot.keyClick(window.points, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert _tags(sample_project)[0] is None
+    qtbot.keyClick(window.points, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert _tags(sample_project)[0] is Tag.INCORRECT
+
+
+def test_missing_point_from_text_selected_in_the_document(qtbot, window: ReviewWindow, sample_project: Project) -> None:
+    view = window.document
+    target = next(p for p in view.passages if "return" in p.text.lower())
+    block = view.document().findBlockByNumber(view._block_of[target.citation_id])
+    cursor = QTextCursor(block)
+    start = block.text().index(target.text[:20])
+    cursor.setPosition(block.position() + start)
+    cursor.setPosition(block.position() + start + len(target.text), QTextCursor.MoveMode.KeepAnchor)
+    view.setTextCursor(cursor)
+    window.points.setFocus()
+    qtbot.keyClick(window.points, Qt.Key.Key_4)
+    missing = window.state.points[-1]
+    assert missing.point.tag is Tag.MISSING and missing.citations == (target.citation_id,)
+    assert missing.point.text == " ".join(target.text.split())
+    assert "+ missing" in window.answer_view.toPlainText()
+    assert "Recall</b> 0.00" in window.scores.text()
+
+
+def test_clicking_a_citation_scrolls_to_and_highlights_its_passage(qtbot, window: ReviewWindow) -> None:
+    cited = next(p for p in window.state.points if p.citations)
+    row = window.state.points.index(cited)
+    window.points.selectRow(row)
+    window.document.verticalScrollBar().setValue(window.document.verticalScrollBar().maximum())
+    rect = window.points.visualRect(window.points_model.index(row, 5))
+    qtbot.mouseClick(window.points.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.document.focused == cited.citations[0]
+    cursor_rect = window.document.cursorRect(window.document.textCursor())
+    assert 0 <= cursor_rect.top() < window.document.viewport().height()
+    _shot(window, "review-citation.png")
+
+
+def test_ctrl_f_lists_bm25_hits_and_opens_the_best(qtbot, window: ReviewWindow) -> None:
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.search.hasFocus()
+    qtbot.keyClicks(window.search, "return confidential information")
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    assert window.hits.count() >= 1
+    qtbot.keyClick(window.hits, Qt.Key.Key_Return)
+    best = window.hits.item(0).data(Qt.ItemDataRole.UserRole)
+    assert window.document.focused == best
+    assert "return" in next(p for p in window.document.passages if p.citation_id == best).text.lower()
+
+
+def test_blind_mode_hides_the_judge(qtbot, window: ReviewWindow) -> None:
+    window.blind_action.trigger()
+    assert {window.points_model.index(r, 2).data() for r in range(window.points_model.rowCount())} == {"—"}
+    assert "blind" in window.scores.text()
+    window.blind_action.trigger()
+    assert window.points_model.index(0, 2).data() == "✗ incorrect"
+
+
+def test_submit_moves_on_and_a_problem_is_one_sentence(qtbot, window: ReviewWindow) -> None:
+    qtbot.keyClick(window.points, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert "still have no tag" in window.message.text()  # said in the window, nothing raised
+    for _ in window.state.points:
+        qtbot.keyClick(window.points, Qt.Key.Key_Return)
+    qtbot.keyClick(window.points, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert window.state.answer.id != ANSWER  # on to the next answer
+    row = next(r for r in window.queue_model.rows if r.id == ANSWER)
+    assert row.status.value == "submitted" and row.reviewers_done == 1
+
+
+def test_judge_run_from_the_window_can_be_cancelled(qtbot, window: ReviewWindow, sample_project: Project) -> None:
+    ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][2:5]
+    window.start_judge(JudgeSettings(context_tokens=4096, threads=2), ids)  # the embedded model, for real
+    assert window.cancel_button.isVisible()
+    qtbot.keyClick(window.points, Qt.Key.Key_1)  # the window stays usable while the judge works
+    assert _tags(sample_project)[0] is Tag.CORRECT
+    qtbot.waitUntil(lambda: window.progress.maximum() > 0, timeout=240_000)  # the first answer is judged
+    assert "Judged 1/3" in window.message.text() and "tokens/s" in window.message.text()
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.worker is None, timeout=240_000)
+    assert "cancelled: run it again to resume" in window.message.text()
+    judged = int(window.message.text().split(": ")[1].split(" judged")[0])
+    assert 1 <= judged < len(ids) and not window.cancel_button.isVisible()
+
+
+def test_gui_command_opens_an_answer_and_saves_a_screenshot(sample_project: Project, tmp_path: Path) -> None:
     from ui.main import main
 
-    shot = tmp_path / "window.png"
-    assert main(["--project", str(tmp_path / "s.assay"), "gui", "--sample", "--screenshot", str(shot)]) == 0
-    assert shot.stat().st_size > 10_000
+    _judge(sample_project, [ANSWER])
+    path = sample_project.url.removeprefix("sqlite:///")
+    sample_project.close()
+    shot = SHOTS / "gui-open.png"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert main(["--project", path, "gui", "--open", ANSWER, "--reviewer", "ana", "--screenshot", str(shot)]) == 0
+    assert shot.stat().st_size > 20_000

@@ -40,7 +40,8 @@ class DocumentView(QTextBrowser):
         last_heading = None
         first = True
         for passage in passages:
-            if passage.heading_path and passage.heading_path != last_heading and passage.kind is not PassageKind.FOOTNOTE:
+            titled = any(c.isalpha() for c in passage.heading_path)  # "3" alone is in the §3 label already
+            if titled and passage.heading_path != last_heading and passage.kind is not PassageKind.FOOTNOTE:
                 if not first:
                     cursor.insertBlock()
                 cursor.insertText(passage.heading_path, heading_format)
@@ -112,7 +113,10 @@ class DocumentView(QTextBrowser):
             p.citation_id
             for p in self.passages
             for s in spans
-            if p.char_start is not None and p.char_end is not None and p.char_start < s["end"] and s["start"] < p.char_end
+            if p.char_start is not None
+            and p.char_end is not None
+            and p.char_start < s["end"]
+            and s["start"] < p.char_end
         }
 
     def _selection(self, citation_id: str, colour: QColor, underline: bool = False) -> QTextEdit.ExtraSelection:

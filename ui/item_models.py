@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
 from app.review import QueueRow, ReviewPoint
-from app.scores import Scores, shown
+from app.scores import Scores, shown, triage_bucket
 from models.vocabulary import ReviewStatus, Tag
 
 Index = QModelIndex | QPersistentModelIndex
@@ -33,19 +33,24 @@ def tag_text(tag: Tag | None) -> str:
 
 
 class AnswerQueueModel(QAbstractTableModel):
-    """Every answer of the project, with this reviewer's status and the judge's scores."""
+    """Every answer of the project, with this reviewer's status and the judge's scores.
+
+    Cells are computed once per row, and sorting happens here in Python (QueueFilterModel passes it
+    on): a queue of 10,000 answers sorts in milliseconds instead of a Qt sort calling data() for
+    every comparison."""
 
     HEADERS = ("Answer", "Document", "Question", "Status", "Judge corr.", "Judge F1", "Triage", "Reviews")
 
     def __init__(self, rows: list[QueueRow]) -> None:
         super().__init__()
-        self.rows = rows
-        self._scores = [Scores(*row.judge_counts) if row.judge_counts else None for row in rows]
+        self.rows: list[QueueRow] = []
+        self._cells: list[tuple[Any, ...]] = []
+        self.reset(rows)
 
     def reset(self, rows: list[QueueRow]) -> None:
         self.beginResetModel()
-        self.rows = rows
-        self._scores = [Scores(*row.judge_counts) if row.judge_counts else None for row in rows]
+        self.rows = list(rows)
+        self._cells = [_cells(row) for row in self.rows]
         self.endResetModel()
 
     def update_row(self, row: QueueRow) -> None:
@@ -53,8 +58,23 @@ class AnswerQueueModel(QAbstractTableModel):
         if index is None:
             return
         self.rows[index] = row
-        self._scores[index] = Scores(*row.judge_counts) if row.judge_counts else None
+        self._cells[index] = _cells(row)
         self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
+
+    def haystack(self, row: int) -> str:
+        """What the filter box searches: every cell of the row, lower-cased."""
+        return " ".join(str(c) for c in self._cells[row]).lower()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        paired = sorted(
+            zip(self.rows, self._cells, strict=True),
+            key=lambda pair: _sort_key(pair[1][column]),
+            reverse=order == Qt.SortOrder.DescendingOrder,
+        )
+        self.rows = [row for row, _ in paired]
+        self._cells = [cells for _, cells in paired]
+        self.layoutChanged.emit()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's names
         return 0 if parent.isValid() else len(self.rows)
@@ -68,23 +88,36 @@ class AnswerQueueModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        row, scores = self.rows[index.row()], self._scores[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.UserRole:  # sort key: numbers sort as numbers, "—" last
-            values = self._values(row, scores)
-            value = values[column]
-            return (-1.0 if value is None else value) if column in (4, 5) else str(value)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            value = self._values(row, scores)[column]
-            return shown(value) if column in (4, 5) else str(value)
+            value = self._cells[index.row()][index.column()]
+            return shown(value) if index.column() in (4, 5) else str(value)
         return None
 
-    @staticmethod
-    def _values(row: QueueRow, scores: Scores | None) -> tuple[Any, ...]:
-        correctness = scores.correctness if scores else None
-        f1 = scores.f1 if scores else None
-        triage = "—" if scores is None else ("cleared" if correctness == 1 and (f1 or 0) >= 0.8 else "flagged")
-        return (row.id, row.document, row.question, STATUS_TEXT[row.status], correctness, f1, triage, row.reviewers_done)
+
+def _cells(row: QueueRow) -> tuple[Any, ...]:
+    scores = Scores(*row.judge_counts) if row.judge_counts else None
+    correctness = scores.correctness if scores else None
+    f1 = scores.f1 if scores else None
+    triage = "—" if scores is None else triage_bucket(scores)
+    return (row.id, row.document, row.question, STATUS_TEXT[row.status], correctness, f1, triage, row.reviewers_done)
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    """Numbers as numbers, undefined scores ("—") after every number, text as text."""
+    if value is None:
+        return (2, 0)
+    return (0, value) if isinstance(value, int | float) else (1, str(value))
+
+
+class QueueFilterModel(QSortFilterProxyModel):
+    """Filters the queue by what the reviewer types; sorting is the source model's own."""
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802 - Qt's name
+        wanted = self.filterRegularExpression().pattern().lower()
+        return not wanted or wanted in self.sourceModel().haystack(source_row)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)
 
 
 class DataPointTableModel(QAbstractTableModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,14 +41,26 @@ from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
 from models.vocabulary import ReviewStatus, Tag
 from ui.document_view import DocumentView
-from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, tag_text
+from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
 from ui.judge_dialog import JudgeDialog, JudgeWorker
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
-CORRECTNESS_LABELS = ["—", "1 Completely incorrect", "2 Mostly incorrect", "3 Equally correct and incorrect",
-                      "4 Mostly correct", "5 Completely correct"]
-RELEVANCE_LABELS = ["—", "1 Completely irrelevant", "2 Mostly irrelevant", "3 Equally relevant and irrelevant",
-                    "4 Mostly relevant", "5 Completely relevant"]
+CORRECTNESS_LABELS = [
+    "—",
+    "1 Completely incorrect",
+    "2 Mostly incorrect",
+    "3 Equally correct and incorrect",
+    "4 Mostly correct",
+    "5 Completely correct",
+]
+RELEVANCE_LABELS = [
+    "—",
+    "1 Completely irrelevant",
+    "2 Mostly irrelevant",
+    "3 Equally relevant and irrelevant",
+    "4 Mostly relevant",
+    "5 Completely relevant",
+]
 TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
 
 
@@ -143,17 +155,14 @@ class ReviewWindow(QMainWindow):
 
     def _build_queue(self) -> None:
         self.queue_model = AnswerQueueModel(self.service.queue())
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = QueueFilterModel(self)
         self.proxy.setSourceModel(self.queue_model)
-        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.proxy.setFilterKeyColumn(-1)
         self.filter = QLineEdit(placeholderText="Filter: id, document, question, status…")
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.table = QTableView()
         self.table.setModel(self.proxy)
+        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
@@ -213,10 +222,15 @@ class ReviewWindow(QMainWindow):
         ratings.addStretch()
         ratings.addWidget(self.submit_button)
 
-        legend = "  ".join(f"<span style='background:{c}'>&nbsp;{html.escape(t)}&nbsp;</span>"
-                           for tag, (t, c) in TAG_STYLE.items() if tag)
-        keys = QLabel(f"{legend}<br><span style='color:#555'>1 correct · 2 incorrect · 3 irrelevant · "
-                      "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>")
+        legend = "  ".join(
+            f"<span style='background:{c}'>&nbsp;{html.escape(t)}&nbsp;</span>"
+            for tag, (t, c) in TAG_STYLE.items()
+            if tag
+        )
+        keys = QLabel(
+            f"{legend}<br><span style='color:#555'>1 correct · 2 incorrect · 3 irrelevant · "
+            "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>"
+        )
         self.review_panel = QWidget()
         layout = QVBoxLayout(self.review_panel)
         layout.addWidget(QLabel("<b>Question</b>"))
@@ -332,7 +346,7 @@ class ReviewWindow(QMainWindow):
         self.submit_button.setEnabled(state.status is not ReviewStatus.SUBMITTED)
         self.undo_action.setEnabled(self.service.can_undo)
         self.redo_action.setEnabled(self.service.can_redo)
-        self.queue_model.update_row(next(r for r in self.service.queue() if r.id == answer.id))
+        self.queue_model.update_row(self.service.queue_row(answer.id))
 
     def _render_answer(self) -> None:
         assert self.state is not None
@@ -363,14 +377,17 @@ class ReviewWindow(QMainWindow):
             label, colour = TAG_STYLE[p.point.tag]
             border = "border-bottom: 2px solid #1d3557;" if current and p.point.id == current.point.id else ""
             weight = "font-weight:600;" if current and p.point.id == current.point.id else ""
-            out.append(f"<span style='background:{colour};{border}{weight}'>{plain(end)}</span>"
-                       f"<sup style='color:#333'>[{number} {html.escape(label)}]</sup>")
+            out.append(
+                f"<span style='background:{colour};{border}{weight}'>{plain(end)}</span>"
+                f"<sup style='color:#333'>[{number} {html.escape(label)}]</sup>"
+            )
             cursor = end
         out.append(plain(len(text)))
         missing = [p for p in self.state.points if p.point.span_start is None]
         extra = "".join(
             f"<p style='background:{TAG_STYLE[Tag.MISSING][1]}'>{html.escape(tag_text(Tag.MISSING))}: "
-            f"{html.escape(p.point.text)}</p>" for p in missing
+            f"{html.escape(p.point.text)}</p>"
+            for p in missing
         )
         self.answer_view.setHtml(f"<div style='white-space: pre-wrap'>{''.join(out)}</div>{extra}")
 

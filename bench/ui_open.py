@@ -1,0 +1,123 @@
+"""How fast the reviewer's window is on a large project: 10,000 answers, 200,000 judged data points.
+
+    .venv/bin/python bench/ui_open.py [--answers 10000] [--points-per-answer 20]
+
+Measures the time to a usable window (queue filled, first answer open) and to the next answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def build(path: Path, answers: int, per_answer: int) -> None:
+    """The sample, its answers copied until there are `answers`, each with judged data points."""
+    import sqlite3
+
+    from app.datasets import import_dataset
+    from app.project import SAMPLE_DATASET, Project
+    from storage.db import url_for_path
+
+    project = Project.open(url_for_path(path))
+    import_dataset(project.sessions, SAMPLE_DATASET)
+    project.close()
+    db = sqlite3.connect(path)
+    real = db.execute("SELECT id, question_id, text, meta FROM answers").fetchall()
+    copies = [
+        (f"{answer_id}-copy{n}", question_id, text, meta)
+        for n in range(1, answers // len(real) + 2)
+        for answer_id, question_id, text, meta in real
+    ][: answers - len(real)]
+    db.executemany(
+        "INSERT INTO answers (id, question_id, text, meta, created_at) VALUES (?, ?, ?, ?, '2026-01-01')", copies
+    )
+    db.execute(
+        "INSERT INTO raters (id, name, kind, config, created_at) "
+        "VALUES (99, 'bench-judge', 'judge', '{}', '2026-01-01')"
+    )
+    all_answers = db.execute("SELECT id, text FROM answers").fetchall()
+    tags = ["correct", "correct", "incorrect", "irrelevant"]
+    point_id = 1_000_000
+    points, labels, outcomes = [], [], []
+    for answer_id, text in all_answers:
+        step = max(1, len(text) // per_answer)
+        for ordinal in range(per_answer):
+            start = min(ordinal * step, len(text) - 1)
+            end = min(start + step, len(text))
+            points.append((point_id, answer_id, 99, ordinal, text[start:end] or ".", start, end, "2026-01-01"))
+            labels.append((point_id, 99, tags[ordinal % 4], 0.7, "2026-01-01"))
+            point_id += 1
+        outcomes.append((99, answer_id, "judged", 1, "[]", 0, 0, 0.0, "2026-01-01"))
+    db.executemany(
+        "INSERT INTO data_points (id, answer_id, rater_id, ordinal, text, span_start, span_end, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        points,
+    )
+    db.executemany(
+        "INSERT INTO labels (data_point_id, rater_id, tag, confidence, created_at) VALUES (?, ?, ?, ?, ?)", labels
+    )
+    db.executemany(
+        "INSERT INTO judge_outcomes (rater_id, answer_id, status, attempts, passages_seen, prompt_tokens, "
+        "completion_tokens, seconds, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        outcomes,
+    )
+    db.commit()
+    db.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=10_000)
+    parser.add_argument("--points-per-answer", type=int, default=20)
+    args = parser.parse_args()
+    path = Path(tempfile.mkdtemp()) / "large.assay"
+    started = time.perf_counter()
+    build(path, args.answers, args.points_per_answer)
+    print(
+        f"built {args.answers} answers × {args.points_per_answer} data points in {time.perf_counter() - started:.1f} s"
+    )
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.project import Project
+    from storage.db import url_for_path
+    from ui.review_window import ReviewWindow
+
+    app = QApplication([])
+    started = time.perf_counter()
+    project = Project.open(url_for_path(path))
+    window = ReviewWindow(project, "bench")
+    window.show()
+    app.processEvents()
+    usable = time.perf_counter() - started
+    print(f"usable window (queue of {window.proxy.rowCount()} answers, first answer open): {usable * 1000:.0f} ms")
+
+    times = []
+    for _ in range(30):
+        started = time.perf_counter()
+        window._move_answer(1)
+        app.processEvents()
+        times.append(time.perf_counter() - started)
+    print(
+        f"next answer: median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
+        f"(30 moves; the first opening of an answer also makes the reviewer's copy of its points)"
+    )
+    times = []
+    for _ in range(30):
+        started = time.perf_counter()
+        window._move_answer(-1)
+        app.processEvents()
+        times.append(time.perf_counter() - started)
+    print(f"back to an answer already opened: median {statistics.median(times) * 1000:.0f} ms")
+    window.close()
+
+
+if __name__ == "__main__":
+    main()
