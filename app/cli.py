@@ -11,13 +11,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from app import analytics
 from app.citations import find_citations
 from app.datasets import import_dataset
 from app.errors import AssayError
+from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, make_backend, run_judge
+from app.labels import import_labels
 from app.project import SAMPLE_DATASET, Project, project_url
+from app.scores import shown
 from models.judge import LemajJudge, Mode
 from models.prompts import Strictness
+from storage.analytics import SLICES
 
 EXIT_INVALID = 2
 
@@ -75,6 +80,37 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
     show.add_argument("answer_id")
     show.add_argument("--json", action="store_true")
+
+    sc = commands.add_parser("scores", help="LeMAJ scores per answer and rater, or averaged over a slice")
+    sc.add_argument("--rater", action="append", help="only this rater (repeatable)")
+    sc.add_argument("--by", default="answer", choices=SLICES)
+    sc.add_argument("--json", action="store_true")
+
+    ag = commands.add_parser("agreement", help="agreement between raters (human or judge)")
+    ag.add_argument("--raters", help="comma-separated rater names (default: all)")
+    ag.add_argument("--level", choices=["data-point", "answer"], default="data-point")
+    ag.add_argument("--json", action="store_true")
+
+    al = commands.add_parser("alignment", help="a judge run against a human reviewer")
+    al.add_argument("--judge", required=True)
+    al.add_argument("--human", required=True)
+    al.add_argument("--json", action="store_true")
+
+    tr = commands.add_parser("triage", help="which answers the judge clears, and how safe that is")
+    tr.add_argument("--min-correctness", type=float, default=1.0)
+    tr.add_argument("--min-relevance", type=float, default=0.8)
+    tr.add_argument("--min-confidence", type=float)
+    tr.add_argument("--target-miss-rate", type=float)
+    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
+    tr.add_argument("--json", action="store_true")
+
+    il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
+    il.add_argument("path", type=Path)
+    il.add_argument("--json", action="store_true")
+
+    ex = commands.add_parser("export", help="export the reviewed set")
+    ex.add_argument("--format", required=True, choices=FORMATS)
+    ex.add_argument("out", type=Path)
 
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
@@ -256,6 +292,74 @@ def _show(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _scores(project: Project, args: argparse.Namespace) -> int:
+    rows = analytics.scores(project, args.by, args.rater)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    key = "answer_id" if args.by == "answer" else args.by
+    for r in rows:
+        print(
+            f"{str(r[key])[:40]:40} {r['rater'][:36]:36} C{r['correct']:3} I{r['incorrect']:3} "
+            f"Irr{r['irrelevant']:3} M{r['missing']:3}  correctness {shown(r['correctness'])}  "
+            f"precision {shown(r['precision'])}  recall {shown(r['recall'])}  F1 {shown(r['f1'])}"
+        )
+    return 0
+
+
+def _print_json_or_lines(value: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(value))
+        return
+    for key, item in value.items():
+        if isinstance(item, float):
+            item = f"{item:.3f}"
+        elif isinstance(item, list) and len(item) > 8:
+            item = f"{len(item)} items"
+        print(f"{key:20} {item}")
+
+
+def _agreement(project: Project, args: argparse.Namespace) -> int:
+    raters = args.raters.split(",") if args.raters else None
+    _print_json_or_lines(analytics.agreement(project, raters, args.level), args.json)
+    return 0
+
+
+def _alignment(project: Project, args: argparse.Namespace) -> int:
+    _print_json_or_lines(analytics.alignment(project, args.judge, args.human), args.json)
+    return 0
+
+
+def _triage(project: Project, args: argparse.Namespace) -> int:
+    result = analytics.triage(
+        project,
+        args.min_correctness,
+        args.min_relevance,
+        min_confidence=args.min_confidence,
+        target_miss_rate=args.target_miss_rate,
+        minutes_per_answer=args.minutes_per_answer,
+    )
+    _print_json_or_lines(result, args.json)
+    return 0
+
+
+def _import_labels(project: Project, args: argparse.Namespace) -> int:
+    summary = import_labels(project, args.path)
+    if args.json:
+        print(json.dumps(asdict(summary)))
+    else:
+        print(
+            f"imported {summary.labels} labels from {summary.lines} lines "
+            f"({summary.data_points_created} new data points)"
+        )
+    return 0
+
+
+def _export(project: Project, args: argparse.Namespace) -> int:
+    print(f"wrote {export(project, args.format, args.out)}")
+    return 0
+
+
 def prepare_gui(project: Project, args: argparse.Namespace) -> None:
     """What `assay gui` does before the window opens."""
     if args.sample and not project.answers():
@@ -270,6 +374,12 @@ COMMANDS = {
     "citations": _citations,
     "judge": _judge,
     "show": _show,
+    "scores": _scores,
+    "agreement": _agreement,
+    "alignment": _alignment,
+    "triage": _triage,
+    "import-labels": _import_labels,
+    "export": _export,
 }
 
 if __name__ == "__main__":

@@ -362,6 +362,8 @@ class StoredDataPoint:
     rationale: str | None
     citations: tuple[str, ...]
     unverified_citations: tuple[str, ...]
+    source_id: int | None = None  # a reviewer's copy: the judge's point it was copied from
+    comment: str | None = None
 
 
 def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
@@ -393,6 +395,8 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
             rationale=label.rationale if label else None,
             citations=tuple(cited.get(point.id, ())),
             unverified_citations=tuple(point.unverified_citations or ()),
+            source_id=point.source_id,
+            comment=point.comment,
         )
         for point, label in rows
     ]

@@ -1,0 +1,304 @@
+"""Reviewed sets, shared: CSV, XLSX, JSONL (re-importable with `assay import-labels`), fine-tuning
+JSONL, and a self-contained HTML (or PDF) report with plots."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from app import analytics as stats
+from app.errors import AssayError
+from app.project import Project
+from models.prompts import EvidencePassage, Strictness, one_pass_prompt
+from storage import analytics
+
+FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
+
+
+def export(project: Project, fmt: str, out: Path) -> Path:
+    if fmt not in FORMATS:
+        raise AssayError(f"export format is one of {', '.join(FORMATS)}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    {
+        "csv": export_csv,
+        "xlsx": export_xlsx,
+        "jsonl": export_jsonl,
+        "finetune": export_finetune,
+        "report": export_report,
+        "pdf": export_pdf,
+    }[fmt](project, out)
+    return out
+
+
+def _points(project: Project) -> list[dict[str, Any]]:
+    with project.sessions() as session:
+        return analytics.labelled_points(session)
+
+
+def export_csv(project: Project, out: Path) -> None:
+    """Every data point with every rater's tag, comment, citations, who and when."""
+    import pandas as pd
+
+    frame = pd.DataFrame(_points(project))
+    if not frame.empty:
+        frame["citations"] = frame["citations"].map(" ".join)
+    frame.to_csv(out, index=False)
+
+
+def _safe(compute) -> dict[str, Any]:
+    try:
+        return compute()
+    except AssayError as exc:
+        return {"note": str(exc)}
+
+
+def export_xlsx(project: Project, out: Path) -> None:
+    """One sheet each: answers (scores), data points, agreement, triage."""
+    import pandas as pd
+
+    points = pd.DataFrame(_points(project))
+    if not points.empty:
+        points["citations"] = points["citations"].map(" ".join)
+    agreement = _safe(lambda: stats.agreement(project))
+    triage = stats.triage(project)
+    agreement_rows = [{"measure": k, "value": v} for k, v in agreement.items() if not isinstance(v, dict | list)]
+    triage_rows = [{"measure": k, "value": v} for k, v in triage.items() if not isinstance(v, dict | list)]
+    with pd.ExcelWriter(out, engine="openpyxl") as writer:
+        pd.DataFrame(stats.scores(project)).to_excel(writer, sheet_name="answers", index=False)
+        points.to_excel(writer, sheet_name="data_points", index=False)
+        pd.DataFrame(agreement_rows).to_excel(writer, sheet_name="agreement", index=False)
+        sheet = pd.DataFrame(triage_rows)
+        sheet.to_excel(writer, sheet_name="triage", index=False)
+        pd.DataFrame(triage["sweep"]).to_excel(writer, sheet_name="triage", index=False, startrow=len(sheet) + 2)
+
+
+def labels_by_answer_and_rater(project: Project) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for p in _points(project):
+        grouped[(p["answer_id"], p["rater"])].append(p)
+    return grouped
+
+
+def export_jsonl(project: Project, out: Path) -> None:
+    """One line per answer and rater, in the format `assay import-labels` reads: a round trip."""
+    with project.sessions() as session:
+        kinds = analytics.rater_kinds(session)
+    with out.open("w", encoding="utf-8") as handle:
+        for (answer_id, rater), points in labels_by_answer_and_rater(project).items():
+            record = {
+                "answer_id": answer_id,
+                "rater": rater,
+                "kind": kinds.get(rater, "human"),
+                "data_points": [
+                    {
+                        "text": p["text"],
+                        "tag": p["tag"],
+                        "span": None if p["span_start"] is None else [p["span_start"], p["span_end"]],
+                        "citations": p["citations"],
+                        "comment": p["comment"],
+                        "confidence": p["confidence"],
+                    }
+                    for p in points
+                ],
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def export_finetune(project: Project, out: Path) -> None:
+    """Chat examples to train a judge (LeMAJ appendix E): the one-pass judge prompt, and as the
+    assistant's reply the data points and tags a human reviewer submitted."""
+    with project.sessions() as session:
+        submitted = {(r.answer_id, r.reviewer) for r in analytics.reviews(session) if r.status == "submitted"}
+    written = 0
+    with out.open("w", encoding="utf-8") as handle:
+        for (answer_id, rater), points in labels_by_answer_and_rater(project).items():
+            if (answer_id, rater) not in submitted:
+                continue
+            answer = project.answer(answer_id)
+            assert answer is not None
+            passages = project.passages(answer.document_id)
+            cited = {c for p in points for c in p["citations"]}
+            hits = {h.passage.citation_id for h in project.search(answer.document, answer.question, limit=8)}
+            evidence = [
+                EvidencePassage(p.citation_id, p.section, p.text) for p in passages if p.citation_id in cited | hits
+            ]
+            prompt = one_pass_prompt(evidence, answer.question, answer.text, Strictness.STANDARD)
+            reply = {
+                "data_points": [
+                    {"text": p["text"], "tag": p["tag"], "citations": p["citations"], "rationale": p["comment"] or ""}
+                    for p in points
+                ]
+            }
+            messages = [{"role": m.role, "content": m.text} for m in prompt.messages]
+            messages.append({"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)})
+            handle.write(json.dumps({"messages": messages}, ensure_ascii=False) + "\n")
+            written += 1
+    if not written:
+        out.unlink()
+        raise AssayError("no submitted human review to learn from yet: submit reviews, then export")
+
+
+# ---------------------------------------------------------------- the report
+
+
+def _figures(project: Project) -> list[tuple[str, Any]]:
+    """The report's plots, each drawn on its own Figure (never pyplot's global state)."""
+    from matplotlib.figure import Figure
+
+    points = _points(project)
+    answer_scores = stats.scores(project)
+    figures: list[tuple[str, Any]] = []
+
+    tags = [t.value for t in stats.TAG_ORDER]
+    per_rater = defaultdict(Counter)
+    for p in points:
+        per_rater[p["rater"]][p["tag"]] += 1
+    fig = Figure(figsize=(7, 3.2))
+    ax = fig.subplots()
+    raters = sorted(per_rater)
+    width = 0.8 / max(len(tags), 1)
+    for i, tag in enumerate(tags):
+        ax.bar([r + i * width for r in range(len(raters))], [per_rater[r][tag] for r in raters], width, label=tag)
+    ax.set_xticks([r + 0.4 - width / 2 for r in range(len(raters))], raters, fontsize=7)
+    ax.set_ylabel("data points")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    figures.append(("Tags per rater", fig))
+
+    fig = Figure(figsize=(7, 3))
+    axes = fig.subplots(1, 2)
+    for ax, key in zip(axes, ("correctness", "f1"), strict=True):
+        for rater in raters:
+            values = [s[key] for s in answer_scores if s["rater"] == rater and s[key] is not None]
+            ax.hist(values, bins=[0, 0.125, 0.375, 0.625, 0.875, 1.0001], alpha=0.5, label=rater)
+        ax.set_title("Correctness" if key == "correctness" else "Relevance (F1)", fontsize=9)
+    axes[0].legend(fontsize=6)
+    fig.tight_layout()
+    figures.append(("Score histograms", fig))
+
+    by_source = stats.scores(project, by="source")
+    fig = Figure(figsize=(5, 4))
+    ax = fig.subplots()
+    for row in by_source:
+        if row["precision"] is not None and row["recall"] is not None:
+            ax.scatter(row["recall"], row["precision"])
+            ax.annotate(f"{row['source']} · {row['rater'][:18]}", (row["recall"], row["precision"]), fontsize=6)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_xlim(0, 1.05)
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Precision–recall by source (DeCE figs. 4–5)", fontsize=9)
+    fig.tight_layout()
+    figures.append(("Precision and recall by slice", fig))
+
+    with project.sessions() as session:
+        kinds = analytics.rater_kinds(session)
+    judges = [r for r in raters if kinds.get(r) == "judge"]
+    humans = [r for r in raters if kinds.get(r) == "human"]
+    if judges and humans:
+        aligned = stats.alignment(project, judges[0], humans[0])
+        if aligned.get("confusion_matrix"):
+            fig = Figure(figsize=(4.5, 4))
+            ax = fig.subplots()
+            matrix = aligned["confusion_matrix"]
+            ax.imshow(matrix, cmap="Blues")
+            ax.set_xticks(range(4), tags, fontsize=7)
+            ax.set_yticks(range(4), tags, fontsize=7)
+            ax.set_xlabel(f"judge: {judges[0][:30]}", fontsize=7)
+            ax.set_ylabel(f"human: {humans[0]}", fontsize=7)
+            for i, row in enumerate(matrix):
+                for j, value in enumerate(row):
+                    ax.text(j, i, str(value), ha="center", va="center", fontsize=8)
+            fig.tight_layout()
+            figures.append(("Judge versus human", fig))
+
+    sweep = [s for s in stats.triage(project)["sweep"] if s["min_correctness"] == 1.0]
+    fig = Figure(figsize=(6, 3))
+    ax = fig.subplots()
+    ax.plot([s["min_relevance"] for s in sweep], [s["cleared_share"] or 0 for s in sweep], marker="o", label="cleared")
+    ax.plot([s["min_relevance"] for s in sweep], [s["miss_rate"] or 0 for s in sweep], marker="x", label="miss rate")
+    ax.set_xlabel("minimum relevance (correctness = 1)")
+    ax.legend(fontsize=7)
+    ax.set_title("Triage curve", fontsize=9)
+    fig.tight_layout()
+    figures.append(("Triage", fig))
+    return figures
+
+
+def _png(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def export_report(project: Project, out: Path) -> None:
+    """One HTML file, plots embedded: it opens anywhere, offline."""
+    agreement = _safe(lambda: stats.agreement(project))
+    triage = stats.triage(project)
+    summary_rows = stats.scores(project, by="rater")
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>Assay report</title>",
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{border:1px solid #ccc;"
+        "padding:2px 6px}table{border-collapse:collapse}</style></head><body>",
+        f"<h1>Assay report</h1><p>{html.escape(project.url.rsplit('/', 1)[-1])} · "
+        f"{project.counts()['answers']} answers · {project.counts()['labels']} labels</p>",
+        "<h2>Scores by rater</h2>",
+        _table(summary_rows),
+        "<h2>Agreement</h2>",
+        _table([{k: v for k, v in agreement.items() if not isinstance(v, dict | list)}]),
+        "<h2>Triage</h2>",
+        _table([{k: v for k, v in triage.items() if not isinstance(v, dict | list)}]),
+    ]
+    for title, fig in _figures(project):
+        parts.append(
+            f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='data:image/png;base64,{_png(fig)}'>"
+        )
+    parts.append("</body></html>")
+    out.write_text("\n".join(parts), encoding="utf-8")
+
+
+def export_pdf(project: Project, out: Path) -> None:
+    from matplotlib.backends.backend_pdf import PdfPages
+    from matplotlib.figure import Figure
+
+    with PdfPages(out) as pdf:
+        cover = Figure(figsize=(8.27, 11.69))
+        rows = stats.scores(project, by="rater")
+        lines = [
+            "Assay report",
+            "",
+            *[
+                f"{r['rater'][:40]:40}  answers {r['answers']:4}  correctness {stats_fmt(r['correctness'])}  "
+                f"F1 {stats_fmt(r['f1'])}"
+                for r in rows
+            ],
+        ]
+        cover.text(0.05, 0.95, "\n".join(lines), va="top", family="monospace", fontsize=8)
+        pdf.savefig(cover)
+        for _title, fig in _figures(project):
+            pdf.savefig(fig)
+
+
+def stats_fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<p>—</p>"
+    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row.values()) + "</tr>" for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

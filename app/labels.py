@@ -1,0 +1,170 @@
+"""Import labels from other tools or raters, all or nothing.
+
+One JSON object per line: ``answer_id``, ``rater``, optional ``kind`` (human or judge) and
+``data_points``, a list of objects with a ``data_point_id`` or a ``text``, a ``tag`` and optional
+``citations`` and ``comment`` — or a string in LeMAJ's inline markup
+(``<correct>…</correct> <missing>…</missing>``). A text equal to an existing data point of that
+answer labels that point; any other text creates a data point of the rater.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from app.errors import InvalidInput
+from app.project import Project
+from models.verdict import align
+from models.vocabulary import RaterKind, Tag
+from storage import queries
+from storage.schema import CitationRow, DataPointRow, LabelRow
+
+_MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
+
+
+@dataclass
+class LabelImportSummary:
+    lines: int = 0
+    labels: int = 0
+    data_points_created: int = 0
+    raters_created: list[str] = field(default_factory=list)
+
+
+def parse_markup(markup: str) -> list[dict[str, Any]]:
+    """LeMAJ's inline markup as data points: <tag>text</tag> pieces, in order."""
+    return [{"text": " ".join(text.split()), "tag": tag.lower()} for tag, text in _MARKUP.findall(markup)]
+
+
+def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    records = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            place = f"{path.name} line {number}"
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(place, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            if not isinstance(record, dict):
+                raise InvalidInput(place, "expected a JSON object")
+            for key in ("answer_id", "rater"):
+                if not isinstance(record.get(key), str) or not record[key].strip():
+                    raise InvalidInput(place, f"field {key!r} is missing or not text")
+            points = record.get("data_points", record.get("markup"))
+            if isinstance(points, str):
+                points = parse_markup(points)
+            if not isinstance(points, list) or not points:
+                raise InvalidInput(place, "field 'data_points' must be a non-empty list or LeMAJ markup")
+            for i, point in enumerate(points, start=1):
+                if not isinstance(point, dict) or point.get("tag") not in {t.value for t in Tag}:
+                    raise InvalidInput(
+                        place, f"data point {i}: 'tag' must be correct, incorrect, irrelevant or missing"
+                    )
+                if not isinstance(point.get("data_point_id"), int) and not (
+                    isinstance(point.get("text"), str) and point["text"].strip()
+                ):
+                    raise InvalidInput(place, f"data point {i}: give a 'data_point_id' or a 'text'")
+            record["data_points"] = points
+            records.append((place, record))
+    return records
+
+
+def import_labels(project: Project, path: Path, actor: str = "import-labels") -> LabelImportSummary:
+    records = _records(path)
+    summary = LabelImportSummary(lines=len(records))
+    with project.sessions.begin() as session:
+        for place, record in records:
+            answer = queries.answer_detail(session, record["answer_id"])
+            if answer is None:
+                raise InvalidInput(place, f"no answer {record['answer_id']!r} in the project")
+            rater = queries.rater_named(session, record["rater"])
+            if rater is None:
+                kind = RaterKind(record.get("kind", "human"))
+                rater = queries.add_rater(session, record["rater"], kind, {"imported_from": path.name}, actor)
+                summary.raters_created.append(rater.name)
+            passages = {p.citation_id: p.id for p in queries.passages_of(session, answer.document_id)}
+            existing = {
+                row.id: row for row in session.scalars(select(DataPointRow).where(DataPointRow.answer_id == answer.id))
+            }
+            # A text that occurs twice in an answer names its points in order: first, then second.
+            by_text: dict[str, list[DataPointRow]] = {}
+            for row in sorted(existing.values(), key=lambda r: (r.rater_id, r.ordinal, r.id)):
+                by_text.setdefault(" ".join(row.text.split()), []).append(row)
+            used: dict[str, int] = {}
+            for i, point in enumerate(record["data_points"], start=1):
+                row = _target(session, place, i, point, answer, rater.id, existing, by_text, used, summary)
+                session.merge(
+                    LabelRow(
+                        id=session.scalar(
+                            select(LabelRow.id).where(LabelRow.data_point_id == row.id, LabelRow.rater_id == rater.id)
+                        ),
+                        data_point_id=row.id,
+                        rater_id=rater.id,
+                        tag=point["tag"],
+                        confidence=point.get("confidence"),
+                        rationale=point.get("rationale"),
+                    )
+                )
+                if point.get("comment"):
+                    row.comment = point["comment"]
+                for citation in point.get("citations") or ():
+                    if citation in passages and session.get(CitationRow, (row.id, passages[citation])) is None:
+                        session.add(CitationRow(data_point_id=row.id, passage_id=passages[citation]))
+                summary.labels += 1
+            queries.append_audit(
+                session,
+                actor,
+                "labels.imported",
+                "answer",
+                answer.id,
+                {"rater": rater.name, "points": len(record["data_points"])},
+            )
+    return summary
+
+
+def _target(session, place, i, point, answer, rater_id, existing, by_text, used, summary) -> DataPointRow:
+    answer_text = answer.text
+    if isinstance(point.get("data_point_id"), int):
+        row = existing.get(point["data_point_id"])
+        if row is None:
+            raise InvalidInput(place, f"data point {i}: no data point {point['data_point_id']} in this answer")
+        return row
+    text = " ".join(point["text"].split())
+    nth = used.get(text, 0)
+    used[text] = nth + 1
+    if nth < len(by_text.get(text, ())):
+        return by_text[text][nth]
+    span = point.get("span")
+    if point["tag"] == Tag.MISSING.value:
+        start = end = None
+    elif isinstance(span, list) and len(span) == 2 and answer_text[span[0] : span[1]] == point["text"]:
+        start, end = span
+    else:
+        found = align(point["text"], answer_text)
+        if found is None:
+            raise InvalidInput(place, f"data point {i}: tagged {point['tag']} but its text is not in the answer")
+        start, end = found[0], found[1]
+    row = DataPointRow(
+        answer_id=answer.id,
+        rater_id=rater_id,
+        ordinal=len(existing),
+        text=point["text"] if start is None else answer_text[start:end],
+        span_start=start,
+        span_end=end,
+    )
+    return _add_point(session, row, existing, by_text, text, summary)
+
+
+def _add_point(session, row, existing, by_text, text, summary) -> DataPointRow:
+    session.add(row)
+    session.flush()
+    existing[row.id] = row
+    by_text.setdefault(text, []).append(row)
+    summary.data_points_created += 1
+    return row

@@ -1,0 +1,253 @@
+"""SQL aggregates for scores, agreement and triage: a million data points in seconds, not minutes.
+
+A rater's tags on an answer are the labels that rater put on the answer's data points (their own
+copies, for a reviewer; their own points, for a judge). Scores are computed in SQL with NULLIF, so a
+score whose denominator is 0 is NULL, never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Float, case, cast, func, literal, select
+from sqlalchemy.orm import Session, aliased
+from sqlalchemy.sql import ColumnElement
+
+from models.vocabulary import Tag
+from storage.schema import (
+    AnswerRow,
+    CitationRow,
+    DataPointRow,
+    DocumentRow,
+    JudgeOutcomeRow,
+    LabelRow,
+    PassageRow,
+    QuestionRow,
+    RaterRow,
+    ReviewRow,
+)
+
+SLICES = ("answer", "document", "source", "question", "generator", "contract_type", "query_type", "rater")
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    key: str  # the answer id, document name, source… that the row is about
+    rater: str
+    answers: int
+    correct: int
+    incorrect: int
+    irrelevant: int
+    missing: int
+    correctness: float | None
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def _count(tag: Tag) -> ColumnElement[Any]:
+    return func.sum(case((LabelRow.tag == tag.value, 1), else_=0))
+
+
+def _ratio(numerator: ColumnElement[Any], denominator: ColumnElement[Any]) -> ColumnElement[Any]:
+    return cast(numerator, Float) / func.nullif(denominator, 0)
+
+
+def per_answer(session: Session, rater_ids: list[int] | None = None):
+    """A subquery: one row per (answer, rater) with tag counts and LeMAJ scores."""
+    counts = (
+        select(
+            DataPointRow.answer_id.label("answer_id"),
+            LabelRow.rater_id.label("rater_id"),
+            _count(Tag.CORRECT).label("c"),
+            _count(Tag.INCORRECT).label("i"),
+            _count(Tag.IRRELEVANT).label("irr"),
+            _count(Tag.MISSING).label("m"),
+        )
+        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+        .group_by(DataPointRow.answer_id, LabelRow.rater_id)
+    )
+    if rater_ids is not None:
+        counts = counts.where(LabelRow.rater_id.in_(rater_ids))
+    counts = counts.subquery()
+    precision = _ratio(counts.c.c, counts.c.c + counts.c.irr)
+    recall = _ratio(counts.c.c, counts.c.c + counts.c.m)
+    return select(
+        counts.c.answer_id,
+        counts.c.rater_id,
+        counts.c.c,
+        counts.c.i,
+        counts.c.irr,
+        counts.c.m,
+        _ratio(counts.c.c, counts.c.c + counts.c.i).label("correctness"),
+        precision.label("precision"),
+        recall.label("recall"),
+        (2 * precision * recall / func.nullif(precision + recall, 0)).label("f1"),
+    ).subquery()
+
+
+def _slice_column(by: str) -> ColumnElement[Any]:
+    if by == "answer":
+        return AnswerRow.id
+    if by == "document":
+        return DocumentRow.name
+    if by == "question":
+        return QuestionRow.text
+    if by == "generator":
+        return func.coalesce(AnswerRow.generator, "unknown")
+    if by == "rater":
+        return literal("all")
+    return func.coalesce(AnswerRow.meta[by].as_string(), "unknown")  # metadata: source, contract_type…
+
+
+def scores(session: Session, by: str = "answer", rater_ids: list[int] | None = None) -> list[ScoreRow]:
+    """Scores per answer and rater, or their means over a slice (answers whose score is undefined
+    are left out of that score's mean)."""
+    scored = per_answer(session, rater_ids)
+    key = _slice_column(by).label("key")
+    statement = (
+        select(
+            key,
+            RaterRow.name,
+            func.count(),
+            func.sum(scored.c.c),
+            func.sum(scored.c.i),
+            func.sum(scored.c.irr),
+            func.sum(scored.c.m),
+            func.avg(scored.c.correctness),
+            func.avg(scored.c.precision),
+            func.avg(scored.c.recall),
+            func.avg(scored.c.f1),
+        )
+        .select_from(scored)
+        .join(RaterRow, RaterRow.id == scored.c.rater_id)
+        .join(AnswerRow, AnswerRow.id == scored.c.answer_id)
+        .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
+        .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
+        .group_by(key, RaterRow.name)
+        .order_by(key, RaterRow.name)
+    )
+    return [
+        ScoreRow(str(k), rater, n, int(c), int(i), int(irr), int(m), *(None if v is None else float(v) for v in rest))
+        for k, rater, n, c, i, irr, m, *rest in session.execute(statement)
+    ]
+
+
+def item_labels(session: Session, rater_ids: list[int]) -> list[tuple[str, int, int, str]]:
+    """(answer, item, rater, tag): an item is a data point, and a reviewer's copy of a judge's point
+    is the same item as the point it was copied from, so their labels can be compared."""
+    item = func.coalesce(DataPointRow.source_id, DataPointRow.id)
+    statement = (
+        select(DataPointRow.answer_id, item, LabelRow.rater_id, LabelRow.tag)
+        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+        .where(LabelRow.rater_id.in_(rater_ids), DataPointRow.span_start.is_not(None))
+        .order_by(DataPointRow.answer_id, item)
+    )
+    return [tuple(row) for row in session.execute(statement)]  # type: ignore[misc]
+
+
+def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
+    rows = session.execute(select(RaterRow.name, RaterRow.id).order_by(RaterRow.id)).all()
+    found = dict(rows)
+    if names is None:
+        return found
+    return {name: found[name] for name in names if name in found}
+
+
+def rater_kinds(session: Session) -> dict[str, str]:
+    return dict(session.execute(select(RaterRow.name, RaterRow.kind)).all())
+
+
+@dataclass(frozen=True)
+class ReviewFacts:
+    answer_id: str
+    reviewer: str
+    status: str
+    active_seconds: float
+    holistic_correctness: int | None
+    holistic_relevance: int | None
+
+
+def reviews(session: Session) -> list[ReviewFacts]:
+    rows = session.execute(
+        select(
+            ReviewRow.answer_id,
+            RaterRow.name,
+            ReviewRow.status,
+            ReviewRow.active_seconds,
+            ReviewRow.holistic_correctness,
+            ReviewRow.holistic_relevance,
+        ).join(RaterRow, RaterRow.id == ReviewRow.rater_id)
+    )
+    return [ReviewFacts(*row) for row in rows]
+
+
+def latest_judge_per_answer(session: Session) -> dict[str, int]:
+    latest = (
+        select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome"))
+        .where(JudgeOutcomeRow.status == "judged")
+        .group_by(JudgeOutcomeRow.answer_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(latest, latest.c.outcome == JudgeOutcomeRow.id)
+    )
+    return dict(rows.all())
+
+
+def judge_confidence(session: Session) -> dict[tuple[str, int], float | None]:
+    """The lowest confidence a judge gave any tag of an answer: a triage rule can ask for a floor."""
+    rows = session.execute(
+        select(DataPointRow.answer_id, LabelRow.rater_id, func.min(LabelRow.confidence))
+        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+        .join(RaterRow, RaterRow.id == LabelRow.rater_id)
+        .where(RaterRow.kind == "judge")
+        .group_by(DataPointRow.answer_id, LabelRow.rater_id)
+    )
+    return {(answer, rater): confidence for answer, rater, confidence in rows}
+
+
+def labelled_points(session: Session) -> list[dict[str, Any]]:
+    """Every label on every data point, flat: what exports are made of."""
+    creator = aliased(RaterRow)
+    rows = session.execute(
+        select(
+            DataPointRow.answer_id,
+            DocumentRow.name.label("document"),
+            QuestionRow.text.label("question"),
+            DataPointRow.id.label("data_point_id"),
+            creator.name.label("created_by"),
+            DataPointRow.ordinal,
+            DataPointRow.text,
+            DataPointRow.span_start,
+            DataPointRow.span_end,
+            DataPointRow.source_id,
+            DataPointRow.comment,
+            RaterRow.name.label("rater"),
+            RaterRow.kind.label("rater_kind"),
+            LabelRow.tag,
+            LabelRow.confidence,
+            LabelRow.rationale,
+            LabelRow.created_at.label("labelled_at"),
+        )
+        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+        .join(RaterRow, RaterRow.id == LabelRow.rater_id)
+        .join(creator, creator.id == DataPointRow.rater_id)
+        .join(AnswerRow, AnswerRow.id == DataPointRow.answer_id)
+        .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
+        .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
+        .order_by(DataPointRow.answer_id, RaterRow.name, DataPointRow.ordinal)
+    ).mappings()
+    points = [dict(row) for row in rows]
+    cited: dict[int, list[str]] = {}
+    for point_id, citation in session.execute(
+        select(CitationRow.data_point_id, PassageRow.citation_id)
+        .join(PassageRow, PassageRow.id == CitationRow.passage_id)
+        .order_by(PassageRow.ordinal)
+    ):
+        cited.setdefault(point_id, []).append(citation)
+    for point in points:
+        point["citations"] = cited.get(point["data_point_id"], [])
+        point["labelled_at"] = point["labelled_at"].isoformat() if point["labelled_at"] else None
+    return points
