@@ -4,9 +4,7 @@ trusted, and which answers can skip a human (LeMAJ 3.2, 4.2–4.3, 5; DeCE 3; tw
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -42,10 +40,15 @@ def scores(project: Project, by: str = "answer", raters: list[str] | None = None
         rows = analytics.scores(session, by, list(ids.values()) if raters else None)
     out = []
     for row in rows:
-        item = asdict(row)
+        item = dict(vars(row))  # not dataclasses.asdict: its deep copy dominates at 10^5 rows
         key = item.pop("key")
         answers = item.pop("answers")
-        out.append({"answer_id": key, **item} if by == "answer" else {by: key, "answers": answers, **item})
+        if by == "answer":
+            out.append({"answer_id": key, **item})
+        elif by == "rater":
+            out.append({"answers": answers, **item})
+        else:
+            out.append({by: key, "answers": answers, **item})
     return out
 
 
@@ -67,49 +70,53 @@ def gwet_ac1(table: np.ndarray) -> float | None:
     return None if pe == 1 else (pa - pe) / (1 - pe)
 
 
-def agreement_of(matrix: list[list[Any]], categories: Sequence[Any], *, ordinal: bool = False) -> dict[str, Any]:
-    """Agreement over items (rows) rated by raters (columns, None = not rated)."""
+def agreement_of(matrix: Any, categories: Sequence[Any], *, ordinal: bool = False) -> dict[str, Any]:
+    """Agreement over items (rows) rated by raters (columns; None or NaN = not rated). `matrix` holds
+    category values (a list of lists) or, faster, category indexes (a float array with NaN)."""
     import krippendorff
     from sklearn.metrics import cohen_kappa_score
     from statsmodels.stats.inter_rater import fleiss_kappa
 
-    index = {c: i for i, c in enumerate(categories)}
-    shared = [row for row in matrix if sum(v is not None for v in row) >= 2]
-    n_raters = len(matrix[0]) if matrix else 0
-    result: dict[str, Any] = {
-        "n_items": len(shared),
-        "percent_agreement": None,
-        "cohen_kappa": None,
-        "fleiss_kappa": None,
-        "krippendorff_alpha": None,
-        "gwet_ac1": None,
-    }
-    if not shared:
+    codes = _codes(matrix, categories)
+    rated = (~np.isnan(codes)).sum(axis=1)
+    shared = codes[rated >= 2]
+    result: dict[str, Any] = dict.fromkeys(
+        ("percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1")
+    )
+    result = {"n_items": len(shared), **result}
+    if not len(shared):
         return result
-    table = np.array([[sum(1 for v in row if v == c) for c in categories] for row in shared], dtype=float)
+    table = np.stack([(shared == k).sum(axis=1) for k in range(len(categories))], axis=1).astype(float)
     per_item = table.sum(axis=1)
-    observed = (table * (table - 1)).sum(axis=1) / (per_item * (per_item - 1))
-    result["percent_agreement"] = float(observed.mean())
-    if n_raters == 2:
-        a, b = [row[0] for row in shared], [row[1] for row in shared]
-        if len(set(a) | set(b)) > 1:
-            result["cohen_kappa"] = float(
-                cohen_kappa_score(a, b, labels=list(categories), weights="linear" if ordinal else None)
+    result["percent_agreement"] = float(((table * (table - 1)).sum(axis=1) / (per_item * (per_item - 1))).mean())
+    if codes.shape[1] == 2 and len(np.unique(shared)) > 1:
+        result["cohen_kappa"] = float(
+            cohen_kappa_score(
+                shared[:, 0], shared[:, 1], labels=list(range(len(categories))), weights="linear" if ordinal else None
             )
-    complete = table[per_item == n_raters]
+        )
+    complete = table[per_item == codes.shape[1]]
     if len(complete) and (complete.sum(axis=0) > 0).sum() > 1:
         result["fleiss_kappa"] = float(fleiss_kappa(complete, method="fleiss"))
-    data = np.array([[np.nan if v is None else index[v] for v in row] for row in shared], dtype=float).T
-    if len(np.unique(data[~np.isnan(data)])) > 1:
+    if len(np.unique(shared[~np.isnan(shared)])) > 1:
         result["krippendorff_alpha"] = float(
             krippendorff.alpha(
-                reliability_data=data,
+                reliability_data=shared.T,
                 level_of_measurement="ordinal" if ordinal else "nominal",
                 value_domain=list(range(len(categories))),
             )
         )
     result["gwet_ac1"] = gwet_ac1(table)
     return result
+
+
+def _codes(matrix: Any, categories: Sequence[Any]) -> np.ndarray:
+    if isinstance(matrix, np.ndarray):
+        return matrix.astype(float)
+    index = {c: i for i, c in enumerate(categories)}
+    return np.array([[np.nan if v is None else index[v] for v in row] for row in matrix], dtype=float).reshape(
+        len(matrix), -1
+    )
 
 
 def _pick_raters(session, names: list[str] | None) -> dict[str, int]:
@@ -123,51 +130,48 @@ def _pick_raters(session, names: list[str] | None) -> dict[str, int]:
 
 def agreement(project: Project, raters: list[str] | None = None, level: str = "data-point") -> dict[str, Any]:
     """Agreement between raters, human or judge, on data-point tags or answer-level scores."""
+    import pandas as pd
+
+    if level not in ("data-point", "answer"):
+        raise AssayError("agreement level is data-point or answer")
     with project.sessions() as session:
         ids = _pick_raters(session, raters)
-        meta = {a.id: a for a in project.answers()}
+        sources = analytics.answer_sources(session)
         if level == "data-point":
             labels = analytics.item_labels(session, list(ids.values()))
-        elif level == "answer":
+        else:
             rows = analytics.scores(session, "answer", list(ids.values()))
             reviews = analytics.reviews(session)
-        else:
-            raise AssayError("agreement level is data-point or answer")
-    names = {v: k for k, v in ids.items()}
     order = list(ids)
     if level == "data-point":
-        items: dict[tuple[str, int], list[Any]] = defaultdict(lambda: [None] * len(order))
-        for answer_id, item, rater_id, tag in labels:
-            items[(answer_id, item)][order.index(names[rater_id])] = tag
         tags = [t.value for t in TAG_ORDER]
-        result = {"raters": order, "level": level, **agreement_of(list(items.values()), tags)}
-        by_source: dict[str, list[list[Any]]] = defaultdict(list)
-        for (answer_id, _), row in items.items():
-            by_source[meta[answer_id].source or "unknown"].append(row)
-        result["by_source"] = {s: _short(agreement_of(rows_, tags)) for s, rows_ in sorted(by_source.items())}
+        frame = pd.DataFrame(labels)
+        frame["code"] = frame["tag"].map({t: i for i, t in enumerate(tags)}).astype(float)
+        wide = frame.pivot_table(index=["answer", "item"], columns="rater_id", values="code", aggfunc="first")
+        wide = wide.reindex(columns=[ids[name] for name in order])
+        result = {"raters": order, "level": level, **agreement_of(wide.to_numpy(), tags)}
+        slices = wide.index.get_level_values("answer").map(lambda a: sources.get(a) or "unknown")
+        result["by_source"] = {
+            str(source): _short(agreement_of(wide[slices == source].to_numpy(), tags)) for source in sorted(set(slices))
+        }
         return result
 
     buckets = [0.0, 0.25, 0.5, 0.75, 1.0]
-    per: dict[str, dict[str, dict[str, Any]]] = {
-        "correctness": defaultdict(lambda: [None] * len(order)),
-        "relevance": defaultdict(lambda: [None] * len(order)),
+
+    def matrix(values: dict[tuple[str, str], float | None]) -> list[list[Any]]:
+        answers = sorted({a for a, _ in values})
+        return [[values.get((a, r)) for r in order] for a in answers]
+
+    correctness = {(row.key, row.rater): bucket(row.correctness) for row in rows}
+    relevance = {(row.key, row.rater): bucket(row.f1) for row in rows}
+    manual_c = {(r.answer_id, r.reviewer): holistic(r.holistic_correctness) for r in reviews if r.reviewer in order}
+    manual_r = {(r.answer_id, r.reviewer): holistic(r.holistic_relevance) for r in reviews if r.reviewer in order}
+    result = {"raters": order, "level": level, **agreement_of(matrix(correctness), buckets, ordinal=True)}
+    result["relevance"] = agreement_of(matrix(relevance), buckets, ordinal=True)
+    result["manual"] = {
+        "correctness": _short(agreement_of(matrix(manual_c), buckets, ordinal=True)),
+        "relevance": _short(agreement_of(matrix(manual_r), buckets, ordinal=True)),
     }
-    for row in rows:
-        column = order.index(row.rater)
-        per["correctness"][row.key][column] = bucket(row.correctness)
-        per["relevance"][row.key][column] = bucket(row.f1)
-    manual: dict[str, dict[str, list[Any]]] = {
-        "correctness": defaultdict(lambda: [None] * len(order)),
-        "relevance": defaultdict(lambda: [None] * len(order)),
-    }
-    for review in reviews:
-        if review.reviewer in order:
-            column = order.index(review.reviewer)
-            manual["correctness"][review.answer_id][column] = holistic(review.holistic_correctness)
-            manual["relevance"][review.answer_id][column] = holistic(review.holistic_relevance)
-    result = {"raters": order, "level": level, **agreement_of(list(per["correctness"].values()), buckets, ordinal=True)}
-    result["relevance"] = agreement_of(list(per["relevance"].values()), buckets, ordinal=True)
-    result["manual"] = {k: _short(agreement_of(list(v.values()), buckets, ordinal=True)) for k, v in manual.items()}
     return result
 
 
@@ -281,59 +285,72 @@ def triage(
 ) -> dict[str, Any]:
     """LeMAJ's rule: cleared when the judge's correctness and relevance (F1) reach the thresholds (and,
     if asked, every judge tag is confident enough); measured against submitted human reviews."""
+    import pandas as pd
+
     with project.sessions() as session:
         judges = analytics.latest_judge_per_answer(session)
         kinds = analytics.rater_kinds(session)
+        ids = analytics.rater_ids(session, None)
         rows = analytics.scores(session, "answer")
         confidence = analytics.judge_confidence(session)
-        ids = analytics.rater_ids(session, None)
         reviews = [r for r in analytics.reviews(session) if r.status == "submitted"]
-    judge_names = {v: k for k, v in ids.items()}
-    judge_scores = {r.key: r for r in rows if judges.get(r.key) is not None and r.rater == judge_names[judges[r.key]]}
-    human = defaultdict(list)
-    for r in rows:
-        if kinds.get(r.rater) == "human":
-            human[r.key].append(r)
-    reviewed = {r.answer_id for r in reviews if r.answer_id in human}
-    seconds = defaultdict(list)
-    for r in reviews:
-        seconds[r.answer_id].append(r.active_seconds)
+        all_answers = list(analytics.answer_sources(session))
+    names = {v: k for k, v in ids.items()}
+    scores_frame = pd.DataFrame([vars(r) for r in rows], columns=[*ScoreColumns])
+    latest = {(answer, names[rater]) for answer, rater in judges.items()}
+    is_judge = [(k, r) in latest for k, r in zip(scores_frame["key"], scores_frame["rater"], strict=True)]
+    judge = scores_frame[is_judge].set_index("key")
+    judge["confidence"] = [confidence.get((a, judges[a])) for a in judge.index]
+    human = scores_frame[scores_frame["rater"].map(lambda r: kinds.get(r) == "human")]
+    submitted = {(r.answer_id, r.reviewer) for r in reviews}
+    human = human[[(k, r) in submitted for k, r in zip(human["key"], human["rater"], strict=True)]]
+    human_by_answer = human.groupby("key").agg(
+        found_incorrect=("incorrect", "sum"),
+        found_missing=("missing", "sum"),
+        human_correctness=("correctness", "mean"),
+        human_relevance=("f1", "mean"),
+    )
+    human_by_answer["missed"] = (human_by_answer["found_incorrect"] + human_by_answer["found_missing"]) > 0
+    judge = judge.join(human_by_answer)
+    reviewed = judge["missed"].notna()
+    seconds = [r.active_seconds for r in reviews if r.active_seconds]
+    per_answer_hours = (
+        minutes_per_answer / 60
+        if minutes_per_answer is not None
+        else (sum(seconds) / len(seconds) / 3600 if seconds else None)
+    )
 
-    def clears(answer_id: str, min_c: float, min_r: float) -> bool:
-        s = judge_scores.get(answer_id)
-        if s is None or s.correctness is None or s.f1 is None or s.correctness < min_c or s.f1 < min_r:
-            return False
-        floor = confidence.get((answer_id, judges[answer_id]))
-        return min_confidence is None or (floor is not None and floor >= min_confidence)
+    def cleared_mask(min_c: float, min_r: float) -> pd.Series:
+        mask = (judge["correctness"] >= min_c) & (judge["f1"] >= min_r)
+        if min_confidence is not None:
+            mask &= judge["confidence"] >= min_confidence
+        return mask.fillna(False).astype(bool)
 
     def measure(min_c: float, min_r: float) -> dict[str, Any]:
-        cleared = [a for a in judge_scores if clears(a, min_c, min_r)]
-        checked = [a for a in cleared if a in reviewed]
-        missed = [a for a in checked if any(h.incorrect or h.missing for h in human[a])]
+        cleared = cleared_mask(min_c, min_r)
+        checked = judge[cleared & reviewed]
         figures: dict[str, Any] = {
             "min_correctness": min_c,
             "min_relevance": min_r,
-            "cleared_count": len(cleared),
-            "cleared_share": len(cleared) / len(judge_scores) if judge_scores else None,
+            "cleared_count": int(cleared.sum()),
+            "cleared_share": float(cleared.mean()) if len(judge) else None,
             "reviewed_cleared": len(checked),
-            "miss_rate": len(missed) / len(checked) if checked else None,
+            "miss_rate": float(checked["missed"].astype(bool).mean()) if len(checked) else None,
         }
-        if checked:
-            figures["human_correctness"] = _mean([h.correctness for a in checked for h in human[a]])
-            figures["human_relevance"] = _mean([h.f1 for a in checked for h in human[a]])
-        if minutes_per_answer is not None:
-            figures["review_hours_saved"] = len(cleared) * minutes_per_answer / 60
-        elif any(seconds[a] for a in checked):
-            per_answer = _mean([s for a in reviewed for s in seconds[a]]) or 0.0
-            figures["review_hours_saved"] = len(cleared) * per_answer / 3600
+        if len(checked):
+            figures["human_correctness"] = _float(checked["human_correctness"].mean())
+            figures["human_relevance"] = _float(checked["human_relevance"].mean())
+        if per_answer_hours is not None:
+            figures["review_hours_saved"] = int(cleared.sum()) * per_answer_hours
         return figures
 
-    cleared = sorted(a for a in judge_scores if clears(a, min_correctness, min_relevance))
+    cleared = sorted(judge.index[cleared_mask(min_correctness, min_relevance)])
+    cleared_set = set(cleared)
     result: dict[str, Any] = {
         "rule": {"min_correctness": min_correctness, "min_relevance": min_relevance, "min_confidence": min_confidence},
         "cleared": cleared,
-        "flagged": sorted(a for a in (a.id for a in project.answers()) if a not in set(cleared)),
-        "judged": len(judge_scores),
+        "flagged": sorted(a for a in all_answers if a not in cleared_set),
+        "judged": len(judge),
         **{k: v for k, v in measure(min_correctness, min_relevance).items() if not k.startswith("min_")},
     }
     sweep = [measure(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
@@ -342,6 +359,25 @@ def triage(
         safe = [s for s in sweep if s["miss_rate"] is not None and s["miss_rate"] <= target_miss_rate]
         result["recommended"] = max(safe, key=lambda s: s["cleared_count"]) if safe else None
     return result
+
+
+ScoreColumns = (
+    "key",
+    "rater",
+    "answers",
+    "correct",
+    "incorrect",
+    "irrelevant",
+    "missing",
+    "correctness",
+    "precision",
+    "recall",
+    "f1",
+)
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None or value != value else float(value)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

@@ -146,7 +146,7 @@ def export_finetune(project: Project, out: Path) -> None:
 # ---------------------------------------------------------------- the report
 
 
-def _figures(project: Project) -> list[tuple[str, Any]]:
+def report_figures(project: Project) -> list[tuple[str, Any]]:
     """The report's plots, each drawn on its own Figure (never pyplot's global state)."""
     from matplotlib.figure import Figure
 
@@ -254,7 +254,7 @@ def export_report(project: Project, out: Path) -> None:
         "<h2>Triage</h2>",
         _table([{k: v for k, v in triage.items() if not isinstance(v, dict | list)}]),
     ]
-    for title, fig in _figures(project):
+    for title, fig in report_figures(project):
         parts.append(
             f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='data:image/png;base64,{_png(fig)}'>"
         )
@@ -280,7 +280,7 @@ def export_pdf(project: Project, out: Path) -> None:
         ]
         cover.text(0.05, 0.95, "\n".join(lines), va="top", family="monospace", fontsize=8)
         pdf.savefig(cover)
-        for _title, fig in _figures(project):
+        for _title, fig in report_figures(project):
             pdf.savefig(fig)
 
 

@@ -164,3 +164,17 @@ def test_gui_command_opens_an_answer_and_saves_a_screenshot(sample_project: Proj
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert main(["--project", path, "gui", "--open", ANSWER, "--reviewer", "ana", "--screenshot", str(shot)]) == 0
     assert shot.stat().st_size > 20_000
+
+
+def test_dashboard_shows_scores_agreement_and_plots(qtbot, window: ReviewWindow, sample_project: Project) -> None:
+    for _ in window.state.points:
+        qtbot.keyClick(window.points, Qt.Key.Key_1)
+    window.tabs.setCurrentWidget(window.dashboard)
+    dashboard = window.dashboard
+    raters = {dashboard.table.item(r, 0).text() for r in range(dashboard.table.rowCount())}
+    assert raters == {"ana", "judge-run"}
+    assert "Cohen's κ" in dashboard.agreement.text() and "ana" in dashboard.agreement.text()
+    assert dashboard.figure_choice.count() >= 4 and dashboard.canvas_holder.count() == 1
+    dashboard.rater.setCurrentText("ana")
+    assert {dashboard.table.item(r, 0).text() for r in range(dashboard.table.rowCount())} == {"ana"}
+    _shot(window, "dashboard.png")

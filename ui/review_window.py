@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableView,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -40,6 +41,7 @@ from app.project import Project
 from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
 from models.vocabulary import ReviewStatus, Tag
+from ui.dashboard import Dashboard
 from ui.document_view import DocumentView
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
 from ui.judge_dialog import JudgeDialog, JudgeWorker
@@ -145,7 +147,12 @@ class ReviewWindow(QMainWindow):
         splitter.addWidget(self.review_panel)
         splitter.addWidget(self.document_panel)
         splitter.setSizes([380, 620, 500])
-        self.setCentralWidget(splitter)
+        self.dashboard = Dashboard(project)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(splitter, "Review")
+        self.tabs.addTab(self.dashboard, "Dashboard")
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(self._on_active_time)
         QApplication.instance().installEventFilter(self.clock)
         if self.queue_model.rows:
@@ -534,6 +541,10 @@ class ReviewWindow(QMainWindow):
         row = self.table.currentIndex().row() + step
         if 0 <= row < self.proxy.rowCount():
             self.table.selectRow(row)
+
+    def _on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.dashboard:
+            self.dashboard.refresh()  # computed when looked at, not at every tag
 
     def _on_active_time(self, seconds: float) -> None:
         if self.state is not None:
