@@ -298,12 +298,13 @@ def triage(
     names = {v: k for k, v in ids.items()}
     scores_frame = pd.DataFrame([vars(r) for r in rows], columns=[*ScoreColumns])
     latest = {(answer, names[rater]) for answer, rater in judges.items()}
-    is_judge = [(k, r) in latest for k, r in zip(scores_frame["key"], scores_frame["rater"], strict=True)]
+    pairs = list(zip(scores_frame["key"], scores_frame["rater"], strict=True))
+    is_judge = pd.Series([pair in latest for pair in pairs], index=scores_frame.index, dtype=bool)
     judge = scores_frame[is_judge].set_index("key")
     judge["confidence"] = [confidence.get((a, judges[a])) for a in judge.index]
-    human = scores_frame[scores_frame["rater"].map(lambda r: kinds.get(r) == "human")]
     submitted = {(r.answer_id, r.reviewer) for r in reviews}
-    human = human[[(k, r) in submitted for k, r in zip(human["key"], human["rater"], strict=True)]]
+    is_reviewed = pd.Series([pair in submitted for pair in pairs], index=scores_frame.index, dtype=bool)
+    human = scores_frame[is_reviewed & scores_frame["rater"].map(lambda r: kinds.get(r) == "human").astype(bool)]
     human_by_answer = human.groupby("key").agg(
         found_incorrect=("incorrect", "sum"),
         found_missing=("missing", "sum"),

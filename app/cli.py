@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from app import analytics
@@ -17,11 +17,18 @@ from app.datasets import import_dataset
 from app.errors import AssayError
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, make_backend, run_judge
+from app.jury import run_jury
 from app.labels import import_labels
 from app.project import SAMPLE_DATASET, Project, project_url
+from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
-from models.judge import LemajJudge, Mode
+from app.stress import stress_test
+from models.backends.base import JudgeBackend
+from models.judge import Mode
 from models.prompts import Strictness
+from models.rubrics import Rubric
+from models.vocabulary import Tag
+from storage import queries
 from storage.analytics import SLICES
 
 EXIT_INVALID = 2
@@ -72,10 +79,46 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
     judge.add_argument("--seed", type=int, default=0)
     judge.add_argument("--no-missing", action="store_true", help="two-stage: tag only, do not search for omissions")
+    judge.add_argument("--rubric", choices=[r.value for r in Rubric], default=Rubric.LEMAJ.value)
+    judge.add_argument("--disputatio", action="store_true", help="two-dimensional: the disputatio prompt")
+    judge.add_argument(
+        "--jury",
+        action="append",
+        metavar="JUROR",
+        help="a juror, e.g. local:seed=1 or openai:base_url=URL,model=M (repeat: 2 or more)",
+    )
+    judge.add_argument(
+        "--combine",
+        choices=["majority", "rule", "both"],
+        default="both",
+        help="how the jury's tags are combined (rule: incorrect first)",
+    )
+    judge.add_argument(
+        "--priority", default="incorrect,missing,irrelevant,correct", help="the rule's order of tags, highest first"
+    )
     judge.add_argument("--answers", help="comma-separated answer ids (default: all not yet judged by this run)")
     judge.add_argument("--limit", type=int, help="judge at most this many answers now")
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    st = commands.add_parser("stress-test", help="perturb reviewed answers and measure what a judge catches")
+    st.add_argument("--judge", required=True, help="the judge run to test (its settings are reused)")
+    st.add_argument("--limit", type=int, default=3, help="answers to perturb")
+    st.add_argument("--json", action="store_true")
+
+    rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
+    rs.add_argument("--rubric", required=True, choices=[r.value for r in Rubric if r is not Rubric.LEMAJ])
+    rs.add_argument("--json", action="store_true")
+
+    cr = commands.add_parser("criteria", help="validate a DeCE run's criteria for an answer")
+    cr.add_argument("answer_id")
+    cr.add_argument("--run", required=True)
+    cr.add_argument("--accept", default="", help="criterion numbers, comma-separated")
+    cr.add_argument("--reject", default="")
+    cr.add_argument("--edit", action="append", default=[], metavar="N=TEXT")
+    cr.add_argument("--add", action="append", default=[], metavar="TEXT")
+    cr.add_argument("--reviewer", default="reviewer")
+    cr.add_argument("--json", action="store_true")
 
     show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
     show.add_argument("answer_id")
@@ -203,8 +246,8 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _judge(project: Project, args: argparse.Namespace) -> int:
-    settings = JudgeSettings(
+def _settings(args: argparse.Namespace) -> JudgeSettings:
+    return JudgeSettings(
         backend=args.backend,
         model=args.model,
         base_url=args.base_url,
@@ -217,15 +260,44 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         structured=args.structured,
         allow_network=args.allow_network,
         flash_attn=args.flash_attn,
+        rubric=Rubric(args.rubric),
+        disputatio=args.disputatio,
+        find_missing=not args.no_missing,
     )
-    backend = make_backend(settings)
-    described = backend.describe()
-    if "host" in described:
-        print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
-    judge = LemajJudge(
-        backend, settings.mode, settings.strictness, seed=settings.seed, find_missing=not args.no_missing
-    )
-    name = args.name or settings.default_name(backend)
+
+
+def _backend(settings: JudgeSettings, shared: dict) -> JudgeBackend:
+    """One backend per model: jurors on the same local model share its weights and cache."""
+    key = (settings.backend, settings.model, settings.base_url, settings.gpu_layers, settings.context_tokens)
+    if key not in shared:
+        shared[key] = make_backend(settings)
+        described = shared[key].describe()
+        if "host" in described:
+            print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
+    return shared[key]
+
+
+def _juror(spec: str, base: JudgeSettings) -> JudgeSettings:
+    """'local', 'local:seed=2,strictness=strict', 'openai:base_url=http://…/v1,model=m'."""
+    backend, _, options = spec.partition(":")
+    values: dict = {"backend": backend or base.backend}
+    for option in filter(None, options.split(",")):
+        key, sep, value = option.partition("=")
+        if not sep or key not in {"model", "base_url", "seed", "strictness", "mode", "structured"}:
+            raise AssayError(f"juror option {option!r}: use model=, base_url=, seed=, strictness=, mode=, structured=")
+        values[key] = (
+            int(value)
+            if key == "seed"
+            else Strictness(value)
+            if key == "strictness"
+            else (Mode(value) if key == "mode" else value)
+        )
+    return replace(base, **values)
+
+
+def _judge(project: Project, args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    shared: dict = {}
     cancel = threading.Event()
 
     def stop(_signum: int, _frame: object) -> None:
@@ -234,13 +306,17 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         cancel.set()
         print("\nassay: stopping after the answer in flight (Ctrl-C again to abandon it)", file=sys.stderr)
 
+    answer_ids = args.answers.split(",") if args.answers else None
     previous = signal.signal(signal.SIGINT, stop)
     try:
+        if args.jury:
+            return _run_jury(project, args, settings, shared, answer_ids, cancel)
+        backend = _backend(settings, shared)
         summary = run_judge(
             project.sessions,
-            judge,
-            name,
-            answer_ids=args.answers.split(",") if args.answers else None,
+            settings.judge(backend),
+            args.name or settings.default_name(backend),
+            answer_ids=answer_ids,
             limit=args.limit,
             on_progress=_print_progress,
             cancel=cancel,
@@ -255,6 +331,109 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         print(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{state}")
         for answer_id, error in summary.failures.items():
             print(f"  {answer_id}: {error}")
+    return 0
+
+
+def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
+    if settings.rubric is not Rubric.LEMAJ:
+        raise AssayError("a jury tags LeMAJ data points: leave --rubric at lemaj")
+    jurors = []
+    for spec in args.jury:
+        juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
+        backend = _backend(juror, shared)
+        judge = juror.judge(backend)
+        jurors.append((f"juror:{spec}", judge))
+    priority = tuple(Tag(t.strip()) for t in args.priority.split(","))
+    name = args.name or f"jury:{args.combine}:" + "+".join(args.jury)
+    summary = run_jury(
+        project.sessions,
+        jurors,
+        name,
+        args.combine,
+        priority,
+        answer_ids=answer_ids,
+        limit=args.limit,
+        on_progress=_print_progress,
+        cancel=cancel,
+    )
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(asdict(summary)))
+    else:
+        for juror in summary.jurors:
+            print(f"{juror.rater}: {juror.judged} judged, {juror.failed} failed")
+        print(f"{summary.jury}: {summary.combined} answers combined")
+    return 0
+
+
+def _stress(project: Project, args: argparse.Namespace) -> int:
+    with project.sessions() as session:
+        run = queries.rater_named(session, args.judge)
+    if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
+        raise AssayError(f"no LeMAJ judge run named {args.judge!r}")
+    config = run.config
+    settings = JudgeSettings(
+        backend=config.get("backend", "local"),
+        model=config.get("model_path") or config.get("model"),
+        base_url=config.get("base_url"),
+        gpu_layers=config.get("gpu_layers"),
+        context_tokens=config.get("context_tokens", 8192),
+        mode=Mode(config.get("mode", "two-stage")),
+        strictness=Strictness(config.get("strictness", "standard")),
+        seed=config.get("seed", 0),
+        structured=config.get("structured", "json_schema"),
+        allow_network=config.get("backend") == "local",
+    )
+    if settings.backend != "local":
+        raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
+    judge = settings.judge(make_backend(settings))
+    report = stress_test(project, judge, args.judge, limit=args.limit)
+    result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"stress test of {report.judge} on {report.answers} answers (base: {report.base})")
+    for kind, figures in (report.per_type or {}).items():
+        recall = shown(figures["detection_recall"])
+        print(f"  {kind:15} detected {figures['detected']}/{figures['cases']}  recall {recall}")
+    print(f"  false alarms on untouched correct points: {report.false_alarms}/{report.untouched_points}")
+    return 0
+
+
+def _rubric_scores(project: Project, args: argparse.Namespace) -> int:
+    _print_json_or_lines(rubric_summary(project, Rubric(args.rubric)), args.json)
+    return 0
+
+
+def _criteria(project: Project, args: argparse.Namespace) -> int:
+    def numbers(text: str) -> list[int]:
+        return [int(n) for n in text.split(",") if n.strip()]
+
+    edits = {}
+    for item in args.edit:
+        number, sep, text = item.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise AssayError(f"--edit {item!r}: write N=new text")
+        edits[int(number)] = text
+    payload = review_criteria(
+        project,
+        args.answer_id,
+        args.run,
+        accept=numbers(args.accept),
+        reject=numbers(args.reject),
+        edit=edits,
+        add=args.add,
+        reviewer=args.reviewer,
+    )
+    if args.json:
+        print(json.dumps(payload))
+    else:
+        for i, c in enumerate(payload["criteria"], start=1):
+            print(f"{i:3} [{c['status']:8}] {'✓' if c['satisfied'] else '✗'} {c['text']}")
+        print(
+            f"recall {shown(payload['recall'])} · F2 {shown(payload['f2'])} · revision rate "
+            f"{shown(payload['revision_rate'])}"
+        )
     return 0
 
 
@@ -380,6 +559,9 @@ COMMANDS = {
     "triage": _triage,
     "import-labels": _import_labels,
     "export": _export,
+    "stress-test": _stress,
+    "rubric-scores": _rubric_scores,
+    "criteria": _criteria,
 }
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from app import analytics as stats
 from app.errors import AssayError
 from app.project import Project
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
-from storage import analytics
+from storage import analytics, queries
 
 FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
 
@@ -75,6 +75,25 @@ def export_xlsx(project: Project, out: Path) -> None:
         sheet = pd.DataFrame(triage_rows)
         sheet.to_excel(writer, sheet_name="triage", index=False)
         pd.DataFrame(triage["sweep"]).to_excel(writer, sheet_name="triage", index=False, startrow=len(sheet) + 2)
+        rubric_rows = _rubric_rows(project)
+        if rubric_rows:  # a fifth sheet only when other rubrics ran
+            pd.DataFrame(rubric_rows).to_excel(writer, sheet_name="rubrics", index=False)
+
+
+def _rubric_rows(project: Project) -> list[dict[str, Any]]:
+    with project.sessions() as session:
+        records = queries.rubric_results(session)
+    return [
+        {
+            "answer_id": r.answer_id,
+            "rater": r.rater,
+            "rubric": r.rubric,
+            "label": r.label,
+            "score": r.score,
+            "details": json.dumps(r.payload, ensure_ascii=False),
+        }
+        for r in records
+    ]
 
 
 def labels_by_answer_and_rater(project: Project) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -254,6 +273,12 @@ def export_report(project: Project, out: Path) -> None:
         "<h2>Triage</h2>",
         _table([{k: v for k, v in triage.items() if not isinstance(v, dict | list)}]),
     ]
+    rubric_rows = _rubric_rows(project)
+    if rubric_rows:
+        parts += [
+            "<h2>Other rubrics</h2>",
+            _table([{k: v for k, v in r.items() if k != "details"} for r in rubric_rows]),
+        ]
     for title, fig in report_figures(project):
         parts.append(
             f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='data:image/png;base64,{_png(fig)}'>"

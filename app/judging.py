@@ -21,6 +21,7 @@ from app.errors import AssayError, JudgeUnavailable
 from models.backends.base import JudgeBackend
 from models.judge import Cancelled, JudgeCase, LemajJudge, Mode
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
+from models.rubrics import Rubric, RubricCase, RubricJudge, RubricResult
 from models.segmentation import segment_answer
 from models.verdict import Verdict
 from models.vocabulary import PassageKind, RaterKind
@@ -46,10 +47,20 @@ class JudgeSettings:
     structured: str = "json_schema"
     allow_network: bool = False
     flash_attn: bool = False
+    rubric: Rubric = Rubric.LEMAJ
+    disputatio: bool = False
+    find_missing: bool = True
 
     def default_name(self, backend: JudgeBackend) -> str:
         model = Path(str(backend.describe().get("model", "model"))).stem
+        if self.rubric is not Rubric.LEMAJ:
+            return f"{self.rubric.value}:{model}"
         return f"judge:{model}:{self.mode.value}:{self.strictness.value}"
+
+    def judge(self, backend: JudgeBackend) -> LemajJudge | RubricJudge:
+        if self.rubric is Rubric.LEMAJ:
+            return LemajJudge(backend, self.mode, self.strictness, seed=self.seed, find_missing=self.find_missing)
+        return RubricJudge(backend, self.rubric, seed=self.seed, disputatio=self.disputatio)
 
 
 def make_backend(settings: JudgeSettings) -> JudgeBackend:
@@ -58,7 +69,7 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
         from models.backends.llama_local import LlamaBackend
 
         return LlamaBackend(
-            Path(settings.model) if settings.model else None,
+            Path(settings.model).expanduser() if settings.model else None,
             context_tokens=settings.context_tokens,
             threads=settings.threads,
             gpu_layers=settings.gpu_layers,
@@ -126,6 +137,14 @@ def select_evidence(
 
 # ---------------------------------------------------------------- runs
 
+AnyJudge = LemajJudge | RubricJudge
+
+
+def _failed(judge: AnyJudge, answer_id: str, error: str) -> Verdict | RubricResult:
+    if isinstance(judge, RubricJudge):
+        return RubricResult(answer_id, judge.rubric, failed=True, error=error)
+    return Verdict(answer_id, failed=True, error=error)
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -166,7 +185,7 @@ def open_run(sessions: sessionmaker[Session], name: str, config: dict[str, Any],
 
 def run_judge(
     sessions: sessionmaker[Session],
-    judge: LemajJudge,
+    judge: AnyJudge,
     name: str,
     *,
     answer_ids: list[str] | None = None,
@@ -198,8 +217,7 @@ def run_judge(
             break
         except JudgeUnavailable as exc:
             unavailable += 1
-            seen = tuple(p.citation_id for p in case.evidence)
-            verdict = Verdict(answer_id, failed=True, error=str(exc), passages_seen=seen)
+            verdict = _failed(judge, answer_id, str(exc))
         with sessions.begin() as session:
             _save(session, rater_id, case, verdict, passages, actor)
         if verdict.failed:
@@ -225,18 +243,70 @@ def run_judge(
     return summary
 
 
-def _case(session: Session, judge: LemajJudge, answer_id: str) -> tuple[JudgeCase, list[queries.Passage]]:
+SCORE_PASSAGES = 6  # SCORE's leave-one-out costs a teacher-forced pass per passage: the most relevant few
+
+
+def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase | RubricCase, list[queries.Passage]]:
     answer = queries.answer_detail(session, answer_id)
     assert answer is not None
     passages = queries.passages_of(session, answer.document_id)
-    evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, judge.strictness)
-    known = frozenset(p.citation_id for p in passages)
-    return JudgeCase(answer_id, answer.question, answer.text, evidence, known), passages
+    strictness = judge.strictness if isinstance(judge, LemajJudge) else Strictness.STANDARD
+    evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, strictness)
+    if isinstance(judge, LemajJudge):
+        known = frozenset(p.citation_id for p in passages)
+        return JudgeCase(answer_id, answer.question, answer.text, evidence, known), passages
+    if judge.rubric is Rubric.SCORE:
+        evidence = _most_relevant(session, passages, answer.question, answer.text)
+    row = queries.answer_row(session, answer_id)
+    assert row is not None
+    case = RubricCase(
+        answer_id,
+        answer.question,
+        answer.text,
+        evidence,
+        row.gold_answer,
+        row.gold_required,
+        row.gold_helpful,
+        row.generator,
+    )
+    return case, passages
+
+
+def _most_relevant(
+    session: Session, passages: list[queries.Passage], question: str, answer: str
+) -> list[EvidencePassage]:
+    """The passages the answer cites, then the best BM25 matches for the question."""
+    wanted = [c for found in find_citations(answer, passages) for c in found.passages[:2]]
+    if passages:
+        wanted += [
+            h.passage.citation_id for h in queries.search_passages(session, passages[0].document_id, question, 6)
+        ]
+    chosen = list(dict.fromkeys(wanted))[:SCORE_PASSAGES]
+    return [EvidencePassage(p.citation_id, p.section, p.text) for p in passages if p.citation_id in chosen]
 
 
 def _save(
-    session: Session, rater_id: int, case: JudgeCase, verdict: Verdict, passages: list[queries.Passage], actor: str
+    session: Session,
+    rater_id: int,
+    case: JudgeCase | RubricCase,
+    verdict: Verdict | RubricResult,
+    passages: list[queries.Passage],
+    actor: str,
 ) -> None:
+    outcome = queries.JudgeOutcome(
+        status="failed" if verdict.failed else "judged",
+        attempts=verdict.attempts,
+        error=verdict.error,
+        raw_output=verdict.raw_output,
+        passages_seen=tuple(p.citation_id for p in case.evidence),
+        prompt_tokens=verdict.prompt_tokens,
+        completion_tokens=verdict.completion_tokens,
+        seconds=verdict.seconds,
+    )
+    if isinstance(verdict, RubricResult):
+        result = None if verdict.failed else (verdict.label, verdict.score, verdict.payload)
+        queries.save_rubric_result(session, rater_id, case.answer_id, verdict.rubric.value, result, outcome, actor)
+        return
     passage_ids = {p.citation_id: p.id for p in passages}
     points = []
     for point in verdict.points:
@@ -255,14 +325,4 @@ def _save(
                 unverified_citations=point.unverified_citations,
             )
         )
-    outcome = queries.JudgeOutcome(
-        status="failed" if verdict.failed else "judged",
-        attempts=verdict.attempts,
-        error=verdict.error,
-        raw_output=verdict.raw_output,
-        passages_seen=verdict.passages_seen,
-        prompt_tokens=verdict.prompt_tokens,
-        completion_tokens=verdict.completion_tokens,
-        seconds=verdict.seconds,
-    )
     queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)

@@ -37,6 +37,7 @@ class ReviewState:
     comment: str | None
     active_seconds: float
     judge_visible: bool  # blind mode hides the judge until the reviewer submits
+    rubric_results: tuple[queries.RubricRecord, ...] = ()  # answer-level verdicts of the other rubrics
 
     @property
     def scores(self) -> Scores:
@@ -112,9 +113,11 @@ class ReviewService:
             review = reviews.review(session, answer_id, self.rater_id)
             points = reviews.review_points(session, answer_id, self.rater_id)
             visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
+            rubric = tuple(queries.rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED
         if not visible:
             points = [replace(p, judge_tag=None, judge_confidence=None, judge_rationale=None) for p in points]
+            rubric = ()
         return ReviewState(
             answer,
             points,
@@ -124,6 +127,7 @@ class ReviewService:
             review.comment,
             review.active_seconds,
             visible,
+            rubric,
         )
 
     def passages(self, answer: AnswerDetail) -> list[Passage]:

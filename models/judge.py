@@ -160,32 +160,59 @@ class LemajJudge:
         value = self._generate_valid(prompt, TAG_SCHEMA, 20, lambda raw: load_json(raw, TAG_SCHEMA), verdict, cancel)
         return Tag(value["tag"]), None
 
-    # ------------------------------------------------------------------ retries
-
     def _generate_valid(self, prompt: Prompt, schema: dict[str, Any], max_tokens: int, parse, verdict: Verdict, cancel):
-        """Generate and parse; on invalid output try again with a new seed, up to max_attempts."""
-        last: JudgeOutputInvalid | None = None
-        for attempt in range(self.max_attempts):
-            if cancel.is_set():
-                raise Cancelled
-            verdict.attempts += 1
-            generation = self.backend.generate(
-                prompt,
-                schema=schema,
-                max_tokens=max_tokens,
-                temperature=self.temperature if attempt == 0 else max(self.temperature, 0.7),
-                seed=self.seed + attempt,
-            )
-            _count(verdict, generation)
-            try:
-                return parse(generation.text)
-            except JudgeOutputInvalid as exc:
-                last = exc
-        assert last is not None
-        raise JudgeOutputInvalid(f"{last} (after {self.max_attempts} attempts)", last.raw)
+        return generate_valid(
+            self.backend,
+            prompt,
+            schema,
+            max_tokens,
+            parse,
+            verdict,
+            cancel,
+            attempts=self.max_attempts,
+            seed=self.seed,
+            temperature=self.temperature,
+        )
 
 
-def _count(verdict: Verdict, generation: Generation) -> None:
+def generate_valid(
+    backend,
+    prompt: Prompt,
+    schema: dict[str, Any],
+    max_tokens: int,
+    parse,
+    counter,
+    cancel,
+    *,
+    attempts: int = 3,
+    seed: int = 0,
+    temperature: float = 0.0,
+):
+    """Generate and parse; on invalid output try again with a new seed (and some temperature, or a
+    deterministic model would say the same again), up to `attempts` times. `counter` (a Verdict or
+    rubric result) accumulates attempts and tokens."""
+    last: JudgeOutputInvalid | None = None
+    for attempt in range(attempts):
+        if cancel.is_set():
+            raise Cancelled
+        counter.attempts += 1
+        generation = backend.generate(
+            prompt,
+            schema=schema,
+            max_tokens=max_tokens,
+            temperature=temperature if attempt == 0 else max(temperature, 0.7),
+            seed=seed + attempt,
+        )
+        _count(counter, generation)
+        try:
+            return parse(generation.text)
+        except JudgeOutputInvalid as exc:
+            last = exc
+    assert last is not None
+    raise JudgeOutputInvalid(f"{last} (after {attempts} attempts)", last.raw)
+
+
+def _count(verdict: Any, generation: Generation) -> None:
     verdict.prompt_tokens += generation.prompt_tokens
     verdict.evaluated_tokens += generation.evaluated_tokens
     verdict.completion_tokens += generation.completion_tokens

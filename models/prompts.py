@@ -50,13 +50,13 @@ class EvidencePassage:
     text: str
 
 
-def _read(name: str) -> str:
+def read_prompt(name: str) -> str:
     return resources.files("resources.prompts").joinpath(name).read_text(encoding="utf-8").strip()
 
 
-PROMPT_FILES = ("lemaj_system.txt", "strictness.txt", "lemaj_one_pass.txt", "lemaj_tag.txt", "lemaj_missing.txt")
+PROMPT_FILES = sorted(p.name for p in resources.files("resources.prompts").iterdir() if p.name.endswith(".txt"))
 # Recorded with every judge run: a change to any prompt file is a new prompt version.
-PROMPT_VERSION = hashlib.sha256("\n".join(_read(n) for n in PROMPT_FILES).encode()).hexdigest()[:12]
+PROMPT_VERSION = hashlib.sha256("\n".join(read_prompt(n) for n in PROMPT_FILES).encode()).hexdigest()[:12]
 
 _CONTROL = re.compile(r"<\|[^|>\s]{0,40}\|>|</?s>|\[/?INST\]")
 
@@ -72,8 +72,8 @@ def fenced(name: str, text: str) -> tuple[Part, ...]:
 
 
 def system_message(strictness: Strictness) -> Message:
-    levels = dict(line.split(": ", 1) for line in _read("strictness.txt").splitlines())
-    return Message("system", (Part(_read("lemaj_system.txt").replace("{strictness}", levels[strictness.value])),))
+    levels = dict(line.split(": ", 1) for line in read_prompt("strictness.txt").splitlines())
+    return Message("system", (Part(read_prompt("lemaj_system.txt").replace("{strictness}", levels[strictness.value])),))
 
 
 def evidence_text(passages: list[EvidencePassage]) -> str:
@@ -92,7 +92,7 @@ def case_parts(evidence: list[EvidencePassage], question: str, answer: str) -> t
 
 
 def one_pass_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
-    user = Message("user", (*case_parts(evidence, question, answer), Part(_read("lemaj_one_pass.txt"))))
+    user = Message("user", (*case_parts(evidence, question, answer), Part(read_prompt("lemaj_one_pass.txt"))))
     return Prompt((system_message(strictness), user))
 
 
@@ -102,13 +102,17 @@ def tag_prompt(
     """Two-stage tagging: the next token after 'Tag:' is read, not sampled."""
     user = Message(
         "user",
-        (*case_parts(evidence, question, answer), Part(_read("lemaj_tag.txt") + "\n"), *fenced("DATA_POINT", point)),
+        (
+            *case_parts(evidence, question, answer),
+            Part(read_prompt("lemaj_tag.txt") + "\n"),
+            *fenced("DATA_POINT", point),
+        ),
     )
     return Prompt((system_message(strictness), user), assistant_prefix="Tag:")
 
 
 def missing_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
-    user = Message("user", (*case_parts(evidence, question, answer), Part(_read("lemaj_missing.txt"))))
+    user = Message("user", (*case_parts(evidence, question, answer), Part(read_prompt("lemaj_missing.txt"))))
     return Prompt((system_message(strictness), user))
 
 

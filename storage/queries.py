@@ -21,6 +21,7 @@ from storage.schema import (
     PassageRow,
     QuestionRow,
     RaterRow,
+    RubricResultRow,
 )
 
 
@@ -305,9 +306,6 @@ def save_judgement(
     """Replace what this rater said about the answer: data points, labels, citations and the outcome."""
     old = select(DataPointRow.id).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
     session.execute(delete(DataPointRow).where(DataPointRow.id.in_(old)))
-    session.execute(
-        delete(JudgeOutcomeRow).where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.rater_id == rater_id)
-    )
     for ordinal, point in enumerate(points):
         row = DataPointRow(
             answer_id=answer_id,
@@ -331,20 +329,7 @@ def save_judgement(
                 )
             )
         session.add_all(CitationRow(data_point_id=row.id, passage_id=pid) for pid in dict.fromkeys(point.passage_ids))
-    session.add(
-        JudgeOutcomeRow(
-            rater_id=rater_id,
-            answer_id=answer_id,
-            status=outcome.status,
-            attempts=outcome.attempts,
-            error=outcome.error,
-            raw_output=outcome.raw_output,
-            passages_seen=list(outcome.passages_seen),
-            prompt_tokens=outcome.prompt_tokens,
-            completion_tokens=outcome.completion_tokens,
-            seconds=outcome.seconds,
-        )
-    )
+    _replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
         session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
     )
@@ -417,3 +402,105 @@ def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:
         )
         for row in rows
     }
+
+
+def _replace_outcome(session: Session, rater_id: int, answer_id: str, outcome: JudgeOutcome) -> None:
+    session.execute(
+        delete(JudgeOutcomeRow).where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.rater_id == rater_id)
+    )
+    session.add(
+        JudgeOutcomeRow(
+            rater_id=rater_id,
+            answer_id=answer_id,
+            status=outcome.status,
+            attempts=outcome.attempts,
+            error=outcome.error,
+            raw_output=outcome.raw_output,
+            passages_seen=list(outcome.passages_seen),
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            seconds=outcome.seconds,
+        )
+    )
+
+
+def save_rubric_result(
+    session: Session,
+    rater_id: int,
+    answer_id: str,
+    rubric: str,
+    result: tuple[str | None, float | None, dict[str, Any]] | None,
+    outcome: JudgeOutcome,
+    actor: str,
+) -> None:
+    """Replace a rater's answer-level result under a rubric (None when the judge failed) and its outcome."""
+    session.execute(
+        delete(RubricResultRow).where(
+            RubricResultRow.rater_id == rater_id,
+            RubricResultRow.answer_id == answer_id,
+            RubricResultRow.rubric == rubric,
+        )
+    )
+    if result is not None:
+        label, score, payload = result
+        session.add(
+            RubricResultRow(
+                rater_id=rater_id, answer_id=answer_id, rubric=rubric, label=label, score=score, payload=payload
+            )
+        )
+    _replace_outcome(session, rater_id, answer_id, outcome)
+    append_audit(
+        session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "rubric": rubric}
+    )
+
+
+@dataclass(frozen=True)
+class RubricRecord:
+    answer_id: str
+    rater: str
+    rubric: str
+    label: str | None
+    score: float | None
+    payload: dict[str, Any]
+    generator: str | None
+    source: str | None
+
+
+def rubric_results(session: Session, rubric: str | None = None, answer_id: str | None = None) -> list[RubricRecord]:
+    statement = (
+        select(RubricResultRow, RaterRow.name, AnswerRow.generator, AnswerRow.meta)
+        .join(RaterRow, RaterRow.id == RubricResultRow.rater_id)
+        .join(AnswerRow, AnswerRow.id == RubricResultRow.answer_id)
+        .order_by(RubricResultRow.answer_id, RaterRow.name)
+    )
+    if rubric is not None:
+        statement = statement.where(RubricResultRow.rubric == rubric)
+    if answer_id is not None:
+        statement = statement.where(RubricResultRow.answer_id == answer_id)
+    return [
+        RubricRecord(
+            row.answer_id,
+            rater,
+            row.rubric,
+            row.label,
+            row.score,
+            row.payload or {},
+            generator,
+            (meta or {}).get("source"),
+        )
+        for row, rater, generator, meta in session.execute(statement)
+    ]
+
+
+def update_rubric_payload(
+    session: Session, answer_id: str, rater: str, rubric: str, payload: dict[str, Any], score: float | None
+) -> None:
+    row = session.scalar(
+        select(RubricResultRow)
+        .join(RaterRow, RaterRow.id == RubricResultRow.rater_id)
+        .where(RubricResultRow.answer_id == answer_id, RaterRow.name == rater, RubricResultRow.rubric == rubric)
+    )
+    if row is None:
+        raise LookupError(f"no {rubric} result of {rater} for {answer_id}")
+    row.payload = payload
+    row.score = score

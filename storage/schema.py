@@ -191,6 +191,23 @@ class JudgeOutcomeRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class RubricResultRow(Base):
+    """An answer-level verdict under a rubric other than LeMAJ's data points (pointwise, coverage,
+    two-dimensional, DeCE, SCORE): its label, its score, and the details (criteria, elements…)."""
+
+    __tablename__ = "rubric_results"
+    __table_args__ = (UniqueConstraint("rater_id", "answer_id", "rubric"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id", ondelete="CASCADE"), index=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    rubric: Mapped[str] = mapped_column(String(30))
+    label: Mapped[str | None] = mapped_column(String(60))
+    score: Mapped[float | None] = mapped_column(Float)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class SettingRow(Base):
     """Project-wide settings: review mode (assisted or blind), network permission for API judges."""
 

@@ -209,6 +209,7 @@ class ReviewWindow(QMainWindow):
         self.points.clicked.connect(self._on_point_clicked)
 
         self.scores = QLabel()
+        self.rubrics = QLabel(wordWrap=True)
         self.rationale = QLabel(wordWrap=True)
         self.rationale.setStyleSheet("color: #444;")
         self.correctness = QComboBox()
@@ -248,6 +249,7 @@ class ReviewWindow(QMainWindow):
         layout.addWidget(self.points, 3)
         layout.addWidget(self.rationale)
         layout.addWidget(self.scores)
+        layout.addWidget(self.rubrics)
         layout.addLayout(ratings)
         layout.addWidget(self.comment)
 
@@ -347,6 +349,7 @@ class ReviewWindow(QMainWindow):
         self.document.mark({c for p in state.points for c in p.citations}, answer.gold_spans)
         self._render_answer()
         self._render_scores()
+        self._render_rubrics()
         self.correctness.setCurrentIndex(state.holistic_correctness or 0)
         self.relevance.setCurrentIndex(state.holistic_relevance or 0)
         self.comment.setText(state.comment or "")
@@ -397,6 +400,24 @@ class ReviewWindow(QMainWindow):
             for p in missing
         )
         self.answer_view.setHtml(f"<div style='white-space: pre-wrap'>{''.join(out)}</div>{extra}")
+
+    def _render_rubrics(self) -> None:
+        """The answer-level rubrics (DeCE criteria as a checklist, labels for the others)."""
+        assert self.state is not None
+        lines = []
+        for r in self.state.rubric_results:
+            score = f" ({r.score:.2f})" if r.score is not None else ""
+            lines.append(
+                f"<b>{html.escape(r.rubric)}</b> {html.escape(r.label or '')}{score} "
+                f"<span style='color:#666'>— {html.escape(r.rater)}</span>"
+            )
+            for i, c in enumerate(r.payload.get("criteria", ()), start=1):
+                mark = "☑" if c.get("satisfied") else "☐"
+                lines.append(f"&nbsp;&nbsp;{mark} {i}. {html.escape(c.get('text', ''))} <i>[{c.get('status')}]</i>")
+            if r.payload.get("bias_warning"):
+                lines.append(f"&nbsp;&nbsp;⚠ {html.escape(r.payload['bias_warning'])}")
+        self.rubrics.setText("<br>".join(lines))
+        self.rubrics.setVisible(bool(lines))
 
     def _render_scores(self) -> None:
         assert self.state is not None

@@ -45,6 +45,11 @@ class JudgeBackend(Protocol):
         """Log-probabilities of each label as the reply's next token; None when the backend has none."""
         ...
 
+    def continuation_logprob(self, prompt: Prompt, continuation: str) -> float | None:
+        """Mean log-probability of a given text after the prompt (teacher forcing); None where the
+        backend cannot score text."""
+        ...
+
     def reset_cache(self) -> None:
         """Forget any reused prompt prefix (benchmarks compare with and without reuse)."""
         ...

@@ -78,6 +78,9 @@ class _HttpJudge:
     def reset_cache(self) -> None:
         """A server keeps its own cache; there is nothing to reset from here."""
 
+    def continuation_logprob(self, prompt: Prompt, continuation: str) -> float | None:
+        return None  # a chat API does not score text it did not write
+
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         problem = ""
         for attempt in range(self.max_retries + 1):

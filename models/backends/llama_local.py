@@ -93,11 +93,13 @@ class LlamaBackend:
         self.flash_attn = flash_attn
         self.batch_size = batch_size
         self._template = self._chat_template()
+        self._grammars_ok: set[int] = set()
 
     def describe(self) -> dict[str, Any]:
         return {
             "backend": "local",
             "model": self.model_path.name,
+            "model_path": str(self.model_path),
             "model_sha256": file_sha256(self.model_path),
             "context_tokens": self.context_tokens,
             "gpu_layers": self.gpu_layers,
@@ -183,6 +185,50 @@ class LlamaBackend:
         # After "Tag:" the model writes " correct": the label's first token with its leading space.
         return self.llm.tokenize(f" {label}".encode(), add_bos=False, special=False)[0]
 
+    def continuation_logprob(self, prompt: Prompt, continuation: str) -> float:
+        """Mean log-probability of `continuation` after the prompt, by teacher forcing: one batched
+        pass with logits for every position (SCORE's answer confidence, eq. 4, is exp of this)."""
+        import numpy as np
+
+        tokens = self.tokens(prompt)
+        forced = self.llm.tokenize(continuation.encode(), add_bos=False, special=False)
+        if not forced or len(tokens) + len(forced) >= self.context_tokens:
+            raise JudgeUnavailable("the answer does not fit the model's context for teacher forcing")
+        shared = self._shared_prefix(tokens)
+        self.llm.n_tokens = shared
+        self.llm.eval(tokens[shared:])
+        logprobs = [_log_softmax(self._last_logits(np))[forced[0]]]
+        for start in range(0, len(forced), self.batch_size):
+            chunk = forced[start : start + self.batch_size]
+            past = self.llm.n_tokens
+            self.llm._batch.set_batch(batch=chunk, n_past=past, logits_all=True)
+            self.llm._ctx.decode(self.llm._batch)
+            self.llm.input_ids[past : past + len(chunk)] = chunk
+            self.llm.n_tokens = past + len(chunk)
+            for i, next_token in enumerate(forced[start + 1 : start + len(chunk) + 1]):
+                row = np.ctypeslib.as_array(self.llm._ctx.get_logits_ith(i), shape=(self.llm.n_vocab(),))
+                logprobs.append(_log_softmax(row.astype(float))[next_token])
+        return float(np.mean(logprobs))
+
+    def _check_grammar(self, grammar: Any) -> None:
+        """llama.cpp refuses some grammars (too many repetitions) and llama-cpp-python then crashes the
+        process: parse it once here, and turn a refusal into an error the run can record."""
+        import llama_cpp
+
+        key = id(grammar)
+        if key in self._grammars_ok:
+            return
+        sampler = llama_cpp.llama_sampler_init_grammar(
+            self.llm._model.vocab, grammar._grammar.encode(), grammar._root.encode()
+        )
+        if not sampler:
+            raise JudgeUnavailable("llama.cpp cannot compile the output schema into a grammar (bound it tighter)")
+        llama_cpp.llama_sampler_free(sampler)
+        self._grammars_ok.add(key)
+
+    def _last_logits(self, np: Any) -> Any:
+        return np.ctypeslib.as_array(self.llm._ctx.get_logits_ith(-1), shape=(self.llm.n_vocab(),)).astype(float)
+
     def generate(
         self, prompt: Prompt, *, schema: dict[str, Any], max_tokens: int, temperature: float, seed: int
     ) -> Generation:
@@ -191,6 +237,7 @@ class LlamaBackend:
         tokens = self.tokens(prompt)
         shared = self._shared_prefix(tokens)
         grammar = _grammar(json.dumps(schema, sort_keys=True), LlamaGrammar)
+        self._check_grammar(grammar)
         budget = min(max_tokens, self.context_tokens - len(tokens))
         self.llm.set_seed(seed)
         result = self.llm.create_completion(
@@ -203,6 +250,13 @@ class LlamaBackend:
             evaluated_tokens=len(tokens) - shared,
             completion_tokens=usage["completion_tokens"],
         )
+
+
+def _log_softmax(row: Any) -> Any:
+    import numpy as np
+
+    top = row.max()
+    return row - top - np.log(np.exp(row - top).sum())
 
 
 @cache
