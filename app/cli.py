@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from app.project import SAMPLE_DATASET, Project, project_url
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
 from app.stress import stress_test
+from app.team import assign, export_bundle, import_bundle
 from models.backends.base import JudgeBackend
 from models.judge import Mode
 from models.prompts import Strictness
@@ -119,6 +121,21 @@ def build_parser() -> argparse.ArgumentParser:
     cr.add_argument("--add", action="append", default=[], metavar="TEXT")
     cr.add_argument("--reviewer", default="reviewer")
     cr.add_argument("--json", action="store_true")
+
+    audit = commands.add_parser("audit", help="the hash-chained audit log")
+    audit.add_argument("action", choices=["verify", "export"])
+    audit.add_argument("out", nargs="?", type=Path, help="export: a JSONL file")
+    audit.add_argument("--json", action="store_true")
+
+    bundle = commands.add_parser("bundle", help="a reviewer's work as one file, for laptops without a server")
+    bundle.add_argument("action", choices=["export", "import"])
+    bundle.add_argument("path", type=Path)
+    bundle.add_argument("--reviewer", help="export: whose work")
+
+    assign = commands.add_parser("assign", help="spread review evenly among reviewers")
+    assign.add_argument("--reviewers", required=True, help="comma-separated names")
+    assign.add_argument("--per-answer", type=int, default=2)
+    assign.add_argument("--json", action="store_true")
 
     show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
     show.add_argument("answer_id")
@@ -437,6 +454,64 @@ def _criteria(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(project: Project, args: argparse.Namespace) -> int:
+    with project.sessions() as session:
+        if args.action == "export":
+            if args.out is None:
+                raise AssayError("audit export needs an output file")
+            with args.out.open("w", encoding="utf-8") as handle:
+                for row in queries.audit_entries(session):
+                    handle.write(
+                        json.dumps(
+                            {
+                                "id": row.id,
+                                "at": str(row.at),
+                                "actor": row.actor,
+                                "action": row.action,
+                                "entity": row.entity,
+                                "entity_id": row.entity_id,
+                                "payload": row.payload,
+                                "prev_hash": row.prev_hash,
+                                "hash": row.hash,
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
+            print(f"wrote {args.out}")
+            return 0
+        count, problems = queries.verify_audit(session)
+    if args.json:
+        print(json.dumps({"entries": count, "ok": not problems, "problems": [asdict(p) for p in problems]}))
+    else:
+        print(f"{count} audit entries: " + ("the chain is intact" if not problems else f"{len(problems)} problems"))
+        for problem in problems:
+            print(f"  entry {problem.entry_id}: {problem.problem}")
+    return 0 if not problems else 1
+
+
+def _bundle(project: Project, args: argparse.Namespace) -> int:
+    if args.action == "export":
+        if not args.reviewer:
+            raise AssayError("bundle export needs --reviewer NAME")
+        print(f"wrote {export_bundle(project, args.reviewer, args.path)} answers of {args.reviewer} to {args.path}")
+        return 0
+    summary = import_bundle(project, args.path)
+    state = "already imported: nothing changed" if summary.already_imported else "merged"
+    print(f"{summary.reviewer}: {summary.answers} answers, {state}")
+    return 0
+
+
+def _assign(project: Project, args: argparse.Namespace) -> int:
+    plan = assign(project, args.reviewers.split(","), args.per_answer)
+    load = Counter(r for names in plan.values() for r in names)
+    if args.json:
+        print(json.dumps({"assignments": plan, "per_reviewer": load}))
+    else:
+        print(", ".join(f"{r}: {n} answers" for r, n in sorted(load.items())))
+    return 0
+
+
 def _print_progress(progress: Progress) -> None:
     width = 24
     filled = int(width * progress.done / max(progress.total, 1))
@@ -562,6 +637,9 @@ COMMANDS = {
     "stress-test": _stress,
     "rubric-scores": _rubric_scores,
     "criteria": _criteria,
+    "audit": _audit,
+    "bundle": _bundle,
+    "assign": _assign,
 }
 
 if __name__ == "__main__":

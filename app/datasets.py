@@ -8,6 +8,7 @@ idempotent by answer id.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -97,9 +98,13 @@ def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
 
 
 def _jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
             place = f"{path.name} line {number}"
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidInput(place, f"not UTF-8 text (byte {exc.start + 1} of the line)") from exc
             if not line.strip():
                 continue
             try:
@@ -118,13 +123,20 @@ def _check_header(path: Path, header: list[str]) -> None:
 
 
 def _csv_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise InvalidInput(f"{path.name} line {line}", "not UTF-8 text (save the file as UTF-8 CSV)") from exc
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
         _check_header(path, list(reader.fieldnames or []))
         for record in reader:
             if None in record:
                 raise InvalidInput(f"{path.name} line {reader.line_num}", "more cells than the header has columns")
             yield f"{path.name} line {reader.line_num}", _decode_json_cells(record)
+    except csv.Error as exc:
+        raise InvalidInput(f"{path.name} line {reader.line_num}", f"not valid CSV ({exc})") from exc
 
 
 def _xlsx_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -185,7 +185,7 @@ def report_figures(project: Project) -> list[tuple[str, Any]]:
         ax.bar([r + i * width for r in range(len(raters))], [per_rater[r][tag] for r in raters], width, label=tag)
     ax.set_xticks([r + 0.4 - width / 2 for r in range(len(raters))], raters, fontsize=7)
     ax.set_ylabel("data points")
-    ax.legend(fontsize=7)
+    _legend(ax)
     fig.tight_layout()
     figures.append(("Tags per rater", fig))
 
@@ -196,7 +196,7 @@ def report_figures(project: Project) -> list[tuple[str, Any]]:
             values = [s[key] for s in answer_scores if s["rater"] == rater and s[key] is not None]
             ax.hist(values, bins=[0, 0.125, 0.375, 0.625, 0.875, 1.0001], alpha=0.5, label=rater)
         ax.set_title("Correctness" if key == "correctness" else "Relevance (F1)", fontsize=9)
-    axes[0].legend(fontsize=6)
+    _legend(axes[0])
     fig.tight_layout()
     figures.append(("Score histograms", fig))
 
@@ -242,11 +242,16 @@ def report_figures(project: Project) -> list[tuple[str, Any]]:
     ax.plot([s["min_relevance"] for s in sweep], [s["cleared_share"] or 0 for s in sweep], marker="o", label="cleared")
     ax.plot([s["min_relevance"] for s in sweep], [s["miss_rate"] or 0 for s in sweep], marker="x", label="miss rate")
     ax.set_xlabel("minimum relevance (correctness = 1)")
-    ax.legend(fontsize=7)
+    _legend(ax)
     ax.set_title("Triage curve", fontsize=9)
     fig.tight_layout()
     figures.append(("Triage", fig))
     return figures
+
+
+def _legend(ax: Any) -> None:
+    if ax.get_legend_handles_labels()[0]:  # an empty project has nothing to name
+        ax.legend(fontsize=7)
 
 
 def _png(fig: Any) -> str:

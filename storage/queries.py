@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select, text
@@ -22,6 +25,7 @@ from storage.schema import (
     QuestionRow,
     RaterRow,
     RubricResultRow,
+    utcnow,
 )
 
 
@@ -102,10 +106,69 @@ def counts(session: Session) -> dict[str, int]:
     return {name: session.scalar(select(func.count()).select_from(table)) or 0 for name, table in tables.items()}
 
 
+def audit_hash(
+    prev_hash: str, at: datetime, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
+) -> str:
+    """The chain link: SHA-256 over the previous hash and this entry's content, canonically written."""
+    stamp = at.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+    content = json.dumps(
+        [prev_hash, stamp, actor, action, entity, entity_id, payload],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+GENESIS = "0" * 64
+
+
 def append_audit(
     session: Session, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
 ) -> None:
-    session.add(AuditRow(actor=actor, action=action, entity=entity, entity_id=entity_id, payload=payload))
+    session.flush()  # earlier entries of this transaction first, so the chain sees them
+    prev = session.scalar(select(AuditRow.hash).order_by(AuditRow.id.desc()).limit(1)) or GENESIS
+    at = utcnow()
+    payload = json.loads(json.dumps(payload, default=str))  # exactly what the JSON column will give back
+    session.add(
+        AuditRow(
+            at=at,
+            actor=actor,
+            action=action,
+            entity=entity,
+            entity_id=entity_id,
+            payload=payload,
+            prev_hash=prev,
+            hash=audit_hash(prev, at, actor, action, entity, entity_id, payload),
+        )
+    )
+    session.flush()
+
+
+@dataclass(frozen=True)
+class AuditProblem:
+    entry_id: int
+    problem: str
+
+
+def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
+    """Walk the chain: an entry whose content or link does not match its hash was edited, and a link
+    to a missing predecessor means entries were deleted."""
+    problems: list[AuditProblem] = []
+    expected_prev = GENESIS
+    count = 0
+    for row in session.scalars(select(AuditRow).order_by(AuditRow.id)):
+        count += 1
+        if row.prev_hash != expected_prev:
+            problems.append(AuditProblem(row.id, "does not follow the entry before it (an entry was removed)"))
+        recomputed = audit_hash(
+            row.prev_hash or "", row.at, row.actor, row.action, row.entity, row.entity_id, row.payload or {}
+        )
+        if recomputed != row.hash:
+            problems.append(AuditProblem(row.id, "its content does not match its hash (it was edited)"))
+        expected_prev = row.hash or ""
+    return count, problems
 
 
 def document_by_name(session: Session, name: str) -> DocumentRow | None:
@@ -504,3 +567,35 @@ def update_rubric_payload(
         raise LookupError(f"no {rubric} result of {rater} for {answer_id}")
     row.payload = payload
     row.score = score
+
+
+def audit_entries(session: Session, actor: str | None = None) -> list[AuditRow]:
+    statement = select(AuditRow).order_by(AuditRow.id)
+    if actor is not None:
+        statement = statement.where(AuditRow.actor == actor)
+    return list(session.scalars(statement))
+
+
+def audit_has(session: Session, action: str, sha256: str | None) -> bool:
+    """Whether an entry of this action already records this content hash (bundles import once)."""
+    for payload in session.scalars(select(AuditRow.payload).where(AuditRow.action == action)):
+        if (payload or {}).get("sha256") == sha256:
+            return True
+    return False
+
+
+def data_point_ref(session: Session, point_id: int) -> tuple[str, int] | None:
+    row = session.execute(
+        select(RaterRow.name, DataPointRow.ordinal)
+        .join(RaterRow, RaterRow.id == DataPointRow.rater_id)
+        .where(DataPointRow.id == point_id)
+    ).first()
+    return None if row is None else (row[0], row[1])
+
+
+def data_point_id(session: Session, answer_id: str, rater: str, ordinal: int) -> int | None:
+    return session.scalar(
+        select(DataPointRow.id)
+        .join(RaterRow, RaterRow.id == DataPointRow.rater_id)
+        .where(DataPointRow.answer_id == answer_id, RaterRow.name == rater, DataPointRow.ordinal == ordinal)
+    )

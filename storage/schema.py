@@ -218,7 +218,9 @@ class SettingRow(Base):
 
 
 class AuditRow(Base):
-    """Append-only (triggers refuse UPDATE and DELETE): who changed what, when."""
+    """Append-only (triggers refuse UPDATE and DELETE) and hash-chained: who changed what, when.
+    Each entry's hash covers its content and the previous entry's hash, so an edited or deleted
+    entry breaks the chain (`assay audit verify`)."""
 
     __tablename__ = "audit_log"
 
@@ -229,3 +231,5 @@ class AuditRow(Base):
     entity: Mapped[str] = mapped_column(String(40))
     entity_id: Mapped[str] = mapped_column(String(200))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    prev_hash: Mapped[str | None] = mapped_column(String(64))
+    hash: Mapped[str | None] = mapped_column(String(64))

@@ -1,0 +1,176 @@
+"""Teams without a server: a reviewer's work travels as a bundle with content hashes and merges into a
+lead's project; double review is assigned evenly; the audit chain is verified."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.errors import AssayError, InvalidInput
+from app.project import Project
+from models.vocabulary import RaterKind, ReviewStatus, Tag
+from storage import queries, reviews
+from storage.reviews import PointSnapshot
+
+BUNDLE_FORMAT = "assay-bundle/1"
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def export_bundle(project: Project, reviewer: str, out: Path) -> int:
+    """Write one reviewer's points, labels, reviews and audit entries, sealed with a hash."""
+    items = []
+    with project.sessions() as session:
+        rater = queries.rater_named(session, reviewer)
+        if rater is None or rater.kind is not RaterKind.HUMAN:
+            raise AssayError(f"no reviewer named {reviewer!r}")
+        passages_by_id: dict[int, str] = {}
+        for answer in project.answers():
+            points = reviews.snapshot(session, answer.id, rater.id)
+            review = reviews.review(session, answer.id, rater.id)
+            if not points and review.status is ReviewStatus.UNREVIEWED:
+                continue
+            detail = queries.answer_detail(session, answer.id)
+            assert detail is not None
+            if detail.document_id not in passages_by_id:
+                passages_by_id |= {p.id: p.citation_id for p in queries.passages_of(session, detail.document_id)}
+            items.append(
+                {
+                    "answer_id": answer.id,
+                    "answer_sha256": hashlib.sha256(detail.text.encode()).hexdigest(),
+                    "points": [
+                        {
+                            "text": p.text,
+                            "span": [p.span_start, p.span_end] if p.span_start is not None else None,
+                            "tag": p.tag.value if p.tag else None,
+                            "comment": p.comment,
+                            "citations": [passages_by_id[i] for i in p.passage_ids if i in passages_by_id],
+                            "source": _source_ref(session, p.source_id),
+                        }
+                        for p in points
+                    ],
+                    "review": {
+                        "status": review.status.value,
+                        "active_seconds": review.active_seconds,
+                        "holistic_correctness": review.holistic_correctness,
+                        "holistic_relevance": review.holistic_relevance,
+                        "comment": review.comment,
+                    },
+                }
+            )
+        audit = [
+            {
+                "at": str(row.at),
+                "action": row.action,
+                "entity": row.entity,
+                "entity_id": row.entity_id,
+                "payload": row.payload,
+                "hash": row.hash,
+            }
+            for row in queries.audit_entries(session, actor=reviewer)
+        ]
+    body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
+    out.write_text(json.dumps({**body, "sha256": _digest(body)}, ensure_ascii=False, indent=1), encoding="utf-8")
+    return len(items)
+
+
+def _source_ref(session, source_id: int | None) -> dict[str, Any] | None:
+    """A copied judge point, named portably: the judge run and the point's position."""
+    if source_id is None:
+        return None
+    found = queries.data_point_ref(session, source_id)
+    return None if found is None else {"rater": found[0], "ordinal": found[1]}
+
+
+@dataclass
+class BundleSummary:
+    reviewer: str
+    answers: int
+    already_imported: bool
+
+
+def import_bundle(project: Project, path: Path, actor: str = "bundle-import") -> BundleSummary:
+    """Merge a reviewer's bundle: their labels are theirs alone, so the merge never conflicts; the
+    same bundle twice changes nothing; a bundle whose content does not match its hash is refused."""
+    try:
+        bundle = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(str(path), f"not a readable bundle ({exc})") from exc
+    if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+        raise InvalidInput(str(path), f"not an Assay bundle (format {BUNDLE_FORMAT} expected)")
+    seal = bundle.pop("sha256", None)
+    if seal != _digest(bundle):
+        raise InvalidInput(str(path), "the bundle was changed after it was written (its hash does not match)")
+    reviewer = bundle["reviewer"]
+    with project.sessions.begin() as session:
+        if queries.audit_has(session, "bundle.imported", seal):
+            return BundleSummary(reviewer, len(bundle["items"]), already_imported=True)
+        rater = queries.rater_named(session, reviewer) or queries.add_rater(
+            session, reviewer, RaterKind.HUMAN, {}, actor
+        )
+        if rater.kind is not RaterKind.HUMAN:
+            raise InvalidInput(str(path), f"{reviewer!r} is a judge run in this project")
+        for item in bundle["items"]:
+            detail = queries.answer_detail(session, item["answer_id"])
+            if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item["answer_sha256"]:
+                raise InvalidInput(str(path), f"answer {item['answer_id']!r} is not the same in this project")
+            passages = {p.citation_id: p.id for p in queries.passages_of(session, detail.document_id)}
+            points = [
+                PointSnapshot(
+                    0,
+                    i,
+                    p["text"],
+                    *(p["span"] or (None, None)),
+                    queries.data_point_id(session, detail.id, p["source"]["rater"], p["source"]["ordinal"])
+                    if p.get("source")
+                    else None,
+                    p.get("comment"),
+                    Tag(p["tag"]) if p.get("tag") else None,
+                    tuple(sorted(passages[c] for c in p.get("citations", ()) if c in passages)),
+                )
+                for i, p in enumerate(item["points"])
+            ]
+            reviews.restore(session, detail.id, rater.id, points)
+            review = item["review"]
+            reviews.update_review(
+                session,
+                detail.id,
+                rater.id,
+                status=ReviewStatus(review["status"]),
+                active_seconds=review["active_seconds"],
+                holistic_correctness=review["holistic_correctness"],
+                holistic_relevance=review["holistic_relevance"],
+                comment=review["comment"],
+            )
+        queries.append_audit(
+            session,
+            actor,
+            "bundle.imported",
+            "rater",
+            reviewer,
+            {"sha256": seal, "answers": len(bundle["items"]), "audit": bundle["audit"]},
+        )
+    return BundleSummary(reviewer, len(bundle["items"]), already_imported=False)
+
+
+def assign(project: Project, reviewers: list[str], per_answer: int) -> dict[str, list[str]]:
+    """Spread double (or k-fold) review evenly: every answer gets `per_answer` different reviewers and
+    each reviewer gets the same number of answers, give or take one."""
+    reviewers = [r.strip() for r in reviewers if r.strip()]
+    if per_answer < 1 or per_answer > len(reviewers):
+        raise AssayError(f"--per-answer must be between 1 and the number of reviewers ({len(reviewers)})")
+    answers = [a.id for a in project.answers()]
+    plan = {
+        a: [reviewers[(i * per_answer + k) % len(reviewers)] for k in range(per_answer)] for i, a in enumerate(answers)
+    }
+    with project.sessions.begin() as session:
+        reviews.set_setting(session, "assignments", plan)
+        queries.append_audit(
+            session, "assign", "project.assigned", "project", "-", {"reviewers": reviewers, "per_answer": per_answer}
+        )
+    return plan

@@ -1,0 +1,182 @@
+"""Trust: the audit chain catches edits, nothing opens a socket offline, keys are never written,
+bad files are refused whole, bundles merge once and refuse tampering."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.cli import main
+from app.datasets import import_dataset
+from app.errors import InvalidInput
+from app.exports import export
+from app.project import SAMPLE_DATASET, Project
+from app.review import ReviewService
+from app.team import assign, export_bundle, import_bundle
+from models.vocabulary import Tag
+from storage.db import url_for_path
+
+ANSWER = "contractnli-027"
+
+
+def _review(project: Project, reviewer: str = "ana") -> None:
+    service = ReviewService(project, reviewer)
+    for point in service.open(ANSWER).points:
+        service.set_tag(ANSWER, point.point.id, Tag.CORRECT)
+    service.submit(ANSWER)
+
+
+def test_audit_verify_passes_then_catches_an_edited_entry(sample_project: Project, capsys) -> None:
+    _review(sample_project)
+    path = sample_project.url.removeprefix("sqlite:///")
+    assert main(["--project", path, "audit", "verify"]) == 0
+    assert "the chain is intact" in capsys.readouterr().out
+    sample_project.close()
+    with sqlite3.connect(path) as db:  # a person with sqlite3 and bad intentions
+        db.execute("DROP TRIGGER audit_log_no_update")
+        db.execute("UPDATE audit_log SET actor = 'mallory' WHERE id = 5")
+    assert main(["--project", path, "audit", "verify", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert not report["ok"] and report["problems"][0]["entry_id"] == 5
+
+
+def test_offline_run_opens_no_network_socket(monkeypatch, tmp_path: Path) -> None:
+    """Import, judge (embedded model), review and export with every socket but AF_UNIX refused."""
+    real = socket.socket
+
+    def guarded(family=socket.AF_INET, *args, **kwargs):
+        if family != socket.AF_UNIX:
+            raise AssertionError(f"Assay opened a network socket (family {family})")
+        return real(family, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "socket", guarded)
+    project_file = tmp_path / "offline.assay"
+    assert main(["--project", str(project_file), "import", str(SAMPLE_DATASET)]) == 0
+    assert (
+        main(["--project", str(project_file), "judge", "--answers", ANSWER, "--context", "4096", "--no-missing"]) == 0
+    )
+    project = Project.open(url_for_path(project_file))
+    _review(project)
+    for fmt in ("csv", "xlsx", "jsonl", "report"):
+        export(project, fmt, tmp_path / f"out.{fmt}")
+
+
+def test_an_api_key_is_never_written_anywhere(monkeypatch, tmp_path: Path) -> None:
+    from tests.judge_helpers import chat_reply, scripted_http_server
+
+    key = "sk-planted-0123456789abcdef"
+    monkeypatch.setenv("ASSAY_API_KEY", key)
+    project_file = tmp_path / "keys.assay"
+    main(["--project", str(project_file), "import", str(SAMPLE_DATASET)])
+    replies = [(200, chat_reply('{"tag": "correct"}'))] * 40
+    with scripted_http_server(replies) as (url, received):
+        main(
+            [
+                "--project",
+                str(project_file),
+                "judge",
+                "--backend",
+                "openai",
+                "--base-url",
+                url,
+                "--model",
+                "m",
+                "--answers",
+                ANSWER,
+                "--allow-network",
+                "--no-missing",
+            ]
+        )
+    assert received and received[0]["headers"]["Authorization"] == f"Bearer {key}"  # it was used
+    assert Project.open(url_for_path(project_file)).counts()["labels"] > 0
+    project = Project.open(url_for_path(project_file))
+    for fmt in ("csv", "xlsx", "jsonl", "report"):
+        export(project, fmt, tmp_path / f"out.{fmt}")
+    main(["--project", str(project_file), "audit", "export", str(tmp_path / "audit.jsonl")])
+    project.close()
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if key.encode() in p.read_bytes()]
+
+
+def test_bundle_merges_once_and_refuses_a_changed_byte(sample_project: Project, tmp_path: Path) -> None:
+    _review(sample_project)
+    bundle = tmp_path / "ana.bundle"
+    assert export_bundle(sample_project, "ana", bundle) == 1
+    lead = Project.open(url_for_path(tmp_path / "lead.assay"))
+    import_dataset(lead.sessions, SAMPLE_DATASET)
+    first = import_bundle(lead, bundle)
+    labels = lead.counts()["labels"]
+    again = import_bundle(lead, bundle)
+    assert not first.already_imported and again.already_imported and lead.counts()["labels"] == labels > 0
+    assert [p.point.tag for p in ReviewService(lead, "ana").state(ANSWER).points] == [
+        p.point.tag for p in ReviewService(sample_project, "ana").state(ANSWER).points
+    ]
+    tampered = tmp_path / "tampered.bundle"
+    tampered.write_bytes(bundle.read_bytes().replace(b'"correct"', b'"incorrect"', 1))
+    with pytest.raises(InvalidInput, match="changed after it was written"):
+        import_bundle(lead, tampered)
+
+
+def test_assignments_are_even(sample_project: Project) -> None:
+    plan = assign(sample_project, ["ana", "ben", "cleo"], 2)
+    assert all(len(set(names)) == 2 for names in plan.values())
+    from collections import Counter
+
+    load = Counter(r for names in plan.values() for r in names)
+    assert max(load.values()) - min(load.values()) <= 1 and sum(load.values()) == 2 * 119
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=400))
+def test_random_bytes_as_qa_jsonl_are_refused_whole_or_imported(tmp_path_factory, data: bytes) -> None:
+    folder = tmp_path_factory.mktemp("fuzz")
+    (folder / "documents").mkdir()
+    (folder / "documents" / "nda.txt").write_text("1. The Vendor keeps secrets.\n")
+    (folder / "qa.jsonl").write_bytes(data)
+    project = Project.open(url_for_path(folder / "p.assay"))
+    try:
+        import_dataset(project.sessions, folder)
+    except InvalidInput as exc:
+        assert exc.place and exc.problem  # a place and a reason, never a traceback
+        assert project.counts()["answers"] == 0
+    project.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("\ufeffDoc\n".encode("utf-16"), "not UTF-8"),
+        ("Clause 1 – café".encode("cp1252"), "not UTF-8"),
+        (b"", "no text found"),
+    ],
+)
+def test_bad_documents_are_named(tmp_path: Path, content: bytes, message: str) -> None:
+    folder = tmp_path / "set"
+    (folder / "documents").mkdir(parents=True)
+    (folder / "documents" / "bad.txt").write_bytes(content)
+    (folder / "qa.jsonl").write_text(json.dumps({"id": "1", "document": "bad.txt", "question": "Q", "answer": "A"}))
+    with pytest.raises(InvalidInput, match=rf"bad\.txt: {message}"):
+        import_dataset(Project.open(url_for_path(tmp_path / "p.assay")).sessions, folder)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300), st.booleans())
+def test_random_csv_is_refused_with_its_line_or_imported(tmp_path_factory, body: str, header: bool) -> None:
+    folder = tmp_path_factory.mktemp("fuzzcsv")
+    (folder / "documents").mkdir()
+    (folder / "documents" / "nda.txt").write_text("1. The Vendor keeps secrets.\n")
+    head = "id,document,question,answer\n" if header else ""
+    (folder / "answers.csv").write_text(head + body, encoding="utf-8")
+    project = Project.open(url_for_path(folder / "p.assay"))
+    try:
+        import_dataset(project.sessions, folder / "answers.csv")
+    except InvalidInput as exc:
+        assert "answers.csv" in exc.place and exc.problem
+        assert project.counts()["answers"] == 0
+    project.close()
