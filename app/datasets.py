@@ -68,10 +68,10 @@ def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
         qa = path / "qa.jsonl"
         if not qa.is_file():
             raise InvalidInput(str(path), "a dataset folder needs a qa.jsonl file")
-        records: Iterator[tuple[str, dict[str, Any]]] = _jsonl_records(qa)
+        records: Iterator[tuple[str, dict[str, Any]]] = jsonl_objects(qa)
         documents_dir = path / "documents"
     elif path.suffix.lower() == ".jsonl":
-        records, documents_dir = _jsonl_records(path), path.parent / "documents"
+        records, documents_dir = jsonl_objects(path), path.parent / "documents"
     elif path.suffix.lower() == ".csv":
         records, documents_dir = _csv_records(path), path.parent / "documents"
     elif path.suffix.lower() == ".xlsx":
@@ -97,7 +97,8 @@ def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
     return rows, documents_dir
 
 
-def _jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def jsonl_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(place, object) for each non-empty line; InvalidInput names the line that is not a JSON object."""
     with path.open("rb") as lines:
         for number, raw in enumerate(lines, start=1):
             place = f"{path.name} line {number}"

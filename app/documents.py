@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.errors import InvalidInput
+from models.segmentation import strip_span
 from models.vocabulary import PassageKind
 
 # Bump when parsing changes: documents keep the version they were cut with, so ids stay stable.
@@ -154,15 +155,7 @@ def _split_wide_gaps(text: str, start: int, end: int) -> list[tuple[int, int]]:
         pieces.append((cursor, gap.start()))
         cursor = gap.end()
     pieces.append((cursor, end))
-    return [_strip_span(text, s, e) for s, e in pieces if text[s:e].strip()]
-
-
-def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    return [strip_span(text, s, e) for s, e in pieces if text[s:e].strip()]
 
 
 # ---------------------------------------------------------------- PDF

@@ -9,7 +9,6 @@ answer labels that point; any other text creates a data point of the rater.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from app.datasets import jsonl_objects
 from app.errors import InvalidInput
 from app.project import Project
 from models.verdict import align
@@ -42,36 +42,24 @@ def parse_markup(markup: str) -> list[dict[str, Any]]:
 
 def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     records = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            place = f"{path.name} line {number}"
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(place, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
-            if not isinstance(record, dict):
-                raise InvalidInput(place, "expected a JSON object")
-            for key in ("answer_id", "rater"):
-                if not isinstance(record.get(key), str) or not record[key].strip():
-                    raise InvalidInput(place, f"field {key!r} is missing or not text")
-            points = record.get("data_points", record.get("markup"))
-            if isinstance(points, str):
-                points = parse_markup(points)
-            if not isinstance(points, list) or not points:
-                raise InvalidInput(place, "field 'data_points' must be a non-empty list or LeMAJ markup")
-            for i, point in enumerate(points, start=1):
-                if not isinstance(point, dict) or point.get("tag") not in {t.value for t in Tag}:
-                    raise InvalidInput(
-                        place, f"data point {i}: 'tag' must be correct, incorrect, irrelevant or missing"
-                    )
-                if not isinstance(point.get("data_point_id"), int) and not (
-                    isinstance(point.get("text"), str) and point["text"].strip()
-                ):
-                    raise InvalidInput(place, f"data point {i}: give a 'data_point_id' or a 'text'")
-            record["data_points"] = points
-            records.append((place, record))
+    for place, record in jsonl_objects(path):
+        for key in ("answer_id", "rater"):
+            if not isinstance(record.get(key), str) or not record[key].strip():
+                raise InvalidInput(place, f"field {key!r} is missing or not text")
+        points = record.get("data_points", record.get("markup"))
+        if isinstance(points, str):
+            points = parse_markup(points)
+        if not isinstance(points, list) or not points:
+            raise InvalidInput(place, "field 'data_points' must be a non-empty list or LeMAJ markup")
+        for i, point in enumerate(points, start=1):
+            if not isinstance(point, dict) or point.get("tag") not in {t.value for t in Tag}:
+                raise InvalidInput(place, f"data point {i}: 'tag' must be correct, incorrect, irrelevant or missing")
+            if not isinstance(point.get("data_point_id"), int) and not (
+                isinstance(point.get("text"), str) and point["text"].strip()
+            ):
+                raise InvalidInput(place, f"data point {i}: give a 'data_point_id' or a 'text'")
+        record["data_points"] = points
+        records.append((place, record))
     return records
 
 

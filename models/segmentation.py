@@ -32,7 +32,7 @@ def segment_answer(answer: str) -> list[Segment]:
     """Candidate data points of an answer, each a span of the answer's own text."""
     segments: list[Segment] = []
     for line in _LINE.finditer(answer):
-        start, end = _strip(answer, line.start(), line.end())
+        start, end = strip_span(answer, line.start(), line.end())
         if start >= end:
             continue
         bullet = _BULLET.match(answer, start, end)
@@ -50,7 +50,8 @@ def segment_answer(answer: str) -> list[Segment]:
     return segments
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without the whitespace at its ends."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -72,7 +73,7 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         candidate = text[cursor : boundary.start()].rstrip('"”’)')
         if _ABBREVIATIONS.search(candidate):
             continue
-        pieces.append(_strip(text, cursor, boundary.start()))
+        pieces.append(strip_span(text, cursor, boundary.start()))
         cursor = boundary.end()
-    pieces.append(_strip(text, cursor, end))
+    pieces.append(strip_span(text, cursor, end))
     return [(s, e) for s, e in pieces if e > s]

@@ -32,7 +32,27 @@ def tag_text(tag: Tag | None) -> str:
     return TAG_STYLE[tag][0]
 
 
-class AnswerQueueModel(QAbstractTableModel):
+class _TableModel(QAbstractTableModel):
+    """Rows of a list, columns named by HEADERS."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def _rows(self) -> list[Any]:
+        raise NotImplementedError
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's names
+        return 0 if parent.isValid() else len(self._rows())
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+
+class AnswerQueueModel(_TableModel):
     """Every answer of the project, with this reviewer's status and the judge's scores.
 
     Cells are computed once per row, and sorting happens here in Python (QueueFilterModel passes it
@@ -61,6 +81,9 @@ class AnswerQueueModel(QAbstractTableModel):
         self._cells[index] = _cells(row)
         self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
 
+    def _rows(self) -> list[Any]:
+        return self.rows
+
     def haystack(self, row: int) -> str:
         """What the filter box searches: every cell of the row, lower-cased."""
         return " ".join(str(c) for c in self._cells[row]).lower()
@@ -75,17 +98,6 @@ class AnswerQueueModel(QAbstractTableModel):
         self.rows = [row for row, _ in paired]
         self._cells = [cells for _, cells in paired]
         self.layoutChanged.emit()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's names
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
@@ -120,7 +132,7 @@ class QueueFilterModel(QSortFilterProxyModel):
         self.sourceModel().sort(column, order)
 
 
-class DataPointTableModel(QAbstractTableModel):
+class DataPointTableModel(_TableModel):
     """The data points of the answer under review: the judge's view beside the reviewer's."""
 
     HEADERS = ("#", "Data point", "Judge", "Conf.", "Yours", "Citations")
@@ -129,21 +141,13 @@ class DataPointTableModel(QAbstractTableModel):
         super().__init__()
         self.points: list[ReviewPoint] = []
 
+    def _rows(self) -> list[Any]:
+        return self.points
+
     def set_points(self, points: list[ReviewPoint]) -> None:
         self.beginResetModel()
         self.points = points
         self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self.points)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         point = self.points[index.row()]
