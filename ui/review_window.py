@@ -95,8 +95,10 @@ class DataPointView(QTableView):
 class ActivityClock(QObject):
     """Counts the seconds a reviewer is actually at work on the open answer (idle time excluded)."""
 
-    def __init__(self, flush) -> None:
-        super().__init__()
+    def __init__(self, flush, parent: QObject) -> None:
+        # Parented to the window: when the window goes, Qt removes the clock from the
+        # application's event filters with it, so no filter ever points at a deleted object.
+        super().__init__(parent)
         self._flush = flush
         self.last_activity = time.monotonic()
         self.pending = 0.0
@@ -153,7 +155,7 @@ class ReviewWindow(QMainWindow):
         self.tabs.addTab(self.dashboard, "Dashboard")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
-        self.clock = ActivityClock(self._on_active_time)
+        self.clock = ActivityClock(self._on_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
         if self.queue_model.rows:
             self.table.selectRow(0)
