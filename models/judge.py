@@ -90,7 +90,7 @@ class LemajJudge:
         """A verdict, or a failed one with the reason and raw output; raises only Cancelled and
         JudgeUnavailable (the model or server is gone, which no retry of this answer can mend)."""
         cancel = cancel or threading.Event()
-        verdict = Verdict(case.answer_id, passages_seen=tuple(p.citation_id for p in case.evidence))
+        verdict = Verdict(case.answer_id)
         started = time.perf_counter()
         try:
             if self.mode is Mode.ONE_PASS:

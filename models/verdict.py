@@ -44,7 +44,6 @@ class Verdict:
     evaluated_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
-    passages_seen: tuple[str, ...] = ()
 
 
 def load_json(raw: str, schema: dict[str, Any]) -> dict[str, Any]:
