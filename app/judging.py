@@ -63,6 +63,27 @@ class JudgeSettings:
         return RubricJudge(backend, self.rubric, seed=self.seed, disputatio=self.disputatio)
 
 
+def destination(settings: JudgeSettings) -> str:
+    """The host an API judge sends texts to."""
+    from urllib.parse import urlsplit
+
+    default = "api.anthropic.com" if settings.backend == "anthropic" else ""
+    return urlsplit(settings.base_url or "").hostname or default or "an unnamed server"
+
+
+def is_on_premise(host: str) -> bool:
+    """Loopback and private-range addresses stay inside the organisation's network."""
+    import ipaddress
+
+    if host in ("localhost",):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
+
+
 def make_backend(settings: JudgeSettings) -> JudgeBackend:
     """The backend the settings name; API backends refuse to exist without network permission."""
     if settings.backend == "local":

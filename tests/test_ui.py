@@ -178,3 +178,15 @@ def test_dashboard_shows_scores_agreement_and_plots(qtbot, window: ReviewWindow,
     dashboard.rater.setCurrentText("ana")
     assert {dashboard.table.item(r, 0).text() for r in range(dashboard.table.rowCount())} == {"ana"}
     _shot(window, "dashboard.png")
+
+
+def test_the_window_names_the_host_while_an_api_judge_runs(qtbot, window: ReviewWindow) -> None:
+    from tests.judge_helpers import chat_reply, scripted_http_server
+
+    with scripted_http_server([(200, chat_reply('{"tag": "correct"}'))] * 200) as (url, _):
+        settings = JudgeSettings(backend="openai", base_url=url, model="m", allow_network=True, find_missing=False)
+        window.start_judge(settings, [ANSWER])
+        assert window.network_banner.isVisible()
+        assert "127.0.0.1" in window.network_banner.text() and "on-premise" in window.network_banner.text()
+        qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert not window.network_banner.isVisible() and "1 judged" in window.message.text()

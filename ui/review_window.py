@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from app.citations import find_citations
 from app.errors import AssayError
-from app.judging import Progress, RunSummary
+from app.judging import Progress, RunSummary, destination, is_on_premise
 from app.project import Project
 from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
@@ -307,6 +307,9 @@ class ReviewWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         self.message = QLabel()
+        self.network_banner = QLabel()
+        self.network_banner.setStyleSheet("background:#fde2b8; padding:1px 6px;")
+        self.network_banner.hide()
         self.progress = QProgressBar(maximumWidth=220)
         self.progress.hide()
         self.cancel_button = QPushButton("Cancel judge run")
@@ -314,6 +317,7 @@ class ReviewWindow(QMainWindow):
         self.cancel_button.clicked.connect(self.cancel_judge)
         bar = self.statusBar()
         bar.addWidget(self.message, 1)
+        bar.addPermanentWidget(self.network_banner)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
 
@@ -620,6 +624,11 @@ class ReviewWindow(QMainWindow):
         worker.signals.failed.connect(self._on_judge_failed)
         worker.signals.finished.connect(self._on_judge_finished)
         self.worker = worker
+        if settings.backend != "local":
+            host = destination(settings)
+            where = "on-premise" if is_on_premise(host) else "outside this network"
+            self.network_banner.setText(f"⚠ Sending document text to {host} ({where})")
+            self.network_banner.show()
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()
@@ -650,6 +659,7 @@ class ReviewWindow(QMainWindow):
 
     def _judge_done(self) -> None:
         self.worker = None
+        self.network_banner.hide()
         self.progress.hide()
         self.cancel_button.hide()
 
