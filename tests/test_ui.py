@@ -190,3 +190,19 @@ def test_the_window_names_the_host_while_an_api_judge_runs(qtbot, window: Review
         assert "127.0.0.1" in window.network_banner.text() and "on-premise" in window.network_banner.text()
         qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
     assert not window.network_banner.isVisible() and "1 judged" in window.message.text()
+
+
+def test_judge_dialog_says_where_data_goes_and_builds_the_settings(qtbot) -> None:
+    from ui.judge_dialog import JudgeDialog
+
+    dialog = JudgeDialog(selected_answer=ANSWER)
+    qtbot.addWidget(dialog)
+    assert "nothing leaves it" in dialog.where.text() and dialog.run_button.isEnabled()
+    dialog.backend.setCurrentIndex(2)  # OpenAI-compatible server
+    dialog.base_url.setText("https://llm.example.com/v1")
+    assert "llm.example.com" in dialog.where.text() and not dialog.run_button.isEnabled()
+    dialog.allow.setChecked(True)
+    dialog.rubric.setCurrentText("coverage")
+    settings = dialog.settings()
+    assert dialog.run_button.isEnabled() and settings.allow_network and settings.backend == "openai"
+    assert settings.rubric.value == "coverage" and dialog.answer_ids() == [ANSWER]

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 from app.errors import AssayError
 from app.judging import JudgeSettings, Progress, RunSummary, make_backend, run_judge
 from app.project import Project
-from models.judge import LemajJudge, Mode
+from models.judge import Mode
 from models.prompts import Strictness
+from models.rubrics import Rubric
 
 BACKENDS = {
     "Embedded model (SmolLM2-135M, on this computer)": "embedded",
@@ -53,6 +54,8 @@ class JudgeDialog(QDialog):
         self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="all that fit (-1)")
         self.mode = QComboBox()
         self.mode.addItems([m.value for m in Mode])
+        self.rubric = QComboBox()
+        self.rubric.addItems([r.value for r in Rubric])
         self.strictness = QComboBox()
         self.strictness.addItems([s.value for s in Strictness])
         self.strictness.setCurrentText(Strictness.STANDARD.value)
@@ -73,6 +76,7 @@ class JudgeDialog(QDialog):
         form.addRow("Model", model_row)
         form.addRow("Server URL", self.base_url)
         form.addRow("GPU layers", self.gpu_layers)
+        form.addRow("Rubric", self.rubric)
         form.addRow("Mode", self.mode)
         form.addRow("Relevance", self.strictness)
         form.addRow("Answers", self.scope)
@@ -124,6 +128,7 @@ class JudgeDialog(QDialog):
             gpu_layers=None if self.gpu_layers.value() < 0 else self.gpu_layers.value(),
             mode=Mode(self.mode.currentText()),
             strictness=Strictness(self.strictness.currentText()),
+            rubric=Rubric(self.rubric.currentText()),
             structured="json_schema",
             allow_network=self.allow.isChecked(),
         )
@@ -152,7 +157,7 @@ class JudgeWorker(QRunnable):
     def run(self) -> None:
         try:
             backend = make_backend(self.settings)
-            judge = LemajJudge(backend, self.settings.mode, self.settings.strictness, seed=self.settings.seed)
+            judge = self.settings.judge(backend)
             summary: RunSummary = run_judge(
                 self.project.sessions,
                 judge,
