@@ -54,6 +54,7 @@ class JudgeDialog(QDialog):
         self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="all that fit (-1)")
         self.mode = QComboBox()
         self.mode.addItems([m.value for m in Mode])
+        self.mode.setCurrentText(Mode.TWO_STAGE.value)  # the default everywhere: tags with confidences
         self.rubric = QComboBox()
         self.rubric.addItems([r.value for r in Rubric])
         self.strictness = QComboBox()
