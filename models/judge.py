@@ -25,7 +25,7 @@ from models.prompts import (
     tag_prompt,
 )
 from models.segmentation import segment_answer
-from models.verdict import JudgedPoint, Verdict, asserted_points, cover_the_rest, load_json, missing_points
+from models.verdict import JudgedPoint, JudgeWork, Verdict, asserted_points, cover_the_rest, load_json, missing_points
 from models.vocabulary import Tag
 
 
@@ -212,7 +212,7 @@ def generate_valid(
     raise JudgeOutputInvalid(f"{last} (after {attempts} attempts)", last.raw)
 
 
-def _count(verdict: Any, generation: Generation) -> None:
+def _count(verdict: JudgeWork, generation: Generation) -> None:
     verdict.prompt_tokens += generation.prompt_tokens
     verdict.evaluated_tokens += generation.evaluated_tokens
     verdict.completion_tokens += generation.completion_tokens

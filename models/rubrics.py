@@ -15,7 +15,7 @@ from models.backends.base import JudgeBackend
 from models.errors import JudgeOutputInvalid
 from models.judge import Cancelled, generate_valid
 from models.prompts import PROMPT_VERSION, EvidencePassage, Message, Part, Prompt, evidence_text, fenced, read_prompt
-from models.verdict import load_json
+from models.verdict import JudgeWork, load_json
 
 
 class Rubric(StrEnum):
@@ -55,20 +55,12 @@ class RubricCase:
 
 
 @dataclass
-class RubricResult:
+class RubricResult(JudgeWork):
     answer_id: str
     rubric: Rubric
     label: str | None = None
     score: float | None = None
     payload: dict[str, Any] = field(default_factory=dict)
-    failed: bool = False
-    error: str | None = None
-    raw_output: str | None = None
-    attempts: int = 0
-    prompt_tokens: int = 0
-    evaluated_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
 
 
 def _strings(max_items: int, max_length: int = 400) -> dict[str, Any]:

@@ -32,10 +32,10 @@ class JudgedPoint:
     unverified_citations: tuple[str, ...] = ()  # ids the judge cited that the document lacks
 
 
-@dataclass
-class Verdict:
-    answer_id: str
-    points: list[JudgedPoint] = field(default_factory=list)
+@dataclass(kw_only=True)
+class JudgeWork:
+    """How judging one answer went, whatever the rubric: failure, raw output, attempts, cost."""
+
     failed: bool = False
     error: str | None = None
     raw_output: str | None = None
@@ -44,6 +44,12 @@ class Verdict:
     evaluated_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+
+
+@dataclass
+class Verdict(JudgeWork):
+    answer_id: str
+    points: list[JudgedPoint] = field(default_factory=list)
 
 
 def load_json(raw: str, schema: dict[str, Any]) -> dict[str, Any]:
