@@ -192,10 +192,16 @@ def main(argv: Sequence[str] | None = None, window_commands: dict[str, Command] 
         return EXIT_INVALID
     try:
         project = Project.open(project_url(args.project, args.db))
+    except AssayError as exc:
+        print(f"assay: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    try:
         return commands[args.command](project, args)
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    finally:
+        project.close()
 
 
 def _init(project: Project, _args: argparse.Namespace) -> int:

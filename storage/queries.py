@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, text
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
 
 from models.vocabulary import PassageKind, RaterKind, Tag
@@ -249,22 +249,24 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def search_passages(session: Session, document_id: int, query: str, limit: int = 20) -> list[SearchHit]:
-    """BM25-ranked passages of one document: all words first; any word when none has them all."""
+    """Ranked passages of one document: all words first; any word when none has them all.
+
+    SQLite ranks with FTS5's BM25, PostgreSQL with its own full-text search; in both a heading
+    names what a clause is about, so it weighs twice a word of the body. Lower scores rank first.
+    """
     words = _WORD.findall(query)
     if not words:
         return []
-    quoted = [f'"{w}"' for w in words]  # quoted: the user's words are never FTS5 syntax
-    for match in (" ".join(quoted), " OR ".join(quoted)):
-        hits = _fts(session, document_id, match, limit)
+    search = _sqlite_search if session.get_bind().dialect.name == "sqlite" else _postgres_search
+    for every_word in (True, False):
+        hits = search(session, document_id, words, every_word, limit)
         if hits:
             return hits
     return []
 
 
-def _fts(session: Session, document_id: int, match: str, limit: int) -> list[SearchHit]:
-    if session.get_bind().dialect.name != "sqlite":
-        return _search_without_fts(session, document_id, match, limit)
-    # A heading names what a clause is about, so it weighs more than one word in the body.
+def _sqlite_search(session: Session, document_id: int, words: list[str], every_word: bool, limit: int):
+    quoted = [f'"{w}"' for w in words]  # quoted: the user's words are never FTS5 syntax
     ranked = session.execute(
         text(
             "SELECT passages_fts.rowid, bm25(passages_fts, 1.0, 2.0) AS score FROM passages_fts "
@@ -272,20 +274,35 @@ def _fts(session: Session, document_id: int, match: str, limit: int) -> list[Sea
             "WHERE passages_fts MATCH :match AND passages.document_id = :document_id "
             "ORDER BY score LIMIT :limit"
         ),
-        {"match": match, "document_id": document_id, "limit": limit},
+        {"match": (" " if every_word else " OR ").join(quoted), "document_id": document_id, "limit": limit},
     ).all()
+    return _hits(session, ranked)
+
+
+def _postgres_search(session: Session, document_id: int, words: list[str], every_word: bool, limit: int):
+    # plainto_tsquery treats the words as plain text (never query syntax) and joins them with &.
+    query = "plainto_tsquery('english', :words)"
+    if not every_word:
+        query = f"replace({query}::text, ' & ', ' | ')::tsquery"
+    vector = (
+        "setweight(to_tsvector('english', coalesce(heading_path, '')), 'B') || "
+        "setweight(to_tsvector('english', text), 'D')"
+    )
+    ranked = session.execute(
+        text(
+            f"SELECT id, -ts_rank('{{0.5, 0.5, 1, 1}}', {vector}, q.query, 1) AS score "  # 1: long passages weigh less
+            f"FROM passages, (SELECT {query} AS query) AS q "
+            f"WHERE document_id = :document_id AND kind != 'toc' AND ({vector}) @@ q.query "
+            "ORDER BY score, id LIMIT :limit"
+        ),
+        {"words": " ".join(words), "document_id": document_id, "limit": limit},
+    ).all()
+    return _hits(session, ranked)
+
+
+def _hits(session: Session, ranked: list[Any]) -> list[SearchHit]:
     rows = {row.id: row for row in session.scalars(select(PassageRow).where(PassageRow.id.in_([r[0] for r in ranked])))}
-    return [SearchHit(_passage(rows[rowid]), float(score)) for rowid, score in ranked]
-
-
-def _search_without_fts(session: Session, document_id: int, match: str, limit: int) -> list[SearchHit]:
-    """Servers without FTS5 (PostgreSQL): passages holding the words, shortest first."""
-    words = [w.strip('"') for w in match.replace(" OR ", " ").split()]
-    statement = select(PassageRow).where(PassageRow.document_id == document_id, PassageRow.kind != "toc")
-    condition = [PassageRow.text.ilike(f"%{w}%") for w in words]
-    statement = statement.where(or_(*condition) if " OR " in match else and_(*condition))
-    rows = session.scalars(statement.order_by(func.length(PassageRow.text)).limit(limit))
-    return [SearchHit(_passage(row), 0.0) for row in rows]
+    return [SearchHit(_passage(rows[passage_id]), float(score)) for passage_id, score in ranked]
 
 
 # ---------------------------------------------------------------- raters and judge runs

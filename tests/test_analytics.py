@@ -18,7 +18,8 @@ from app.project import SAMPLE_DATASET, Project
 from app.review import ReviewService
 from models.segmentation import segment_answer
 from models.vocabulary import Tag
-from storage.db import url_for_path
+
+pytestmark = pytest.mark.every_store
 
 TAGS = ["correct", "incorrect", "irrelevant"]
 
@@ -74,9 +75,8 @@ def test_cohen_kappa_and_percent_agreement_of_imported_labels(sample_project: Pr
     from sklearn.metrics import cohen_kappa_score
 
     path, pairs = _write_labels(tmp_path, sample_project, seed=7)
-    project_file = sample_project.url.removeprefix("sqlite:///")
-    assert main(["--project", project_file, "import-labels", str(path)]) == 0
-    result = _json(capsys, "--project", project_file, "agreement", "--raters", "ana,ben", "--json")
+    assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
+    result = _json(capsys, "--db", sample_project.url, "agreement", "--raters", "ana,ben", "--json")
     a, b = zip(*pairs, strict=True)
     assert result["n_items"] == len(pairs)
     assert result["cohen_kappa"] == pytest.approx(cohen_kappa_score(a, b))
@@ -103,10 +103,9 @@ def test_scores_equal_a_recomputation_from_the_exported_jsonl(sample_project: Pr
         )
     )
     import_labels(sample_project, odd)
-    project_file = sample_project.url.removeprefix("sqlite:///")
-    rows = _json(capsys, "--project", project_file, "scores", "--json")
+    rows = _json(capsys, "--db", sample_project.url, "scores", "--json")
     exported = tmp_path / "export.jsonl"
-    assert main(["--project", project_file, "export", "--format", "jsonl", str(exported)]) == 0
+    assert main(["--db", sample_project.url, "export", "--format", "jsonl", str(exported)]) == 0
 
     def ratio(n: int, d: int) -> float | None:
         return n / d if d else None
@@ -129,16 +128,19 @@ def test_scores_equal_a_recomputation_from_the_exported_jsonl(sample_project: Pr
     assert got[("contractnli-027", "cleo")] == (None, 0.0, 0.0, None)
 
 
-def test_round_trip_into_a_fresh_project_gives_the_same_scores(sample_project: Project, tmp_path: Path) -> None:
+def test_round_trip_into_a_fresh_project_gives_the_same_scores(
+    sample_project: Project, tmp_path: Path, new_project_url
+) -> None:
     path, _ = _write_labels(tmp_path, sample_project, seed=11)
     import_labels(sample_project, path)
     exported = tmp_path / "export.jsonl"
-    main(["--project", sample_project.url.removeprefix("sqlite:///"), "export", "--format", "jsonl", str(exported)])
-    fresh = Project.open(url_for_path(tmp_path / "fresh.assay"))
+    main(["--db", sample_project.url, "export", "--format", "jsonl", str(exported)])
+    fresh = Project.open(new_project_url("fresh"))
     import_dataset(fresh.sessions, SAMPLE_DATASET)
     import_labels(fresh, exported)
     assert analytics.scores(fresh) == analytics.scores(sample_project)
     assert analytics.agreement(fresh, ["ana", "ben"]) == analytics.agreement(sample_project, ["ana", "ben"])
+    fresh.close()
 
 
 def test_bad_label_line_is_named_and_nothing_is_written(sample_project: Project, tmp_path: Path) -> None:
@@ -183,8 +185,7 @@ def test_a_judge_that_never_flags_errors_looks_bad(sample_project: Project) -> N
 
 def test_triage_clears_by_the_rule_and_measures_misses(sample_project: Project, capsys) -> None:
     _judge_and_review(sample_project, "correct", [Tag.CORRECT, Tag.CORRECT, Tag.INCORRECT])
-    project_file = sample_project.url.removeprefix("sqlite:///")
-    result = _json(capsys, "--project", project_file, "triage", "--target-miss-rate", "0.5", "--json")
+    result = _json(capsys, "--db", sample_project.url, "triage", "--target-miss-rate", "0.5", "--json")
     judged = {r["answer_id"]: r for r in analytics.scores(sample_project, raters=["judge"])}
     rule = sorted(a for a, r in judged.items() if r["correctness"] == 1 and r["f1"] is not None and r["f1"] >= 0.8)
     assert result["cleared"] == rule and len(rule) == 3

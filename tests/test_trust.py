@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import text
 
 from app.cli import main
 from app.datasets import import_dataset
@@ -32,16 +33,22 @@ def _review(project: Project, reviewer: str = "ana") -> None:
     service.submit(ANSWER)
 
 
+@pytest.mark.every_store
 def test_audit_verify_passes_then_catches_an_edited_entry(sample_project: Project, capsys) -> None:
     _review(sample_project)
-    path = sample_project.url.removeprefix("sqlite:///")
-    assert main(["--project", path, "audit", "verify"]) == 0
+    url = sample_project.url
+    assert main(["--db", url, "audit", "verify"]) == 0
     assert "the chain is intact" in capsys.readouterr().out
-    sample_project.close()
-    with sqlite3.connect(path) as db:  # a person with sqlite3 and bad intentions
-        db.execute("DROP TRIGGER audit_log_no_update")
-        db.execute("UPDATE audit_log SET actor = 'mallory' WHERE id = 5")
-    assert main(["--project", path, "audit", "verify", "--json"]) == 1
+    if url.startswith("sqlite:///"):
+        sample_project.close()
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:  # a person with sqlite3 and bad intentions
+            db.execute("DROP TRIGGER audit_log_no_update")
+            db.execute("UPDATE audit_log SET actor = 'mallory' WHERE id = 5")
+    else:
+        with sample_project.sessions.begin() as session:  # a database superuser with bad intentions
+            session.execute(text("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only"))
+            session.execute(text("UPDATE audit_log SET actor = 'mallory' WHERE id = 5"))
+    assert main(["--db", url, "audit", "verify", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert not report["ok"] and report["problems"][0]["entry_id"] == 5
 
@@ -104,11 +111,12 @@ def test_an_api_key_is_never_written_anywhere(monkeypatch, tmp_path: Path) -> No
     assert written and not [p for p in written if key.encode() in p.read_bytes()]
 
 
-def test_bundle_merges_once_and_refuses_a_changed_byte(sample_project: Project, tmp_path: Path) -> None:
+@pytest.mark.every_store
+def test_bundle_merges_once_and_refuses_a_changed_byte(sample_project: Project, tmp_path: Path, new_project_url) -> None:
     _review(sample_project)
     bundle = tmp_path / "ana.bundle"
     assert export_bundle(sample_project, "ana", bundle) == 1
-    lead = Project.open(url_for_path(tmp_path / "lead.assay"))
+    lead = Project.open(new_project_url("lead"))
     import_dataset(lead.sessions, SAMPLE_DATASET)
     first = import_bundle(lead, bundle)
     labels = lead.counts()["labels"]
@@ -121,6 +129,7 @@ def test_bundle_merges_once_and_refuses_a_changed_byte(sample_project: Project, 
     tampered.write_bytes(bundle.read_bytes().replace(b'"correct"', b'"incorrect"', 1))
     with pytest.raises(InvalidInput, match="changed after it was written"):
         import_bundle(lead, tampered)
+    lead.close()
 
 
 def test_assignments_are_even(sample_project: Project) -> None:
