@@ -40,8 +40,10 @@ lint: install
 	$(BIN)/ruff format --check app ui models storage tests bench
 	$(BIN)/lint-imports
 
+# The storage, analytics and team tests also run against a real PostgreSQL server that
+# tests/with_postgres.sh installs (apt) when missing, starts for the run and stops.
 test: lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -q
+	QT_QPA_PLATFORM=offscreen tests/with_postgres.sh $(BIN)/pytest -q
 
 clean:
 	rm -rf $(VENV) .sample .pytest_cache .ruff_cache

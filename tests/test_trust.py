@@ -112,7 +112,9 @@ def test_an_api_key_is_never_written_anywhere(monkeypatch, tmp_path: Path) -> No
 
 
 @pytest.mark.every_store
-def test_bundle_merges_once_and_refuses_a_changed_byte(sample_project: Project, tmp_path: Path, new_project_url) -> None:
+def test_bundle_merges_once_and_refuses_a_changed_byte(
+    sample_project: Project, tmp_path: Path, new_project_url
+) -> None:
     _review(sample_project)
     bundle = tmp_path / "ana.bundle"
     assert export_bundle(sample_project, "ana", bundle) == 1
