@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
+import os
 import signal
 import sys
 import threading
@@ -15,12 +17,12 @@ from pathlib import Path
 from app import analytics
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError
+from app.errors import AssayError, InvalidInput, PassphraseNeeded
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
-from app.project import SAMPLE_DATASET, Project, project_url
+from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, Project, project_url
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
 from app.stress import stress_test
@@ -32,6 +34,7 @@ from models.rubrics import Rubric
 from models.vocabulary import Tag
 from storage import queries
 from storage.analytics import SLICES
+from storage.db import is_encrypted, sqlite_path
 
 EXIT_INVALID = 2
 
@@ -41,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, help="project file (SQLite); default in the user data folder")
     where.add_argument("--db", help="database URL, e.g. postgresql+psycopg://user@host/assay")
+    parser.add_argument(
+        "--encrypt",
+        action="store_true",
+        help=f"create the project file encrypted (SQLCipher); the passphrase comes from {PASSPHRASE_ENV} or is asked",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("init", help="create the project (or bring an old one up to date)")
@@ -183,15 +191,47 @@ def build_parser() -> argparse.ArgumentParser:
 Command = Callable[[Project, argparse.Namespace], int]
 
 
-def main(argv: Sequence[str] | None = None, window_commands: dict[str, Command] | None = None) -> int:
-    """Run one command. `ui.main` passes the commands that open a window, so app/ stays Qt-free."""
+AskPassphrase = Callable[[str, bool], "str | None"]
+
+
+def ask_in_terminal(where: str, new: bool) -> str | None:
+    if not sys.stdin.isatty():
+        return None
+    passphrase = getpass.getpass(f"Passphrase for {where}: ")
+    if new and getpass.getpass("The same passphrase again: ") != passphrase:
+        raise InvalidInput("passphrase", "the two entries differ")
+    return passphrase
+
+
+def project_passphrase(url: str, encrypt: bool, ask: AskPassphrase) -> str | None:
+    """None for a plain project; else the passphrase from the environment or from the user."""
+    creating = encrypt and not is_encrypted(url)
+    if not (creating or is_encrypted(url)):
+        return None
+    if creating and sqlite_path(url) is not None and sqlite_path(url).exists():
+        raise InvalidInput(str(sqlite_path(url)), "this project already exists unencrypted; --encrypt makes new ones")
+    passphrase = os.environ.get(PASSPHRASE_ENV) or ask(str(sqlite_path(url)), creating)
+    if not passphrase:
+        raise PassphraseNeeded(f"{sqlite_path(url)} is encrypted: set {PASSPHRASE_ENV} or run from a terminal")
+    return passphrase
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    window_commands: dict[str, Command] | None = None,
+    ask_in_window: AskPassphrase | None = None,
+) -> int:
+    """Run one command. `ui.main` passes the commands that open a window, and how a window asks for
+    a passphrase, so app/ stays Qt-free."""
     args = build_parser().parse_args(argv)
     commands = {**COMMANDS, **(window_commands or {})}
     if args.command not in commands:
         print(f"assay: '{args.command}' needs the desktop application (run it as `assay`)", file=sys.stderr)
         return EXIT_INVALID
     try:
-        project = Project.open(project_url(args.project, args.db))
+        url = project_url(args.project, args.db)
+        ask = ask_in_window if ask_in_window and args.command in (window_commands or {}) else ask_in_terminal
+        project = Project.open(url, project_passphrase(url, args.encrypt, ask))
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID

@@ -14,6 +14,7 @@ from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit, Sto
 
 __all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
 
+PASSPHRASE_ENV = "ASSAY_PASSPHRASE"  # for scripts; people are asked
 SAMPLE_DATASET = Path(__file__).resolve().parent.parent / "resources" / "sample"
 
 
@@ -37,8 +38,9 @@ class Project:
     sessions: sessionmaker[Session]
 
     @classmethod
-    def open(cls, url: str) -> Project:
-        return cls(url, open_project(url))
+    def open(cls, url: str, passphrase: str | None = None) -> Project:
+        """Open (or create) a project; a passphrase opens, or creates, an encrypted project file."""
+        return cls(url, open_project(url, passphrase))
 
     def close(self) -> None:
         """Release the database; SQLite folds its write-ahead log back into the project file."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,67 @@ class ProjectTooNew(StorageError):
     """The project was written by a newer Assay whose schema this version does not know."""
 
 
+class PassphraseNeeded(StorageError):
+    """The project file is encrypted and no passphrase was given."""
+
+
+class WrongPassphrase(StorageError):
+    """The passphrase does not open the encrypted project."""
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 def url_for_path(path: str | Path) -> str:
     return f"sqlite:///{Path(path).expanduser().resolve()}"
 
 
-def connect(url: str) -> Engine:
-    """Open (or create) a project database; SQLite gets WAL and foreign keys."""
-    engine = create_engine(url)
+def sqlite_path(url: str) -> Path | None:
+    return Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+
+
+def is_encrypted(url: str) -> bool:
+    """An existing project file that is not plain SQLite: SQLCipher encrypts even its header."""
+    path = sqlite_path(url)
+    if path is None or not path.is_file() or path.stat().st_size == 0:
+        return False
+    with path.open("rb") as file:
+        return file.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER
+
+
+def connect(url: str, passphrase: str | None = None) -> Engine:
+    """Open (or create) a project database; SQLite gets WAL and foreign keys.
+
+    With a passphrase the SQLite file is opened through SQLCipher (AES-256, key derived with
+    PBKDF2): pages, write-ahead log and header are unreadable without it. The passphrase never
+    enters the URL, so it cannot leak through a printed or logged project address.
+    """
+    if passphrase is None:
+        if is_encrypted(url):
+            raise PassphraseNeeded(f"{sqlite_path(url)} is encrypted: give its passphrase")
+        engine = create_engine(url)
+    else:
+        if sqlite_path(url) is None:
+            raise StorageError("only SQLite project files can be encrypted; a database server has its own protection")
+        import sqlcipher3.dbapi2 as sqlcipher
+
+        engine = create_engine(url, module=sqlcipher)
+        event.listen(engine, "connect", partial(_unlock, passphrase, sqlite_path(url)))
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _tune_sqlite)
     return engine
+
+
+def _unlock(passphrase: str, path: Path, dbapi_connection: Any, _record: Any) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is our error to report, not stderr noise
+    cur.execute("PRAGMA key = '" + passphrase.replace("'", "''") + "'")  # PRAGMA takes no parameters
+    try:
+        cur.execute("SELECT count(*) FROM sqlite_master")  # the first read is where a wrong key shows
+    except Exception as exc:  # sqlcipher3.DatabaseError: "file is not a database"
+        raise WrongPassphrase(f"wrong passphrase for {path}") from exc
+    finally:
+        cur.close()
 
 
 def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
@@ -92,10 +144,14 @@ def migrate(engine: Engine) -> None:
                 connection.exec_driver_sql("PRAGMA foreign_keys = ON")
 
 
-def open_project(url: str) -> sessionmaker[Session]:
+def open_project(url: str, passphrase: str | None = None) -> sessionmaker[Session]:
     """Connect, migrate, and return the one session factory the process uses."""
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = connect(url)
-    migrate(engine)
+    if (path := sqlite_path(url)) is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = connect(url, passphrase)
+    try:
+        migrate(engine)
+    except WrongPassphrase:
+        engine.dispose()
+        raise
     return sessionmaker(engine, expire_on_commit=False)

@@ -191,3 +191,23 @@ def test_random_csv_is_refused_with_its_line_or_imported(tmp_path_factory, body:
         assert "answers.csv" in exc.place and exc.problem
         assert project.counts()["answers"] == 0
     project.close()
+
+
+def test_an_encrypted_project_is_unreadable_without_its_passphrase(monkeypatch, tmp_path: Path, capsys) -> None:
+    path = tmp_path / "secret.assay"
+    monkeypatch.setenv("ASSAY_PASSPHRASE", "correct horse 'battery'")
+    assert main(["--project", str(path), "--encrypt", "import", str(SAMPLE_DATASET)]) == 0
+    assert main(["--project", str(path), "info", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["answers"] == 119
+
+    written = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"Governing Law" not in written and b"SQLite format 3" not in written
+    with pytest.raises(sqlite3.DatabaseError, match="file is not a database"):
+        sqlite3.connect(path).execute("SELECT count(*) FROM answers").fetchall()
+
+    monkeypatch.setenv("ASSAY_PASSPHRASE", "correct horse battery")
+    assert main(["--project", str(path), "info"]) == 2
+    assert f"wrong passphrase for {path}" in capsys.readouterr().err
+    monkeypatch.delenv("ASSAY_PASSPHRASE")
+    assert main(["--project", str(path), "info"]) == 2  # no terminal to ask in, under pytest
+    assert "is encrypted: set ASSAY_PASSPHRASE" in capsys.readouterr().err

@@ -13,7 +13,16 @@ from app.project import Project
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, window_commands={"gui": _gui})
+    return cli_main(argv, window_commands={"gui": _gui}, ask_in_window=_ask_passphrase)
+
+
+def _ask_passphrase(where: str, new: bool) -> str | None:
+    from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
+
+    QApplication.instance() or QApplication(sys.argv[:1])
+    prompt = f"Choose a passphrase for the new encrypted project\n{where}" if new else f"Passphrase for\n{where}"
+    text, ok = QInputDialog.getText(None, "Assay: encrypted project", prompt, QLineEdit.EchoMode.Password)
+    return text if ok else None
 
 
 def _gui(project: Project, args: argparse.Namespace) -> int:
