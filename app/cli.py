@@ -23,6 +23,7 @@ from app.judging import JudgeSettings, Progress, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, Project, project_url
+from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
 from app.stress import stress_test
@@ -179,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex = commands.add_parser("export", help="export the reviewed set")
     ex.add_argument("--format", required=True, choices=FORMATS)
     ex.add_argument("out", type=Path)
+    ex.add_argument("--redact", action="store_true", help="replace e-mail addresses and phone numbers")
+    ex.add_argument("--redact-name", action="append", default=[], metavar="NAME", help="also replace NAME (repeatable)")
+    ex.add_argument("--redact-names-file", type=Path, help="also replace the names in this file, one per line")
 
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
@@ -656,7 +660,14 @@ def _import_labels(project: Project, args: argparse.Namespace) -> int:
 
 
 def _export(project: Project, args: argparse.Namespace) -> int:
-    print(f"wrote {export(project, args.format, args.out)}")
+    names = list(args.redact_name)
+    if args.redact_names_file:
+        try:
+            names += args.redact_names_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInput(str(args.redact_names_file), f"cannot read the names ({exc})") from exc
+    redact = Redaction(tuple(names)) if args.redact or names else keep_everything
+    print(f"wrote {export(project, args.format, args.out, redact)}")
     return 0
 
 

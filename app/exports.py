@@ -8,19 +8,23 @@ import html
 import io
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from app import analytics as stats
 from app.errors import AssayError
 from app.project import Project
+from app.redaction import keep_everything
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
 from storage import analytics, queries
 
 FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
+Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
 
 
-def export(project: Project, fmt: str, out: Path) -> Path:
+def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everything) -> Path:
+    """Write the reviewed set; `redact` (a `Redaction`) hides personal data in every text written."""
     if fmt not in FORMATS:
         raise AssayError(f"export format is one of {', '.join(FORMATS)}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -31,20 +35,20 @@ def export(project: Project, fmt: str, out: Path) -> Path:
         "finetune": export_finetune,
         "report": export_report,
         "pdf": export_pdf,
-    }[fmt](project, out)
+    }[fmt](project, out, redact)
     return out
 
 
-def _points(project: Project) -> list[dict[str, Any]]:
+def _points(project: Project, redact: Redact) -> list[dict[str, Any]]:
     with project.sessions() as session:
-        return analytics.labelled_points(session)
+        return redact(analytics.labelled_points(session))
 
 
-def export_csv(project: Project, out: Path) -> None:
+def export_csv(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """Every data point with every rater's tag, comment, citations, who and when."""
     import pandas as pd
 
-    frame = pd.DataFrame(_points(project))
+    frame = pd.DataFrame(_points(project, redact))
     if not frame.empty:
         frame["citations"] = frame["citations"].map(" ".join)
     frame.to_csv(out, index=False)
@@ -57,58 +61,60 @@ def _safe(compute) -> dict[str, Any]:
         return {"note": str(exc)}
 
 
-def export_xlsx(project: Project, out: Path) -> None:
+def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """One sheet each: answers (scores), data points, agreement, triage."""
     import pandas as pd
 
-    points = pd.DataFrame(_points(project))
+    points = pd.DataFrame(_points(project, redact))
     if not points.empty:
         points["citations"] = points["citations"].map(" ".join)
-    agreement = _safe(lambda: stats.agreement(project))
-    triage = stats.triage(project)
+    agreement = redact(_safe(lambda: stats.agreement(project)))
+    triage = redact(stats.triage(project))
     agreement_rows = [{"measure": k, "value": v} for k, v in agreement.items() if not isinstance(v, dict | list)]
     triage_rows = [{"measure": k, "value": v} for k, v in triage.items() if not isinstance(v, dict | list)]
     with pd.ExcelWriter(out, engine="openpyxl") as writer:
-        pd.DataFrame(stats.scores(project)).to_excel(writer, sheet_name="answers", index=False)
+        pd.DataFrame(redact(stats.scores(project))).to_excel(writer, sheet_name="answers", index=False)
         points.to_excel(writer, sheet_name="data_points", index=False)
         pd.DataFrame(agreement_rows).to_excel(writer, sheet_name="agreement", index=False)
         sheet = pd.DataFrame(triage_rows)
         sheet.to_excel(writer, sheet_name="triage", index=False)
         pd.DataFrame(triage["sweep"]).to_excel(writer, sheet_name="triage", index=False, startrow=len(sheet) + 2)
-        rubric_rows = _rubric_rows(project)
+        rubric_rows = _rubric_rows(project, redact)
         if rubric_rows:  # a fifth sheet only when other rubrics ran
             pd.DataFrame(rubric_rows).to_excel(writer, sheet_name="rubrics", index=False)
 
 
-def _rubric_rows(project: Project) -> list[dict[str, Any]]:
+def _rubric_rows(project: Project, redact: Redact) -> list[dict[str, Any]]:
     with project.sessions() as session:
         records = queries.rubric_results(session)
-    return [
-        {
-            "answer_id": r.answer_id,
-            "rater": r.rater,
-            "rubric": r.rubric,
-            "label": r.label,
-            "score": r.score,
-            "details": json.dumps(r.payload, ensure_ascii=False),
-        }
-        for r in records
-    ]
+    return redact(
+        [
+            {
+                "answer_id": r.answer_id,
+                "rater": r.rater,
+                "rubric": r.rubric,
+                "label": r.label,
+                "score": r.score,
+                "details": json.dumps(r.payload, ensure_ascii=False),
+            }
+            for r in records
+        ]
+    )
 
 
-def labels_by_answer_and_rater(project: Project) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def labels_by_answer_and_rater(project: Project, redact: Redact) -> dict[tuple[str, str], list[dict[str, Any]]]:
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for p in _points(project):
+    for p in _points(project, redact):
         grouped[(p["answer_id"], p["rater"])].append(p)
     return grouped
 
 
-def export_jsonl(project: Project, out: Path) -> None:
+def export_jsonl(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """One line per answer and rater, in the format `assay import-labels` reads: a round trip."""
     with project.sessions() as session:
         kinds = analytics.rater_kinds(session)
     with out.open("w", encoding="utf-8") as handle:
-        for (answer_id, rater), points in labels_by_answer_and_rater(project).items():
+        for (answer_id, rater), points in labels_by_answer_and_rater(project, redact).items():
             record = {
                 "answer_id": answer_id,
                 "rater": rater,
@@ -128,14 +134,14 @@ def export_jsonl(project: Project, out: Path) -> None:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-def export_finetune(project: Project, out: Path) -> None:
+def export_finetune(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """Chat examples to train a judge (LeMAJ appendix E): the one-pass judge prompt, and as the
     assistant's reply the data points and tags a human reviewer submitted."""
     with project.sessions() as session:
         submitted = {(r.answer_id, r.reviewer) for r in analytics.reviews(session) if r.status == "submitted"}
     written = 0
     with out.open("w", encoding="utf-8") as handle:
-        for (answer_id, rater), points in labels_by_answer_and_rater(project).items():
+        for (answer_id, rater), points in labels_by_answer_and_rater(project, redact).items():
             if (answer_id, rater) not in submitted:
                 continue
             answer = project.answer(answer_id)
@@ -155,7 +161,7 @@ def export_finetune(project: Project, out: Path) -> None:
             }
             messages = [{"role": m.role, "content": m.text} for m in prompt.messages]
             messages.append({"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)})
-            handle.write(json.dumps({"messages": messages}, ensure_ascii=False) + "\n")
+            handle.write(json.dumps({"messages": redact(messages)}, ensure_ascii=False) + "\n")
             written += 1
     if not written:
         out.unlink()
@@ -165,12 +171,12 @@ def export_finetune(project: Project, out: Path) -> None:
 # ---------------------------------------------------------------- the report
 
 
-def report_figures(project: Project) -> list[tuple[str, Any]]:
+def report_figures(project: Project, redact: Redact = keep_everything) -> list[tuple[str, Any]]:
     """The report's plots, each drawn on its own Figure (never pyplot's global state)."""
     from matplotlib.figure import Figure
 
-    points = _points(project)
-    answer_scores = stats.scores(project)
+    points = _points(project, redact)
+    answer_scores = redact(stats.scores(project))
     figures: list[tuple[str, Any]] = []
 
     tags = [t.value for t in stats.TAG_ORDER]
@@ -200,7 +206,7 @@ def report_figures(project: Project) -> list[tuple[str, Any]]:
     fig.tight_layout()
     figures.append(("Score histograms", fig))
 
-    by_source = stats.scores(project, by="source")
+    by_source = redact(stats.scores(project, by="source"))
     fig = Figure(figsize=(5, 4))
     ax = fig.subplots()
     for row in by_source:
@@ -260,11 +266,11 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def export_report(project: Project, out: Path) -> None:
+def export_report(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """One HTML file, plots embedded: it opens anywhere, offline."""
-    agreement = _safe(lambda: stats.agreement(project))
-    triage = stats.triage(project)
-    summary_rows = stats.scores(project, by="rater")
+    agreement = redact(_safe(lambda: stats.agreement(project)))
+    triage = redact(stats.triage(project))
+    summary_rows = redact(stats.scores(project, by="rater"))
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>Assay report</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{border:1px solid #ccc;"
@@ -278,13 +284,13 @@ def export_report(project: Project, out: Path) -> None:
         "<h2>Triage</h2>",
         _table([{k: v for k, v in triage.items() if not isinstance(v, dict | list)}]),
     ]
-    rubric_rows = _rubric_rows(project)
+    rubric_rows = _rubric_rows(project, redact)
     if rubric_rows:
         parts += [
             "<h2>Other rubrics</h2>",
             _table([{k: v for k, v in r.items() if k != "details"} for r in rubric_rows]),
         ]
-    for title, fig in report_figures(project):
+    for title, fig in report_figures(project, redact):
         parts.append(
             f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='data:image/png;base64,{_png(fig)}'>"
         )
@@ -292,13 +298,13 @@ def export_report(project: Project, out: Path) -> None:
     out.write_text("\n".join(parts), encoding="utf-8")
 
 
-def export_pdf(project: Project, out: Path) -> None:
+def export_pdf(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
 
     with PdfPages(out) as pdf:
         cover = Figure(figsize=(8.27, 11.69))
-        rows = stats.scores(project, by="rater")
+        rows = redact(stats.scores(project, by="rater"))
         lines = [
             "Assay report",
             "",
@@ -310,7 +316,7 @@ def export_pdf(project: Project, out: Path) -> None:
         ]
         cover.text(0.05, 0.95, "\n".join(lines), va="top", family="monospace", fontsize=8)
         pdf.savefig(cover)
-        for _title, fig in report_figures(project):
+        for _title, fig in report_figures(project, redact):
             pdf.savefig(fig)
 
 

@@ -211,3 +211,31 @@ def test_an_encrypted_project_is_unreadable_without_its_passphrase(monkeypatch, 
     monkeypatch.delenv("ASSAY_PASSPHRASE")
     assert main(["--project", str(path), "info"]) == 2  # no terminal to ask in, under pytest
     assert "is encrypted: set ASSAY_PASSPHRASE" in capsys.readouterr().err
+
+
+def test_redacted_exports_hide_emails_phones_and_listed_names(sample_project: Project, tmp_path: Path) -> None:
+    import pandas as pd
+
+    from app.labels import import_labels
+
+    said = (
+        "Notices go to Jane  Doe, jane.doe@fulucai.com, Telephone: 403-689-3901, for fees of $1,000,000 in 2019-2020."
+    )
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        json.dumps({"answer_id": ANSWER, "rater": "ana", "data_points": [{"text": said, "tag": "missing"}]}) + "\n"
+    )
+    import_labels(sample_project, labels)
+    out = tmp_path / "out"
+    for fmt in ("csv", "jsonl", "xlsx", "report"):
+        redacted = ["--redact", "--redact-name", "jane doe"]
+        assert main(["--db", sample_project.url, "export", "--format", fmt, *redacted, str(out / f"export.{fmt}")]) == 0
+    texts = [(out / f"export.{fmt}").read_text() for fmt in ("csv", "jsonl", "report")]
+    texts.append(pd.read_excel(out / "export.xlsx", sheet_name="data_points").to_csv())
+    for written in texts[:2] + texts[3:]:
+        assert "Notices go to [NAME], [EMAIL], Telephone: [PHONE], for fees of $1,000,000 in 2019-2020." in written
+    for written in texts:
+        assert not any(secret in written for secret in ("Jane", "jane.doe", "403-689-3901"))
+
+    main(["--db", sample_project.url, "export", "--format", "csv", str(out / "plain.csv")])
+    assert "jane.doe@fulucai.com" in (out / "plain.csv").read_text()  # redaction is asked for, not imposed
