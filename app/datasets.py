@@ -24,6 +24,10 @@ from storage.schema import AnswerRow, DocumentRow, PassageRow
 
 REQUIRED = ("id", "document", "question", "answer")
 GOLD = ("gold_answer", "gold_required", "gold_helpful", "gold_spans")
+# An LLM answer is a few paragraphs; a field far longer than these is a broken export, and would
+# make the review pane unusable, so it is refused with its line rather than imported.
+MAX_CHARS = {"id": 200, "document": 1_000, "question": 20_000}
+MAX_TEXT_CHARS = 200_000  # answers and gold answers
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,9 @@ def _text_field(place: str, record: dict[str, Any], name: str, *, required: bool
         return str(value)
     if not isinstance(value, str):
         raise InvalidInput(place, f"field {name!r} must be text, not {type(value).__name__}")
+    limit = MAX_CHARS.get(name, MAX_TEXT_CHARS)
+    if len(value) > limit:
+        raise InvalidInput(place, f"field {name!r} has {len(value):,} characters; at most {limit:,} are taken")
     return value
 
 

@@ -60,11 +60,18 @@ class ParsedDocument:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
 
+# A 10 MB contract imports in ~8 s on a laptop core; far larger files are dumps, not one contract.
+MAX_DOCUMENT_BYTES = 64 * 2**20
+
+
 def parse_document(path: Path) -> ParsedDocument:
     """Parse one document file; raise InvalidInput naming the file when it cannot be read."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise InvalidInput(str(path), f"unsupported document type {path.suffix!r} (use {', '.join(FORMATS)})")
+    if path.stat().st_size > MAX_DOCUMENT_BYTES:
+        size = path.stat().st_size / 2**20
+        raise InvalidInput(str(path), f"{size:.0f} MiB is larger than the {MAX_DOCUMENT_BYTES >> 20} MiB Assay takes")
     try:
         if fmt == "pdf":
             text, units = _pdf_units(path)

@@ -176,6 +176,55 @@ def test_bad_documents_are_named(tmp_path: Path, content: bytes, message: str) -
         import_dataset(Project.open(url_for_path(tmp_path / "p.assay")).sessions, folder)
 
 
+def _dataset(folder: Path, documents: dict[str, str], rows: list[dict[str, str]]) -> Path:
+    (folder / "documents").mkdir(parents=True)
+    for name, body in documents.items():
+        (folder / "documents" / name).write_text(body, encoding="utf-8")
+    (folder / "qa.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return folder
+
+
+def test_a_10_mb_contract_and_a_4_mb_single_line_import_whole(tmp_path: Path) -> None:
+    policy = [p for p in (SAMPLE_DATASET / "documents" / "Keep.txt").read_text().split("\n\n") if p.strip()]
+    clauses, size = [], 0
+    while size < 10_000_000:
+        clause = f"{len(clauses) + 1}. {policy[len(clauses) % len(policy)]}"
+        clauses.append(clause)
+        size += len(clause) + 2
+    clauses.append("Any dispute goes to arbitration in Zanzibar.")
+    one_line = "   ".join(policy).replace("\n", " ") * 400  # MAUD-style: a whole agreement on one line
+    folder = _dataset(
+        tmp_path / "big",
+        {"big.txt": "\n\n".join(clauses), "one-line.txt": one_line},
+        [
+            {"id": "b1", "document": "big.txt", "question": "Where is arbitration?", "answer": "Zanzibar."},
+            {"id": "b2", "document": "one-line.txt", "question": "Is data sold?", "answer": "No."},
+        ],
+    )
+    project = Project.open(url_for_path(tmp_path / "p.assay"))
+    import_dataset(project.sessions, folder)
+    assert (folder / "documents" / "big.txt").stat().st_size > 10_000_000
+    assert project.search("big.txt", "arbitration Zanzibar")[0].passage.text == clauses[-1]
+    big, line = (project.answer(a).document_id for a in ("b1", "b2"))
+    assert len(project.passages(big)) >= len(clauses)
+    assert len(project.passages(line)) > 400  # split into readable passages, not one 4 MB block
+    project.close()
+
+
+def test_an_enormous_line_is_refused_by_its_line_and_nothing_is_imported(tmp_path: Path) -> None:
+    rows = [
+        {"id": "ok", "document": "nda.txt", "question": "Q?", "answer": "Fine."},
+        {"id": "huge", "document": "nda.txt", "question": "Q?", "answer": "Delaware law governs. " * 1_500_000},
+    ]
+    folder = _dataset(tmp_path / "set", {"nda.txt": "1. The Vendor keeps secrets.\n"}, rows)
+    assert (folder / "qa.jsonl").stat().st_size > 30_000_000
+    project = Project.open(url_for_path(tmp_path / "p.assay"))
+    with pytest.raises(InvalidInput, match=r"qa\.jsonl line 2: field 'answer' has 33,000,000 characters"):
+        import_dataset(project.sessions, folder)
+    assert project.counts()["answers"] == project.counts()["documents"] == 0
+    project.close()
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300), st.booleans())
 def test_random_csv_is_refused_with_its_line_or_imported(tmp_path_factory, body: str, header: bool) -> None:
