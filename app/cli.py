@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     judge.add_argument("--answers", help="comma-separated answer ids (default: all not yet judged by this run)")
     judge.add_argument("--limit", type=int, help="judge at most this many answers now")
+    judge.add_argument("--parallel", type=int, default=1, help="API judges: answers judged at once (default 1)")
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -330,6 +331,7 @@ def _settings(args: argparse.Namespace) -> JudgeSettings:
         rubric=Rubric(args.rubric),
         disputatio=args.disputatio,
         find_missing=not args.no_missing,
+        parallel=args.parallel,
     )
 
 
@@ -387,6 +389,7 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
             limit=args.limit,
             on_progress=_print_progress,
             cancel=cancel,
+            parallel=settings.parallel,
         )
     finally:
         signal.signal(signal.SIGINT, previous)

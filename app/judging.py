@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ class JudgeSettings:
     rubric: Rubric = Rubric.LEMAJ
     disputatio: bool = False
     find_missing: bool = True
+    parallel: int = 1  # answers judged at once; API servers only (one local model runs one at a time)
 
     def default_name(self, backend: JudgeBackend) -> str:
         model = Path(str(backend.describe().get("model", "model"))).stem
@@ -86,8 +88,13 @@ def is_on_premise(host: str) -> bool:
 
 def make_backend(settings: JudgeSettings) -> JudgeBackend:
     """The backend the settings name; API backends refuse to exist without network permission."""
+    if settings.parallel < 1:
+        raise AssayError("--parallel is at least 1")
     if settings.backend == "local":
         from models.backends.llama_local import LlamaBackend
+
+        if settings.parallel > 1:
+            raise AssayError("the local judge runs one answer at a time; --parallel is for API servers")
 
         return LlamaBackend(
             Path(settings.model).expanduser() if settings.model else None,
@@ -103,13 +110,20 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
         if not settings.base_url or not settings.model:
             raise AssayError("an OpenAI-compatible judge needs --base-url and --model")
         return OpenAIBackend(
-            settings.base_url, settings.model, structured=settings.structured, allow_network=settings.allow_network
+            settings.base_url,
+            settings.model,
+            structured=settings.structured,
+            allow_network=settings.allow_network,
+            concurrency=settings.parallel,
         )
     if settings.backend == "anthropic":
         if not settings.model:
             raise AssayError("an Anthropic judge needs --model")
         return AnthropicBackend(
-            settings.base_url or "https://api.anthropic.com", settings.model, allow_network=settings.allow_network
+            settings.base_url or "https://api.anthropic.com",
+            settings.model,
+            allow_network=settings.allow_network,
+            concurrency=settings.parallel,
         )
     raise AssayError(f"unknown judge backend {settings.backend!r} (local, openai or anthropic)")
 
@@ -214,8 +228,13 @@ def run_judge(
     on_progress: Callable[[Progress], None] = lambda _p: None,
     cancel: threading.Event | None = None,
     actor: str = "judge",
+    parallel: int = 1,
 ) -> RunSummary:
-    """Judge the run's pending answers, saving each as it is judged, so a stopped run keeps its work."""
+    """Judge the run's pending answers, saving each as it is judged, so a stopped run keeps its work.
+
+    `parallel` answers are judged at once (for API servers that batch requests: vLLM, llama-server
+    with several slots); reading and saving stay on this thread, one transaction per answer.
+    """
     cancel = cancel or threading.Event()
     rater_id = open_run(sessions, name, judge.describe(), actor)
     with sessions() as session:
@@ -223,45 +242,65 @@ def run_judge(
         requested = len(answer_ids) if answer_ids is not None else None
     summary = RunSummary(name, skipped=(requested - len(pending)) if requested is not None else 0)
     pending = pending[:limit] if limit is not None else pending
-    started, tokens, unavailable = time.perf_counter(), 0, 0
-    for answer_id in pending:
-        if cancel.is_set():
-            summary.cancelled = True
-            break
-        with sessions() as session:
-            case, passages = _case(session, judge, answer_id)
-        try:
-            verdict = judge.evaluate(case, cancel)
-            unavailable = 0
-        except Cancelled:
-            summary.cancelled = True
-            break
-        except JudgeUnavailable as exc:
-            unavailable += 1
-            verdict = _failed(judge, answer_id, str(exc))
-        with sessions.begin() as session:
-            _save(session, rater_id, case, verdict, passages, actor)
-        if verdict.failed:
-            summary.failed += 1
-            summary.failures[answer_id] = verdict.error or "failed"
-        else:
-            summary.judged += 1
-        tokens += verdict.evaluated_tokens + verdict.completion_tokens
-        done = summary.judged + summary.failed
-        elapsed = time.perf_counter() - started
-        on_progress(
-            Progress(
-                done,
-                len(pending),
-                summary.failed,
-                answer_id,
-                tokens / elapsed if elapsed else 0.0,
-                elapsed / done * (len(pending) - done),
-            )
-        )
-        if unavailable >= STOP_AFTER_UNAVAILABLE:
-            raise JudgeUnavailable(f"stopped after {unavailable} answers in a row could not be judged: {verdict.error}")
+    queue = iter(pending)
+    in_flight: dict[Future, tuple[JudgeCase | RubricCase, list[queries.Passage]]] = {}
+    started, tokens, unavailable, last_error = time.perf_counter(), 0, 0, ""
+
+    with ThreadPoolExecutor(max_workers=max(parallel, 1), thread_name_prefix="judge") as pool:
+
+        def submit_next() -> None:
+            answer_id = next(queue, None)
+            if answer_id is None or cancel.is_set() or unavailable >= STOP_AFTER_UNAVAILABLE:
+                return
+            with sessions() as session:
+                case, passages = _case(session, judge, answer_id)
+            in_flight[pool.submit(_evaluate, judge, case, cancel)] = (case, passages)
+
+        for _ in range(max(parallel, 1)):
+            submit_next()
+        while in_flight:
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in finished:
+                case, passages = in_flight.pop(future)
+                try:
+                    verdict, judge_was_unavailable = future.result()
+                except Cancelled:
+                    continue
+                unavailable = unavailable + 1 if judge_was_unavailable else 0
+                last_error = verdict.error or ""
+                with sessions.begin() as session:
+                    _save(session, rater_id, case, verdict, passages, actor)
+                if verdict.failed:
+                    summary.failed += 1
+                    summary.failures[case.answer_id] = verdict.error or "failed"
+                else:
+                    summary.judged += 1
+                tokens += verdict.evaluated_tokens + verdict.completion_tokens
+                done = summary.judged + summary.failed
+                elapsed = time.perf_counter() - started
+                on_progress(
+                    Progress(
+                        done,
+                        len(pending),
+                        summary.failed,
+                        case.answer_id,
+                        tokens / elapsed if elapsed else 0.0,
+                        elapsed / done * (len(pending) - done),
+                    )
+                )
+                submit_next()
+    if unavailable >= STOP_AFTER_UNAVAILABLE:
+        raise JudgeUnavailable(f"stopped after {unavailable} answers in a row could not be judged: {last_error}")
+    summary.cancelled = cancel.is_set() and summary.judged + summary.failed < len(pending)
     return summary
+
+
+def _evaluate(judge: AnyJudge, case: JudgeCase | RubricCase, cancel: threading.Event):
+    """The verdict, and whether the judge could not be reached at all (a failure of the service)."""
+    try:
+        return judge.evaluate(case, cancel), False
+    except JudgeUnavailable as exc:
+        return _failed(judge, case.answer_id, str(exc)), True
 
 
 SCORE_PASSAGES = 6  # SCORE's leave-one-out costs a teacher-forced pass per passage: the most relevant few

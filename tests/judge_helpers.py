@@ -73,19 +73,26 @@ def llama_cpp_server(model_path: str, alias: str = "smollm2") -> Iterator[str]:
 
 
 @contextmanager
-def scripted_http_server(replies: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A real HTTP server on loopback that answers each POST with the next scripted (status, body) and
-    records the requests. Stands in for servers that cannot run here (Anthropic's, a flaky gateway)."""
+def scripted_http_server(
+    replies: list[tuple[int, dict[str, Any]]], delay: float = 0.0
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A real HTTP server on loopback that answers each POST with the next scripted (status, body),
+    `delay` seconds later, and records the requests with when each began and was answered. Stands in
+    for servers that cannot run here (Anthropic's, a flaky gateway, a batching inference server)."""
     received: list[dict[str, Any]] = []
     pending = list(replies)
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length", 0))
-            received.append(
-                {"path": self.path, "headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}
-            )
-            status, body = pending.pop(0) if pending else (500, {"error": "script exhausted"})
+            request = {"path": self.path, "headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}
+            request["began"] = time.monotonic()
+            with lock:
+                received.append(request)
+                status, body = pending.pop(0) if pending else (500, {"error": "script exhausted"})
+            time.sleep(delay)
+            request["answered"] = time.monotonic()
             payload = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -331,3 +332,22 @@ def test_anthropic_backend_against_a_stand_in_of_the_messages_api(monkeypatch) -
     assert request["path"] == "/v1/messages" and request["headers"]["x-api-key"] == "sk-test"
     assert request["headers"]["anthropic-version"] == "2023-06-01"
     assert request["body"]["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+
+
+def test_a_parallel_api_run_keeps_several_requests_in_flight_and_saves_each_answer_once(
+    sample_project: Project,
+) -> None:
+    from app.judging import JudgeSettings, make_backend
+
+    ids = [a.id for a in sample_project.answers()][:8]
+    settings = JudgeSettings(backend="openai", model="m", allow_network=True, find_missing=False, parallel=4)
+    with scripted_http_server([(200, chat_reply('{"tag": "correct"}'))] * 400, delay=0.05) as (url, received):
+        judge = replace(settings, base_url=url).judge(make_backend(replace(settings, base_url=url)))
+        summary = run_judge(sample_project.sessions, judge, "parallel", answer_ids=ids, parallel=4)
+    assert (summary.judged, summary.failed) == (8, 0)
+    in_flight = max(sum(r["began"] <= q["began"] < r["answered"] for r in received) for q in received)
+    assert 2 <= in_flight <= 4  # several at once, never more than asked
+    for answer_id in ids:
+        points = sample_project.data_points(answer_id)["parallel"]
+        assert points and all(p.tag is Tag.CORRECT for p in points)
+        assert len({p.span_start for p in points}) == len(points)  # no point saved twice
