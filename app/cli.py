@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
-import os
 import signal
 import sys
 import threading
@@ -17,12 +16,12 @@ from pathlib import Path
 from app import analytics
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError, InvalidInput, PassphraseNeeded
+from app.errors import AssayError, InvalidInput
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
-from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, Project, project_url
+from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
@@ -35,7 +34,6 @@ from models.rubrics import Rubric
 from models.vocabulary import Tag
 from storage import queries
 from storage.analytics import SLICES
-from storage.db import is_encrypted, sqlite_path
 
 EXIT_INVALID = 2
 
@@ -196,28 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
 Command = Callable[[Project, argparse.Namespace], int]
 
 
-AskPassphrase = Callable[[str, bool], "str | None"]
-
-
 def ask_in_terminal(where: str, new: bool) -> str | None:
     if not sys.stdin.isatty():
         return None
     passphrase = getpass.getpass(f"Passphrase for {where}: ")
     if new and getpass.getpass("The same passphrase again: ") != passphrase:
         raise InvalidInput("passphrase", "the two entries differ")
-    return passphrase
-
-
-def project_passphrase(url: str, encrypt: bool, ask: AskPassphrase) -> str | None:
-    """None for a plain project; else the passphrase from the environment or from the user."""
-    creating = encrypt and not is_encrypted(url)
-    if not (creating or is_encrypted(url)):
-        return None
-    if creating and sqlite_path(url) is not None and sqlite_path(url).exists():
-        raise InvalidInput(str(sqlite_path(url)), "this project already exists unencrypted; --encrypt makes new ones")
-    passphrase = os.environ.get(PASSPHRASE_ENV) or ask(str(sqlite_path(url)), creating)
-    if not passphrase:
-        raise PassphraseNeeded(f"{sqlite_path(url)} is encrypted: set {PASSPHRASE_ENV} or run from a terminal")
     return passphrase
 
 

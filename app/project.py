@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.errors import InvalidInput
+from app.errors import InvalidInput, PassphraseNeeded
 from storage import queries
-from storage.db import open_project, url_for_path
+from storage.db import is_encrypted, open_project, sqlite_path, url_for_path
 from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit, StoredDataPoint
 
 __all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
 
 PASSPHRASE_ENV = "ASSAY_PASSPHRASE"  # for scripts; people are asked
-SAMPLE_DATASET = Path(__file__).resolve().parent.parent / "resources" / "sample"
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+SAMPLE_DATASET = RESOURCES / "sample"
+ICON = RESOURCES / "icons" / "assay.png"
 
 
 def default_project_path() -> Path:
@@ -28,6 +32,23 @@ def project_url(project: str | Path | None = None, db_url: str | None = None) ->
     if db_url:
         return db_url
     return url_for_path(project if project is not None else default_project_path())
+
+
+AskPassphrase = Callable[[str, bool], "str | None"]  # (project file, creating it?) -> passphrase or None
+
+
+def project_passphrase(url: str, encrypt: bool, ask: AskPassphrase) -> str | None:
+    """None for a plain project; else the passphrase, from the environment or asked of the user."""
+    path = sqlite_path(url)
+    creating = encrypt and not is_encrypted(url)
+    if not (creating or is_encrypted(url)):
+        return None
+    if creating and path is not None and path.exists():
+        raise InvalidInput(str(path), "this project already exists unencrypted; encryption is chosen for new ones")
+    passphrase = os.environ.get(PASSPHRASE_ENV) or ask(str(path), creating)
+    if not passphrase:
+        raise PassphraseNeeded(f"{path} is encrypted: set {PASSPHRASE_ENV} or enter its passphrase")
+    return passphrase
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Judging at scale: the OpenAI-compatible backend with N answers in flight, against a real local
 `llama_cpp.server` serving the embedded model, measured side by side with one answer at a time.
 
-    .venv/bin/python bench/judge_concurrency.py [--answers 12] [--parallel 1,2,4]
+    .venv/bin/python bench/judge_concurrency.py [--answers 4] [--parallel 1,4]
 
 Each setting judges the same answers (two-stage tags, no missing-point step) as a new run in its own
 copy of the project, so no run reuses another's work. Prints wall time per setting and the speed-up
@@ -27,8 +27,8 @@ from tests.judge_helpers import llama_cpp_server
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--answers", type=int, default=12)
-    parser.add_argument("--parallel", default="1,2,4")
+    parser.add_argument("--answers", type=int, default=4)
+    parser.add_argument("--parallel", default="1,4")
     parser.add_argument("--document", default="DoiT-ICN-NonDisclosure-Agreement.txt")
     args = parser.parse_args()
 
@@ -45,8 +45,9 @@ def main() -> None:
             backend="openai", model="smollm2", base_url=base_url, allow_network=True, find_missing=False
         )
         timings: dict[int, float] = {}
-        for parallel in [1] + [int(n) for n in args.parallel.split(",")]:  # the first pass warms the server
-            copy = folder / f"p{parallel}-{len(timings)}.assay"
+        settings_to_time = [int(n) for n in args.parallel.split(",")]
+        for i, parallel in enumerate([1, *settings_to_time]):  # the first pass only warms the server
+            copy = folder / f"pass{i}.assay"
             shutil.copy(seed, copy)
             project = Project.open(url_for_path(copy))
             settings = replace(base, parallel=parallel)
@@ -56,7 +57,7 @@ def main() -> None:
             )
             seconds = time.perf_counter() - started
             project.close()
-            if copy.name.endswith("-0.assay"):
+            if i == 0:
                 print(f"warm-up: {seconds:.1f} s")
                 continue
             timings[parallel] = seconds

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from app.project import SAMPLE_DATASET, Project
 from storage.db import url_for_path
 
 POSTGRES = os.environ.get("ASSAY_TEST_POSTGRES")
+# Tests (and the processes they start) keep their settings away from the user's own.
+os.environ["ASSAY_CONFIG_DIR"] = tempfile.mkdtemp(prefix="assay-test-settings-")
 _database_numbers = itertools.count()
 
 

@@ -197,12 +197,68 @@ def test_judge_dialog_says_where_data_goes_and_builds_the_settings(qtbot) -> Non
 
     dialog = JudgeDialog(selected_answer=ANSWER)
     qtbot.addWidget(dialog)
-    assert "nothing leaves it" in dialog.where.text() and dialog.run_button.isEnabled()
-    dialog.backend.setCurrentIndex(2)  # OpenAI-compatible server
-    dialog.base_url.setText("https://llm.example.com/v1")
-    assert "llm.example.com" in dialog.where.text() and not dialog.run_button.isEnabled()
-    dialog.allow.setChecked(True)
+    picker = dialog.picker
+    assert "nothing leaves it" in picker.where.text() and dialog.run_button.isEnabled()
+    picker.kind_box.setCurrentIndex(2)  # OpenAI-compatible server
+    picker.base_url.setText("https://llm.example.com/v1")
+    assert "llm.example.com" in picker.where.text() and not dialog.run_button.isEnabled()
+    picker.allow.setChecked(True)
     dialog.rubric.setCurrentText("coverage")
     settings = dialog.settings()
     assert dialog.run_button.isEnabled() and settings.allow_network and settings.backend == "openai"
     assert settings.rubric.value == "coverage" and dialog.answer_ids() == [ANSWER]
+
+
+# ---------------------------------------------------------------- first run and help
+
+
+def test_welcome_explains_itself_and_opens_the_sample(qtbot, monkeypatch, tmp_path: Path) -> None:
+    from app.settings import Settings
+    from ui.welcome import WelcomeWindow
+
+    monkeypatch.setattr("ui.welcome.default_project_path", lambda: tmp_path / "default.assay")
+    settings = Settings(reviewer="ana")
+    settings.remember_project(tmp_path / "gone.assay")  # a project since deleted is not offered
+    welcome = WelcomeWindow(settings, ask_passphrase=lambda _where, _new: None)
+    qtbot.addWidget(welcome)
+    welcome.show()
+    qtbot.waitExposed(welcome)
+    assert "nothing leaves it" in welcome.picker.where.text() and "GPU offload" in welcome.picker.gpu.text()
+    assert welcome.reviewer.text() == "ana" and welcome.recent.item(0).text() == "No recent projects yet."
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert welcome.grab().save(str(SHOTS / "welcome.png"))
+
+    welcome.picker.kind_box.setCurrentIndex(2)  # an API endpoint: where the texts go, said before any run
+    welcome.picker.base_url.setText("http://10.0.0.7:8000/v1")
+    assert "10.0.0.7" in welcome.picker.where.text() and "inside your organisation" in welcome.picker.where.text()
+    qtbot.wait(100)  # let the layout follow the longer text, as it does on screen
+    assert welcome.grab().save(str(SHOTS / "welcome-model-api.png"))
+
+    with qtbot.waitSignal(welcome.opened, timeout=60_000) as opened:
+        welcome.open_sample()
+    project, reviewer = opened.args
+    assert reviewer == "ana" and len(project.answers()) == 119
+    assert settings.recent_projects[0].endswith("sample.assay") and settings.model.kind == "openai"
+    project.close()
+
+
+def test_f1_lists_every_shortcut_the_window_binds_and_about_names_the_versions(qtbot, window: ReviewWindow) -> None:
+    import llama_cpp
+    from PySide6.QtCore import qVersion
+    from PySide6.QtWidgets import QLabel
+
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    sheet = window.findChild(type(window.show_shortcuts()), None)
+    text = " ".join(label.text() for label in sheet.findChildren(QLabel))
+    for shown in ("Ctrl+Z", "Undo", "Ctrl+J", "Run the judge", "F2", "Accept the judge"):
+        assert shown in text
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert sheet.grab().save(str(SHOTS / "shortcuts.png"))
+
+    from ui.help import about_dialog
+
+    about = about_dialog(window, window.settings.model)
+    qtbot.addWidget(about)
+    text = " ".join(label.text() for label in about.findChildren(QLabel))
+    assert llama_cpp.__version__ in text and qVersion() in text and "SmolLM2-135M-Instruct" in text
+    assert about.grab().save(str(SHOTS / "about.png"))

@@ -3,55 +3,33 @@
 from __future__ import annotations
 
 import threading
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import QObject, QRunnable, Signal
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QDialog,
-    QDialogButtonBox,
-    QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QSpinBox,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QWidget
 
 from app.errors import AssayError
 from app.judging import JudgeSettings, Progress, RunSummary, make_backend, run_judge
 from app.project import Project
+from app.settings import ModelChoice
 from models.judge import Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
-
-BACKENDS = {
-    "Embedded model (SmolLM2-135M, on this computer)": "embedded",
-    "A GGUF model file (on this computer)": "gguf",
-    "OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI…)": "openai",
-    "Anthropic API": "anthropic",
-}
+from ui.model_picker import LOCAL, ModelPicker
 
 
 class JudgeDialog(QDialog):
     """Which judge, on which answers; says plainly where the texts will go."""
 
-    def __init__(self, parent: QWidget | None = None, *, selected_answer: str | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        selected_answer: str | None = None,
+        choice: ModelChoice | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run the judge")
-        self.backend = QComboBox()
-        self.backend.addItems(list(BACKENDS))
-        self.model = QLineEdit(placeholderText="model file or name")
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._on_browse_clicked)
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.model)
-        model_row.addWidget(browse)
-        self.base_url = QLineEdit(placeholderText="http://127.0.0.1:8080/v1")
-        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="all that fit (-1)")
+        self.picker = ModelPicker(choice, ask_permission=True)
         self.mode = QComboBox()
         self.mode.addItems([m.value for m in Mode])
         self.mode.setCurrentText(Mode.TWO_STAGE.value)  # the default everywhere: tags with confidences
@@ -64,8 +42,6 @@ class JudgeDialog(QDialog):
         if selected_answer:
             self.scope.addItem(f"The selected answer ({selected_answer})", [selected_answer])
         self.scope.addItem("All answers this run has not judged", None)
-        self.where = QLabel(wordWrap=True)
-        self.allow = QCheckBox()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Run")
         buttons.accepted.connect(self.accept)
@@ -73,65 +49,27 @@ class JudgeDialog(QDialog):
         self.run_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
 
         form = QFormLayout(self)
-        form.addRow("Judge", self.backend)
-        form.addRow("Model", model_row)
-        form.addRow("Server URL", self.base_url)
-        form.addRow("GPU layers", self.gpu_layers)
+        form.addRow(self.picker)
         form.addRow("Rubric", self.rubric)
         form.addRow("Mode", self.mode)
         form.addRow("Relevance", self.strictness)
         form.addRow("Answers", self.scope)
-        form.addRow(self.where)
-        form.addRow(self.allow)
         form.addRow(buttons)
-        for signal in (self.backend.currentTextChanged, self.base_url.textChanged, self.allow.toggled):
-            signal.connect(self._on_choice_changed)
-        self._on_choice_changed()
-
-    @property
-    def kind(self) -> str:
-        return BACKENDS[self.backend.currentText()]
-
-    def _host(self) -> str:
-        if self.kind == "anthropic":
-            return urlsplit(self.base_url.text() or "https://api.anthropic.com").netloc
-        return urlsplit(self.base_url.text()).netloc or "the server you enter"
-
-    def _on_choice_changed(self, *_: object) -> None:
-        remote = self.kind in ("openai", "anthropic")
-        self.base_url.setEnabled(remote)
-        self.gpu_layers.setEnabled(not remote)
-        self.model.setEnabled(self.kind != "embedded")
-        if remote:
-            self.where.setText(
-                f"⚠ The contract text, the questions and the answers will be sent to {self._host()}. "
-                "Use a server your organisation allows for confidential documents."
-            )
-            self.allow.setText(f"Allow sending these texts to {self._host()}")
-            self.allow.show()
-        else:
-            self.where.setText("🔒 The judge runs on this computer; nothing leaves it.")
-            self.allow.hide()
-        self.run_button.setEnabled(not remote or self.allow.isChecked())
-
-    def _on_browse_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf)")
-        if path:
-            self.model.setText(path)
-            self.backend.setCurrentText(next(k for k, v in BACKENDS.items() if v == "gguf"))
+        self.picker.changed.connect(lambda: self.run_button.setEnabled(self.picker.ready()))
+        self.run_button.setEnabled(self.picker.ready())
 
     def settings(self) -> JudgeSettings:
-        kind = self.kind
+        choice = self.picker.choice()
         return JudgeSettings(
-            backend="local" if kind in ("embedded", "gguf") else kind,
-            model=self.model.text() or None if kind != "embedded" else None,
-            base_url=self.base_url.text() or None,
-            gpu_layers=None if self.gpu_layers.value() < 0 else self.gpu_layers.value(),
+            backend="local" if choice.kind in LOCAL else choice.kind,
+            model=choice.model,
+            base_url=choice.base_url,
+            gpu_layers=choice.gpu_layers,
             mode=Mode(self.mode.currentText()),
             strictness=Strictness(self.strictness.currentText()),
             rubric=Rubric(self.rubric.currentText()),
             structured="json_schema",
-            allow_network=self.allow.isChecked(),
+            allow_network=self.picker.allow.isChecked(),
         )
 
     def answer_ids(self) -> list[str] | None:

@@ -1,4 +1,5 @@
-"""The `assay` entry point: the CLI of app/, plus the commands that open a window."""
+"""The `assay` entry point: the CLI of app/, plus the windows. With no arguments (a desktop launcher),
+the welcome window opens."""
 
 from __future__ import annotations
 
@@ -9,36 +10,76 @@ from collections.abc import Sequence
 
 from app.cli import main as cli_main
 from app.cli import prepare_gui
-from app.project import Project
+from app.project import ICON, Project
+from app.settings import load_settings, save_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        return welcome()
     return cli_main(argv, window_commands={"gui": _gui}, ask_in_window=_ask_passphrase)
 
 
-def _ask_passphrase(where: str, new: bool) -> str | None:
-    from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
+def _application():
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
 
-    QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Assay")
+    app.setDesktopFileName("assay")  # Wayland and docks match the window to assay.desktop
+    app.setWindowIcon(QIcon(str(ICON)))
+    return app
+
+
+def _ask_passphrase(where: str, new: bool) -> str | None:
+    from PySide6.QtWidgets import QInputDialog, QLineEdit
+
+    _application()
     prompt = f"Choose a passphrase for the new encrypted project\n{where}" if new else f"Passphrase for\n{where}"
     text, ok = QInputDialog.getText(None, "Assay: encrypted project", prompt, QLineEdit.EchoMode.Password)
     return text if ok else None
 
 
+def welcome() -> int:
+    from ui.review_window import ReviewWindow
+    from ui.welcome import WelcomeWindow
+
+    app = _application()
+    settings = load_settings()
+    window = WelcomeWindow(settings, _ask_passphrase)
+    opened: list[ReviewWindow] = []
+
+    def review(project: Project, reviewer: str) -> None:
+        save_settings(settings)
+        opened.append(ReviewWindow(project, reviewer, settings))
+        opened[-1].show()
+        window.close()
+
+    window.opened.connect(review)
+    window.show()
+    return app.exec()
+
+
 def _gui(project: Project, args: argparse.Namespace) -> int:
     prepare_gui(project, args)
-    from PySide6.QtWidgets import QApplication, QInputDialog  # Qt loads only when a window opens
+    from PySide6.QtWidgets import QInputDialog
 
     from ui.review_window import ReviewWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Assay")
-    reviewer = args.reviewer
+    app = _application()
+    settings = load_settings()
+    reviewer = args.reviewer or settings.reviewer
     if not reviewer and args.screenshot is None:
         reviewer, ok = QInputDialog.getText(None, "Assay", "Your name as a reviewer:", text=getpass.getuser())
         if not ok:
             return 0
-    window = ReviewWindow(project, reviewer or getpass.getuser())
+    settings.reviewer = reviewer or getpass.getuser()
+    if args.screenshot is None:  # a picture for the docs or a smoke test leaves the user's settings alone
+        if project.url.startswith("sqlite:///"):
+            settings.remember_project(project.url.removeprefix("sqlite:///"))
+        save_settings(settings)
+    window = ReviewWindow(project, settings.reviewer, settings)
     if args.open_answer:
         window.open_answer(args.open_answer)
     window.show()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
+    QDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -40,9 +42,11 @@ from app.judging import Progress, RunSummary, destination, is_on_premise
 from app.project import Project
 from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
+from app.settings import Settings, save_settings
 from models.vocabulary import ReviewStatus, Tag
 from ui.dashboard import Dashboard
 from ui.document_view import DocumentView
+from ui.help import about_dialog, shortcut_sheet
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
 from ui.judge_dialog import JudgeDialog, JudgeWorker
 
@@ -130,9 +134,10 @@ class ActivityClock(QObject):
 class ReviewWindow(QMainWindow):
     """One reviewer reviewing one project."""
 
-    def __init__(self, project: Project, reviewer: str) -> None:
+    def __init__(self, project: Project, reviewer: str, settings: Settings | None = None) -> None:
         super().__init__()
         self.project = project
+        self.settings = settings or Settings()
         self.service = ReviewService(project, reviewer)
         self.state: ReviewState | None = None
         self.worker: JudgeWorker | None = None
@@ -304,6 +309,15 @@ class ReviewWindow(QMainWindow):
         self.blind_action.toggled.connect(self._on_blind_toggled)
         project.addAction(self.blind_action)
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
+        help_menu = self.menuBar().addMenu("&Help")
+        action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
+        help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
+
+    def show_shortcuts(self) -> QDialog:
+        actions = [a for menu in self.menuBar().findChildren(QMenu) for a in menu.actions()]
+        sheet = shortcut_sheet(self, actions)
+        sheet.open()
+        return sheet
 
     def _build_status_bar(self) -> None:
         self.message = QLabel()
@@ -609,8 +623,12 @@ class ReviewWindow(QMainWindow):
     # ------------------------------------------------------------------ judge runs
 
     def open_judge_dialog(self) -> None:
-        dialog = JudgeDialog(self, selected_answer=self.state.answer.id if self.state else None)
+        dialog = JudgeDialog(
+            self, selected_answer=self.state.answer.id if self.state else None, choice=self.settings.model
+        )
         if dialog.exec():
+            self.settings.model = dialog.picker.choice()
+            save_settings(self.settings)
             self.start_judge(dialog.settings(), dialog.answer_ids())
 
     def start_judge(self, settings, answer_ids: list[str] | None) -> JudgeWorker:

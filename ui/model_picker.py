@@ -1,0 +1,128 @@
+"""Choose the judge's model: the embedded one, a GGUF file, or an API endpoint; says where data goes."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.about import gpu_offload
+from app.judging import is_on_premise
+from app.settings import ModelChoice
+
+KINDS = {
+    "Embedded model (SmolLM2-135M, on this computer)": "embedded",
+    "A GGUF model file (on this computer)": "gguf",
+    "OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI…)": "openai",
+    "Anthropic API": "anthropic",
+}
+LOCAL = ("embedded", "gguf")
+
+
+class ModelPicker(QWidget):
+    """The model part of the judge's settings. With `ask_permission`, an API choice stays blocked
+    (`ready()` is False) until the user ticks that the texts may go to the host named."""
+
+    changed = Signal()
+
+    def __init__(self, choice: ModelChoice | None = None, *, ask_permission: bool = False) -> None:
+        super().__init__()
+        self.kind_box = QComboBox()
+        self.kind_box.addItems(list(KINDS))
+        self.model = QLineEdit(placeholderText="model file, or the server's model name")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._on_browse_clicked)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model)
+        model_row.addWidget(browse)
+        self.base_url = QLineEdit(placeholderText="http://127.0.0.1:8080/v1")
+        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="all that fit (-1)")
+        self.gpu = QLabel(f"<b>GPU offload:</b> {gpu_offload()}", wordWrap=True)
+        self.where = QLabel(wordWrap=True)
+        self.where.setStyleSheet("padding: 6px; border: 1px solid #c9c2ae; background: #fbf8ef;")
+        self.allow = QCheckBox()
+        self.ask_permission = ask_permission
+
+        form = QFormLayout()
+        form.addRow("Judge model", self.kind_box)
+        form.addRow("Model", model_row)
+        form.addRow("Server URL", self.base_url)
+        form.addRow("GPU layers", self.gpu_layers)
+        # Wrapped labels go below the form: inside it, Qt gives them the height of one line.
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        for label in (self.gpu, self.where, self.allow):
+            layout.addWidget(label)
+        if choice is not None:
+            self.load(choice)
+        for signal in (self.kind_box.currentTextChanged, self.base_url.textChanged, self.allow.toggled):
+            signal.connect(self._on_choice_changed)
+        self.model.textChanged.connect(self.changed)
+        self._on_choice_changed()
+
+    @property
+    def kind(self) -> str:
+        return KINDS[self.kind_box.currentText()]
+
+    def host(self) -> str:
+        if self.kind == "anthropic":
+            return urlsplit(self.base_url.text() or "https://api.anthropic.com").hostname or "api.anthropic.com"
+        return urlsplit(self.base_url.text()).hostname or "the server you enter"
+
+    def ready(self) -> bool:
+        return self.kind in LOCAL or not self.ask_permission or self.allow.isChecked()
+
+    def load(self, choice: ModelChoice) -> None:
+        self.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == choice.kind))
+        self.model.setText(choice.model or "")
+        self.base_url.setText(choice.base_url or "")
+        self.gpu_layers.setValue(-1 if choice.gpu_layers is None else choice.gpu_layers)
+
+    def choice(self) -> ModelChoice:
+        kind = self.kind
+        return ModelChoice(
+            kind=kind,
+            model=None if kind == "embedded" else self.model.text().strip() or None,
+            base_url=None if kind in LOCAL else self.base_url.text().strip() or None,
+            gpu_layers=None if kind not in LOCAL or self.gpu_layers.value() < 0 else self.gpu_layers.value(),
+        )
+
+    def _on_choice_changed(self, *_: object) -> None:
+        remote = self.kind not in LOCAL
+        self.base_url.setEnabled(remote)
+        self.gpu_layers.setEnabled(not remote)
+        self.gpu.setVisible(not remote)
+        self.model.setEnabled(self.kind != "embedded")
+        if remote:
+            host = self.host()
+            inside = "inside your organisation's network" if is_on_premise(host) else "outside this computer"
+            self.where.setText(
+                "<b>Leaves this computer.</b> When the judge runs, the contract text, the questions and the "
+                f"answers are sent to <b>{host}</b> ({inside}). Use a server your organisation allows for "
+                "confidential documents."
+            )
+            self.allow.setText(f"Allow sending these texts to {host}")
+        else:
+            self.where.setText("<b>On this computer.</b> The judge runs here; nothing leaves it.")
+        self.allow.setVisible(remote and self.ask_permission)
+        self.changed.emit()
+
+    def _on_browse_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf)")
+        if path:
+            self.model.setText(path)
+            self.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == "gguf"))

@@ -1,0 +1,185 @@
+"""The first window: what Assay does, and the ways in — the sample, a new project, a project, a dataset."""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.datasets import import_dataset
+from app.errors import AssayError
+from app.project import (
+    SAMPLE_DATASET,
+    AskPassphrase,
+    Project,
+    default_project_path,
+    project_passphrase,
+    project_url,
+)
+from app.settings import Settings
+from ui.model_picker import ModelPicker
+
+INTRO = (
+    "<h2>Welcome to Assay</h2>"
+    "<p>An LLM answered questions about your contracts. Assay helps you check each answer, "
+    "one assertion at a time:</p>"
+    "<ol>"
+    "<li><b>Import</b> the questions, the answers and the contracts they are about.</li>"
+    "<li>A <b>judge</b> (an LLM) splits each answer into data points and tags each one "
+    "<i>correct</i>, <i>incorrect</i> or <i>irrelevant</i>, and adds what is <i>missing</i>, "
+    "citing the contract's paragraphs.</li>"
+    "<li><b>You</b> confirm or change each tag with one key (1, 2, 3, 4). Assay scores every answer, "
+    "tells which ones a human must read, and exports the reviewed set.</li>"
+    "</ol>"
+)
+
+
+class WelcomeWindow(QWidget):
+    """Emits `opened(project, reviewer)` once a project is open (and imported into, if asked)."""
+
+    opened = Signal(object, str)
+
+    def __init__(self, settings: Settings, ask_passphrase: AskPassphrase) -> None:
+        super().__init__()
+        self.settings = settings
+        self.ask_passphrase = ask_passphrase
+        self.setWindowTitle("Assay")
+        self.resize(980, 700)
+
+        intro = QLabel(INTRO, wordWrap=True)
+        self.reviewer = QLineEdit(settings.reviewer or getpass.getuser())
+        self.encrypt = QCheckBox("Encrypt new projects with a passphrase (SQLCipher)")
+
+        sample = QPushButton("Open the sample project")
+        sample.setDefault(True)
+        sample.setStyleSheet("font-weight: bold")
+        sample.setToolTip("10 real public contracts and 119 LLM answers (LegalBench-RAG)")
+        create = QPushButton("Create a project…")
+        open_existing = QPushButton("Open a project…")
+        import_set = QPushButton("Import a dataset…")
+        import_set.setToolTip("A folder with qa.jsonl and documents/, or a .jsonl, .csv or .xlsx file")
+        sample.clicked.connect(self.open_sample)
+        create.clicked.connect(self._on_create_clicked)
+        open_existing.clicked.connect(self._on_open_clicked)
+        import_set.clicked.connect(self._on_import_clicked)
+        hints = [
+            (sample, "Try Assay on real contracts: nothing to prepare."),
+            (create, "An empty project file; import into it later."),
+            (open_existing, "Continue a review (.assay file)."),
+            (import_set, "Questions, answers and their documents, into a new project."),
+        ]
+        actions = QGridLayout()
+        for row, (button, hint) in enumerate(hints):
+            button.setMinimumWidth(220)
+            actions.addWidget(button, row, 0)
+            actions.addWidget(QLabel(f"<span style='color:#555'>{hint}</span>"), row, 1)
+
+        self.recent = QListWidget(maximumHeight=180)
+        for path in settings.recent_projects:
+            if Path(path).exists():  # a project since moved or deleted is not offered
+                item = QListWidgetItem(f"{Path(path).name}  —  {Path(path).parent}")
+                item.setToolTip(path)
+                item.setData(Qt.ItemDataRole.UserRole, path)
+                self.recent.addItem(item)
+        if not self.recent.count():
+            self.recent.addItem(QListWidgetItem("No recent projects yet."))
+            self.recent.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+        self.recent.itemActivated.connect(lambda item: self.open_path(Path(item.data(Qt.ItemDataRole.UserRole))))
+        recent_box = QGroupBox("Recent projects (double-click to open)")
+        QVBoxLayout(recent_box).addWidget(self.recent)
+
+        self.picker = ModelPicker(settings.model)
+        model_box = QGroupBox("Judge model")
+        QVBoxLayout(model_box).addWidget(self.picker)
+
+        name_row = QHBoxLayout()
+        name_row.addWidget(QLabel("Your name as a reviewer:"))
+        name_row.addWidget(self.reviewer, 1)
+        left = QVBoxLayout()
+        left.addWidget(intro)
+        left.addLayout(name_row)
+        left.addLayout(actions)
+        left.addWidget(self.encrypt)
+        left.addStretch()
+        right = QVBoxLayout()
+        right.addWidget(recent_box)
+        right.addWidget(model_box)
+        right.addStretch()
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 3)
+        layout.addLayout(right, 2)
+
+    # ------------------------------------------------------------------ the ways in
+
+    def open_sample(self) -> Project | None:
+        path = default_project_path().with_name("sample.assay")
+        return self.open_path(path, dataset=SAMPLE_DATASET, only_if_empty=True)
+
+    def open_path(
+        self, path: Path, *, dataset: Path | None = None, only_if_empty: bool = False, encrypt: bool = False
+    ) -> Project | None:
+        """Open (or create) the project, import into it if asked, and hand it on; errors are shown."""
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            url = project_url(path)
+            project = Project.open(url, project_passphrase(url, encrypt, self.ask_passphrase))
+            if dataset is not None and not (only_if_empty and project.answers()):
+                import_dataset(project.sessions, dataset)
+        except AssayError as exc:
+            QGuiApplication.restoreOverrideCursor()
+            QMessageBox.warning(self, "Assay", str(exc))
+            return None
+        QGuiApplication.restoreOverrideCursor()
+        self.settings.reviewer = self.reviewer.text().strip() or getpass.getuser()
+        self.settings.model = self.picker.choice()
+        self.settings.remember_project(path)
+        self.opened.emit(project, self.settings.reviewer)
+        return project
+
+    def _new_project_path(self, title: str) -> Path | None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, title, str(Path.home() / "review.assay"), "Assay projects (*.assay)"
+        )
+        if not path:
+            return None
+        path = Path(path).with_suffix(".assay")
+        if path.exists():
+            QMessageBox.warning(self, "Assay", f"{path} already exists: open it instead.")
+            return None
+        return path
+
+    def _on_create_clicked(self) -> None:
+        if path := self._new_project_path("Create a project"):
+            self.open_path(path, encrypt=self.encrypt.isChecked())
+
+    def _on_open_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a project", str(Path.home()), "Assay projects (*.assay)")
+        if path:
+            self.open_path(Path(path))
+
+    def _on_import_clicked(self) -> None:
+        title = "Import a dataset: qa.jsonl in its folder, or a .csv or .xlsx"
+        dataset, _ = QFileDialog.getOpenFileName(self, title, str(Path.home()), "Datasets (*.jsonl *.csv *.xlsx)")
+        if not dataset:
+            return
+        chosen = Path(dataset)
+        source = chosen.parent if chosen.name == "qa.jsonl" else chosen  # a folder dataset: its qa.jsonl
+        if path := self._new_project_path("Save the new project as"):
+            self.open_path(path, dataset=source, encrypt=self.encrypt.isChecked())
