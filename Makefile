@@ -8,7 +8,7 @@ SAMPLE_PROJECT ?= $(CURDIR)/.sample/sample.assay
 QT_LIBS := libEGL.so.1 libGL.so.1 libxkbcommon.so.0 libfontconfig.so.1 libdbus-1.so.3
 QT_APT := libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3
 
-.PHONY: install run test lint system-deps clean
+.PHONY: install run test lint system-deps package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,5 +45,17 @@ lint: install
 test: lint
 	QT_QPA_PLATFORM=offscreen tests/with_postgres.sh $(BIN)/pytest -q
 
+# A one-folder desktop build (dist/Assay) with llama.cpp's libraries and the embedded model,
+# checked by starting the frozen app from a bare copy of the folder (packaging/smoke_test.sh).
+package: install
+	$(BIN)/pip install --quiet -e ".[package]"
+	@command -v desktop-file-validate >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq desktop-file-utils; }
+	desktop-file-validate packaging/assay.desktop
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/assay.spec
+	cp packaging/assay.desktop resources/icons/assay.png dist/Assay/
+	packaging/smoke_test.sh dist/Assay build/screenshots/packaged-app.png
+
 clean:
-	rm -rf $(VENV) .sample .pytest_cache .ruff_cache
+	rm -rf $(VENV) .sample .pytest_cache .ruff_cache build dist
