@@ -16,7 +16,7 @@ run() {
 }
 run gui --sample --reviewer smoke --open contractnli-027 --screenshot "$PLACE/shot.png"
 test "$(stat -c %s "$PLACE/shot.png")" -gt 20000
-run judge --answers contractnli-027 --no-missing --name smoke | tail -n 1 | grep -q "1 judged, 0 failed"
+run judge --answers contractnli-027 --no-missing --name smoke-judge | tail -n 1 | grep -q "1 judged, 0 failed"
 mkdir -p "$(dirname "$SHOT")"
 cp "$PLACE/shot.png" "$SHOT"
 echo ">>> The packaged app opened the sample and judged an answer from a bare copy; screenshot: $SHOT"

@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from collections.abc import Sequence
 
+from app.cli import build_parser, prepare_gui
 from app.cli import main as cli_main
-from app.cli import prepare_gui
 from app.project import ICON, Project
 from app.settings import load_settings, save_settings
+
+SCREEN_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
+        if sys.platform.startswith("linux") and not any(map(os.environ.get, SCREEN_VARIABLES)):
+            build_parser().print_help()  # a terminal on a server: the commands, not a window that cannot open
+            return 0
         return welcome()
     return cli_main(argv, window_commands={"gui": _gui}, ask_in_window=_ask_passphrase)
 
