@@ -18,7 +18,7 @@ from app.citations import find_citations
 from app.datasets import import_dataset
 from app.errors import AssayError, InvalidInput
 from app.exports import FORMATS, export
-from app.judging import JudgeSettings, Progress, make_backend, run_judge
+from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
@@ -134,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("action", choices=["verify", "export"])
     audit.add_argument("out", nargs="?", type=Path, help="export: a JSONL file")
     audit.add_argument("--json", action="store_true")
+
+    network = commands.add_parser("network", help="the hosts this project allows API judges to send texts to")
+    network.add_argument("action", choices=["list", "allow", "forbid"])
+    network.add_argument("host", nargs="?")
 
     bundle = commands.add_parser("bundle", help="a reviewer's work as one file, for laptops without a server")
     bundle.add_argument("action", choices=["export", "import"])
@@ -296,7 +300,24 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings(args: argparse.Namespace) -> JudgeSettings:
+def _network(project: Project, args: argparse.Namespace) -> int:
+    if args.action != "list":
+        if not args.host:
+            raise AssayError(f"network {args.action} needs a host, e.g. 10.0.0.7 or llm.example.com")
+        project.set_host_allowed(args.host, args.action == "allow", getpass.getuser())
+    hosts = project.allowed_hosts()
+    print("\n".join(hosts) if hosts else "no host allowed: API judges need --allow-network for each run")
+    return 0
+
+
+def _settings(project: Project, args: argparse.Namespace) -> JudgeSettings:
+    settings = _settings_from_flags(args)
+    if settings.backend != "local" and destination(settings) in project.allowed_hosts():
+        settings = replace(settings, allow_network=True)  # the project's recorded opt-in
+    return settings
+
+
+def _settings_from_flags(args: argparse.Namespace) -> JudgeSettings:
     return JudgeSettings(
         backend=args.backend,
         model=args.model,
@@ -347,7 +368,7 @@ def _juror(spec: str, base: JudgeSettings) -> JudgeSettings:
 
 
 def _judge(project: Project, args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = _settings(project, args)
     shared: dict = {}
     cancel = threading.Event()
 
@@ -392,6 +413,8 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
     jurors = []
     for spec in args.jury:
         juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
+        allowed = args.allow_network or destination(juror) in project.allowed_hosts()
+        juror = replace(juror, allow_network=juror.backend == "local" or allowed)  # each host its own opt-in
         backend = _backend(juror, shared)
         judge = juror.judge(backend)
         jurors.append((f"juror:{spec}", judge))
@@ -681,6 +704,7 @@ COMMANDS = {
     "criteria": _criteria,
     "audit": _audit,
     "bundle": _bundle,
+    "network": _network,
     "assign": _assign,
 }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import InvalidInput, PassphraseNeeded
-from storage import queries
+from storage import queries, reviews
 from storage.db import is_encrypted, open_project, sqlite_path, url_for_path
 from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit, StoredDataPoint
 
@@ -19,6 +19,7 @@ __all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "
 PASSPHRASE_ENV = "ASSAY_PASSPHRASE"  # for scripts; people are asked
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 SAMPLE_DATASET = RESOURCES / "sample"
+ALLOWED_HOSTS = "network.allowed_hosts"
 ICON = RESOURCES / "icons" / "assay.png"
 
 
@@ -71,6 +72,20 @@ class Project:
     def counts(self) -> dict[str, int]:
         with self.sessions() as session:
             return queries.counts(session)
+
+    # The per-project opt-in for API judges: a host texts may be sent to, recorded and audited.
+
+    def allowed_hosts(self) -> list[str]:
+        with self.sessions() as session:
+            return list(reviews.setting(session, ALLOWED_HOSTS, []))
+
+    def set_host_allowed(self, host: str, allowed: bool, actor: str) -> None:
+        with self.sessions.begin() as session:
+            hosts = set(reviews.setting(session, ALLOWED_HOSTS, []))
+            hosts = hosts | {host} if allowed else hosts - {host}
+            reviews.set_setting(session, ALLOWED_HOSTS, sorted(hosts))
+            action = "network.allowed" if allowed else "network.forbidden"
+            queries.append_audit(session, actor, action, "host", host, {"host": host})
 
     def answers(self) -> list[AnswerSummary]:
         with self.sessions() as session:

@@ -288,3 +288,22 @@ def test_redacted_exports_hide_emails_phones_and_listed_names(sample_project: Pr
 
     main(["--db", sample_project.url, "export", "--format", "csv", str(out / "plain.csv")])
     assert "jane.doe@fulucai.com" in (out / "plain.csv").read_text()  # redaction is asked for, not imposed
+
+
+def test_a_project_remembers_the_hosts_it_allows_and_audits_each_change(sample_project: Project, capsys) -> None:
+    from tests.judge_helpers import chat_reply, scripted_http_server
+
+    url = sample_project.url
+    with scripted_http_server([(200, chat_reply('{"tag": "correct"}'))] * 60) as (server, received):
+        judge = ["--db", url, "judge", "--backend", "openai", "--base-url", server, "--model", "m", "--no-missing"]
+        assert main([*judge, "--answers", ANSWER]) == 2
+        assert "would send document and answer text to 127.0.0.1" in capsys.readouterr().err and not received
+        assert main(["--db", url, "network", "allow", "127.0.0.1"]) == 0
+        assert main([*judge, "--answers", ANSWER]) == 0 and received  # no flag needed any more
+        assert main(["--db", url, "network", "forbid", "127.0.0.1"]) == 0
+        sent = len(received)
+        assert main([*judge, "--answers", "contractnli-028"]) == 2 and len(received) == sent
+    assert "no host allowed" in capsys.readouterr().out
+    with sample_project.sessions() as session:
+        actions = [row.action for row in session.execute(text("SELECT action FROM audit_log"))]
+    assert [a for a in actions if a.startswith("network.")] == ["network.allowed", "network.forbidden"]

@@ -262,3 +262,18 @@ def test_f1_lists_every_shortcut_the_window_binds_and_about_names_the_versions(q
     text = " ".join(label.text() for label in about.findChildren(QLabel))
     assert llama_cpp.__version__ in text and qVersion() in text and "SmolLM2-135M-Instruct" in text
     assert about.grab().save(str(SHOTS / "about.png"))
+
+
+def test_a_host_the_project_allows_needs_no_second_tick(qtbot) -> None:
+    from ui.judge_dialog import JudgeDialog
+
+    dialog = JudgeDialog(allowed_hosts=["10.0.0.7"])
+    qtbot.addWidget(dialog)
+    dialog.picker.kind_box.setCurrentIndex(2)
+    dialog.picker.base_url.setText("http://llm.example.com/v1")
+    assert not dialog.run_button.isEnabled()  # another host: asked again
+    dialog.picker.base_url.setText("http://10.0.0.7:8000/v1")
+    assert dialog.picker.allow.isChecked() and dialog.run_button.isEnabled()
+    assert "remembered for this project" in dialog.picker.allow.text()
+    dialog.picker.base_url.setText("https://api.example.org/v1")
+    assert not dialog.picker.allow.isChecked() and not dialog.run_button.isEnabled()

@@ -26,10 +26,11 @@ class JudgeDialog(QDialog):
         *,
         selected_answer: str | None = None,
         choice: ModelChoice | None = None,
+        allowed_hosts: list[str] = (),
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run the judge")
-        self.picker = ModelPicker(choice, ask_permission=True)
+        self.picker = ModelPicker(choice, ask_permission=True, allowed_hosts=allowed_hosts)
         self.mode = QComboBox()
         self.mode.addItems([m.value for m in Mode])
         self.mode.setCurrentText(Mode.TWO_STAGE.value)  # the default everywhere: tags with confidences

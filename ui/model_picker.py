@@ -38,8 +38,12 @@ class ModelPicker(QWidget):
 
     changed = Signal()
 
-    def __init__(self, choice: ModelChoice | None = None, *, ask_permission: bool = False) -> None:
+    def __init__(
+        self, choice: ModelChoice | None = None, *, ask_permission: bool = False, allowed_hosts: list[str] = ()
+    ) -> None:
         super().__init__()
+        self.allowed_hosts = set(allowed_hosts)  # the project's recorded opt-ins
+        self._asked_for: str | None = None
         self.kind_box = QComboBox()
         self.kind_box.addItems(list(KINDS))
         self.model = QLineEdit(placeholderText="model file, or the server's model name")
@@ -115,7 +119,10 @@ class ModelPicker(QWidget):
                 f"answers are sent to <b>{host}</b> ({inside}). Use a server your organisation allows for "
                 "confidential documents."
             )
-            self.allow.setText(f"Allow sending these texts to {host}")
+            self.allow.setText(f"Allow sending these texts to {host} (remembered for this project)")
+            if host != self._asked_for:  # a permission is for one host: a new host is asked anew
+                self._asked_for = host
+                self.allow.setChecked(host in self.allowed_hosts)
         else:
             self.where.setText("<b>On this computer.</b> The judge runs here; nothing leaves it.")
         self.allow.setVisible(remote and self.ask_permission)

@@ -624,12 +624,18 @@ class ReviewWindow(QMainWindow):
 
     def open_judge_dialog(self) -> None:
         dialog = JudgeDialog(
-            self, selected_answer=self.state.answer.id if self.state else None, choice=self.settings.model
+            self,
+            selected_answer=self.state.answer.id if self.state else None,
+            choice=self.settings.model,
+            allowed_hosts=self.project.allowed_hosts(),
         )
         if dialog.exec():
+            settings = dialog.settings()
             self.settings.model = dialog.picker.choice()
             save_settings(self.settings)
-            self.start_judge(dialog.settings(), dialog.answer_ids())
+            if settings.allow_network and dialog.picker.host() not in self.project.allowed_hosts():
+                self.project.set_host_allowed(dialog.picker.host(), True, self.service.reviewer)
+            self.start_judge(settings, dialog.answer_ids())
 
     def start_judge(self, settings, answer_ids: list[str] | None) -> JudgeWorker:
         """Run the judge without blocking the window; progress and Cancel live in the status bar."""
