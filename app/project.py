@@ -41,6 +41,8 @@ AskPassphrase = Callable[[str, bool], "str | None"]  # (project file, creating i
 def project_passphrase(url: str, encrypt: bool, ask: AskPassphrase) -> str | None:
     """None for a plain project; else the passphrase, from the environment or asked of the user."""
     path = sqlite_path(url)
+    if encrypt and path is None:
+        raise InvalidInput("--encrypt", "only SQLite project files are encrypted; a server has its own protection")
     creating = encrypt and not is_encrypted(url)
     if not (creating or is_encrypted(url)):
         return None
