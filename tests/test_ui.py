@@ -277,3 +277,20 @@ def test_a_host_the_project_allows_needs_no_second_tick(qtbot) -> None:
     assert "remembered for this project" in dialog.picker.allow.text()
     dialog.picker.base_url.setText("https://api.example.org/v1")
     assert not dialog.picker.allow.isChecked() and not dialog.run_button.isEnabled()
+
+
+def test_the_queue_triages_by_the_users_thresholds(qtbot, sample_project: Project) -> None:
+    from app.settings import Settings
+
+    tags = [json.dumps({"tag": t}) for t in ("correct", "irrelevant")] * 50  # correctness 1, F1 about 0.7
+    judge = LemajJudge(ScriptedBackendStandIn(tags + [json.dumps({"missing": []})] * 5), Mode.TWO_STAGE)
+    run_judge(sample_project.sessions, judge, "judge-run", answer_ids=[ANSWER])
+
+    def bucket(settings: Settings) -> str:
+        window = ReviewWindow(sample_project, "ana", settings)
+        qtbot.addWidget(window)
+        row = next(i for i, r in enumerate(window.queue_model.rows) if r.id == ANSWER)
+        return window.queue_model.index(row, 6).data()
+
+    assert bucket(Settings()) == "flagged"  # LeMAJ's default rule: relevance must reach 0.8
+    assert bucket(Settings(min_relevance=0.5)) == "cleared"

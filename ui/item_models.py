@@ -61,8 +61,9 @@ class AnswerQueueModel(_TableModel):
 
     HEADERS = ("Answer", "Document", "Question", "Status", "Judge corr.", "Judge F1", "Triage", "Reviews")
 
-    def __init__(self, rows: list[QueueRow]) -> None:
+    def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float] = (1.0, 0.8)) -> None:
         super().__init__()
+        self.triage_rule = triage_rule  # (min correctness, min relevance): the user's thresholds
         self.rows: list[QueueRow] = []
         self._cells: list[tuple[Any, ...]] = []
         self.reset(rows)
@@ -70,7 +71,7 @@ class AnswerQueueModel(_TableModel):
     def reset(self, rows: list[QueueRow]) -> None:
         self.beginResetModel()
         self.rows = list(rows)
-        self._cells = [_cells(row) for row in self.rows]
+        self._cells = [_cells(row, self.triage_rule) for row in self.rows]
         self.endResetModel()
 
     def update_row(self, row: QueueRow) -> None:
@@ -78,7 +79,7 @@ class AnswerQueueModel(_TableModel):
         if index is None:
             return
         self.rows[index] = row
-        self._cells[index] = _cells(row)
+        self._cells[index] = _cells(row, self.triage_rule)
         self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
 
     def _rows(self) -> list[Any]:
@@ -106,11 +107,11 @@ class AnswerQueueModel(_TableModel):
         return None
 
 
-def _cells(row: QueueRow) -> tuple[Any, ...]:
+def _cells(row: QueueRow, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
     scores = Scores(*row.judge_counts) if row.judge_counts else None
     correctness = scores.correctness if scores else None
     f1 = scores.f1 if scores else None
-    triage = "—" if scores is None else triage_bucket(scores)
+    triage = "—" if scores is None else triage_bucket(scores, *triage_rule)
     return (row.id, row.document, row.question, STATUS_TEXT[row.status], correctness, f1, triage, row.reviewers_done)
 
 

@@ -168,7 +168,8 @@ class ReviewWindow(QMainWindow):
     # ------------------------------------------------------------------ building
 
     def _build_queue(self) -> None:
-        self.queue_model = AnswerQueueModel(self.service.queue())
+        rule = (self.settings.min_correctness, self.settings.min_relevance)
+        self.queue_model = AnswerQueueModel(self.service.queue(), triage_rule=rule)
         self.proxy = QueueFilterModel(self)
         self.proxy.setSourceModel(self.queue_model)
         self.filter = QLineEdit(placeholderText="Filter: id, document, question, status…")
