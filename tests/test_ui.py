@@ -294,3 +294,22 @@ def test_the_queue_triages_by_the_users_thresholds(qtbot, sample_project: Projec
 
     assert bucket(Settings()) == "flagged"  # LeMAJ's default rule: relevance must reach 0.8
     assert bucket(Settings(min_relevance=0.5)) == "cleared"
+
+
+def test_export_from_the_window_with_redaction(qtbot, window: ReviewWindow, tmp_path: Path) -> None:
+    from ui.export_dialog import ExportDialog
+
+    dialog = ExportDialog(window, tmp_path)
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData("csv"))
+    assert dialog.out() == tmp_path / "assay-export.csv"
+    dialog.redact.setChecked(True)
+    dialog.names.setText("DoiT, Vendor")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert dialog.grab().save(str(SHOTS / "export-dialog.png"))
+    assert window.export(dialog.fmt, dialog.out(), dialog.redaction())
+    written = dialog.out().read_text()
+    assert "[NAME]" in written and "Vendor" not in written and "DoiT" not in written
+    assert f"Exported to {dialog.out()} (redacted)" in window.message.text()
+    assert not window.export("csv", tmp_path, dialog.redaction())  # a folder is not a file: said, not raised
+    assert window.message.text().startswith("Nothing exported:")

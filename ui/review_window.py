@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -38,14 +39,17 @@ from PySide6.QtWidgets import (
 
 from app.citations import find_citations
 from app.errors import AssayError
+from app.exports import Redact, export
 from app.judging import Progress, RunSummary, destination, is_on_premise
 from app.project import Project
+from app.redaction import keep_everything
 from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
 from app.settings import Settings, save_settings
 from models.vocabulary import ReviewStatus, Tag
 from ui.dashboard import Dashboard
 from ui.document_view import DocumentView
+from ui.export_dialog import ExportDialog
 from ui.help import about_dialog, shortcut_sheet
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
 from ui.judge_dialog import JudgeDialog, JudgeWorker
@@ -310,6 +314,7 @@ class ReviewWindow(QMainWindow):
         self.blind_action.toggled.connect(self._on_blind_toggled)
         project.addAction(self.blind_action)
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
+        action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
@@ -620,6 +625,26 @@ class ReviewWindow(QMainWindow):
 
     def _on_hit_activated(self, item: QListWidgetItem) -> None:
         self.show_passage(item.data(Qt.ItemDataRole.UserRole))
+
+    # ------------------------------------------------------------------ exports
+
+    def open_export_dialog(self) -> None:
+        folder = Path(self.project.url.removeprefix("sqlite:///")).parent if "sqlite" in self.project.url else None
+        dialog = ExportDialog(self, folder)
+        if dialog.exec():
+            self.export(dialog.fmt, dialog.out(), dialog.redaction())
+
+    def export(self, fmt: str, out: Path, redact: Redact = keep_everything) -> bool:
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            export(self.project, fmt, out, redact)
+        except (AssayError, OSError) as exc:
+            self.say(f"Nothing exported: {exc}")
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.say(f"Exported to {out}" + (" (redacted)" if redact is not keep_everything else ""))
+        return True
 
     # ------------------------------------------------------------------ judge runs
 
