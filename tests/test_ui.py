@@ -313,3 +313,25 @@ def test_export_from_the_window_with_redaction(qtbot, window: ReviewWindow, tmp_
     assert f"Exported to {dialog.out()} (redacted)" in window.message.text()
     assert not window.export("csv", tmp_path, dialog.redaction())  # a folder is not a file: said, not raised
     assert window.message.text().startswith("Nothing exported:")
+
+
+def test_a_bad_dataset_from_the_welcome_window_is_named_and_nothing_is_imported(
+    qtbot, monkeypatch, tmp_path: Path, dataset_copy: Path
+) -> None:
+    from app.settings import Settings
+    from ui.welcome import WelcomeWindow
+
+    lines = (dataset_copy / "qa.jsonl").read_text().splitlines()
+    lines[4] = lines[4][:-1]  # line 5 loses its closing brace
+    (dataset_copy / "qa.jsonl").write_text("\n".join(lines) + "\n")
+    warnings: list[str] = []
+    monkeypatch.setattr("ui.welcome.QMessageBox.warning", lambda _parent, _title, text: warnings.append(text))
+    welcome = WelcomeWindow(Settings(), ask_passphrase=lambda _where, _new: None)
+    qtbot.addWidget(welcome)
+    welcome.open_path(tmp_path / "new.assay", dataset=dataset_copy)
+    assert not welcome.isEnabled()  # busy while the import runs on a pool thread
+    qtbot.waitUntil(lambda: bool(warnings), timeout=60_000)
+    assert "qa.jsonl line 5: not valid JSON" in warnings[0] and welcome.isEnabled()
+    check = Project.open(f"sqlite:///{tmp_path / 'new.assay'}")
+    assert check.counts()["answers"] == 0
+    check.close()

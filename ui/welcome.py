@@ -5,8 +5,7 @@ from __future__ import annotations
 import getpass
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -49,6 +48,28 @@ INTRO = (
     "tells which ones a human must read, and exports the reviewed set.</li>"
     "</ol>"
 )
+
+
+class ImportSignals(QObject):
+    finished = Signal()
+    failed = Signal(str)
+
+
+class ImportWorker(QRunnable):
+    """Imports a dataset on a pool thread: the window keeps painting while a large set is read."""
+
+    def __init__(self, project: Project, dataset: Path) -> None:
+        super().__init__()
+        self.project, self.dataset = project, dataset
+        self.signals = ImportSignals()
+
+    def run(self) -> None:
+        try:
+            import_dataset(self.project.sessions, self.dataset)
+        except AssayError as exc:  # import is all or nothing: the message names the file, line and field
+            self.signals.failed.emit(str(exc))
+            return
+        self.signals.finished.emit()
 
 
 class WelcomeWindow(QWidget):
@@ -117,6 +138,8 @@ class WelcomeWindow(QWidget):
         left.addLayout(name_row)
         left.addLayout(actions)
         left.addWidget(self.encrypt)
+        self.status = QLabel(wordWrap=True)
+        left.addWidget(self.status)
         left.addStretch()
         right = QVBoxLayout()
         right.addWidget(recent_box)
@@ -135,23 +158,43 @@ class WelcomeWindow(QWidget):
     def open_path(
         self, path: Path, *, dataset: Path | None = None, only_if_empty: bool = False, encrypt: bool = False
     ) -> Project | None:
-        """Open (or create) the project, import into it if asked, and hand it on; errors are shown."""
-        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        """Open (or create) the project and hand it on; a dataset is imported first, off the GUI thread."""
         try:
             url = project_url(path)
             project = Project.open(url, project_passphrase(url, encrypt, self.ask_passphrase))
-            if dataset is not None and not (only_if_empty and project.answers()):
-                import_dataset(project.sessions, dataset)
         except AssayError as exc:
-            QGuiApplication.restoreOverrideCursor()
             QMessageBox.warning(self, "Assay", str(exc))
             return None
-        QGuiApplication.restoreOverrideCursor()
         self.settings.reviewer = self.reviewer.text().strip() or getpass.getuser()
         self.settings.model = self.picker.choice()
         self.settings.remember_project(path)
-        self.opened.emit(project, self.settings.reviewer)
+        if dataset is None or (only_if_empty and project.answers()):
+            self.opened.emit(project, self.settings.reviewer)
+            return project
+        self._import(project, dataset)
         return project
+
+    def _import(self, project: Project, dataset: Path) -> None:
+        self.setEnabled(False)
+        self.status.setText(
+            f"Importing {dataset.name}… a large set takes a minute; nothing is saved until it is all read."
+        )
+        worker = ImportWorker(project, dataset)
+        worker.signals.failed.connect(lambda message: self._on_import_failed(project, message))
+        worker.signals.finished.connect(lambda: self._on_imported(project))
+        self._worker = worker  # kept alive until it reports
+        QThreadPool.globalInstance().start(worker)
+
+    def _on_imported(self, project: Project) -> None:
+        self.setEnabled(True)
+        self.status.clear()
+        self.opened.emit(project, self.settings.reviewer)
+
+    def _on_import_failed(self, project: Project, message: str) -> None:
+        self.setEnabled(True)
+        self.status.clear()
+        project.close()
+        QMessageBox.warning(self, "Assay: nothing was imported", message)
 
     def _new_project_path(self, title: str) -> Path | None:
         path, _ = QFileDialog.getSaveFileName(
