@@ -280,20 +280,22 @@ def test_a_host_the_project_allows_needs_no_second_tick(qtbot) -> None:
 
 
 def test_the_queue_triages_by_the_users_thresholds(qtbot, sample_project: Project) -> None:
-    from app.settings import Settings
+    from app.settings import Settings, load_settings
 
     tags = [json.dumps({"tag": t}) for t in ("correct", "irrelevant")] * 50  # correctness 1, F1 about 0.7
     judge = LemajJudge(ScriptedBackendStandIn(tags + [json.dumps({"missing": []})] * 5), Mode.TWO_STAGE)
     run_judge(sample_project.sessions, judge, "judge-run", answer_ids=[ANSWER])
 
-    def bucket(settings: Settings) -> str:
-        window = ReviewWindow(sample_project, "ana", settings)
-        qtbot.addWidget(window)
+    window = ReviewWindow(sample_project, "ana", Settings())
+    qtbot.addWidget(window)
+
+    def bucket() -> str:
         row = next(i for i, r in enumerate(window.queue_model.rows) if r.id == ANSWER)
         return window.queue_model.index(row, 6).data()
 
-    assert bucket(Settings()) == "flagged"  # LeMAJ's default rule: relevance must reach 0.8
-    assert bucket(Settings(min_relevance=0.5)) == "cleared"
+    assert bucket() == "flagged"  # LeMAJ's default rule: relevance must reach 0.8
+    window.set_triage_rule(1.0, 0.5)
+    assert bucket() == "cleared" and load_settings().min_relevance == 0.5  # remembered for the next run
 
 
 def test_export_from_the_window_with_redaction(qtbot, window: ReviewWindow, tmp_path: Path) -> None:

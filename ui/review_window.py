@@ -18,6 +18,9 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -133,6 +136,27 @@ class ActivityClock(QObject):
         self._last_tick = time.monotonic()
         if seconds > 0:
             self._flush(seconds)
+
+
+class ThresholdsDialog(QDialog):
+    """LeMAJ's triage rule, as the user wants it: correctness and relevance (F1) thresholds."""
+
+    def __init__(self, parent: QWidget, min_correctness: float, min_relevance: float) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Triage thresholds")
+        self.correctness = QDoubleSpinBox(minimum=0, maximum=1, singleStep=0.05, decimals=2, value=min_correctness)
+        self.relevance = QDoubleSpinBox(minimum=0, maximum=1, singleStep=0.05, decimals=2, value=min_relevance)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow(QLabel("An answer is <b>cleared</b> when the judge's scores reach both; the rest are flagged."))
+        form.addRow("Correctness at least", self.correctness)
+        form.addRow("Relevance (F1) at least", self.relevance)
+        form.addRow(buttons)
+
+    def values(self) -> tuple[float, float]:
+        return self.correctness.value(), self.relevance.value()
 
 
 class ReviewWindow(QMainWindow):
@@ -315,6 +339,7 @@ class ReviewWindow(QMainWindow):
         project.addAction(self.blind_action)
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
         action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
+        project.addAction("Triage thresholds…", self.open_thresholds_dialog)
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
@@ -625,6 +650,23 @@ class ReviewWindow(QMainWindow):
 
     def _on_hit_activated(self, item: QListWidgetItem) -> None:
         self.show_passage(item.data(Qt.ItemDataRole.UserRole))
+
+    # ------------------------------------------------------------------ triage thresholds
+
+    def open_thresholds_dialog(self) -> None:
+        dialog = ThresholdsDialog(self, self.settings.min_correctness, self.settings.min_relevance)
+        if dialog.exec():
+            self.set_triage_rule(*dialog.values())
+
+    def set_triage_rule(self, min_correctness: float, min_relevance: float) -> None:
+        """Answers the judge scores at or above both thresholds are cleared; the rest are flagged."""
+        self.settings.min_correctness, self.settings.min_relevance = min_correctness, min_relevance
+        save_settings(self.settings)
+        self.queue_model.triage_rule = (min_correctness, min_relevance)
+        self.queue_model.reset(self.service.queue())
+        self.say(
+            f"Triage: cleared when the judge's correctness ≥ {min_correctness:.2f} and relevance ≥ {min_relevance:.2f}."
+        )
 
     # ------------------------------------------------------------------ exports
 
