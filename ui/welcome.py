@@ -69,6 +69,9 @@ class ImportWorker(QRunnable):
         except AssayError as exc:  # import is all or nothing: the message names the file, line and field
             self.signals.failed.emit(str(exc))
             return
+        except Exception as exc:  # a bug: say so, rather than leave the window waiting forever
+            self.signals.failed.emit(f"the import stopped on an unexpected error: {exc!r}")
+            return
         self.signals.finished.emit()
 
 
@@ -180,6 +183,7 @@ class WelcomeWindow(QWidget):
             f"Importing {dataset.name}… a large set takes a minute; nothing is saved until it is all read."
         )
         worker = ImportWorker(project, dataset)
+        worker.setAutoDelete(False)
         worker.signals.failed.connect(lambda message: self._on_import_failed(project, message))
         worker.signals.finished.connect(lambda: self._on_imported(project))
         self._worker = worker  # kept alive until it reports
