@@ -78,12 +78,14 @@ def connect(url: str, passphrase: str | None = None) -> Engine:
 
 
 def _unlock(passphrase: str, path: Path, dbapi_connection: Any, _record: Any) -> None:
+    from sqlcipher3.dbapi2 import DatabaseError
+
     cur = dbapi_connection.cursor()
     cur.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is our error to report, not stderr noise
     cur.execute("PRAGMA key = '" + passphrase.replace("'", "''") + "'")  # PRAGMA takes no parameters
     try:
         cur.execute("SELECT count(*) FROM sqlite_master")  # the first read is where a wrong key shows
-    except Exception as exc:  # sqlcipher3.DatabaseError: "file is not a database"
+    except DatabaseError as exc:  # "file is not a database"
         raise WrongPassphrase(f"wrong passphrase for {path}") from exc
     finally:
         cur.close()
