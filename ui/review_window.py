@@ -671,7 +671,8 @@ class ReviewWindow(QMainWindow):
     # ------------------------------------------------------------------ exports
 
     def open_export_dialog(self) -> None:
-        folder = Path(self.project.url.removeprefix("sqlite:///")).parent if "sqlite" in self.project.url else None
+        url = self.project.url
+        folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
         dialog = ExportDialog(self, folder)
         if dialog.exec():
             self.export(dialog.fmt, dialog.out(), dialog.redaction())
