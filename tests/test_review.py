@@ -26,6 +26,7 @@ def _judged(project: Project, tag: str = "incorrect") -> None:
     )
 
 
+@pytest.mark.every_store
 def test_reviewer_starts_from_the_judges_points_and_overrides_them(sample_project: Project) -> None:
     _judged(sample_project)
     ana = ReviewService(sample_project, "ana")
@@ -40,12 +41,15 @@ def test_reviewer_starts_from_the_judges_points_and_overrides_them(sample_projec
 
     # Saved at once: a new process (a new service on the same file) sees the same tags.
     sample_project.close()
-    again = ReviewService(Project.open(sample_project.url), "ana").state(ANSWER)
+    reopened = Project.open(sample_project.url)
+    again = ReviewService(reopened, "ana").state(ANSWER)
     assert [p.point.tag for p in again.points[:2]] == [Tag.INCORRECT, Tag.CORRECT]
     # The judge's own labels are untouched.
     assert all(p.judge_tag is Tag.INCORRECT for p in again.points)
+    reopened.close()
 
 
+@pytest.mark.every_store
 def test_split_merge_delete_add_missing_and_undo_everything(sample_project: Project) -> None:
     ana = ReviewService(sample_project, "ana")
     start = ana.open(ANSWER)  # no judge run: the deterministic segmentation
@@ -77,6 +81,7 @@ def test_split_merge_delete_add_missing_and_undo_everything(sample_project: Proj
     assert ana.redo() is not None and len(ana.state(ANSWER).points) == len(texts) + 1
 
 
+@pytest.mark.every_store
 def test_blind_mode_hides_the_judge_until_submission(sample_project: Project) -> None:
     _judged(sample_project)
     ben = ReviewService(sample_project, "ben")
