@@ -311,10 +311,14 @@ def _network(project: Project, args: argparse.Namespace) -> int:
 
 
 def _settings(project: Project, args: argparse.Namespace) -> JudgeSettings:
-    settings = _settings_from_flags(args)
-    if settings.backend != "local" and destination(settings) in project.allowed_hosts():
-        settings = replace(settings, allow_network=True)  # the project's recorded opt-in
-    return settings
+    return _permitted(project, _settings_from_flags(args), args.allow_network)
+
+
+def _permitted(project: Project, settings: JudgeSettings, this_run: bool) -> JudgeSettings:
+    """An API judge may send texts when --allow-network says so, or the project allows its host."""
+    if settings.backend == "local":
+        return settings
+    return replace(settings, allow_network=this_run or destination(settings) in project.allowed_hosts())
 
 
 def _settings_from_flags(args: argparse.Namespace) -> JudgeSettings:
@@ -413,8 +417,7 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
     jurors = []
     for spec in args.jury:
         juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
-        allowed = args.allow_network or destination(juror) in project.allowed_hosts()
-        juror = replace(juror, allow_network=juror.backend == "local" or allowed)  # each host its own opt-in
+        juror = _permitted(project, juror, args.allow_network)  # each juror's host its own opt-in
         backend = _backend(juror, shared)
         judge = juror.judge(backend)
         jurors.append((f"juror:{spec}", judge))

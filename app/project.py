@@ -43,8 +43,9 @@ def project_passphrase(url: str, encrypt: bool, ask: AskPassphrase) -> str | Non
     path = sqlite_path(url)
     if encrypt and path is None:
         raise InvalidInput("--encrypt", "only SQLite project files are encrypted; a server has its own protection")
-    creating = encrypt and not is_encrypted(url)
-    if not (creating or is_encrypted(url)):
+    encrypted = is_encrypted(url)
+    creating = encrypt and not encrypted
+    if not (creating or encrypted):
         return None
     if creating and path is not None and path.exists():
         raise InvalidInput(str(path), "this project already exists unencrypted; encryption is chosen for new ones")

@@ -61,17 +61,18 @@ def connect(url: str, passphrase: str | None = None) -> Engine:
     PBKDF2): pages, write-ahead log and header are unreadable without it. The passphrase never
     enters the URL, so it cannot leak through a printed or logged project address.
     """
+    path = sqlite_path(url)
     if passphrase is None:
         if is_encrypted(url):
-            raise PassphraseNeeded(f"{sqlite_path(url)} is encrypted: give its passphrase")
+            raise PassphraseNeeded(f"{path} is encrypted: give its passphrase")
         engine = create_engine(url)
     else:
-        if sqlite_path(url) is None:
+        if path is None:
             raise StorageError("only SQLite project files can be encrypted; a database server has its own protection")
         import sqlcipher3.dbapi2 as sqlcipher
 
         engine = create_engine(url, module=sqlcipher)
-        event.listen(engine, "connect", partial(_unlock, passphrase, sqlite_path(url)))
+        event.listen(engine, "connect", partial(_unlock, passphrase, path))
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _tune_sqlite)
     return engine
