@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from app import analytics
+from app import analytics, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError, InvalidInput
+from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
@@ -55,6 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    imp.add_argument(
+        "--pdf-password",
+        action="append",
+        default=[],
+        metavar="FILE=PASSWORD",
+        help="the password of an encrypted PDF (asked in a terminal when missing)",
+    )
 
     info = commands.add_parser("info", help="what the project holds")
     info.add_argument("--json", action="store_true")
@@ -174,13 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--human", required=True)
     al.add_argument("--json", action="store_true")
 
-    tr = commands.add_parser("triage", help="which answers the judge clears, and how safe that is")
-    tr.add_argument("--min-correctness", type=float, default=1.0)
-    tr.add_argument("--min-relevance", type=float, default=0.8)
-    tr.add_argument("--min-confidence", type=float)
-    tr.add_argument("--target-miss-rate", type=float)
-    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
-    tr.add_argument("--json", action="store_true")
+    stats_cli.add_parsers(commands)
 
     il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
     il.add_argument("path", type=Path)
@@ -247,7 +248,16 @@ def _init(project: Project, _args: argparse.Namespace) -> int:
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
-    summary = import_dataset(project.sessions, args.path)
+    passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
+    while True:
+        try:
+            summary = import_dataset(project.sessions, args.path, passwords=passwords)
+            break
+        except PasswordRequired as exc:
+            if not sys.stdin.isatty():
+                raise InvalidInput(exc.place, f"{exc.problem} (--pdf-password {exc.name}=…)") from exc
+            again = " (that one was wrong)" if exc.wrong else ""
+            passwords[exc.name] = getpass.getpass(f"Password for {exc.name}{again}: ")
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -656,19 +666,6 @@ def _alignment(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _triage(project: Project, args: argparse.Namespace) -> int:
-    result = analytics.triage(
-        project,
-        args.min_correctness,
-        args.min_relevance,
-        min_confidence=args.min_confidence,
-        target_miss_rate=args.target_miss_rate,
-        minutes_per_answer=args.minutes_per_answer,
-    )
-    _print_json_or_lines(result, args.json)
-    return 0
-
-
 def _import_labels(project: Project, args: argparse.Namespace) -> int:
     summary = import_labels(project, args.path)
     if args.json:
@@ -676,7 +673,7 @@ def _import_labels(project: Project, args: argparse.Namespace) -> int:
     else:
         print(
             f"imported {summary.labels} labels from {summary.lines} lines "
-            f"({summary.data_points_created} new data points)"
+            f"({summary.data_points_created} new data points; {summary.sampled} answers marked as randomly sampled)"
         )
     return 0
 
@@ -710,7 +707,6 @@ COMMANDS = {
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
-    "triage": _triage,
     "import-labels": _import_labels,
     "export": _export,
     "stress-test": _stress,
@@ -720,6 +716,7 @@ COMMANDS = {
     "bundle": _bundle,
     "network": _network,
     "assign": _assign,
+    **stats_cli.COMMANDS,
 }
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,10 +54,13 @@ class ImportSummary:
     warnings: list[str] = field(default_factory=list)
 
 
-def import_dataset(sessions: sessionmaker[Session], path: Path, actor: str = "import") -> ImportSummary:
-    """Validate the whole dataset first, then write it in one transaction."""
+def import_dataset(
+    sessions: sessionmaker[Session], path: Path, actor: str = "import", passwords: Mapping[str, str] | None = None
+) -> ImportSummary:
+    """Validate the whole dataset first, then write it in one transaction. `passwords` opens
+    encrypted PDFs by file name; one without its password raises PasswordRequired naming it."""
     rows, documents_dir = read_dataset(path)
-    documents = _parse_documents(rows, documents_dir)
+    documents = _parse_documents(rows, documents_dir, passwords or {})
     summary = ImportSummary()
     with sessions.begin() as session:
         document_ids = {name: _store_document(session, doc, actor, summary) for name, doc in documents.items()}
@@ -229,8 +232,13 @@ def _row(place: str, record: dict[str, Any]) -> DatasetRow:
     )
 
 
-def _parse_documents(rows: list[DatasetRow], documents_dir: Path) -> dict[str, ParsedDocument]:
-    documents = {name: parse_document(documents_dir / name) for name in dict.fromkeys(r.document for r in rows)}
+def _parse_documents(
+    rows: list[DatasetRow], documents_dir: Path, passwords: Mapping[str, str]
+) -> dict[str, ParsedDocument]:
+    documents = {
+        name: parse_document(documents_dir / name, passwords.get(Path(name).name))
+        for name in dict.fromkeys(r.document for r in rows)
+    }
     for row in rows:
         text = documents[row.document].text
         for span in row.gold_spans or ():

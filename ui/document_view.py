@@ -53,8 +53,8 @@ class DocumentView(QTextBrowser):
                 cursor.setBlockFormat(_block_format(passage))
             first = False
             label = f"[{passage.citation_id}]"
-            if passage.section:
-                label += f" §{passage.section}"
+            if passage.section:  # a transcript's page:line needs no section sign
+                label += f" {passage.section}" if ":" in passage.section else f" §{passage.section}"
             if passage.kind is PassageKind.FOOTNOTE:
                 label += f" footnote {passage.footnote_label or ''}".rstrip()
             if passage.page:
