@@ -16,6 +16,7 @@ from pathlib import Path
 from app import analytics, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
+from app.documents import PageProgress
 from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
@@ -251,7 +252,7 @@ def _import(project: Project, args: argparse.Namespace) -> int:
     passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
     while True:
         try:
-            summary = import_dataset(project.sessions, args.path, passwords=passwords)
+            summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=_print_pages)
             break
         except PasswordRequired as exc:
             if not sys.stdin.isatty():
@@ -592,6 +593,13 @@ def _assign(project: Project, args: argparse.Namespace) -> int:
     else:
         print(", ".join(f"{r}: {n} answers" for r, n in sorted(load.items())))
     return 0
+
+
+def _print_pages(progress: PageProgress) -> None:
+    """Only scans are worth a progress line: OCR takes seconds a page, a text layer milliseconds."""
+    if progress.ocr:
+        end = "\n" if progress.done == progress.total else ""
+        print(f"\rOCR {progress.document}: page {progress.done}/{progress.total}", end=end, file=sys.stderr, flush=True)
 
 
 def _print_progress(progress: Progress) -> None:

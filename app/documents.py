@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -31,6 +32,7 @@ class Unit:
     footnote_label: str | None = None
     footnote_markers: tuple[str, ...] = ()
     cite: str | None = None  # a transcript's page:line numbers ("4:12-15"), cited instead of a section
+    confidence: float | None = None  # OCR's mean word confidence (0-1); None for a text layer
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class ParsedPassage:
     char_end: int
     footnote_label: str | None = None
     refers_to: str | None = None  # citation id of the passage that carries the footnote's marker
+    ocr_confidence: float | None = None  # read by OCR from a scan: Tesseract's mean word confidence, 0-1
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,19 @@ class ParsedDocument:
 MAX_DOCUMENT_BYTES = 64 * 2**20
 
 
-def parse_document(path: Path, password: str | None = None) -> ParsedDocument:
+@dataclass(frozen=True)
+class PageProgress:
+    """How far the reading of one document has gone (a scan's OCR takes seconds a page)."""
+
+    document: str
+    done: int
+    total: int
+    ocr: bool
+
+
+def parse_document(
+    path: Path, password: str | None = None, on_progress: Callable[[PageProgress], None] | None = None
+) -> ParsedDocument:
     """Parse one document file; raise InvalidInput naming the file when it cannot be read
     (PasswordRequired for an encrypted PDF opened without its password)."""
     fmt = FORMATS.get(path.suffix.lower())
@@ -77,7 +92,8 @@ def parse_document(path: Path, password: str | None = None) -> ParsedDocument:
         if fmt == "pdf":
             from app.pdf_reading import pdf_units
 
-            text, units = pdf_units(path, password)
+            report = (lambda d, t, o: on_progress(PageProgress(path.name, d, t, o))) if on_progress else None
+            text, units = pdf_units(path, password, report)
         elif fmt == "docx":
             text, units = _docx_units(path)
         else:
@@ -421,6 +437,7 @@ def _passage(
         char_start=start,
         char_end=unit.end,
         footnote_label=unit.footnote_label,
+        ocr_confidence=unit.confidence,
     )
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from app.documents import _TERMINAL, Unit, _normalise_running
-from app.errors import InvalidInput, PasswordRequired
+from app.errors import PasswordRequired
+from app.ocr import OcrParagraph
 from app.pdf_layout import Line, PageText, read_page
 
 
@@ -31,19 +32,22 @@ def open_pdf(path: Path, password: str | None) -> Any:
 
 
 def pdf_units(
-    path: Path, password: str | None = None, on_page: Callable[[int, int], None] | None = None
+    path: Path, password: str | None = None, on_page: Callable[[int, int, bool], None] | None = None
 ) -> tuple[str, list[Unit]]:
-    """Paragraphs of a PDF's text layer; raises InvalidInput("no text layer") for a scan."""
+    """Paragraphs of a PDF's text layer, or of its OCR when it is a scan; `on_page(done, total, ocr)`."""
     with open_pdf(path, password) as pdf:
         sizes = [float(c["size"]) for page in pdf.pages for c in page.chars if c["text"].strip() and c["upright"]]
         if not sizes:
-            raise InvalidInput(str(path), "no text layer: OCR it first")
+            from app.ocr import ocr_pdf
+
+            report = (lambda done, total: on_page(done, total, True)) if on_page else None
+            return _ocr_units(ocr_pdf(path, pdf, report))
         body_size = statistics.median(sizes)
         pages = []
         for number, page in enumerate(pdf.pages, start=1):
             pages.append((read_page(page, body_size), float(page.height)))
             if on_page is not None:
-                on_page(number, len(pdf.pages))
+                on_page(number, len(pdf.pages), False)
     if pages and all(text.numbered for text, _ in pages if text.lines):
         return _transcript_units(pages)
     return _paragraph_units(pages, body_size)
@@ -192,6 +196,39 @@ def _superscript_markers(chars: list[dict[str, Any]], body_size: float) -> tuple
     if run:
         markers.append(run)
     return tuple(markers)
+
+
+def _ocr_units(paragraphs: list[OcrParagraph]) -> tuple[str, list[Unit]]:
+    """OCR paragraphs as units carrying their confidence; page numbers and running heads dropped."""
+    pages = len({p.page for p in paragraphs})
+    margin = [p for p in paragraphs if p.top < 0.1 or p.bottom > 0.92]
+    counts = Counter(key for _page, key in {(p.page, _running_key(p.text)) for p in margin})
+    running = {key for key, n in counts.items() if n >= max(2, 0.5 * pages)}
+    kept: list[OcrParagraph] = []
+    for paragraph in paragraphs:
+        if paragraph in margin and (_is_page_number(paragraph.text) or _running_key(paragraph.text) in running):
+            continue
+        previous = kept[-1] if kept else None
+        # Tesseract ends a paragraph mid-sentence at a wide gap; a line that runs on is one paragraph.
+        if previous is not None and not previous.text.endswith(_TERMINAL) and previous.text[-1:].islower():
+            weight = len(previous.text), len(paragraph.text)
+            confidence = (previous.confidence * weight[0] + paragraph.confidence * weight[1]) / sum(weight)
+            text = _join(previous.text, paragraph.text)
+            kept[-1] = OcrParagraph(previous.page, text, round(confidence, 3), previous.top, paragraph.bottom)
+        else:
+            kept.append(paragraph)
+    parts: list[str] = []
+    units: list[Unit] = []
+    cursor = 0
+    for paragraph in kept:
+        if parts:
+            parts.append("\n\n")
+            cursor += 2
+        parts.append(paragraph.text)
+        end = cursor + len(paragraph.text)
+        units.append(Unit(cursor, end, paragraph.page, confidence=paragraph.confidence))
+        cursor = end
+    return "".join(parts), units
 
 
 # ---------------------------------------------------------------- line-numbered paper

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.datasets import import_dataset
+from app.documents import PageProgress
 from app.errors import AssayError, PasswordRequired
 from app.project import (
     SAMPLE_DATASET,
@@ -54,6 +55,7 @@ INTRO = (
 class ImportSignals(QObject):
     finished = Signal()
     failed = Signal(str)
+    progressed = Signal(str)  # "OCR contract.pdf: page 2 of 5"
     password_needed = Signal(str, bool)  # an encrypted PDF's file name; whether the given password was wrong
 
 
@@ -67,7 +69,7 @@ class ImportWorker(QRunnable):
 
     def run(self) -> None:
         try:
-            import_dataset(self.project.sessions, self.dataset, passwords=self.passwords)
+            import_dataset(self.project.sessions, self.dataset, passwords=self.passwords, on_progress=self._report)
         except PasswordRequired as exc:
             self.signals.password_needed.emit(exc.name, exc.wrong)
             return
@@ -78,6 +80,10 @@ class ImportWorker(QRunnable):
             self.signals.failed.emit(f"the import stopped on an unexpected error: {exc!r}")
             return
         self.signals.finished.emit()
+
+    def _report(self, progress: PageProgress) -> None:
+        if progress.ocr:
+            self.signals.progressed.emit(f"OCR {progress.document}: page {progress.done} of {progress.total}…")
 
 
 class WelcomeWindow(QWidget):
@@ -191,6 +197,7 @@ class WelcomeWindow(QWidget):
         worker = ImportWorker(project, dataset, passwords)
         worker.setAutoDelete(False)
         worker.signals.failed.connect(lambda message: self._on_import_failed(project, message))
+        worker.signals.progressed.connect(self.status.setText)
         worker.signals.password_needed.connect(
             lambda name, wrong: self._on_password_needed(project, dataset, passwords, name, wrong)
         )
