@@ -2,14 +2,14 @@
 validation refused (prompt echoes, points citing no passage) per judged answer.
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0013
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0012"
-down_revision = "0010"
+down_revision = "0013"
 
 
 def upgrade() -> None:
