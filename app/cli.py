@@ -25,6 +25,7 @@ from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, 
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
+from app.segments import segment_report
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
 from models.backends.base import JudgeBackend
@@ -68,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     cite = commands.add_parser("citations", help="the citations an answer writes, resolved to passages")
     cite.add_argument("answer_id")
     cite.add_argument("--json", action="store_true")
+
+    seg = commands.add_parser("segment", help="the data points each answer is cut into, and their coverage")
+    seg.add_argument("--answer", help="only this answer (default: every answer)")
+    seg.add_argument("--json", action="store_true")
 
     judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
     judge.add_argument("--backend", choices=["local", "openai", "anthropic"], default="local")
@@ -297,6 +302,20 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
     else:
         for c in citations:
             print(f"{c.written!r:28} -> {', '.join(c.passages[:5]) or 'not in the document'}")
+    return 0
+
+
+def _segment(project: Project, args: argparse.Namespace) -> int:
+    report = segment_report(project, args.answer)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    for answer in report["answers"]:
+        print(f"{answer['answer_id']}  coverage {answer['coverage']:.3f}")
+        for p in answer["points"]:
+            context = f"[{' '.join(p['context'].split())[-40:]}] " if p["context"] else ""
+            print(f"  {p['start']:>5}-{p['end']:<5} {context}{' '.join(p['text'].split())[:100]}")
+    print(f"coverage of letters and digits: {report['coverage']:.3f}")
     return 0
 
 
@@ -694,6 +713,7 @@ COMMANDS = {
     "info": _info,
     "search": _search,
     "citations": _citations,
+    "segment": _segment,
     "judge": _judge,
     "show": _show,
     "scores": _scores,

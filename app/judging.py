@@ -383,6 +383,8 @@ def _save(
                 rationale=point.rationale,
                 passage_ids=tuple(passage_ids[c] for c in cited if c in passage_ids),
                 unverified_citations=point.unverified_citations,
+                context_start=point.context_start,
+                context_end=point.context_end,
             )
         )
     queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)

@@ -149,12 +149,26 @@ class ReviewService:
                     None,
                     None,
                     tuple(sorted(ids[c] for c in p.citations if c in ids)),
+                    p.context_start,
+                    p.context_end,
                 )
                 for p in queries.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
         return [
-            PointSnapshot(0, i, s.text, s.start, s.end, None, None, None, self._cited(s.text, passages))
+            PointSnapshot(
+                0,
+                i,
+                s.text,
+                s.start,
+                s.end,
+                None,
+                None,
+                None,
+                self._cited(s.text, passages),
+                s.context_start,
+                s.context_end,
+            )
             for i, s in enumerate(segment_answer(answer.text))
         ] or [PointSnapshot(0, 0, answer.text, 0, len(answer.text), None, None, None, ())]
 

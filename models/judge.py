@@ -129,7 +129,18 @@ class LemajJudge:
             if cancel.is_set():
                 raise Cancelled
             tag, confidence = self._tag(case, segment.text, verdict, cancel)
-            points.append(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence))
+            points.append(
+                JudgedPoint(
+                    segment.text,
+                    segment.start,
+                    segment.end,
+                    tag,
+                    confidence,
+                    context_start=segment.context_start,
+                    context_end=segment.context_end,
+                    context=segment.context,
+                )
+            )
         if not points:  # an answer with no sentence to tag: the reviewer still sees all of it
             points.append(JudgedPoint(case.answer, 0, len(case.answer), None))
         verdict.points = points

@@ -30,6 +30,9 @@ class JudgedPoint:
     rationale: str | None = None
     citations: tuple[str, ...] = ()  # ids the document has
     unverified_citations: tuple[str, ...] = ()  # ids the judge cited that the document lacks
+    context_start: int | None = None  # the lead-in the point is read with (see models.segmentation)
+    context_end: int | None = None
+    context: str = ""  # that lead-in's text; "" when none
 
 
 @dataclass(kw_only=True)
@@ -140,7 +143,9 @@ def cover_the_rest(points: list[JudgedPoint], segments: list[Segment]) -> list[J
     """Answer sentences that no asserted point covers become untagged points, in answer order."""
     spans = [(p.start, p.end) for p in points if p.start is not None and p.end is not None]
     extra = [
-        JudgedPoint(s.text, s.start, s.end, None)
+        JudgedPoint(
+            s.text, s.start, s.end, None, context_start=s.context_start, context_end=s.context_end, context=s.context
+        )
         for s in segments
         if sum(_overlap((s.start, s.end), span) for span in spans) < 0.5 * (s.end - s.start)
     ]

@@ -366,6 +366,8 @@ class NewDataPoint:
     rationale: str | None
     passage_ids: tuple[int, ...]
     unverified_citations: tuple[str, ...]
+    context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
+    context_end: int | None = None
 
 
 @dataclass(frozen=True)
@@ -394,6 +396,8 @@ def save_judgement(
             text=point.text,
             span_start=point.span_start,
             span_end=point.span_end,
+            context_start=point.context_start,
+            context_end=point.context_end,
             unverified_citations=list(point.unverified_citations) or None,
         )
         session.add(row)
@@ -429,6 +433,9 @@ class StoredDataPoint:
     unverified_citations: tuple[str, ...]
     source_id: int | None = None  # a reviewer's copy: the judge's point it was copied from
     comment: str | None = None
+    context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
+    context_end: int | None = None
+    context: str = ""  # that lead-in's text; "" when none
 
 
 def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
@@ -439,6 +446,7 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
         .order_by(DataPointRow.ordinal)
     ).all()
+    answer = session.scalar(select(AnswerRow.text).where(AnswerRow.id == answer_id)) if rows else ""
     cited: dict[int, list[str]] = {}
     ids = [point.id for point, _ in rows]
     for point_id, citation in session.execute(
@@ -462,9 +470,17 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
             unverified_citations=tuple(point.unverified_citations or ()),
             source_id=point.source_id,
             comment=point.comment,
+            context_start=point.context_start,
+            context_end=point.context_end,
+            context=context_text(answer or "", point.context_start, point.context_end),
         )
         for point, label in rows
     ]
+
+
+def context_text(answer: str, start: int | None, end: int | None) -> str:
+    """A data point's lead-in, read from its answer; "" when it has none."""
+    return answer[start:end] if start is not None and end is not None else ""
 
 
 def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:
