@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from app import analytics
+from app import analytics, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
 from app.errors import AssayError, InvalidInput
@@ -173,13 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--human", required=True)
     al.add_argument("--json", action="store_true")
 
-    tr = commands.add_parser("triage", help="which answers the judge clears, and how safe that is")
-    tr.add_argument("--min-correctness", type=float, default=1.0)
-    tr.add_argument("--min-relevance", type=float, default=0.8)
-    tr.add_argument("--min-confidence", type=float)
-    tr.add_argument("--target-miss-rate", type=float)
-    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
-    tr.add_argument("--json", action="store_true")
+    stats_cli.add_parsers(commands)
 
     il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
     il.add_argument("path", type=Path)
@@ -664,19 +658,6 @@ def _alignment(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _triage(project: Project, args: argparse.Namespace) -> int:
-    result = analytics.triage(
-        project,
-        args.min_correctness,
-        args.min_relevance,
-        min_confidence=args.min_confidence,
-        target_miss_rate=args.target_miss_rate,
-        minutes_per_answer=args.minutes_per_answer,
-    )
-    _print_json_or_lines(result, args.json)
-    return 0
-
-
 def _import_labels(project: Project, args: argparse.Namespace) -> int:
     summary = import_labels(project, args.path)
     if args.json:
@@ -684,7 +665,7 @@ def _import_labels(project: Project, args: argparse.Namespace) -> int:
     else:
         print(
             f"imported {summary.labels} labels from {summary.lines} lines "
-            f"({summary.data_points_created} new data points)"
+            f"({summary.data_points_created} new data points; {summary.sampled} answers marked as randomly sampled)"
         )
     return 0
 
@@ -719,7 +700,6 @@ COMMANDS = {
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
-    "triage": _triage,
     "import-labels": _import_labels,
     "export": _export,
     "stress-test": _stress,
@@ -729,6 +709,7 @@ COMMANDS = {
     "bundle": _bundle,
     "network": _network,
     "assign": _assign,
+    **stats_cli.COMMANDS,
 }
 
 if __name__ == "__main__":

@@ -211,6 +211,21 @@ class RubricResultRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class ReviewSampleRow(Base):
+    """An answer drawn uniformly at random for review (or imported as such): the reviews that back
+    triage guarantees and prediction-powered estimates. `draw` numbers the draws; each drew from the
+    answers no earlier draw had taken, so together they stay one uniform sample."""
+
+    __tablename__ = "review_samples"
+
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), primary_key=True)
+    draw: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int | None] = mapped_column(Integer)  # None: imported as sampled by another tool
+    population: Mapped[int] = mapped_column(Integer)  # answers it was drawn from
+    drawn_by: Mapped[str] = mapped_column(String(200))
+    drawn_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class SettingRow(Base):
     """Project-wide settings: review mode (assisted or blind), network permission for API judges."""
 
