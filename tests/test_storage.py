@@ -100,7 +100,7 @@ def test_upgrading_a_first_release_project_keeps_every_label(tmp_path: Path) -> 
 
 
 def test_upgrading_to_point_contexts_keeps_every_tag_citation_and_copy(tmp_path: Path) -> None:
-    """0007 gives data points a lead-in span; a 0006 project's judge and reviewer work comes through whole."""
+    """0007 gives data points a lead-in span; an older project's judge and reviewer work comes through whole."""
     from alembic import command
 
     from storage.db import _alembic_config
