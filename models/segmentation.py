@@ -110,6 +110,32 @@ def _orphans_as_points(answer: str, segments: list[Segment], leads: list[tuple[i
     return sorted(segments + extra, key=lambda s: s.start) if extra else segments
 
 
+@dataclass(frozen=True)
+class Line:
+    """How one line of an answer is laid out: where its text starts after the marker, and its role."""
+
+    start: int  # the marker ("•", "1.", "###"), or the text when there is none
+    body: int  # the text after the marker
+    end: int
+    indent: int  # columns of leading whitespace
+    heading: int  # 1-6 for a Markdown heading, 7 for a line in bold alone, 0 otherwise
+    gap_before: bool  # a blank line comes before it
+
+
+def answer_lines(answer: str) -> list[Line]:
+    """The non-empty lines of an answer, as the segmentation reads them (for showing the answer)."""
+    lines, gap = [], False
+    for line in re.finditer(r"^[^\n]*", answer, re.MULTILINE):
+        start, end = strip_span(answer, line.start(), line.end())
+        if start >= end:
+            gap = True
+            continue
+        unit = _unit(answer, line.start(), start, end, gap)
+        lines.append(Line(unit.start, unit.body, unit.end, unit.indent, unit.level, gap))
+        gap = False
+    return lines
+
+
 def coverage(answer: str, segments: list[Segment]) -> float:
     """Share of the answer's letters and digits inside a data point or its context (1.0 if none)."""
     covered = bytearray(len(answer))
