@@ -49,6 +49,7 @@ _ABBREVIATIONS = re.compile(rf"(?:\b(?:{_WORDS})|\b(?:[A-Za-z]\.){{1,3}}[A-Za-z]
 _NUMBER_SIGN = re.compile(r"\bNo\.$")  # "No. 5" abbreviates; "No." ending a verdict does not
 _PAIRS = {"“": "”", '"': '"', "(": ")"}
 _CLOSERS = "\"”’')]*_ "
+_WRAPPED_LINE = 50  # characters: a line this long that stops mid-sentence was wrapped, it is no title
 _MIN_WORDS = 4  # a shorter piece after a sentence ("(¶ 2).") belongs to that sentence
 _CITATION_WORDS = 8  # a line that is only a short parenthesis, "(Context, ¶1)", cites the point above
 
@@ -199,12 +200,17 @@ def _unit(answer: str, line_start: int, start: int, end: int, gap: bool) -> _Uni
 
 
 def _continues(answer: str, previous: _Unit, unit: _Unit) -> bool:
-    """A wrapped line: plain, right after a line that stops mid-sentence, starting in lower case."""
+    """A wrapped line: plain, right under the text of a line that stops mid-sentence, and either in
+    lower case or after a long line with no Markdown hard break (two trailing spaces), as a title has."""
     if unit.kind != "plain" or unit.gap_before or previous.kind == "heading":
         return False
     aligned = unit.indent == previous.indent + previous.body - previous.start  # under the text, not the bullet
     tail = answer[previous.start : previous.end].rstrip(_CLOSERS)
-    return aligned and answer[unit.start].islower() and not tail.endswith((".", ":", "!", "?", ";"))
+    if not aligned or tail.endswith((".", ":", "!", "?", ";")):
+        return False
+    hard_break = answer[previous.end : unit.start].startswith("  ")
+    last_line = previous.end - answer.rfind("\n", 0, previous.end) - 1
+    return answer[unit.start].islower() or (not hard_break and last_line >= _WRAPPED_LINE)
 
 
 def _under(answer: str, unit: _Unit, parent: _Unit, previous: _Unit) -> bool:

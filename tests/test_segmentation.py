@@ -6,6 +6,7 @@ The answers are those of the shared LegalBench-RAG set (resources/sample holds t
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pytest
 
@@ -166,3 +167,14 @@ def test_a_reviewer_starts_from_points_that_carry_their_lead_in(sample_project: 
     know_how = next(p.point for p in state.points if p.point.text == "3. Know‑how")
     text = state.answer.text
     assert text[know_how.context_start : know_how.context_end].startswith("Specifically, it includes")
+
+
+def test_an_answer_wrapped_at_a_fixed_width_is_cut_as_the_same_sentences() -> None:
+    answer = ANSWERS["cuad-000"]
+    wrapped = "\n".join(
+        line
+        for paragraph in answer.split("\n")
+        for line in textwrap.wrap(paragraph, 70, subsequent_indent=" " * (len(paragraph) - len(paragraph.lstrip(" -"))))
+        or [""]
+    )
+    assert [" ".join(t.split()) for t in texts(wrapped)] == [" ".join(t.split()) for t in texts(answer)]
