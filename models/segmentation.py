@@ -232,12 +232,21 @@ def _under(answer: str, unit: _Unit, parent: _Unit, previous: _Unit) -> bool:
 def _open(answer: str, unit: _Unit) -> bool:
     """A line that announces more: it ends with a colon or mid-sentence ("that", ","), or is a title."""
     text = answer[unit.body : unit.end]
+    if text.startswith("|"):  # a table row
+        return False
     return text.rstrip(_CLOSERS).endswith(":") or text[-1].islower() or text[-1] in ",—–" or _title(answer, unit)
 
 
 def _title(answer: str, unit: _Unit) -> bool:
+    """A short line that names what follows; not a sentence, a "Label: value" fact or a table row."""
     text = answer[unit.body : unit.end].strip("*_# ")
-    return len(text.split()) <= 8 and not text.rstrip(_CLOSERS).endswith((".", "!", "?", ";", ","))
+    label_value = re.search(r":\S*\s+\S", text) is not None
+    return (
+        len(text.split()) <= 8
+        and not text.rstrip(_CLOSERS).endswith((".", "!", "?", ";", ","))
+        and not label_value
+        and not text.startswith("|")
+    )
 
 
 def _introduces(answer: str, unit: _Unit, piece: tuple[int, int]) -> bool:

@@ -178,3 +178,9 @@ def test_an_answer_wrapped_at_a_fixed_width_is_cut_as_the_same_sentences() -> No
         or [""]
     )
     assert [" ".join(t.split()) for t in texts(wrapped)] == [" ".join(t.split()) for t in texts(answer)]
+
+
+def test_fact_lines_without_bullets_are_each_a_point() -> None:
+    answer = CUAD_024.replace("• ", "")
+    assert point(answer, "License Term: “Perpetual, unlimited runs”").context.startswith("Based solely")
+    assert point(answer, "Other Term: “2 years – Commencing: November 15, 2012”").context.startswith("Based solely")
