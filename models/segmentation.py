@@ -226,7 +226,9 @@ def _under(answer: str, unit: _Unit, parent: _Unit, previous: _Unit) -> bool:
         return False
     if unit.kind == "item":
         return parent.kind == "plain"
-    return parent is previous and (not unit.gap_before or (parent.kind == "plain" and _title(answer, parent)))
+    if parent is not previous:  # the next lines of a block that hangs under it
+        return previous.parent is parent and not unit.gap_before
+    return not unit.gap_before or (parent.kind == "plain" and _title(answer, parent))
 
 
 def _open(answer: str, unit: _Unit) -> bool:
@@ -243,6 +245,7 @@ def _title(answer: str, unit: _Unit) -> bool:
     label_value = re.search(r":\S*\s+\S", text) is not None
     return (
         len(text.split()) <= 8
+        and not text[:1].islower()
         and not text.rstrip(_CLOSERS).endswith((".", "!", "?", ";", ","))
         and not label_value
         and not text.startswith("|")
