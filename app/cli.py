@@ -16,7 +16,8 @@ from pathlib import Path
 from app import analytics, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError, InvalidInput
+from app.documents import PageProgress
+from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
@@ -56,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    imp.add_argument(
+        "--pdf-password",
+        action="append",
+        default=[],
+        metavar="FILE=PASSWORD",
+        help="the password of an encrypted PDF (asked in a terminal when missing)",
+    )
 
     info = commands.add_parser("info", help="what the project holds")
     info.add_argument("--json", action="store_true")
@@ -240,7 +248,16 @@ def _init(project: Project, _args: argparse.Namespace) -> int:
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
-    summary = import_dataset(project.sessions, args.path)
+    passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
+    while True:
+        try:
+            summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=_print_pages)
+            break
+        except PasswordRequired as exc:
+            if not sys.stdin.isatty():
+                raise InvalidInput(exc.place, f"{exc.problem} (--pdf-password {exc.name}=…)") from exc
+            again = " (that one was wrong)" if exc.wrong else ""
+            passwords[exc.name] = getpass.getpass(f"Password for {exc.name}{again}: ")
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -584,6 +601,13 @@ def _assign(project: Project, args: argparse.Namespace) -> int:
     else:
         print(", ".join(f"{r}: {n} answers" for r, n in sorted(load.items())))
     return 0
+
+
+def _print_pages(progress: PageProgress) -> None:
+    """Only scans are worth a progress line: OCR takes seconds a page, a text layer milliseconds."""
+    if progress.ocr:
+        end = "\n" if progress.done == progress.total else ""
+        print(f"\rOCR {progress.document}: page {progress.done}/{progress.total}", end=end, file=sys.stderr, flush=True)
 
 
 def _print_progress(progress: Progress) -> None:

@@ -5,10 +5,11 @@ The human sample must be drawn at random (`assay sample`): only reviews of sampl
 The judge may be biased; the reviews correct the bias and the judge's many tags narrow the interval.
 Intervals are asymptotic (CLT), not exact; with few reviews per group read them as approximate.
 
-Why not `ppi-python` itself: its `ppi_mean_ci` is about twenty lines of NumPy (app/guarantees.py
-reproduces it: same intervals to 1e-12 when both were run on the same arrays), while installing it adds numba, llvmlite, gdown,
-requests, formulaic and more — about 230 MB beside this app's own scipy, scikit-learn and pandas
-(measured by installing ppi-python 0.2.3 into a clean virtual environment), for a desktop bundle.
+Why not `ppi-python` itself: its `ppi_mean_ci` is about twenty lines of NumPy, which
+app/guarantees.py reproduces (the same intervals to 1e-12 on the same arrays, checked beside
+ppi-python 0.2.3). Installed into a copy of this app's environment, ppi-python adds numba and
+llvmlite (207 MB), gdown, beautifulsoup4, filelock and PySocks: 211 MB in all, for a desktop
+bundle, and a JIT compiler the app would never use.
 """
 
 from __future__ import annotations

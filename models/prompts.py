@@ -77,7 +77,7 @@ def system_message(strictness: Strictness) -> Message:
 
 
 def evidence_text(passages: list[EvidencePassage]) -> str:
-    return "\n".join(f"[{p.citation_id}]{f' (section {p.section})' if p.section else ''} {p.text}" for p in passages)
+    return "\n".join(f"[{p.citation_id}]{_where(p.section)} {p.text}" for p in passages)
 
 
 def case_parts(evidence: list[EvidencePassage], question: str, answer: str) -> tuple[Part, ...]:
@@ -167,3 +167,10 @@ def missing_schema(max_points: int = 3) -> dict:
         },
         "required": ["missing"],
     }
+
+
+def _where(section: str | None) -> str:
+    """' (section 6.01(a))', or ' (lines 4:12-15)' for a transcript passage."""
+    if not section:
+        return ""
+    return f" (lines {section})" if ":" in section else f" (section {section})"

@@ -44,6 +44,7 @@ class Passage:
     char_end: int | None
     footnote_label: str | None
     refers_to_id: int | None
+    ocr_confidence: float | None = None  # a scan's passage: OCR's mean word confidence, 0-1
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ def _passage(row: PassageRow) -> Passage:
         char_end=row.char_end,
         footnote_label=row.footnote_label,
         refers_to_id=row.refers_to_id,
+        ocr_confidence=row.ocr_confidence,
     )
 
 

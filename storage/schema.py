@@ -68,6 +68,7 @@ class PassageRow(Base):
     footnote_label: Mapped[str | None] = mapped_column(String(10))
     # A footnote points at the passage whose text carries its marker.
     refers_to_id: Mapped[int | None] = mapped_column(ForeignKey("passages.id", ondelete="SET NULL"))
+    ocr_confidence: Mapped[float | None] = mapped_column(Float)  # read from a scan: Tesseract's 0-1
 
 
 class QuestionRow(Base):

@@ -87,6 +87,31 @@ def _labels(project: Project, tmp_path: Path, *, seed: int = 11, sampled: int = 
     return truth
 
 
+def lines_of_sample() -> list[dict]:
+    return [json.loads(line) for line in (SAMPLE_DATASET / "qa.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def overconfident_labels(tmp_path: Path, seed: int = 5) -> tuple[Path, set[str], list[dict]]:
+    """A judge tagging every point correct with confidence 0.6–1.0, and a reviewer of a random
+    sample of 100 answers who keeps each tag with probability 0.3 less than the judge claims."""
+    rng = random.Random(seed)
+    rows = lines_of_sample()
+    sample = set(rng.sample([r["id"] for r in rows], 100))
+    lines = []
+    for r in rows:
+        points = _points(r["answer"])
+        confidence = [round(rng.uniform(0.6, 1.0), 3) for _ in points]
+        judge = [{"text": p, "tag": "correct", "confidence": c} for p, c in zip(points, confidence, strict=True)]
+        lines.append({"answer_id": r["id"], "rater": "j", "kind": "judge", "data_points": judge})
+        if r["id"] in sample:
+            kept = [rng.random() < c - 0.3 for c in confidence]
+            human = [{"text": p, "tag": "correct" if k else "incorrect"} for p, k in zip(points, kept, strict=True)]
+            lines.append({"answer_id": r["id"], "rater": "ana", "kind": "human", "sampled": True, "data_points": human})
+    path = tmp_path / "overconfident.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    return path, sample, lines
+
+
 def test_imported_labels_are_triaged_with_an_exact_bound_and_picked_reviews_left_out(
     sample_project: Project, tmp_path: Path, capsys
 ) -> None:
@@ -173,3 +198,32 @@ def test_estimates_per_source_give_ppi_beside_judge_and_human_alone(
     assert figures["ppi"]["estimate"] > judge_rate  # corrected up: the judge misses errors
     width = lambda f: f["ci"][1] - f["ci"][0]  # noqa: E731
     assert width(figures["ppi"]) < width(figures["human_only"])
+
+
+def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
+    sample_project: Project, tmp_path: Path, capsys
+) -> None:
+    """The judge says 0.6–1.0 but a reviewer keeps its tag 0.3 less often than it claims."""
+    from app import calibration
+    from app.triage import test_half
+
+    path, sample, lines = overconfident_labels(tmp_path)
+    rows = lines_of_sample()
+    assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
+
+    report = _json(capsys, "--db", sample_project.url, "calibration", "--json")
+    correct = report["tags"]["correct"]
+    assert correct["ece_raw"] == pytest.approx(0.3, abs=0.08)
+    assert correct["ece_calibrated"] < correct["ece_raw"] / 2
+    assert correct["points"] == sum(len(line["data_points"]) for line in lines if line["rater"] == "ana")
+
+    plain = _json(capsys, "--db", sample_project.url, "triage", "--json")
+    floor = _json(capsys, "--db", sample_project.url, "triage", "--min-confidence", "0.55", "--json")
+    assert len(plain["cleared"]) == len(rows)  # every tag "correct": LeMAJ's rule clears all
+    # Raw confidences are all >= 0.6; calibrated, most answers fall under 0.55 and go to a human.
+    assert 0 < len(floor["cleared"]) < len(rows) / 2
+    # Calibrated on the half of the sample triage does not test on, so the bound stays honest.
+    tested = {a for a in sample if test_half(a)}
+    assert floor["reviews_used"] == len(tested) and plain["reviews_used"] == len(sample)
+    _, certainty = calibration.calibrate(sample_project, exclude=tested)
+    assert all(certainty[a] >= 0.55 for a in floor["cleared"])
