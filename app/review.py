@@ -148,7 +148,7 @@ class ReviewService:
                     p.id,
                     None,
                     None,
-                    tuple(sorted(ids[c] for c in p.citations if c in ids)),
+                    tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
                     p.context_start,
                     p.context_end,
                 )

@@ -502,6 +502,8 @@ class ReviewWindow(QMainWindow):
         why = point.judge_rationale or ""
         self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
         self._render_answer()
+        if point.citations:  # the point's evidence, most relevant first: scrolled to and highlighted
+            self.document.focus_passage(point.citations[0])
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.current_point()

@@ -1,14 +1,14 @@
 """Data points carry the span of their lead-in ("Specifically, it includes:"), read with the point.
 
 Revision ID: 0007
-Revises: 0013
+Revises: 0012
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-down_revision = "0013"
+down_revision = "0012"
 
 
 def upgrade() -> None:
