@@ -23,6 +23,7 @@ from models.prompts import (
     missing_schema,
     one_pass_prompt,
     one_pass_schema,
+    point_text,
     tag_all_prompt,
     tag_prompt,
 )
@@ -162,7 +163,7 @@ class LemajJudge:
             for segment in segments:
                 if cancel.is_set():
                     raise Cancelled
-                tags.append(self._tag(case, segment.text, verdict, cancel))
+                tags.append(self._tag(case, _as_read(segment), verdict, cancel))
         points = [
             _with_evidence(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence), case)
             for segment, (tag, confidence) in zip(segments, tags, strict=True)
@@ -191,7 +192,7 @@ class LemajJudge:
             verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
 
     def _tag_all(self, case: JudgeCase, segments: list, verdict: Verdict) -> list[tuple[Tag, float | None]]:
-        prompt = tag_all_prompt(case.evidence, case.question, [s.text for s in segments], self.strictness)
+        prompt = tag_all_prompt(case.evidence, case.question, [_as_read(s) for s in segments], self.strictness)
         scores = self.backend.slot_label_scores(prompt, LABELS)  # type: ignore[attr-defined]
         verdict.prompt_tokens += scores.prompt_tokens
         verdict.evaluated_tokens += scores.evaluated_tokens
@@ -258,6 +259,11 @@ def generate_valid(
             last = exc
     assert last is not None
     raise JudgeOutputInvalid(f"{last} (after {attempts} attempts)", last.raw)
+
+
+def _as_read(segment: Any) -> str:
+    """The point as the judge reads it: a list item after its lead-in (segmentation's `context`)."""
+    return point_text(getattr(segment, "context", "") or "", segment.text)
 
 
 def _with_evidence(point: JudgedPoint, case: JudgeCase) -> JudgedPoint:
