@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.exports import export
 from app.project import SAMPLE_DATASET, Project
 from storage import queries
 
@@ -216,6 +217,8 @@ def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     assert correct["ece_raw"] == pytest.approx(0.3, abs=0.08)
     assert correct["ece_calibrated"] < correct["ece_raw"] / 2
     assert correct["points"] == sum(len(line["data_points"]) for line in lines if line["rater"] == "ana")
+    html = export(sample_project, "report", tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<img alt='Reliability diagram'" in html and "Estimates (prediction-powered" in html
 
     plain = _json(capsys, "--db", sample_project.url, "triage", "--json")
     floor = _json(capsys, "--db", sample_project.url, "triage", "--min-confidence", "0.55", "--json")
@@ -227,3 +230,58 @@ def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     assert floor["reviews_used"] == len(tested) and plain["reviews_used"] == len(sample)
     _, certainty = calibration.calibrate(sample_project, exclude=tested)
     assert all(certainty[a] >= 0.55 for a in floor["cleared"])
+
+
+def test_two_generators_compared_on_the_same_questions(project: Project, tmp_path: Path, capsys) -> None:
+    """Every question answered by model-a and model-b (the sample contracts' answers, twice); model-b
+    truly errs more. The judge sees only half of the errors, so alone it shrinks the gap."""
+    folder = tmp_path / "two-generators"
+    folder.mkdir()
+    (folder / "documents").symlink_to(SAMPLE_DATASET / "documents")
+    rows = [r for r in lines_of_sample() if _points(r["answer"])]
+    with (folder / "qa.jsonl").open("w", encoding="utf-8") as out:
+        for r in rows:
+            for model in ("model-a", "model-b"):
+                out.write(json.dumps({**r, "id": f"{r['id']}-{model}", "generator": model}) + "\n")
+    assert main(["--db", project.url, "import", str(folder)]) == 0
+
+    rng = random.Random(3)
+    ids = [f"{r['id']}-{m}" for r in rows for m in ("model-a", "model-b")]
+    sample = set(rng.sample(ids, 160))
+    truth, lines = {}, []
+    for r in rows:
+        points = _points(r["answer"])
+        for model, error_rate in (("model-a", 0.15), ("model-b", 0.5)):
+            answer_id = f"{r['id']}-{model}"
+            wrong = rng.random() < error_rate
+            truth[answer_id] = float(wrong)
+            seen = wrong and rng.random() < 0.5
+            judge = ["incorrect" if seen and i == 0 else "correct" for i in range(len(points))]
+            human = ["incorrect" if wrong and i == 0 else "correct" for i in range(len(points))]
+            lines.append(_line(answer_id, "j", "judge", points, judge))
+            if answer_id in sample:
+                lines.append({**_line(answer_id, "ana", "human", points, human), "sampled": True})
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    assert main(["--db", project.url, "import-labels", str(path)]) == 0
+
+    result = _json(capsys, "--db", project.url, "estimate", "--compare", "model-a,model-b", "--json")
+    gap = result["metrics"]["any_incorrect"]
+    true_gap = sum(truth[f"{r['id']}-model-a"] - truth[f"{r['id']}-model-b"] for r in rows) / len(rows)
+    assert gap["questions"] == len(rows) == result["questions"]
+    low, high = gap["ppi"]["ci"]
+    assert low <= true_gap <= high and high < 0  # model-a errs less, and the interval says so
+    assert abs(gap["judge_only"]["estimate"]) < abs(true_gap)  # the judge alone understates the gap
+    human_low, human_high = gap["human_only"]["ci"]
+    assert high - low < human_high - human_low
+    groups = {g["generator"]: g for g in result["estimates"]["groups"]}
+    assert set(groups) == {"model-a", "model-b"}
+
+
+def _line(answer_id: str, rater: str, kind: str, points: list[str], tags: list[str]) -> dict:
+    return {
+        "answer_id": answer_id,
+        "rater": rater,
+        "kind": kind,
+        "data_points": [{"text": p, "tag": t} for p, t in zip(points, tags, strict=True)],
+    }
