@@ -156,14 +156,7 @@ class LemajJudge:
         segments = segment_answer(case.answer)
         if cancel.is_set():
             raise Cancelled
-        if self.tagging is Tagging.ONE_PASS and segments:
-            tags = self._tag_all(case, segments, verdict)
-        else:
-            tags = []
-            for segment in segments:
-                if cancel.is_set():
-                    raise Cancelled
-                tags.append(self._tag(case, _as_read(segment), verdict, cancel))
+        tags = self.tag_points(case, segments, verdict, cancel)
         points = [
             _with_evidence(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence), case)
             for segment, (tag, confidence) in zip(segments, tags, strict=True)
@@ -190,6 +183,20 @@ class LemajJudge:
         except JudgeOutputInvalid as exc:
             # The tags stand; only the search for omissions failed, and the outcome says so.
             verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
+
+    def tag_points(
+        self, case: JudgeCase, segments: list, verdict: Verdict, cancel: threading.Event
+    ) -> list[tuple[Tag, float | None]]:
+        """The tag (and confidence) of each point of the answer, the way this judge tags: all in one
+        evaluation, or one prompt per point."""
+        if self.tagging is Tagging.ONE_PASS and segments:
+            return self._tag_all(case, segments, verdict)
+        tags = []
+        for segment in segments:
+            if cancel.is_set():
+                raise Cancelled
+            tags.append(self._tag(case, _as_read(segment), verdict, cancel))
+        return tags
 
     def _tag_all(self, case: JudgeCase, segments: list, verdict: Verdict) -> list[tuple[Tag, float | None]]:
         prompt = tag_all_prompt(case.evidence, case.question, [_as_read(s) for s in segments], self.strictness)
