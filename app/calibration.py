@@ -84,6 +84,25 @@ def calibrate(project: Project, exclude: Collection[str] = ()) -> tuple[Calibrat
     return calibration, certainty
 
 
+def review_certainty(project: Project) -> dict[str, float | None]:
+    """How sure the judges are of each answer, for a queue that puts the least certain first: the
+    calibrated certainty, lowered to the share of judge runs (jury members, a verifier) that agree
+    with the majority tag of a point wherever they differ."""
+    certainty = calibrate(project)[1]
+    with project.sessions() as session:
+        labels = statistics.point_labels(session)
+    votes: dict[tuple[str, int], list[str]] = {}
+    for r in labels:
+        if r["kind"] == "judge":
+            votes.setdefault((r["answer_id"], r["item"]), []).append(r["tag"])
+    for (answer, _), tags in votes.items():
+        if len(set(tags)) > 1:
+            share = max(tags.count(t) for t in set(tags)) / len(tags)
+            old = certainty.get(answer)
+            certainty[answer] = share if old is None else min(old, share)
+    return certainty
+
+
 def ece(confidence: np.ndarray, agreed: np.ndarray, bins: int = BINS) -> float | None:
     """Expected calibration error: the share-weighted gap between confidence and agreement per bin."""
     if not len(confidence):
@@ -158,17 +177,22 @@ def reliability_figure(report: dict[str, Any]):
     ax = fig.subplots()
     ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1, label="perfectly calibrated")
     overall = report["overall"]
-    for key, label, style in (
-        ("curve", f"judge's confidence (ECE {_pct(overall['ece_raw'])})", "o-"),
-        ("calibrated_curve", f"calibrated, cross-fitted (ECE {_pct(overall['ece_calibrated'])})", "s-"),
+    for key, label, marker in (
+        ("curve", f"judge's confidence (ECE {_pct(overall['ece_raw'])})", "o"),
+        ("calibrated_curve", f"calibrated, cross-fitted (ECE {_pct(overall['ece_calibrated'])})", "s"),
     ):
         curve = overall[key]
         if curve:
-            ax.plot([c["confidence"] for c in curve], [c["agreement"] for c in curve], style, label=label)
+            x, y = [c["confidence"] for c in curve], [c["agreement"] for c in curve]
+            (line,) = ax.plot(x, y, linewidth=1, label=label)
+            # A bin of three points says little: marker area follows how many points it holds.
+            sizes = [12 + 120 * c["points"] / overall["points"] for c in curve]
+            ax.scatter(x, y, s=sizes, marker=marker, color=line.get_color(), zorder=3)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("confidence")
     ax.set_ylabel("share of tags the reviewer kept")
+    ax.text(0.02, 0.95, "marker area: data points in the bin", transform=ax.transAxes, fontsize=7, color="#555")
     ax.set_title(f"Reliability of the judge's tags ({overall['points']} reviewed data points)", fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

@@ -30,7 +30,7 @@ from app.scores import shown
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
 from models.backends.base import JudgeBackend
-from models.judge import Mode
+from models.judge import Mode, Tagging
 from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import Tag
@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
     judge.add_argument("--seed", type=int, default=0)
     judge.add_argument("--no-missing", action="store_true", help="two-stage: tag only, do not search for omissions")
+    judge.add_argument(
+        "--tagging",
+        choices=[t.value for t in Tagging],
+        default=Tagging.ONE_PASS.value,
+        help="two-stage: every point's tag from one evaluation (local models), or a prompt per point",
+    )
     judge.add_argument("--rubric", choices=[r.value for r in Rubric], default=Rubric.LEMAJ.value)
     judge.add_argument("--disputatio", action="store_true", help="two-dimensional: the disputatio prompt")
     judge.add_argument(
@@ -354,6 +360,7 @@ def _settings_from_flags(args: argparse.Namespace) -> JudgeSettings:
         disputatio=args.disputatio,
         find_missing=not args.no_missing,
         parallel=args.parallel,
+        tagging=Tagging(args.tagging),
     )
 
 
@@ -433,6 +440,9 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         print(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{state}")
         for answer_id, error in summary.failures.items():
             print(f"  {answer_id}: {error}")
+        if summary.rejected:
+            refused = ", ".join(f"{count} {reason}" for reason, count in sorted(summary.rejected.items()))
+            print(f"  judge points refused by validation (not stored): {refused}")
     return 0
 
 
@@ -486,6 +496,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         seed=config.get("seed", 0),
         structured=config.get("structured", "json_schema"),
         allow_network=config.get("backend") == "local",
+        tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),
     )
     if settings.backend != "local":
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")

@@ -5,10 +5,11 @@ The human sample must be drawn at random (`assay sample`): only reviews of sampl
 The judge may be biased; the reviews correct the bias and the judge's many tags narrow the interval.
 Intervals are asymptotic (CLT), not exact; with few reviews per group read them as approximate.
 
-Why not `ppi-python` itself: its `ppi_mean_ci` is about twenty lines of NumPy (app/guarantees.py
-reproduces it: same intervals to 1e-12 when both were run on the same arrays), while installing it adds numba, llvmlite, gdown,
-requests, formulaic and more — about 230 MB beside this app's own scipy, scikit-learn and pandas
-(measured by installing ppi-python 0.2.3 into a clean virtual environment), for a desktop bundle.
+Why not `ppi-python` itself: its `ppi_mean_ci` is about twenty lines of NumPy, which
+app/guarantees.py reproduces (the same intervals to 1e-12 on the same arrays, checked beside
+ppi-python 0.2.3). Installed into a copy of this app's environment, ppi-python adds numba and
+llvmlite (207 MB), gdown, beautifulsoup4, filelock and PySocks: 211 MB in all, for a desktop
+bundle, and a JIT compiler the app would never use.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.errors import AssayError
-from app.guarantees import classical_mean, ppi_mean
+from app.guarantees import classical_mean, difference_of_means, paired_difference, ppi_mean
 from app.project import Project
 from storage import analytics, statistics
 
@@ -117,12 +118,9 @@ def estimate(project: Project, by: str = "generator", alpha: float = 0.05) -> di
 def compare(project: Project, a: str, b: str, alpha: float = 0.05) -> dict[str, Any]:
     """Generator a minus generator b on the questions both answered, per metric.
 
-    The judge's part is paired: the mean over questions where neither answer was reviewed of the
-    judge's difference, so question difficulty cancels. Each generator's reviewed answers correct
-    that judge's bias (plain PPI, rectifier Y - Yhat); the two rectifiers come from independent random
-    draws, so their variances add."""
-    from scipy.stats import norm
-
+    The judge's part is paired: its A-minus-B difference over every shared question, so question
+    difficulty cancels. Each generator's randomly reviewed answers correct that judge's bias (plain
+    PPI, rectifier Y - Yhat); see guarantees.paired_difference for the variance."""
     judge, human, _, slices = answer_values(project)
     by_question: dict[Any, dict[str, str]] = {}
     for s in slices:
@@ -130,7 +128,6 @@ def compare(project: Project, a: str, b: str, alpha: float = 0.05) -> dict[str, 
     pairs = [(q[a], q[b]) for q in by_question.values() if a in q and b in q]
     if not pairs:
         raise AssayError(f"no question was answered by both {a!r} and {b!r}")
-    z = float(norm.ppf(1 - alpha / 2))
     metrics = {}
     for metric in METRICS:
 
@@ -141,24 +138,28 @@ def compare(project: Project, a: str, b: str, alpha: float = 0.05) -> dict[str, 
         diffs = np.array([value(judge, x) - value(judge, y) for x, y in both])
         figures: dict[str, Any] = {"questions": len(both)}
         figures["judge_only"] = classical_mean(diffs, alpha) if len(diffs) else None
-        reviewed = [
-            (x, y) for x, y in both if value(human, x) is not None and value(human, y) is not None
-        ]  # both answers reviewed
-        human_diffs = np.array([value(human, x) - value(human, y) for x, y in reviewed])
-        figures["reviewed_pairs"] = len(reviewed)
-        figures["human_only"] = classical_mean(human_diffs, alpha) if len(reviewed) >= 2 else None
-        rect = [
-            np.array([value(human, x) - value(judge, x) for x in side if value(human, x) is not None])
+        humans = [
+            [value(human, x) for x in side if value(human, x) is not None]
             for side in ([x for x, _ in both], [y for _, y in both])
         ]
-        unreviewed = np.array([value(judge, x) - value(judge, y) for x, y in both if x not in human and y not in human])
-        if min(len(rect[0]), len(rect[1])) >= 2 and len(unreviewed) >= 2:
-            est = unreviewed.mean() + rect[0].mean() - rect[1].mean()
-            se = np.sqrt(
-                unreviewed.var() / len(unreviewed) + rect[0].var() / len(rect[0]) + rect[1].var() / len(rect[1])
-            )
-            figures["ppi"] = {"estimate": float(est), "ci": [float(est - z * se), float(est + z * se)]}
-            figures["reviewed"] = [len(rect[0]), len(rect[1])]
+        enough = min(len(humans[0]), len(humans[1])) >= 2
+        figures["human_only"] = difference_of_means(*humans, alpha) if enough else None
+        # Per side: (human minus judge, the judge's A-minus-B difference) on its reviewed answers.
+        sides = [
+            np.array(
+                [
+                    (value(human, mine) - value(judge, mine), value(judge, x) - value(judge, y))
+                    for x, y in both
+                    for mine in ((x,) if side == 0 else (y,))
+                    if value(human, mine) is not None
+                ]
+            ).reshape(-1, 2)
+            for side in (0, 1)
+        ]
+        if min(len(sides[0]), len(sides[1])) >= 2:
+            (ra, da), (rb, db) = sides[0].T, sides[1].T
+            figures["ppi"] = paired_difference(diffs, ra, da, rb, db, alpha)
+            figures["reviewed"] = [len(ra), len(rb)]
         else:
             figures["ppi"] = None
         metrics[metric] = figures

@@ -129,6 +129,34 @@ def ppi_mean(y: Any, yhat: Any, yhat_unlabeled: Any, alpha: float = 0.05, lam: f
     return _interval(estimate, half, lam=weight)
 
 
+def paired_difference(
+    judge_diff: Any, rectifier_a: Any, diff_at_a: Any, rectifier_b: Any, diff_at_b: Any, alpha: float = 0.05
+) -> dict[str, Any]:
+    """Prediction-powered difference of two generators' means on the questions both answered: the
+    judge's paired difference (A minus B) over every question, so question difficulty cancels, plus
+    each generator's rectifier (human minus judge) on its randomly reviewed answers. The reviewed
+    answers are among the questions, so the variance carries their covariance with the judge's
+    difference there (`diff_at_a`, `diff_at_b`: the judge's difference on those questions)."""
+    d, ra, da, rb, db = (
+        np.asarray(v, dtype=float) for v in (judge_diff, rectifier_a, diff_at_a, rectifier_b, diff_at_b)
+    )
+    q, n_a, n_b = d.shape[-1], ra.shape[-1], rb.shape[-1]
+
+    def cov(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return ((x - x.mean(-1, keepdims=True)) * (y - y.mean(-1, keepdims=True))).mean(-1)
+
+    estimate = d.mean(-1) + ra.mean(-1) - rb.mean(-1)
+    variance = d.var(-1) / q + ra.var(-1) / n_a + rb.var(-1) / n_b + 2 * (cov(da, ra) - cov(db, rb)) / q
+    return _interval(estimate, _z(alpha) * np.sqrt(np.maximum(variance, 0)))
+
+
+def difference_of_means(y_a: Any, y_b: Any, alpha: float = 0.05) -> dict[str, Any]:
+    """Mean of y_a minus mean of y_b, two independent samples (human reviews alone)."""
+    a, b = np.asarray(y_a, dtype=float), np.asarray(y_b, dtype=float)
+    se = np.sqrt(a.var(-1) / a.shape[-1] + b.var(-1) / b.shape[-1])
+    return _interval(a.mean(-1) - b.mean(-1), _z(alpha) * se)
+
+
 def classical_mean(y: Any, alpha: float = 0.05) -> dict[str, Any]:
     """The mean of one sample with its normal-approximation interval (ppi_py's classical_mean_ci)."""
     y = np.asarray(y, dtype=float)

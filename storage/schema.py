@@ -146,6 +146,9 @@ class CitationRow(Base):
 
     data_point_id: Mapped[int] = mapped_column(ForeignKey("data_points.id", ondelete="CASCADE"), primary_key=True)
     passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True)
+    # A judge's evidence: 0 = most relevant. NULL for a reviewer's passages and older projects.
+    rank: Mapped[int | None] = mapped_column(Integer)
+    basis: Mapped[str | None] = mapped_column(String(12))  # cited | section | shown | answer
 
 
 class ReviewRow(Base):
@@ -186,6 +189,8 @@ class JudgeOutcomeRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     raw_output: Mapped[str | None] = mapped_column(Text)
     passages_seen: Mapped[list[Any]] = mapped_column(JSON, default=list)  # citation ids in the prompt
+    # Judge points validation refused, by reason ("prompt echo": count); never stored as points.
+    rejected: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
     completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
     seconds: Mapped[float] = mapped_column(Float, default=0.0)

@@ -6,7 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.guarantees import classical_mean, clustered_upper, cp_upper, fixed_sequence, loosest_passing, ppi_mean
+from app.guarantees import (
+    classical_mean,
+    clustered_upper,
+    cp_upper,
+    difference_of_means,
+    fixed_sequence,
+    loosest_passing,
+    paired_difference,
+    ppi_mean,
+)
 
 REPS, ANSWERS, REVIEWS, TARGET = 500, 2000, 600, 0.05
 THRESHOLDS = np.round(np.arange(0.95, 0.0, -0.05), 2)  # strictest (fewest cleared) first
@@ -94,3 +103,36 @@ def test_the_document_bound_widens_when_misses_cluster_in_one_contract() -> None
     clustered = clustered_upper([1, 1, 1, 1] + [0, 0, 0, 0] * 9, np.repeat(np.arange(10), 4))
     assert cp_upper(10, 40) == pytest.approx(spread, rel=0.1)  # no clustering: about the answer bound
     assert clustered > cp_upper(4, 40) + 0.05  # the same 4 misses in one contract say less
+
+
+def test_the_paired_difference_of_two_generators_covers_and_beats_humans_alone() -> None:
+    """1000 questions of varying difficulty answered by A and B (A better by 0.08); the judge sees
+    errors with noise and a bias; 120 random answers of each generator reviewed."""
+    rng = np.random.default_rng(29)
+    questions, reviewed = 1000, 120
+    hard = rng.uniform(0.1, 0.8, size=(REPS, questions))
+    y_a = (rng.uniform(size=hard.shape) > hard - 0.08).astype(float)  # 1 = correct
+    y_b = (rng.uniform(size=hard.shape) > hard).astype(float)
+
+    def judge(y: np.ndarray) -> np.ndarray:
+        return np.where(rng.uniform(size=y.shape) < 0.15, 1.0, y)  # calls some wrong answers right
+
+    f_a, f_b = judge(y_a), judge(y_b)
+    pick_a = np.argsort(rng.uniform(size=hard.shape), axis=1)[:, :reviewed]
+    pick_b = np.argsort(rng.uniform(size=hard.shape), axis=1)[:, :reviewed]
+    diff = f_a - f_b
+    rect_a, rect_b = (
+        np.take_along_axis(y - f, pick, axis=1) for y, f, pick in ((y_a, f_a, pick_a), (y_b, f_b, pick_b))
+    )
+    truth = (y_a - y_b).mean(axis=1)
+
+    at_a, at_b = np.take_along_axis(diff, pick_a, axis=1), np.take_along_axis(diff, pick_b, axis=1)
+    paired = paired_difference(diff, rect_a, at_a, rect_b, at_b)
+    human = difference_of_means(np.take_along_axis(y_a, pick_a, axis=1), np.take_along_axis(y_b, pick_b, axis=1))
+    covered = (paired["ci"][:, 0] <= truth) & (truth <= paired["ci"][:, 1])
+    assert covered.mean() >= 0.93
+    assert np.diff(paired["ci"], axis=1).mean() < np.diff(human["ci"], axis=1).mean()
+    print(
+        f"\npaired PPI coverage {covered.mean():.1%}, width {np.diff(paired['ci'], axis=1).mean():.3f}, "
+        f"human-only {np.diff(human['ci'], axis=1).mean():.3f}"
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.exports import export
 from app.project import SAMPLE_DATASET, Project
 from storage import queries
 
@@ -85,6 +86,31 @@ def _labels(project: Project, tmp_path: Path, *, seed: int = 11, sampled: int = 
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
     truth["path"] = path
     return truth
+
+
+def lines_of_sample() -> list[dict]:
+    return [json.loads(line) for line in (SAMPLE_DATASET / "qa.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def overconfident_labels(tmp_path: Path, seed: int = 5) -> tuple[Path, set[str], list[dict]]:
+    """A judge tagging every point correct with confidence 0.6–1.0, and a reviewer of a random
+    sample of 100 answers who keeps each tag with probability 0.3 less than the judge claims."""
+    rng = random.Random(seed)
+    rows = lines_of_sample()
+    sample = set(rng.sample([r["id"] for r in rows], 100))
+    lines = []
+    for r in rows:
+        points = _points(r["answer"])
+        confidence = [round(rng.uniform(0.6, 1.0), 3) for _ in points]
+        judge = [{"text": p, "tag": "correct", "confidence": c} for p, c in zip(points, confidence, strict=True)]
+        lines.append({"answer_id": r["id"], "rater": "j", "kind": "judge", "data_points": judge})
+        if r["id"] in sample:
+            kept = [rng.random() < c - 0.3 for c in confidence]
+            human = [{"text": p, "tag": "correct" if k else "incorrect"} for p, k in zip(points, kept, strict=True)]
+            lines.append({"answer_id": r["id"], "rater": "ana", "kind": "human", "sampled": True, "data_points": human})
+    path = tmp_path / "overconfident.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    return path, sample, lines
 
 
 def test_imported_labels_are_triaged_with_an_exact_bound_and_picked_reviews_left_out(
@@ -173,3 +199,89 @@ def test_estimates_per_source_give_ppi_beside_judge_and_human_alone(
     assert figures["ppi"]["estimate"] > judge_rate  # corrected up: the judge misses errors
     width = lambda f: f["ci"][1] - f["ci"][0]  # noqa: E731
     assert width(figures["ppi"]) < width(figures["human_only"])
+
+
+def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
+    sample_project: Project, tmp_path: Path, capsys
+) -> None:
+    """The judge says 0.6–1.0 but a reviewer keeps its tag 0.3 less often than it claims."""
+    from app import calibration
+    from app.triage import test_half
+
+    path, sample, lines = overconfident_labels(tmp_path)
+    rows = lines_of_sample()
+    assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
+
+    report = _json(capsys, "--db", sample_project.url, "calibration", "--json")
+    correct = report["tags"]["correct"]
+    assert correct["ece_raw"] == pytest.approx(0.3, abs=0.08)
+    assert correct["ece_calibrated"] < correct["ece_raw"] / 2
+    assert correct["points"] == sum(len(line["data_points"]) for line in lines if line["rater"] == "ana")
+    html = export(sample_project, "report", tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<img alt='Reliability diagram'" in html and "Estimates (prediction-powered" in html
+
+    plain = _json(capsys, "--db", sample_project.url, "triage", "--json")
+    floor = _json(capsys, "--db", sample_project.url, "triage", "--min-confidence", "0.55", "--json")
+    assert len(plain["cleared"]) == len(rows)  # every tag "correct": LeMAJ's rule clears all
+    # Raw confidences are all >= 0.6; calibrated, most answers fall under 0.55 and go to a human.
+    assert 0 < len(floor["cleared"]) < len(rows) / 2
+    # Calibrated on the half of the sample triage does not test on, so the bound stays honest.
+    tested = {a for a in sample if test_half(a)}
+    assert floor["reviews_used"] == len(tested) and plain["reviews_used"] == len(sample)
+    _, certainty = calibration.calibrate(sample_project, exclude=tested)
+    assert all(certainty[a] >= 0.55 for a in floor["cleared"])
+
+
+def test_two_generators_compared_on_the_same_questions(project: Project, tmp_path: Path, capsys) -> None:
+    """Every question answered by model-a and model-b (the sample contracts' answers, twice); model-b
+    truly errs more. The judge sees only half of the errors, so alone it shrinks the gap."""
+    folder = tmp_path / "two-generators"
+    folder.mkdir()
+    (folder / "documents").symlink_to(SAMPLE_DATASET / "documents")
+    rows = [r for r in lines_of_sample() if _points(r["answer"])]
+    with (folder / "qa.jsonl").open("w", encoding="utf-8") as out:
+        for r in rows:
+            for model in ("model-a", "model-b"):
+                out.write(json.dumps({**r, "id": f"{r['id']}-{model}", "generator": model}) + "\n")
+    assert main(["--db", project.url, "import", str(folder)]) == 0
+
+    rng = random.Random(3)
+    ids = [f"{r['id']}-{m}" for r in rows for m in ("model-a", "model-b")]
+    sample = set(rng.sample(ids, 160))
+    truth, lines = {}, []
+    for r in rows:
+        points = _points(r["answer"])
+        for model, error_rate in (("model-a", 0.15), ("model-b", 0.5)):
+            answer_id = f"{r['id']}-{model}"
+            wrong = rng.random() < error_rate
+            truth[answer_id] = float(wrong)
+            seen = wrong and rng.random() < 0.5
+            judge = ["incorrect" if seen and i == 0 else "correct" for i in range(len(points))]
+            human = ["incorrect" if wrong and i == 0 else "correct" for i in range(len(points))]
+            lines.append(_line(answer_id, "j", "judge", points, judge))
+            if answer_id in sample:
+                lines.append({**_line(answer_id, "ana", "human", points, human), "sampled": True})
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    assert main(["--db", project.url, "import-labels", str(path)]) == 0
+
+    result = _json(capsys, "--db", project.url, "estimate", "--compare", "model-a,model-b", "--json")
+    gap = result["metrics"]["any_incorrect"]
+    true_gap = sum(truth[f"{r['id']}-model-a"] - truth[f"{r['id']}-model-b"] for r in rows) / len(rows)
+    assert gap["questions"] == len(rows) == result["questions"]
+    low, high = gap["ppi"]["ci"]
+    assert low <= true_gap <= high and high < 0  # model-a errs less, and the interval says so
+    assert abs(gap["judge_only"]["estimate"]) < abs(true_gap)  # the judge alone understates the gap
+    human_low, human_high = gap["human_only"]["ci"]
+    assert high - low < human_high - human_low
+    groups = {g["generator"]: g for g in result["estimates"]["groups"]}
+    assert set(groups) == {"model-a", "model-b"}
+
+
+def _line(answer_id: str, rater: str, kind: str, points: list[str], tags: list[str]) -> dict:
+    return {
+        "answer_id": answer_id,
+        "rater": rater,
+        "kind": kind,
+        "data_points": [{"text": p, "tag": t} for p, t in zip(points, tags, strict=True)],
+    }
