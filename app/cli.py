@@ -23,12 +23,14 @@ from app.judging import JudgeSettings, Progress, destination, make_backend, run_
 from app.jury import run_jury
 from app.labels import import_labels
 from app.model_files import describe, read_model_info, recent_models, record_speed
+from app.paired_stress import paired_stress_test, raters_named, remember
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
+from app.verification import VERIFIER, verify_project
 from models.backends.base import JudgeBackend
 from models.judge import Mode, Tagging
 from models.prompts import Strictness
@@ -129,9 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
 
-    st = commands.add_parser("stress-test", help="perturb reviewed answers and measure what a judge catches")
-    st.add_argument("--judge", required=True, help="the judge run to test (its settings are reused)")
-    st.add_argument("--limit", type=int, default=3, help="answers to perturb")
+    ver = commands.add_parser("verify", help="check answers against their documents without a model (the verifier)")
+    ver.add_argument("--answers", help="comma-separated answer ids (default: all)")
+    ver.add_argument("--json", action="store_true", help="every point with its verdict and reasons, as JSON")
+
+    st = commands.add_parser(
+        "stress-test", help="plant errors in answers and measure what each rater catches (no review needed)"
+    )
+    st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
+    st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
+    st.add_argument("--limit", type=int, help="answers to perturb (default: all with --raters, 3 with --judge)")
+    st.add_argument("--seed", type=int, default=0, help="which answers and which changes (paired test)")
     st.add_argument("--json", action="store_true")
 
     rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
@@ -479,7 +489,27 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
     return 0
 
 
+def _verify(project: Project, args: argparse.Namespace) -> int:
+    answer_ids = [a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None
+    reports = verify_project(project.sessions, answer_ids)
+    if args.json:
+        print(json.dumps({"answers": [r.as_dict() for r in reports]}))
+        return 0
+    counts = Counter(p.verdict for r in reports for p in r.points)
+    for report in reports:
+        for point in report.points:
+            if point.verdict in ("incorrect", "needs_review"):
+                print(f"{report.answer_id} [{point.start}:{point.end}] {point.verdict}: {point.summary}")
+    print(", ".join(f"{counts[v]} {v}" for v in ("supported", "incorrect", "needs_review", "unverifiable")))
+    print(f"saved as the rater {VERIFIER!r} ({len(reports)} answers)")
+    return 0
+
+
 def _stress(project: Project, args: argparse.Namespace) -> int:
+    if args.raters:
+        return _paired_stress(project, args)
+    if not args.judge:
+        raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
     with project.sessions() as session:
         run = queries.rater_named(session, args.judge)
     if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
@@ -501,7 +531,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
     if settings.backend != "local":
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
     judge = settings.judge(make_backend(settings))
-    report = stress_test(project, judge, args.judge, limit=args.limit)
+    report = stress_test(project, judge, args.judge, limit=args.limit or 3)
     result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
     if args.json:
         print(json.dumps(result))
@@ -511,6 +541,39 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         recall = shown(figures["detection_recall"])
         print(f"  {kind:15} detected {figures['detected']}/{figures['cases']}  recall {recall}")
     print(f"  false alarms on untouched correct points: {report.false_alarms}/{report.untouched_points}")
+    return 0
+
+
+def _paired_stress(project: Project, args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.raters.split(",") if n.strip()]
+    raters = raters_named(project.sessions, names)
+    result = paired_stress_test(
+        project.sessions,
+        raters,
+        limit=args.limit,
+        seed=args.seed,
+        on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
+    )
+    print(file=sys.stderr)
+    remember(project.sessions, result)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"paired stress test on {result['answers']} answers (seed {result['seed']}): {result['qualifying_points']} "
+        f"of {result['points']} points are supported by the document and had errors planted"
+    )
+    for name, figures in result["raters"].items():
+        print(f"\n{name}")
+        for kind, f in figures["by_type"].items():
+            if f["trials"]:
+                lo, hi = f["ci"]
+                print(
+                    f"  {kind:14} caught {f['caught']:4}/{f['trials']:<4} recall {f['recall']:.0%} ({lo:.0%}–{hi:.0%})"
+                )
+        rate = figures["false_alarm_rate"]
+        shown_rate = "–" if rate is None else f"{rate:.1%}"
+        print(f"  false alarms on unchanged points: {figures['false_alarms']}/{figures['unperturbed']} ({shown_rate})")
     return 0
 
 
@@ -751,6 +814,7 @@ COMMANDS = {
     "import-labels": _import_labels,
     "models": _models,
     "export": _export,
+    "verify": _verify,
     "stress-test": _stress,
     "rubric-scores": _rubric_scores,
     "criteria": _criteria,
