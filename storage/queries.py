@@ -441,7 +441,7 @@ class StoredDataPoint:
     unverified_citations: tuple[str, ...]
     source_id: int | None = None  # a reviewer's copy: the judge's point it was copied from
     comment: str | None = None
-    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section, text
+    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section
     context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
     context_end: int | None = None
     context: str = ""  # that lead-in's text; "" when none
@@ -458,21 +458,16 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
     answer = session.scalar(select(AnswerRow.text).where(AnswerRow.id == answer_id)) if rows else ""
     cited: dict[int, list[dict[str, Any]]] = {}
     ids = [point.id for point, _ in rows]
-    for point_id, citation, rank, basis, section, passage_text in session.execute(
+    for point_id, citation, rank, basis, section in session.execute(
         select(
-            CitationRow.data_point_id,
-            PassageRow.citation_id,
-            CitationRow.rank,
-            CitationRow.basis,
-            PassageRow.section,
-            PassageRow.text,
+            CitationRow.data_point_id, PassageRow.citation_id, CitationRow.rank, CitationRow.basis, PassageRow.section
         )
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
         .where(CitationRow.data_point_id.in_(ids))
         .order_by(CitationRow.rank.is_(None), CitationRow.rank, PassageRow.ordinal)
     ):
         cited.setdefault(point_id, []).append(
-            {"citation_id": citation, "rank": rank, "basis": basis, "section": section, "text": passage_text}
+            {"citation_id": citation, "rank": rank, "basis": basis, "section": section}
         )
     return [
         StoredDataPoint(
