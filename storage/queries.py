@@ -437,7 +437,7 @@ class StoredDataPoint:
     unverified_citations: tuple[str, ...]
     source_id: int | None = None  # a reviewer's copy: the judge's point it was copied from
     comment: str | None = None
-    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section, text
+    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section
 
 
 def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
@@ -450,21 +450,16 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
     ).all()
     cited: dict[int, list[dict[str, Any]]] = {}
     ids = [point.id for point, _ in rows]
-    for point_id, citation, rank, basis, section, passage_text in session.execute(
+    for point_id, citation, rank, basis, section in session.execute(
         select(
-            CitationRow.data_point_id,
-            PassageRow.citation_id,
-            CitationRow.rank,
-            CitationRow.basis,
-            PassageRow.section,
-            PassageRow.text,
+            CitationRow.data_point_id, PassageRow.citation_id, CitationRow.rank, CitationRow.basis, PassageRow.section
         )
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
         .where(CitationRow.data_point_id.in_(ids))
         .order_by(CitationRow.rank.is_(None), CitationRow.rank, PassageRow.ordinal)
     ):
         cited.setdefault(point_id, []).append(
-            {"citation_id": citation, "rank": rank, "basis": basis, "section": section, "text": passage_text}
+            {"citation_id": citation, "rank": rank, "basis": basis, "section": section}
         )
     return [
         StoredDataPoint(

@@ -753,7 +753,9 @@ class ReviewWindow(QMainWindow):
     def _on_judge_finished(self, summary: RunSummary) -> None:
         self._judge_done()
         stopped = " (cancelled: run it again to resume)" if summary.cancelled else ""
-        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{stopped}.")
+        refused = sum(summary.rejected.values())
+        note = f", {refused} judge points refused by validation" if refused else ""
+        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{note}{stopped}.")
         self.queue_model.reset(self.service.queue())
 
     def _judge_done(self) -> None:
