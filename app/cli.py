@@ -22,11 +22,13 @@ from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
+from app.model_files import describe, read_model_info, recent_models, record_speed
 from app.paired_stress import paired_stress_test, raters_named, remember
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
+from app.segments import segment_report
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
 from app.verification import VERIFIER, verify_project
@@ -55,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("init", help="create the project (or bring an old one up to date)")
 
+    models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
+    models.add_argument("--json", action="store_true")
+
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -78,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     cite = commands.add_parser("citations", help="the citations an answer writes, resolved to passages")
     cite.add_argument("answer_id")
     cite.add_argument("--json", action="store_true")
+
+    seg = commands.add_parser("segment", help="the data points each answer is cut into, and their coverage")
+    seg.add_argument("--answer", help="only this answer (default: every answer)")
+    seg.add_argument("--json", action="store_true")
 
     judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
     judge.add_argument("--backend", choices=["local", "openai", "anthropic"], default="local")
@@ -327,6 +336,20 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _segment(project: Project, args: argparse.Namespace) -> int:
+    report = segment_report(project, args.answer)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    for answer in report["answers"]:
+        print(f"{answer['answer_id']}  coverage {answer['coverage']:.3f}")
+        for p in answer["points"]:
+            context = f"[{' '.join(p['context'].split())[-40:]}] " if p["context"] else ""
+            print(f"  {p['start']:>5}-{p['end']:<5} {context}{' '.join(p['text'].split())[:100]}")
+    print(f"coverage of letters and digits: {report['coverage']:.3f}")
+    return 0
+
+
 def _network(project: Project, args: argparse.Namespace) -> int:
     if args.action != "list":
         if not args.host:
@@ -416,19 +439,29 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         if args.jury:
             return _run_jury(project, args, settings, shared, answer_ids, cancel)
         backend = _backend(settings, shared)
+        speeds: list[float] = []
+
+        def progress(p: Progress) -> None:
+            speeds.append(p.tokens_per_second)
+            _print_progress(p)
+
         summary = run_judge(
             project.sessions,
             settings.judge(backend),
             args.name or settings.default_name(backend),
             answer_ids=answer_ids,
             limit=args.limit,
-            on_progress=_print_progress,
+            on_progress=progress,
             cancel=cancel,
             parallel=settings.parallel,
         )
     finally:
         signal.signal(signal.SIGINT, previous)
     print(file=sys.stderr)
+    if settings.backend == "local" and speeds and speeds[-1] > 0:  # `assay models` shows it
+        from models.backends.llama_local import embedded_model_path
+
+        record_speed(Path(settings.model) if settings.model else embedded_model_path(), speeds[-1])
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -658,6 +691,25 @@ def _assign(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _models(_project: Project, args: argparse.Namespace) -> int:
+    rows = []
+    for recent in recent_models():
+        try:
+            info: str | dict = describe(read_model_info(Path(recent["path"])))
+        except InvalidInput as exc:
+            info = exc.problem
+        speed = recent.get("tokens_per_second")
+        rows.append({**recent, "about": info})
+        if not args.json:
+            measured = f"{speed:.1f} tokens/s (judge run of {recent['measured_at'][:10]})" if speed else "not run yet"
+            print(f"{recent['path']}\n    {info}\n    {measured}")
+    if args.json:
+        print(json.dumps(rows))
+    elif not rows:
+        print("no models used yet: choose one in the judge dialog or run `assay judge --model FILE.gguf`")
+    return 0
+
+
 def _print_pages(progress: PageProgress) -> None:
     """Only scans are worth a progress line: OCR takes seconds a page, a text layer milliseconds."""
     if progress.ocr:
@@ -773,12 +825,14 @@ COMMANDS = {
     "info": _info,
     "search": _search,
     "citations": _citations,
+    "segment": _segment,
     "judge": _judge,
     "show": _show,
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
     "import-labels": _import_labels,
+    "models": _models,
     "export": _export,
     "verify": _verify,
     "stress-test": _stress,

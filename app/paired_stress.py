@@ -172,6 +172,8 @@ class JudgeRater(Rater):
         from models.verdict import Verdict
 
         case = replace(self._case(answer_id), answer=text)
+        if getattr(self.judge, "tagging", None) == "one-pass":
+            return self._tags_in_one_pass(case, answer_id, text, spans)
         out = []
         for s, e in spans:
             key = (answer_id, text, s, e)
@@ -181,6 +183,27 @@ class JudgeRater(Rater):
                 tag, _ = self.judge._tag(case, text[s:e], Verdict(answer_id), self.cancel)
                 self._tags[key] = tag
             out.append(self._tags[key])
+        return out
+
+    def _tags_in_one_pass(self, case: Any, answer_id: str, text: str, spans: list[tuple[int, int]]) -> list[Tag | None]:
+        """One-pass tagging reads every point of the answer in one evaluation, as a judge run does; each
+        span gets the tag of the point it overlaps most."""
+        from models.verdict import Verdict
+
+        key = (answer_id, text, -1, -1)
+        if key not in self._tags:
+            if self.cancel.is_set():
+                raise AssayError("stress test cancelled")
+            segments = segment_answer(text)
+            tagged = self.judge.tag_points(case, segments, Verdict(answer_id), self.cancel)
+            for segment, (tag, _) in zip(segments, tagged, strict=True):
+                self._tags[(answer_id, text, segment.start, segment.end)] = tag
+            self._tags[key] = None
+        segments = segment_answer(text)
+        out: list[Tag | None] = []
+        for s, e in spans:
+            best = max(segments, key=lambda g: min(e, g.end) - max(s, g.start), default=None)
+            out.append(self._tags.get((answer_id, text, best.start, best.end)) if best else None)
         return out
 
     def flags(self, answer_id: str, text: str, spans: list[tuple[int, int]]) -> list[bool]:
@@ -342,7 +365,7 @@ def latest_figures(session: Session, rater: str) -> dict[str, Any] | None:
 def judge_from_run(config: dict[str, Any]) -> Any:
     """The LeMAJ judge a run's stored settings describe (local runs only: the test re-runs the model)."""
     from app.judging import JudgeSettings, make_backend
-    from models.judge import Mode
+    from models.judge import Mode, Tagging
     from models.prompts import Strictness
 
     if config.get("backend", "local") != "local":
@@ -355,6 +378,7 @@ def judge_from_run(config: dict[str, Any]) -> Any:
         mode=Mode(config.get("mode", "two-stage")),
         strictness=Strictness(config.get("strictness", "standard")),
         seed=config.get("seed", 0),
+        tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),  # older runs tagged point by point
     )
     return settings.judge(make_backend(settings))
 
