@@ -173,8 +173,11 @@ _DIGITS = re.compile(r"\d+")
 def _pdf_units(path: Path) -> tuple[str, list[Unit]]:
     """Paragraphs of a PDF's text layer with page numbers; running headers, footers and
     footnotes (smaller type at the foot of a page, LCLF-QA's layout cue) are recognised."""
+    import logging
+
     import pdfplumber
 
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)  # a damaged file is our one sentence, not stderr noise
     with pdfplumber.open(path) as pdf:
         pages = [page.extract_text_lines(return_chars=True) for page in pdf.pages]
         heights = [float(page.height) for page in pdf.pages]

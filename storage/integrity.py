@@ -126,7 +126,10 @@ def full_check(connection: Any) -> str | None:
         if type(exc).__name__ in {"DatabaseError", "OperationalError"}:
             return explain(exc)
         raise
-    return None if first and first[0] == "ok" else f"SQLite's check found: {first[0] if first else 'nothing'}"
+    if first and first[0] == "ok":
+        return None
+    found = " ".join(str(first[0] if first else "no answer").replace("*** in database main ***", "").split())
+    return f"SQLite's check of every page found: {found}"
 
 
 def explain(exc: BaseException) -> str:
