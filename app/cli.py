@@ -15,10 +15,11 @@ from pathlib import Path
 
 from sqlalchemy.exc import DatabaseError
 
-from app import analytics, cli_backups
+from app import analytics, cli_backups, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError, InvalidInput
+from app.documents import PageProgress
+from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
@@ -30,7 +31,7 @@ from app.scores import shown
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
 from models.backends.base import JudgeBackend
-from models.judge import Mode
+from models.judge import Mode, Tagging
 from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import Tag
@@ -58,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    imp.add_argument(
+        "--pdf-password",
+        action="append",
+        default=[],
+        metavar="FILE=PASSWORD",
+        help="the password of an encrypted PDF (asked in a terminal when missing)",
+    )
 
     info = commands.add_parser("info", help="what the project holds")
     info.add_argument("--json", action="store_true")
@@ -91,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
     judge.add_argument("--seed", type=int, default=0)
     judge.add_argument("--no-missing", action="store_true", help="two-stage: tag only, do not search for omissions")
+    judge.add_argument(
+        "--tagging",
+        choices=[t.value for t in Tagging],
+        default=Tagging.ONE_PASS.value,
+        help="two-stage: every point's tag from one evaluation (local models), or a prompt per point",
+    )
     judge.add_argument("--rubric", choices=[r.value for r in Rubric], default=Rubric.LEMAJ.value)
     judge.add_argument("--disputatio", action="store_true", help="two-dimensional: the disputatio prompt")
     judge.add_argument(
@@ -171,13 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--human", required=True)
     al.add_argument("--json", action="store_true")
 
-    tr = commands.add_parser("triage", help="which answers the judge clears, and how safe that is")
-    tr.add_argument("--min-correctness", type=float, default=1.0)
-    tr.add_argument("--min-relevance", type=float, default=0.8)
-    tr.add_argument("--min-confidence", type=float)
-    tr.add_argument("--target-miss-rate", type=float)
-    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
-    tr.add_argument("--json", action="store_true")
+    stats_cli.add_parsers(commands)
 
     il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
     il.add_argument("path", type=Path)
@@ -251,7 +259,16 @@ def _init(project: Project, _args: argparse.Namespace) -> int:
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
-    summary = import_dataset(project.sessions, args.path)
+    passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
+    while True:
+        try:
+            summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=_print_pages)
+            break
+        except PasswordRequired as exc:
+            if not sys.stdin.isatty():
+                raise InvalidInput(exc.place, f"{exc.problem} (--pdf-password {exc.name}=…)") from exc
+            again = " (that one was wrong)" if exc.wrong else ""
+            passwords[exc.name] = getpass.getpass(f"Password for {exc.name}{again}: ")
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -349,6 +366,7 @@ def _settings_from_flags(args: argparse.Namespace) -> JudgeSettings:
         disputatio=args.disputatio,
         find_missing=not args.no_missing,
         parallel=args.parallel,
+        tagging=Tagging(args.tagging),
     )
 
 
@@ -418,6 +436,9 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         print(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{state}")
         for answer_id, error in summary.failures.items():
             print(f"  {answer_id}: {error}")
+        if summary.rejected:
+            refused = ", ".join(f"{count} {reason}" for reason, count in sorted(summary.rejected.items()))
+            print(f"  judge points refused by validation (not stored): {refused}")
     return 0
 
 
@@ -471,6 +492,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         seed=config.get("seed", 0),
         structured=config.get("structured", "json_schema"),
         allow_network=config.get("backend") == "local",
+        tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),
     )
     if settings.backend != "local":
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
@@ -585,6 +607,13 @@ def _assign(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_pages(progress: PageProgress) -> None:
+    """Only scans are worth a progress line: OCR takes seconds a page, a text layer milliseconds."""
+    if progress.ocr:
+        end = "\n" if progress.done == progress.total else ""
+        print(f"\rOCR {progress.document}: page {progress.done}/{progress.total}", end=end, file=sys.stderr, flush=True)
+
+
 def _print_progress(progress: Progress) -> None:
     width = 24
     filled = int(width * progress.done / max(progress.total, 1))
@@ -657,19 +686,6 @@ def _alignment(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _triage(project: Project, args: argparse.Namespace) -> int:
-    result = analytics.triage(
-        project,
-        args.min_correctness,
-        args.min_relevance,
-        min_confidence=args.min_confidence,
-        target_miss_rate=args.target_miss_rate,
-        minutes_per_answer=args.minutes_per_answer,
-    )
-    _print_json_or_lines(result, args.json)
-    return 0
-
-
 def _import_labels(project: Project, args: argparse.Namespace) -> int:
     summary = import_labels(project, args.path)
     if args.json:
@@ -677,7 +693,7 @@ def _import_labels(project: Project, args: argparse.Namespace) -> int:
     else:
         print(
             f"imported {summary.labels} labels from {summary.lines} lines "
-            f"({summary.data_points_created} new data points)"
+            f"({summary.data_points_created} new data points; {summary.sampled} answers marked as randomly sampled)"
         )
     return 0
 
@@ -711,7 +727,6 @@ COMMANDS = {
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
-    "triage": _triage,
     "import-labels": _import_labels,
     "export": _export,
     "stress-test": _stress,
@@ -722,6 +737,7 @@ COMMANDS = {
     "network": _network,
     "assign": _assign,
     "backup": cli_backups.backup,
+    **stats_cli.COMMANDS,
 }
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ __all__ = [
     "NetworkNotAllowed",
     "NotAProject",
     "PassphraseNeeded",
+    "PasswordRequired",
     "ProjectDamaged",
     "ProjectTooNew",
     "StorageError",
@@ -28,3 +29,13 @@ class InvalidInput(AssayError):
         super().__init__(f"{place}: {problem}")
         self.place = place
         self.problem = problem
+
+
+class PasswordRequired(InvalidInput):
+    """An encrypted PDF given without its password, or with a wrong one; `name` is its file name."""
+
+    def __init__(self, path: str, name: str, *, wrong: bool) -> None:
+        problem = "the PDF password is wrong" if wrong else "this PDF is password-protected: give its password"
+        super().__init__(path, problem)
+        self.name = name
+        self.wrong = wrong

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
+from app.ocr import LOW_CONFIDENCE as LOW_OCR_CONFIDENCE
 from app.project import Passage
 from models.vocabulary import PassageKind
 
@@ -53,12 +54,14 @@ class DocumentView(QTextBrowser):
                 cursor.setBlockFormat(_block_format(passage))
             first = False
             label = f"[{passage.citation_id}]"
-            if passage.section:
-                label += f" §{passage.section}"
+            if passage.section:  # a transcript's page:line needs no section sign
+                label += f" {passage.section}" if ":" in passage.section else f" §{passage.section}"
             if passage.kind is PassageKind.FOOTNOTE:
                 label += f" footnote {passage.footnote_label or ''}".rstrip()
             if passage.page:
                 label += f" p.{passage.page}"
+            if passage.ocr_confidence is not None and passage.ocr_confidence < LOW_OCR_CONFIDENCE:
+                label += f" ⚠ OCR {passage.ocr_confidence:.0%}: check the scan"
             cursor.insertText(label + "  ", id_format)
             cursor.insertText(passage.text, note_format if passage.kind is PassageKind.FOOTNOTE else body_format)
             self._block_of[passage.citation_id] = cursor.blockNumber()

@@ -59,11 +59,26 @@ class AnswerQueueModel(_TableModel):
     on): a queue of 10,000 answers sorts in milliseconds instead of a Qt sort calling data() for
     every comparison."""
 
-    HEADERS = ("Answer", "Document", "Question", "Status", "Judge corr.", "Judge F1", "Triage", "Reviews")
+    HEADERS = (
+        "Answer",
+        "Document",
+        "Question",
+        "Status",
+        "Judge corr.",
+        "Judge F1",
+        "Triage",
+        "Reviews",
+        "Certainty",
+        "Sample",
+    )
+    CERTAINTY = 8  # the column "least certain first" sorts by
 
     def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float] = (1.0, 0.8)) -> None:
         super().__init__()
         self.triage_rule = triage_rule  # (min correctness, min relevance): the user's thresholds
+        # Per answer: the judge's calibrated certainty, and the random draw it belongs to (app results).
+        self.certainty: dict[str, float | None] = {}
+        self.sampled: dict[str, int] = {}
         self.rows: list[QueueRow] = []
         self._cells: list[tuple[Any, ...]] = []
         self.reset(rows)
@@ -71,7 +86,7 @@ class AnswerQueueModel(_TableModel):
     def reset(self, rows: list[QueueRow]) -> None:
         self.beginResetModel()
         self.rows = list(rows)
-        self._cells = [_cells(row, self.triage_rule) for row in self.rows]
+        self._cells = [self._row_cells(row) for row in self.rows]
         self.endResetModel()
 
     def update_row(self, row: QueueRow) -> None:
@@ -79,11 +94,16 @@ class AnswerQueueModel(_TableModel):
         if index is None:
             return
         self.rows[index] = row
-        self._cells[index] = _cells(row, self.triage_rule)
+        self._cells[index] = self._row_cells(row)
         self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
 
     def _rows(self) -> list[Any]:
         return self.rows
+
+    def _row_cells(self, row: QueueRow) -> tuple[Any, ...]:
+        draw = self.sampled.get(row.id)
+        sample = f"random #{draw}" if draw is not None else ""
+        return (*_cells(row, self.triage_rule), self.certainty.get(row.id), sample)
 
     def haystack(self, row: int) -> str:
         """What the filter box searches: every cell of the row, lower-cased."""
@@ -103,7 +123,7 @@ class AnswerQueueModel(_TableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             value = self._cells[index.row()][index.column()]
-            return shown(value) if index.column() in (4, 5) else str(value)
+            return shown(value) if index.column() in (4, 5, self.CERTAINTY) else str(value)
         return None
 
 

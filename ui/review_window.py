@@ -57,6 +57,7 @@ from ui.export_dialog import ExportDialog
 from ui.help import about_dialog, shortcut_sheet
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
 from ui.judge_dialog import JudgeDialog, JudgeWorker
+from ui.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
 CORRECTNESS_LABELS = [
@@ -173,6 +174,7 @@ class ReviewWindow(QMainWindow):
         self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
         self.resize(1500, 900)
         self._build_queue()
+        refresh_queue_statistics(self, certainty=False)
         self._build_review_pane()
         self._build_document_pane()
         self._build_actions()
@@ -334,6 +336,7 @@ class ReviewWindow(QMainWindow):
         action("Search document", QKeySequence.StandardKey.Find, self._on_find_triggered, review)
         action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
         action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
+        action("Least certain first", "Ctrl+Shift+U", lambda: least_certain_first(self), review)
         project = self.menuBar().addMenu("&Project")
         self.blind_action = QAction("Blind review (hide the judge until submitted)", self, checkable=True)
         self.blind_action.setChecked(self.service.mode == BLIND)
@@ -343,6 +346,7 @@ class ReviewWindow(QMainWindow):
         action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
         project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper).exec())
+        project.addAction("Review a random sample…", lambda: draw_random_sample(self))
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
@@ -530,6 +534,8 @@ class ReviewWindow(QMainWindow):
         why = point.judge_rationale or ""
         self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
         self._render_answer()
+        if point.citations:  # the point's evidence, most relevant first: scrolled to and highlighted
+            self.document.focus_passage(point.citations[0])
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.current_point()
