@@ -24,12 +24,16 @@ from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
+from app.model_files import describe, read_model_info, recent_models, record_speed
+from app.paired_stress import paired_stress_test, raters_named, remember
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
+from app.segments import segment_report
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
+from app.verification import VERIFIER, verify_project
 from models.backends.base import JudgeBackend
 from models.judge import Mode, Tagging
 from models.prompts import Strictness
@@ -56,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("init", help="create the project (or bring an old one up to date)")
 
+    models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
+    models.add_argument("--json", action="store_true")
+
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -79,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     cite = commands.add_parser("citations", help="the citations an answer writes, resolved to passages")
     cite.add_argument("answer_id")
     cite.add_argument("--json", action="store_true")
+
+    seg = commands.add_parser("segment", help="the data points each answer is cut into, and their coverage")
+    seg.add_argument("--answer", help="only this answer (default: every answer)")
+    seg.add_argument("--json", action="store_true")
 
     judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
     judge.add_argument("--backend", choices=["local", "openai", "anthropic"], default="local")
@@ -128,9 +139,17 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
 
-    st = commands.add_parser("stress-test", help="perturb reviewed answers and measure what a judge catches")
-    st.add_argument("--judge", required=True, help="the judge run to test (its settings are reused)")
-    st.add_argument("--limit", type=int, default=3, help="answers to perturb")
+    ver = commands.add_parser("verify", help="check answers against their documents without a model (the verifier)")
+    ver.add_argument("--answers", help="comma-separated answer ids (default: all)")
+    ver.add_argument("--json", action="store_true", help="every point with its verdict and reasons, as JSON")
+
+    st = commands.add_parser(
+        "stress-test", help="plant errors in answers and measure what each rater catches (no review needed)"
+    )
+    st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
+    st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
+    st.add_argument("--limit", type=int, help="answers to perturb (default: all with --raters, 3 with --judge)")
+    st.add_argument("--seed", type=int, default=0, help="which answers and which changes (paired test)")
     st.add_argument("--json", action="store_true")
 
     rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
@@ -327,6 +346,20 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _segment(project: Project, args: argparse.Namespace) -> int:
+    report = segment_report(project, args.answer)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    for answer in report["answers"]:
+        print(f"{answer['answer_id']}  coverage {answer['coverage']:.3f}")
+        for p in answer["points"]:
+            context = f"[{' '.join(p['context'].split())[-40:]}] " if p["context"] else ""
+            print(f"  {p['start']:>5}-{p['end']:<5} {context}{' '.join(p['text'].split())[:100]}")
+    print(f"coverage of letters and digits: {report['coverage']:.3f}")
+    return 0
+
+
 def _network(project: Project, args: argparse.Namespace) -> int:
     if args.action != "list":
         if not args.host:
@@ -416,19 +449,29 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         if args.jury:
             return _run_jury(project, args, settings, shared, answer_ids, cancel)
         backend = _backend(settings, shared)
+        speeds: list[float] = []
+
+        def progress(p: Progress) -> None:
+            speeds.append(p.tokens_per_second)
+            _print_progress(p)
+
         summary = run_judge(
             project.sessions,
             settings.judge(backend),
             args.name or settings.default_name(backend),
             answer_ids=answer_ids,
             limit=args.limit,
-            on_progress=_print_progress,
+            on_progress=progress,
             cancel=cancel,
             parallel=settings.parallel,
         )
     finally:
         signal.signal(signal.SIGINT, previous)
     print(file=sys.stderr)
+    if settings.backend == "local" and speeds and speeds[-1] > 0:  # `assay models` shows it
+        from models.backends.llama_local import embedded_model_path
+
+        record_speed(Path(settings.model) if settings.model else embedded_model_path(), speeds[-1])
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -475,7 +518,27 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
     return 0
 
 
+def _verify(project: Project, args: argparse.Namespace) -> int:
+    answer_ids = [a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None
+    reports = verify_project(project.sessions, answer_ids)
+    if args.json:
+        print(json.dumps({"answers": [r.as_dict() for r in reports]}))
+        return 0
+    counts = Counter(p.verdict for r in reports for p in r.points)
+    for report in reports:
+        for point in report.points:
+            if point.verdict in ("incorrect", "needs_review"):
+                print(f"{report.answer_id} [{point.start}:{point.end}] {point.verdict}: {point.summary}")
+    print(", ".join(f"{counts[v]} {v}" for v in ("supported", "incorrect", "needs_review", "unverifiable")))
+    print(f"saved as the rater {VERIFIER!r} ({len(reports)} answers)")
+    return 0
+
+
 def _stress(project: Project, args: argparse.Namespace) -> int:
+    if args.raters:
+        return _paired_stress(project, args)
+    if not args.judge:
+        raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
     with project.sessions() as session:
         run = queries.rater_named(session, args.judge)
     if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
@@ -497,7 +560,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
     if settings.backend != "local":
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
     judge = settings.judge(make_backend(settings))
-    report = stress_test(project, judge, args.judge, limit=args.limit)
+    report = stress_test(project, judge, args.judge, limit=args.limit or 3)
     result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
     if args.json:
         print(json.dumps(result))
@@ -507,6 +570,39 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         recall = shown(figures["detection_recall"])
         print(f"  {kind:15} detected {figures['detected']}/{figures['cases']}  recall {recall}")
     print(f"  false alarms on untouched correct points: {report.false_alarms}/{report.untouched_points}")
+    return 0
+
+
+def _paired_stress(project: Project, args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.raters.split(",") if n.strip()]
+    raters = raters_named(project.sessions, names)
+    result = paired_stress_test(
+        project.sessions,
+        raters,
+        limit=args.limit,
+        seed=args.seed,
+        on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
+    )
+    print(file=sys.stderr)
+    remember(project.sessions, result)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"paired stress test on {result['answers']} answers (seed {result['seed']}): {result['qualifying_points']} "
+        f"of {result['points']} points are supported by the document and had errors planted"
+    )
+    for name, figures in result["raters"].items():
+        print(f"\n{name}")
+        for kind, f in figures["by_type"].items():
+            if f["trials"]:
+                lo, hi = f["ci"]
+                print(
+                    f"  {kind:14} caught {f['caught']:4}/{f['trials']:<4} recall {f['recall']:.0%} ({lo:.0%}–{hi:.0%})"
+                )
+        rate = figures["false_alarm_rate"]
+        shown_rate = "–" if rate is None else f"{rate:.1%}"
+        print(f"  false alarms on unchanged points: {figures['false_alarms']}/{figures['unperturbed']} ({shown_rate})")
     return 0
 
 
@@ -604,6 +700,25 @@ def _assign(project: Project, args: argparse.Namespace) -> int:
         print(json.dumps({"assignments": plan, "per_reviewer": load}))
     else:
         print(", ".join(f"{r}: {n} answers" for r, n in sorted(load.items())))
+    return 0
+
+
+def _models(_project: Project, args: argparse.Namespace) -> int:
+    rows = []
+    for recent in recent_models():
+        try:
+            info: str | dict = describe(read_model_info(Path(recent["path"])))
+        except InvalidInput as exc:
+            info = exc.problem
+        speed = recent.get("tokens_per_second")
+        rows.append({**recent, "about": info})
+        if not args.json:
+            measured = f"{speed:.1f} tokens/s (judge run of {recent['measured_at'][:10]})" if speed else "not run yet"
+            print(f"{recent['path']}\n    {info}\n    {measured}")
+    if args.json:
+        print(json.dumps(rows))
+    elif not rows:
+        print("no models used yet: choose one in the judge dialog or run `assay judge --model FILE.gguf`")
     return 0
 
 
@@ -722,13 +837,16 @@ COMMANDS = {
     "info": _info,
     "search": _search,
     "citations": _citations,
+    "segment": _segment,
     "judge": _judge,
     "show": _show,
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
     "import-labels": _import_labels,
+    "models": _models,
     "export": _export,
+    "verify": _verify,
     "stress-test": _stress,
     "rubric-scores": _rubric_scores,
     "criteria": _criteria,

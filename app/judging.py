@@ -95,6 +95,21 @@ def is_on_premise(host: str) -> bool:
     return address.is_loopback or address.is_private
 
 
+def _check_model_fits(path: Path, settings: JudgeSettings) -> None:
+    """Refuse, before llama.cpp tries, a model that cannot fit: the estimate is in the message."""
+    from app.model_files import check_fit, read_model_info, remember_model
+    from models.backends.llama_local import gpu_offload_supported
+
+    if not path.is_file():
+        return  # the backend names the missing file
+    fit = check_fit(
+        read_model_info(path), settings.context_tokens, gpu=settings.gpu_layers != 0 and gpu_offload_supported()
+    )
+    if not fit.fits:
+        raise JudgeUnavailable(f"{path.name}: {fit.sentence()}")
+    remember_model(path)
+
+
 def make_backend(settings: JudgeSettings) -> JudgeBackend:
     """The backend the settings name; API backends refuse to exist without network permission."""
     if settings.parallel < 1:
@@ -105,6 +120,8 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
         if settings.parallel > 1:
             raise AssayError("the local judge runs one answer at a time; --parallel is for API servers")
 
+        if settings.model:
+            _check_model_fits(Path(settings.model).expanduser(), settings)
         return LlamaBackend(
             Path(settings.model).expanduser() if settings.model else None,
             context_tokens=settings.context_tokens,
@@ -401,6 +418,8 @@ def _save(
                 passage_ids=tuple(passage_ids[c] for c in cited),
                 unverified_citations=point.unverified_citations,
                 bases=tuple(cited.values()),
+                context_start=point.context_start,
+                context_end=point.context_end,
             )
         )
     queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)
