@@ -50,6 +50,7 @@ from app.scores import shown
 from app.settings import Settings, save_settings
 from models.vocabulary import ReviewStatus, Tag
 from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
+from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
 from ui.document_view import DocumentView
 from ui.export_dialog import ExportDialog
@@ -194,6 +195,7 @@ class ReviewWindow(QMainWindow):
         QApplication.instance().installEventFilter(self.clock)
         if self.queue_model.rows:
             self.table.selectRow(0)
+        self.backup_keeper = BackupKeeper(self)  # on open, then every few minutes after a change
 
     # ------------------------------------------------------------------ building
 
@@ -349,6 +351,7 @@ class ReviewWindow(QMainWindow):
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
         action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
+        project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self))
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
