@@ -13,6 +13,7 @@ from app.cli import build_parser, prepare_gui
 from app.cli import main as cli_main
 from app.project import ICON, Project
 from app.settings import load_settings, save_settings
+from ui import platform_check
 
 SCREEN_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
@@ -31,7 +32,12 @@ def _application():
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance()
+    if app is None:
+        problem = platform_check.check()  # instead of Qt's abort (exit 134) on a missing system library
+        if problem:
+            sys.exit(problem)
+        app = QApplication(sys.argv[:1])
     app.setApplicationName("Assay")
     app.setDesktopFileName("assay")  # Wayland and docks match the window to assay.desktop
     app.setWindowIcon(QIcon(str(ICON)))
