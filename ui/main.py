@@ -55,6 +55,7 @@ def _ask_passphrase(where: str, new: bool) -> str | None:
 
 def welcome() -> int:
     from ui.review_window import ReviewWindow
+    from ui.sample_tour import start_sample_tour
     from ui.welcome import WelcomeWindow
 
     app = _application()
@@ -66,6 +67,7 @@ def welcome() -> int:
         save_settings(settings)
         opened.append(ReviewWindow(project, reviewer, settings))
         opened[-1].show()
+        start_sample_tour(opened[-1])
         window.close()
 
     window.opened.connect(review)
@@ -78,6 +80,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QInputDialog
 
     from ui.review_window import ReviewWindow
+    from ui.sample_tour import start_sample_tour
 
     app = _application()
     settings = load_settings()
@@ -92,9 +95,11 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
             settings.remember_project(project.url.removeprefix("sqlite:///"))
         save_settings(settings)
     window = ReviewWindow(project, settings.reviewer, settings)
+    window.show()
     if args.open_answer:
         window.open_answer(args.open_answer)
-    window.show()
+    elif args.screenshot is None:
+        start_sample_tour(window)
     if args.screenshot is not None:
         app.processEvents()
         current = window.current_point()
