@@ -76,16 +76,19 @@ def _screen(display: str, png: Path) -> Counter[int]:
     header = struct.unpack(">25I", data[:100])
     size, depth, width, height, byte_order = header[0], header[3], header[4], header[5], header[7]
     bits, line, colours = header[11], header[12], header[19]
-    assert (depth, bits) == (24, 32), f"an xwd picture of depth {depth}, {bits} bits a pixel"
-    start = size + 12 * colours
-    pixels = array.array("I", data[start : start + height * line])
-    if (byte_order == 0) != (sys.byteorder == "little"):
-        pixels.byteswap()
-    rows = [pixels[y * line // 4 : y * line // 4 + width] for y in range(height)]
-    flat = array.array("I", b"".join(row.tobytes() for row in rows))
+    assert depth == 24 and bits in (24, 32) and byte_order == 0, f"an xwd picture of {header}"
+    start, step = size + 12 * colours, bits // 8
+    rgb32 = bytearray(width * height * 4)  # blue, green, red, unused: Qt's RGB32 on a little-endian host
+    for y in range(height):
+        row = data[start + y * line : start + y * line + width * step]
+        for byte in range(3):
+            rgb32[y * width * 4 + byte : (y + 1) * width * 4 : 4] = row[byte::step]
     png.parent.mkdir(parents=True, exist_ok=True)
-    assert QImage(flat.tobytes(), width, height, width * 4, QImage.Format.Format_RGB32).save(str(png))
-    return Counter(p & 0xFFFFFF for p in flat)
+    assert QImage(bytes(rgb32), width, height, width * 4, QImage.Format.Format_RGB32).save(str(png))
+    pixels = array.array("I", rgb32)
+    if sys.byteorder != "little":
+        pixels.byteswap()
+    return Counter(p & 0xFFFFFF for p in pixels)
 
 
 def _wait(what: str, check, app: subprocess.Popen, log: Path, timeout: float):

@@ -118,14 +118,20 @@ class DocumentView(QTextBrowser):
             return False
         self._focus = self._selection(citation_id, colour)
         self._apply()
-        block = self.document().findBlockByNumber(self._block_of[citation_id])
-        cursor = QTextCursor(block)
-        self.setTextCursor(cursor)
-        self.ensureCursorVisible()
-        rect = self.cursorRect(cursor)
-        bar = self.verticalScrollBar()
-        bar.setValue(bar.value() + rect.top() - self.viewport().height() // 4)
+        self.setTextCursor(QTextCursor(self.document().findBlockByNumber(self._block_of[citation_id])))
+        self._scroll_to_cursor()
         return True
+
+    def _scroll_to_cursor(self) -> None:
+        self.ensureCursorVisible()
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + self.cursorRect().top() - self.viewport().height() // 4)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Text rewraps when the pane is first laid out or resized: keep the focused passage in view."""
+        super().resizeEvent(event)
+        if self._focus is not None:
+            self._scroll_to_cursor()
 
     @property
     def focused(self) -> str | None:
