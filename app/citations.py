@@ -1,5 +1,5 @@
 """Find the citations an answer writes (``[par_14]``, ``¶ 14``, ``Section 6.3``, ``(6.3)``, ``§ 6.3``,
-``Article IV``) and resolve them to passages of the answer's document."""
+``Article IV``, a transcript's ``Tr. 4:12-15``) and resolve them to passages of the answer's document."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ _SUBS = r"(?:\([A-Za-z0-9]{1,5}\))*"
 _NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?<!\.){_SUBS}"
 _ROMAN = r"[IVXLC]{1,7}\b"
 _SPACE = r"[\s\u00a0]*"
+_PAGE_LINE = r"\d{1,4}:\d{1,2}(?:[-–]\d{1,4}(?::\d{1,2})?)?"
 CITATION = re.compile(
     rf"\[(?P<par>par_\d+)\]"
+    rf"|\bTr\.?{_SPACE}(?:at{_SPACE})?(?P<transcript>{_PAGE_LINE})\b"
     rf"|¶+{_SPACE}(?P<pilcrow>{_NUM})"
     rf"|§+{_SPACE}(?P<sign>{_NUM})"
     rf"|\b(?:Sections?|Clauses?|Paragraphs?){_SPACE}(?P<section>{_NUM})"
@@ -67,8 +69,11 @@ class CitationIndex:
         self.by_id = {p.citation_id: p for p in passages}
         self.by_section: dict[tuple[tuple[int, ...] | str, tuple[str, ...]], list[str]] = defaultdict(list)
         self.by_article: dict[str, list[str]] = defaultdict(list)
+        self.by_lines: list[tuple[tuple[int, int], tuple[int, int], str]] = []
         for p in passages:
-            if p.section:
+            if p.section and (lines := page_lines(p.section)):
+                self.by_lines.append((*lines, p.citation_id))
+            elif p.section:
                 self.by_section[_section_key(p.section)].append(p.citation_id)
             if p.article:
                 self.by_article[_arabic_to_roman(p.article)].append(p.citation_id)
@@ -76,6 +81,11 @@ class CitationIndex:
     def resolve(self, kind: str, target: str) -> tuple[str, ...]:
         if kind == "par":
             return (target,) if target in self.by_id else ()
+        if kind == "transcript":
+            wanted = page_lines(target)
+            if wanted is None:
+                return ()
+            return tuple(c for first, last, c in self.by_lines if first <= wanted[1] and wanted[0] <= last)
         if kind == "article" and (found := self.by_article.get(_arabic_to_roman(target))):
             return tuple(found)
         number, subs = _section_key(target)
@@ -92,6 +102,18 @@ class CitationIndex:
         if kind == "pilcrow" and target.isdigit() and f"par_{target}" in self.by_id:
             return (f"par_{target}",)
         return ()
+
+
+def page_lines(cite: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """'4:12-15' -> ((4, 12), (4, 15)); '4:24-5:3' -> ((4, 24), (5, 3)); None for a section number."""
+    found = re.fullmatch(r"(\d+):(\d+)(?:[-–](\d+)(?::(\d+))?)?", cite.strip())
+    if not found:
+        return None
+    page, line, to, to_line = found.groups()
+    first = (int(page), int(line))
+    if to is None:
+        return first, first
+    return first, ((int(to), int(to_line)) if to_line else (int(page), int(to)))
 
 
 def _arabic_to_roman(target: str) -> str:

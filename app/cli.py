@@ -13,22 +13,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from app import analytics
+from app import analytics, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
-from app.errors import AssayError, InvalidInput
+from app.documents import PageProgress
+from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.exports import FORMATS, export
 from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
+from app.model_files import describe, read_model_info, recent_models, record_speed
+from app.paired_stress import paired_stress_test, raters_named, remember
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
 from app.scores import shown
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
+from app.verification import VERIFIER, verify_project
 from models.backends.base import JudgeBackend
-from models.judge import Mode
+from models.judge import Mode, Tagging
 from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import Tag
@@ -52,9 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("init", help="create the project (or bring an old one up to date)")
 
+    models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
+    models.add_argument("--json", action="store_true")
+
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    imp.add_argument(
+        "--pdf-password",
+        action="append",
+        default=[],
+        metavar="FILE=PASSWORD",
+        help="the password of an encrypted PDF (asked in a terminal when missing)",
+    )
 
     info = commands.add_parser("info", help="what the project holds")
     info.add_argument("--json", action="store_true")
@@ -88,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
     judge.add_argument("--seed", type=int, default=0)
     judge.add_argument("--no-missing", action="store_true", help="two-stage: tag only, do not search for omissions")
+    judge.add_argument(
+        "--tagging",
+        choices=[t.value for t in Tagging],
+        default=Tagging.ONE_PASS.value,
+        help="two-stage: every point's tag from one evaluation (local models), or a prompt per point",
+    )
     judge.add_argument("--rubric", choices=[r.value for r in Rubric], default=Rubric.LEMAJ.value)
     judge.add_argument("--disputatio", action="store_true", help="two-dimensional: the disputatio prompt")
     judge.add_argument(
@@ -111,9 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
 
-    st = commands.add_parser("stress-test", help="perturb reviewed answers and measure what a judge catches")
-    st.add_argument("--judge", required=True, help="the judge run to test (its settings are reused)")
-    st.add_argument("--limit", type=int, default=3, help="answers to perturb")
+    ver = commands.add_parser("verify", help="check answers against their documents without a model (the verifier)")
+    ver.add_argument("--answers", help="comma-separated answer ids (default: all)")
+    ver.add_argument("--json", action="store_true", help="every point with its verdict and reasons, as JSON")
+
+    st = commands.add_parser(
+        "stress-test", help="plant errors in answers and measure what each rater catches (no review needed)"
+    )
+    st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
+    st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
+    st.add_argument("--limit", type=int, help="answers to perturb (default: all with --raters, 3 with --judge)")
+    st.add_argument("--seed", type=int, default=0, help="which answers and which changes (paired test)")
     st.add_argument("--json", action="store_true")
 
     rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
@@ -168,13 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--human", required=True)
     al.add_argument("--json", action="store_true")
 
-    tr = commands.add_parser("triage", help="which answers the judge clears, and how safe that is")
-    tr.add_argument("--min-correctness", type=float, default=1.0)
-    tr.add_argument("--min-relevance", type=float, default=0.8)
-    tr.add_argument("--min-confidence", type=float)
-    tr.add_argument("--target-miss-rate", type=float)
-    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
-    tr.add_argument("--json", action="store_true")
+    stats_cli.add_parsers(commands)
 
     il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
     il.add_argument("path", type=Path)
@@ -241,7 +263,16 @@ def _init(project: Project, _args: argparse.Namespace) -> int:
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
-    summary = import_dataset(project.sessions, args.path)
+    passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
+    while True:
+        try:
+            summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=_print_pages)
+            break
+        except PasswordRequired as exc:
+            if not sys.stdin.isatty():
+                raise InvalidInput(exc.place, f"{exc.problem} (--pdf-password {exc.name}=…)") from exc
+            again = " (that one was wrong)" if exc.wrong else ""
+            passwords[exc.name] = getpass.getpass(f"Password for {exc.name}{again}: ")
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -339,6 +370,7 @@ def _settings_from_flags(args: argparse.Namespace) -> JudgeSettings:
         disputatio=args.disputatio,
         find_missing=not args.no_missing,
         parallel=args.parallel,
+        tagging=Tagging(args.tagging),
     )
 
 
@@ -388,19 +420,29 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         if args.jury:
             return _run_jury(project, args, settings, shared, answer_ids, cancel)
         backend = _backend(settings, shared)
+        speeds: list[float] = []
+
+        def progress(p: Progress) -> None:
+            speeds.append(p.tokens_per_second)
+            _print_progress(p)
+
         summary = run_judge(
             project.sessions,
             settings.judge(backend),
             args.name or settings.default_name(backend),
             answer_ids=answer_ids,
             limit=args.limit,
-            on_progress=_print_progress,
+            on_progress=progress,
             cancel=cancel,
             parallel=settings.parallel,
         )
     finally:
         signal.signal(signal.SIGINT, previous)
     print(file=sys.stderr)
+    if settings.backend == "local" and speeds and speeds[-1] > 0:  # `assay models` shows it
+        from models.backends.llama_local import embedded_model_path
+
+        record_speed(Path(settings.model) if settings.model else embedded_model_path(), speeds[-1])
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -408,6 +450,9 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         print(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{state}")
         for answer_id, error in summary.failures.items():
             print(f"  {answer_id}: {error}")
+        if summary.rejected:
+            refused = ", ".join(f"{count} {reason}" for reason, count in sorted(summary.rejected.items()))
+            print(f"  judge points refused by validation (not stored): {refused}")
     return 0
 
 
@@ -444,7 +489,27 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
     return 0
 
 
+def _verify(project: Project, args: argparse.Namespace) -> int:
+    answer_ids = [a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None
+    reports = verify_project(project.sessions, answer_ids)
+    if args.json:
+        print(json.dumps({"answers": [r.as_dict() for r in reports]}))
+        return 0
+    counts = Counter(p.verdict for r in reports for p in r.points)
+    for report in reports:
+        for point in report.points:
+            if point.verdict in ("incorrect", "needs_review"):
+                print(f"{report.answer_id} [{point.start}:{point.end}] {point.verdict}: {point.summary}")
+    print(", ".join(f"{counts[v]} {v}" for v in ("supported", "incorrect", "needs_review", "unverifiable")))
+    print(f"saved as the rater {VERIFIER!r} ({len(reports)} answers)")
+    return 0
+
+
 def _stress(project: Project, args: argparse.Namespace) -> int:
+    if args.raters:
+        return _paired_stress(project, args)
+    if not args.judge:
+        raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
     with project.sessions() as session:
         run = queries.rater_named(session, args.judge)
     if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
@@ -461,11 +526,12 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         seed=config.get("seed", 0),
         structured=config.get("structured", "json_schema"),
         allow_network=config.get("backend") == "local",
+        tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),
     )
     if settings.backend != "local":
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
     judge = settings.judge(make_backend(settings))
-    report = stress_test(project, judge, args.judge, limit=args.limit)
+    report = stress_test(project, judge, args.judge, limit=args.limit or 3)
     result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
     if args.json:
         print(json.dumps(result))
@@ -475,6 +541,39 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         recall = shown(figures["detection_recall"])
         print(f"  {kind:15} detected {figures['detected']}/{figures['cases']}  recall {recall}")
     print(f"  false alarms on untouched correct points: {report.false_alarms}/{report.untouched_points}")
+    return 0
+
+
+def _paired_stress(project: Project, args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.raters.split(",") if n.strip()]
+    raters = raters_named(project.sessions, names)
+    result = paired_stress_test(
+        project.sessions,
+        raters,
+        limit=args.limit,
+        seed=args.seed,
+        on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
+    )
+    print(file=sys.stderr)
+    remember(project.sessions, result)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"paired stress test on {result['answers']} answers (seed {result['seed']}): {result['qualifying_points']} "
+        f"of {result['points']} points are supported by the document and had errors planted"
+    )
+    for name, figures in result["raters"].items():
+        print(f"\n{name}")
+        for kind, f in figures["by_type"].items():
+            if f["trials"]:
+                lo, hi = f["ci"]
+                print(
+                    f"  {kind:14} caught {f['caught']:4}/{f['trials']:<4} recall {f['recall']:.0%} ({lo:.0%}–{hi:.0%})"
+                )
+        rate = figures["false_alarm_rate"]
+        shown_rate = "–" if rate is None else f"{rate:.1%}"
+        print(f"  false alarms on unchanged points: {figures['false_alarms']}/{figures['unperturbed']} ({shown_rate})")
     return 0
 
 
@@ -573,6 +672,32 @@ def _assign(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _models(_project: Project, args: argparse.Namespace) -> int:
+    rows = []
+    for recent in recent_models():
+        try:
+            info: str | dict = describe(read_model_info(Path(recent["path"])))
+        except InvalidInput as exc:
+            info = exc.problem
+        speed = recent.get("tokens_per_second")
+        rows.append({**recent, "about": info})
+        if not args.json:
+            measured = f"{speed:.1f} tokens/s (judge run of {recent['measured_at'][:10]})" if speed else "not run yet"
+            print(f"{recent['path']}\n    {info}\n    {measured}")
+    if args.json:
+        print(json.dumps(rows))
+    elif not rows:
+        print("no models used yet: choose one in the judge dialog or run `assay judge --model FILE.gguf`")
+    return 0
+
+
+def _print_pages(progress: PageProgress) -> None:
+    """Only scans are worth a progress line: OCR takes seconds a page, a text layer milliseconds."""
+    if progress.ocr:
+        end = "\n" if progress.done == progress.total else ""
+        print(f"\rOCR {progress.document}: page {progress.done}/{progress.total}", end=end, file=sys.stderr, flush=True)
+
+
 def _print_progress(progress: Progress) -> None:
     width = 24
     filled = int(width * progress.done / max(progress.total, 1))
@@ -645,19 +770,6 @@ def _alignment(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _triage(project: Project, args: argparse.Namespace) -> int:
-    result = analytics.triage(
-        project,
-        args.min_correctness,
-        args.min_relevance,
-        min_confidence=args.min_confidence,
-        target_miss_rate=args.target_miss_rate,
-        minutes_per_answer=args.minutes_per_answer,
-    )
-    _print_json_or_lines(result, args.json)
-    return 0
-
-
 def _import_labels(project: Project, args: argparse.Namespace) -> int:
     summary = import_labels(project, args.path)
     if args.json:
@@ -665,7 +777,7 @@ def _import_labels(project: Project, args: argparse.Namespace) -> int:
     else:
         print(
             f"imported {summary.labels} labels from {summary.lines} lines "
-            f"({summary.data_points_created} new data points)"
+            f"({summary.data_points_created} new data points; {summary.sampled} answers marked as randomly sampled)"
         )
     return 0
 
@@ -699,9 +811,10 @@ COMMANDS = {
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
-    "triage": _triage,
     "import-labels": _import_labels,
+    "models": _models,
     "export": _export,
+    "verify": _verify,
     "stress-test": _stress,
     "rubric-scores": _rubric_scores,
     "criteria": _criteria,
@@ -709,6 +822,7 @@ COMMANDS = {
     "bundle": _bundle,
     "network": _network,
     "assign": _assign,
+    **stats_cli.COMMANDS,
 }
 
 if __name__ == "__main__":

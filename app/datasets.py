@@ -10,14 +10,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.documents import PARSER_VERSION, ParsedDocument, parse_document
+from app.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from app.errors import InvalidInput
 from storage import queries
 from storage.schema import AnswerRow, DocumentRow, PassageRow
@@ -54,10 +54,18 @@ class ImportSummary:
     warnings: list[str] = field(default_factory=list)
 
 
-def import_dataset(sessions: sessionmaker[Session], path: Path, actor: str = "import") -> ImportSummary:
-    """Validate the whole dataset first, then write it in one transaction."""
+def import_dataset(
+    sessions: sessionmaker[Session],
+    path: Path,
+    actor: str = "import",
+    passwords: Mapping[str, str] | None = None,
+    on_progress: Callable[[PageProgress], None] | None = None,
+) -> ImportSummary:
+    """Validate the whole dataset first, then write it in one transaction. `passwords` opens
+    encrypted PDFs by file name (one without its password raises PasswordRequired naming it);
+    `on_progress` hears each page read (a scan's OCR takes seconds a page)."""
     rows, documents_dir = read_dataset(path)
-    documents = _parse_documents(rows, documents_dir)
+    documents = _parse_documents(rows, documents_dir, passwords or {}, on_progress)
     summary = ImportSummary()
     with sessions.begin() as session:
         document_ids = {name: _store_document(session, doc, actor, summary) for name, doc in documents.items()}
@@ -229,8 +237,16 @@ def _row(place: str, record: dict[str, Any]) -> DatasetRow:
     )
 
 
-def _parse_documents(rows: list[DatasetRow], documents_dir: Path) -> dict[str, ParsedDocument]:
-    documents = {name: parse_document(documents_dir / name) for name in dict.fromkeys(r.document for r in rows)}
+def _parse_documents(
+    rows: list[DatasetRow],
+    documents_dir: Path,
+    passwords: Mapping[str, str],
+    on_progress: Callable[[PageProgress], None] | None = None,
+) -> dict[str, ParsedDocument]:
+    documents = {
+        name: parse_document(documents_dir / name, passwords.get(Path(name).name), on_progress)
+        for name in dict.fromkeys(r.document for r in rows)
+    }
     for row in rows:
         text = documents[row.document].text
         for span in row.gold_spans or ():
@@ -267,6 +283,7 @@ def _store_document(session: Session, parsed: ParsedDocument, actor: str, summar
             char_start=p.char_start,
             char_end=p.char_end,
             footnote_label=p.footnote_label,
+            ocr_confidence=p.ocr_confidence,
         )
         for ordinal, p in enumerate(parsed.passages)
     ]

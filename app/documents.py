@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from models.segmentation import strip_span
 from models.vocabulary import PassageKind
 
 # Bump when parsing changes: documents keep the version they were cut with, so ids stay stable.
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 FORMATS = {".txt": "txt", ".md": "md", ".pdf": "pdf", ".docx": "docx"}
 
 
@@ -31,6 +31,8 @@ class Unit:
     heading: bool = False  # the format itself says so (a Word heading style, a Markdown '#')
     footnote_label: str | None = None
     footnote_markers: tuple[str, ...] = ()
+    cite: str | None = None  # a transcript's page:line numbers ("4:12-15"), cited instead of a section
+    confidence: float | None = None  # OCR's mean word confidence (0-1); None for a text layer
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class ParsedPassage:
     char_end: int
     footnote_label: str | None = None
     refers_to: str | None = None  # citation id of the passage that carries the footnote's marker
+    ocr_confidence: float | None = None  # read by OCR from a scan: Tesseract's mean word confidence, 0-1
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,21 @@ class ParsedDocument:
 MAX_DOCUMENT_BYTES = 64 * 2**20
 
 
-def parse_document(path: Path) -> ParsedDocument:
-    """Parse one document file; raise InvalidInput naming the file when it cannot be read."""
+@dataclass(frozen=True)
+class PageProgress:
+    """How far the reading of one document has gone (a scan's OCR takes seconds a page)."""
+
+    document: str
+    done: int
+    total: int
+    ocr: bool
+
+
+def parse_document(
+    path: Path, password: str | None = None, on_progress: Callable[[PageProgress], None] | None = None
+) -> ParsedDocument:
+    """Parse one document file; raise InvalidInput naming the file when it cannot be read
+    (PasswordRequired for an encrypted PDF opened without its password)."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise InvalidInput(str(path), f"unsupported document type {path.suffix!r} (use {', '.join(FORMATS)})")
@@ -74,7 +90,10 @@ def parse_document(path: Path) -> ParsedDocument:
         raise InvalidInput(str(path), f"{size:.0f} MiB is larger than the {MAX_DOCUMENT_BYTES >> 20} MiB Assay takes")
     try:
         if fmt == "pdf":
-            text, units = _pdf_units(path)
+            from app.pdf_reading import pdf_units
+
+            report = (lambda d, t, o: on_progress(PageProgress(path.name, d, t, o))) if on_progress else None
+            text, units = pdf_units(path, password, report)
         elif fmt == "docx":
             text, units = _docx_units(path)
         else:
@@ -165,92 +184,13 @@ def _split_wide_gaps(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [strip_span(text, s, e) for s, e in pieces if text[s:e].strip()]
 
 
-# ---------------------------------------------------------------- PDF
+# ---------------------------------------------------------------- PDF (app/pdf_reading.py)
 
 _DIGITS = re.compile(r"\d+")
 
 
-def _pdf_units(path: Path) -> tuple[str, list[Unit]]:
-    """Paragraphs of a PDF's text layer with page numbers; running headers, footers and
-    footnotes (smaller type at the foot of a page, LCLF-QA's layout cue) are recognised."""
-    import pdfplumber
-
-    with pdfplumber.open(path) as pdf:
-        pages = [page.extract_text_lines(return_chars=True) for page in pdf.pages]
-        heights = [float(page.height) for page in pdf.pages]
-    sizes = [c["size"] for lines in pages for line in lines for c in line["chars"] if c["text"].strip()]
-    if not sizes:
-        raise InvalidInput(str(path), "no text layer: OCR it first")
-    body_size = statistics.median(sizes)
-    running = _running_lines(pages, heights)
-
-    text_parts: list[str] = []
-    units: list[Unit] = []
-    cursor = 0
-    for number, (lines, height) in enumerate(zip(pages, heights, strict=True), start=1):
-        paragraphs: list[tuple[str, str | None, tuple[str, ...]]] = []
-        previous_bottom = None
-        for line in lines:
-            if _normalise_running(line["text"]) in running:
-                continue
-            chars = [c for c in line["chars"] if c["text"].strip()]
-            small = [c for c in chars if c["size"] < 0.85 * body_size]
-            is_footnote_line = len(small) > 0.8 * len(chars) and line["top"] > 0.5 * height
-            markers = _superscript_markers(chars, body_size) if not is_footnote_line else ()
-            label = None
-            if is_footnote_line:
-                first = re.match(r"^(\d{1,3}|[*†‡])\s*", line["text"])
-                label = first.group(1) if first else None
-            gap = line["top"] - previous_bottom if previous_bottom is not None else 0
-            starts_new = (
-                not paragraphs
-                or gap > 0.8 * body_size
-                or label is not None
-                or (is_footnote_line != (paragraphs[-1][1] is not None))
-            )
-            if starts_new:
-                paragraphs.append((line["text"], label, markers))
-            else:
-                text, old_label, old_markers = paragraphs[-1]
-                paragraphs[-1] = (f"{text} {line['text']}", old_label, old_markers + markers)
-            previous_bottom = line["bottom"]
-        for text, label, markers in paragraphs:
-            if text_parts:
-                text_parts.append("\n\n")
-                cursor += 2
-            text_parts.append(text)
-            units.append(Unit(cursor, cursor + len(text), page=number, footnote_label=label, footnote_markers=markers))
-            cursor += len(text)
-    return "".join(text_parts), units
-
-
 def _normalise_running(line: str) -> str:
     return _DIGITS.sub("#", line.strip().lower())
-
-
-def _running_lines(pages: list[list[dict]], heights: list[float]) -> set[str]:
-    """Lines repeated in the top or bottom margin of most pages (digits masked: page numbers differ)."""
-    if len(pages) < 2:
-        return set()
-    counts: Counter[str] = Counter()
-    for lines, height in zip(pages, heights, strict=True):
-        margins = [line for line in lines if line["top"] < 0.1 * height or line["bottom"] > 0.92 * height]
-        counts.update({_normalise_running(line["text"]) for line in margins})
-    return {text for text, n in counts.items() if n >= max(2, 0.5 * len(pages))}
-
-
-def _superscript_markers(chars: list[dict], body_size: float) -> tuple[str, ...]:
-    """Footnote markers in a body line: runs of small digits."""
-    markers, run = [], ""
-    for char in chars:
-        if char["size"] < 0.85 * body_size and char["text"].isdigit():
-            run += char["text"]
-        elif run:
-            markers.append(run)
-            run = ""
-    if run:
-        markers.append(run)
-    return tuple(markers)
 
 
 # ---------------------------------------------------------------- DOCX
@@ -399,6 +339,9 @@ def outline(text: str, units: list[Unit]) -> list[ParsedPassage]:
     for index, unit in enumerate(units):
         raw = text[unit.start : unit.end]
         flat = " ".join(raw.split())
+        if unit.cite is not None:  # transcript lines: page:line is the citation, no outline
+            passages.append(_passage(text, passages, _Outline(), unit, unit.start, PassageKind.PARAGRAPH, unit.cite))
+            continue
         if unit.footnote_label is None and (label := _LABEL_ONLY.match(flat)):
             # A run of bare numbers (CUAD extractions list them apart from their text) means nothing.
             lonely_labels += 1
@@ -475,19 +418,26 @@ def _inline_heading(rest: str) -> str:
 
 
 def _passage(
-    text: str, passages: list[ParsedPassage], state: _Outline, unit: Unit, start: int, kind: PassageKind
+    text: str,
+    passages: list[ParsedPassage],
+    state: _Outline,
+    unit: Unit,
+    start: int,
+    kind: PassageKind,
+    cite: str | None = None,
 ) -> ParsedPassage:
     return ParsedPassage(
         citation_id=f"par_{len(passages) + 1}",
         kind=kind,
         text=" ".join(text[start : unit.end].split()),
         article=state.article,
-        section=state.full_section,
+        section=cite or state.full_section,
         heading_path=state.heading_path,
         page=unit.page,
         char_start=start,
         char_end=unit.end,
         footnote_label=unit.footnote_label,
+        ocr_confidence=unit.confidence,
     )
 
 

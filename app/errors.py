@@ -13,6 +13,7 @@ __all__ = [
     "JudgeUnavailable",
     "NetworkNotAllowed",
     "PassphraseNeeded",
+    "PasswordRequired",
     "ProjectTooNew",
     "StorageError",
     "WrongPassphrase",
@@ -26,3 +27,13 @@ class InvalidInput(AssayError):
         super().__init__(f"{place}: {problem}")
         self.place = place
         self.problem = problem
+
+
+class PasswordRequired(InvalidInput):
+    """An encrypted PDF given without its password, or with a wrong one; `name` is its file name."""
+
+    def __init__(self, path: str, name: str, *, wrong: bool) -> None:
+        problem = "the PDF password is wrong" if wrong else "this PDF is password-protected: give its password"
+        super().__init__(path, problem)
+        self.name = name
+        self.wrong = wrong

@@ -247,6 +247,12 @@ def report_figures(project: Project, redact: Redact = keep_everything) -> list[t
     ax = fig.subplots()
     ax.plot([s["min_relevance"] for s in sweep], [s["cleared_share"] or 0 for s in sweep], marker="o", label="cleared")
     ax.plot([s["min_relevance"] for s in sweep], [s["miss_rate"] or 0 for s in sweep], marker="x", label="miss rate")
+    ax.plot(
+        [s["min_relevance"] for s in sweep],
+        [s["miss_rate_upper_95"] for s in sweep],
+        linestyle="--",
+        label="miss rate, 95 % upper bound",
+    )
     ax.set_xlabel("minimum relevance (correctness = 1)")
     _legend(ax)
     ax.set_title("Triage curve", fontsize=9)
@@ -283,6 +289,7 @@ def export_report(project: Project, out: Path, redact: Redact = keep_everything)
         _table([{k: v for k, v in agreement.items() if not isinstance(v, dict | list)}]),
         "<h2>Triage</h2>",
         _table([{k: v for k, v in triage.items() if not isinstance(v, dict | list)}]),
+        *_statistics_sections(project, redact),
     ]
     rubric_rows = _rubric_rows(project, redact)
     if rubric_rows:
@@ -296,6 +303,44 @@ def export_report(project: Project, out: Path, redact: Redact = keep_everything)
         )
     parts.append("</body></html>")
     out.write_text("\n".join(parts), encoding="utf-8")
+
+
+def _statistics_sections(project: Project, redact: Redact) -> list[str]:
+    """Estimates with 95 % intervals per generator, and the judge's calibration with its diagram."""
+    from app import calibration, estimates
+
+    rows = []
+    for group in redact(estimates.estimate(project, "generator"))["groups"]:
+        for metric, figures in group["metrics"].items():
+            rows.append(
+                {
+                    "generator": group["group"],
+                    "figure": metric,
+                    "reviewed (random)": figures["reviewed"],
+                    "PPI [95 % CI]": _interval(figures["ppi"]),
+                    "judge only": _interval(figures["judge_only"]),
+                    "human only": _interval(figures["human_only"]),
+                }
+            )
+    report = calibration.reliability(project)
+    parts = ["<h2>Estimates (prediction-powered, 95 % intervals)</h2>", _table(rows)]
+    if report["overall"]["points"]:
+        overall = report["overall"]
+        parts += [
+            "<h2>Calibration of the judge's confidence</h2>",
+            f"<p>Expected calibration error {_cell(overall['ece_raw'])} as given, "
+            f"{_cell(overall['ece_calibrated'])} calibrated (isotonic, cross-fitted), "
+            f"on {overall['points']} reviewed data points.</p>",
+            f"<img alt='Reliability diagram' src='data:image/png;base64,"
+            f"{_png(calibration.reliability_figure(report))}'>",
+        ]
+    return parts
+
+
+def _interval(figures: dict[str, Any] | None) -> str:
+    if not figures:
+        return "—"
+    return f"{figures['estimate']:.3f} [{figures['ci'][0]:.3f}, {figures['ci'][1]:.3f}]"
 
 
 def export_pdf(project: Project, out: Path, redact: Redact = keep_everything) -> None:

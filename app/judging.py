@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.citations import find_citations
 from app.errors import AssayError, JudgeUnavailable
+from app.evidence import DocumentEvidence
 from models.backends.base import JudgeBackend
-from models.judge import Cancelled, JudgeCase, LemajJudge, Mode
+from models.judge import Cancelled, JudgeCase, LemajJudge, Mode, Tagging
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
 from models.rubrics import Rubric, RubricCase, RubricJudge, RubricResult
 from models.segmentation import segment_answer
@@ -52,6 +53,7 @@ class JudgeSettings:
     disputatio: bool = False
     find_missing: bool = True
     parallel: int = 1  # answers judged at once; API servers only (one local model runs one at a time)
+    tagging: Tagging = Tagging.ONE_PASS  # two-stage on a local model: all points in one evaluation
 
     def default_name(self, backend: JudgeBackend) -> str:
         model = Path(str(backend.describe().get("model", "model"))).stem
@@ -61,7 +63,14 @@ class JudgeSettings:
 
     def judge(self, backend: JudgeBackend) -> LemajJudge | RubricJudge:
         if self.rubric is Rubric.LEMAJ:
-            return LemajJudge(backend, self.mode, self.strictness, seed=self.seed, find_missing=self.find_missing)
+            return LemajJudge(
+                backend,
+                self.mode,
+                self.strictness,
+                seed=self.seed,
+                find_missing=self.find_missing,
+                tagging=self.tagging,
+            )
         return RubricJudge(backend, self.rubric, seed=self.seed, disputatio=self.disputatio)
 
 
@@ -86,6 +95,21 @@ def is_on_premise(host: str) -> bool:
     return address.is_loopback or address.is_private
 
 
+def _check_model_fits(path: Path, settings: JudgeSettings) -> None:
+    """Refuse, before llama.cpp tries, a model that cannot fit: the estimate is in the message."""
+    from app.model_files import check_fit, read_model_info, remember_model
+    from models.backends.llama_local import gpu_offload_supported
+
+    if not path.is_file():
+        return  # the backend names the missing file
+    fit = check_fit(
+        read_model_info(path), settings.context_tokens, gpu=settings.gpu_layers != 0 and gpu_offload_supported()
+    )
+    if not fit.fits:
+        raise JudgeUnavailable(f"{path.name}: {fit.sentence()}")
+    remember_model(path)
+
+
 def make_backend(settings: JudgeSettings) -> JudgeBackend:
     """The backend the settings name; API backends refuse to exist without network permission."""
     if settings.parallel < 1:
@@ -96,6 +120,8 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
         if settings.parallel > 1:
             raise AssayError("the local judge runs one answer at a time; --parallel is for API servers")
 
+        if settings.model:
+            _check_model_fits(Path(settings.model).expanduser(), settings)
         return LlamaBackend(
             Path(settings.model).expanduser() if settings.model else None,
             context_tokens=settings.context_tokens,
@@ -199,6 +225,7 @@ class RunSummary:
     skipped: int = 0  # judged by this run before
     cancelled: bool = False
     failures: dict[str, str] = field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)  # judge points refused by validation, by reason
 
 
 def open_run(sessions: sessionmaker[Session], name: str, config: dict[str, Any], actor: str) -> int:
@@ -270,6 +297,8 @@ def run_judge(
                 last_error = verdict.error or ""
                 with sessions.begin() as session:
                     _save(session, rater_id, case, verdict, passages, actor)
+                for reason, count in verdict.rejected.items():
+                    summary.rejected[reason] = summary.rejected.get(reason, 0) + count
                 if verdict.failed:
                     summary.failed += 1
                     summary.failures[case.answer_id] = verdict.error or "failed"
@@ -314,7 +343,8 @@ def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase 
     evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, strictness)
     if isinstance(judge, LemajJudge):
         known = frozenset(p.citation_id for p in passages)
-        return JudgeCase(answer_id, answer.question, answer.text, evidence, known), passages
+        resolve = DocumentEvidence(passages).resolve
+        return JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve), passages
     if judge.rubric is Rubric.SCORE:
         evidence = _most_relevant(session, passages, answer.question, answer.text)
     row = queries.answer_row(session, answer_id)
@@ -362,6 +392,7 @@ def _save(
         prompt_tokens=verdict.prompt_tokens,
         completion_tokens=verdict.completion_tokens,
         seconds=verdict.seconds,
+        rejected=dict(verdict.rejected) or None,
     )
     if isinstance(verdict, RubricResult):
         result = None if verdict.failed else (verdict.label, verdict.score, verdict.payload)
@@ -370,9 +401,12 @@ def _save(
     passage_ids = {p.citation_id: p.id for p in passages}
     points = []
     for point in verdict.points:
-        # What the judge cited, and what the answer itself cites inside the point's words.
+        # The evidence the judge relied on, then what the answer itself cites inside the point's words.
         written = find_citations(point.text, passages) if point.start is not None else []
-        cited = list(point.citations) + [c for citation in written for c in citation.passages[:3]]
+        cited = {c: point.basis for c in point.citations if c in passage_ids}
+        for citation in written:
+            for c in citation.passages[:3]:
+                cited.setdefault(c, "answer")
         points.append(
             queries.NewDataPoint(
                 text=point.text,
@@ -381,8 +415,9 @@ def _save(
                 tag=point.tag,
                 confidence=point.confidence,
                 rationale=point.rationale,
-                passage_ids=tuple(passage_ids[c] for c in cited if c in passage_ids),
+                passage_ids=tuple(passage_ids[c] for c in cited),
                 unverified_citations=point.unverified_citations,
+                bases=tuple(cited.values()),
             )
         )
     queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)

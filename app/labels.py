@@ -5,6 +5,10 @@ One JSON object per line: ``answer_id``, ``rater``, optional ``kind`` (human or 
 ``citations`` and ``comment`` — or a string in LeMAJ's inline markup
 (``<correct>…</correct> <missing>…</missing>``). A text equal to an existing data point of that
 answer labels that point; any other text creates a data point of the rater.
+
+Imported labels take part like native ones: a human rater's line is a submitted review of the answer
+(``"sampled": true`` says the answer was drawn at random for review, so the review backs triage
+bounds and estimates), and a judge rater's line is that judge's run on the answer.
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from app.datasets import jsonl_objects
 from app.errors import InvalidInput
 from app.project import Project
 from models.verdict import align
-from models.vocabulary import RaterKind, Tag
-from storage import queries
-from storage.schema import CitationRow, DataPointRow, LabelRow
+from models.vocabulary import RaterKind, ReviewStatus, Tag
+from storage import queries, reviews, statistics
+from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow
 
 _MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
 
@@ -33,6 +37,7 @@ class LabelImportSummary:
     labels: int = 0
     data_points_created: int = 0
     raters_created: list[str] = field(default_factory=list)
+    sampled: int = 0  # answers recorded as drawn at random
 
 
 def parse_markup(markup: str) -> list[dict[str, Any]]:
@@ -58,6 +63,10 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 isinstance(point.get("text"), str) and point["text"].strip()
             ):
                 raise InvalidInput(place, f"data point {i}: give a 'data_point_id' or a 'text'")
+        if record.get("kind", "human") not in {k.value for k in RaterKind}:
+            raise InvalidInput(place, "field 'kind' must be human or judge")
+        if not isinstance(record.get("sampled", False), bool):
+            raise InvalidInput(place, "field 'sampled' must be true or false")
         record["data_points"] = points
         records.append((place, record))
     return records
@@ -66,6 +75,7 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
 def import_labels(project: Project, path: Path, actor: str = "import-labels") -> LabelImportSummary:
     records = _records(path)
     summary = LabelImportSummary(lines=len(records))
+    sampled: list[str] = []
     with project.sessions.begin() as session:
         for place, record in records:
             answer = queries.answer_detail(session, record["answer_id"])
@@ -105,6 +115,12 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
                     if citation in passages and session.get(CitationRow, (row.id, passages[citation])) is None:
                         session.add(CitationRow(data_point_id=row.id, passage_id=passages[citation]))
                 summary.labels += 1
+            if rater.kind is RaterKind.JUDGE:
+                _judged(session, rater.id, answer.id)
+            else:
+                reviews.update_review(session, answer.id, rater.id, status=ReviewStatus.SUBMITTED)
+                if record.get("sampled"):
+                    sampled.append(answer.id)
             queries.append_audit(
                 session,
                 actor,
@@ -113,7 +129,23 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
                 answer.id,
                 {"rater": rater.name, "points": len(record["data_points"])},
             )
+        if sampled:
+            population = len(statistics.answer_ids(session))
+            statistics.add_sampled(session, sorted(set(sampled)), None, population, actor)
+    summary.sampled = len(set(sampled))
     return summary
+
+
+def _judged(session, rater_id: int, answer_id: str) -> None:
+    """An imported judge's labels on an answer stand for a judge run on it (triage looks for runs)."""
+    found = session.scalar(
+        select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.answer_id == answer_id)
+    )
+    if found is None:
+        session.add(JudgeOutcomeRow(rater_id=rater_id, answer_id=answer_id, status="judged", attempts=0))
+    elif found.status != "judged":
+        found.status, found.error = "judged", None
+    session.flush()
 
 
 def _target(session, place, i, point, answer, rater_id, existing, by_text, used, summary) -> DataPointRow:

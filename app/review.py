@@ -148,7 +148,7 @@ class ReviewService:
                     p.id,
                     None,
                     None,
-                    tuple(sorted(ids[c] for c in p.citations if c in ids)),
+                    tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
                 )
                 for p in queries.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's

@@ -18,6 +18,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from app.errors import AssayError
+from app.evidence import DocumentEvidence
 from app.judging import select_evidence
 from app.project import Project
 from models.judge import JudgeCase, LemajJudge
@@ -136,6 +137,7 @@ def stress_test(
                     case_made.answer,
                     evidence,
                     frozenset(p.citation_id for p in passages),
+                    DocumentEvidence(passages).resolve,
                 ),
                 cancel,
             )

@@ -1,10 +1,13 @@
-"""Prefix reuse on a laptop CPU: judge 10 answers about one real contract, reusing the contract's
-KV cache across answers, and again with the cache reset before each answer.
+"""Two-stage judging on a laptop CPU: judge 10 answers about one real contract three ways, side by side
+in one run: per-point tagging with the cache reset before each answer, per-point tagging reusing the
+contract's KV cache across answers, and one-pass tagging (every point's label slot in one evaluation)
+reusing it too.
 
-    .venv/bin/python bench/judge_throughput.py [--document Keep.txt] [--answers 10] [--missing]
+    nice .venv/bin/python bench/judge_throughput.py [--document Keep.txt] [--answers 10] [--missing]
 
-Prints wall time, prompt tokens evaluated, the unique-token floor (the size of the token trie of
-every prompt: what any cache must evaluate at least once) and the ratios, measured side by side.
+Prints per mode the wall time, s/answer, prompt tokens evaluated, the unique-token floor (the size of
+the token trie of that mode's prompts: what any cache must evaluate at least once) and the speed-up
+against the cache reset; then how often the two taggings agree.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from app.datasets import import_dataset
 from app.judging import select_evidence
 from app.project import SAMPLE_DATASET, Project
 from models.backends.llama_local import LlamaBackend
-from models.judge import JudgeCase, LemajJudge, Mode
+from models.judge import JudgeCase, LemajJudge, Mode, Tagging
 from models.prompts import Strictness
 from storage.db import url_for_path
 
@@ -28,10 +31,10 @@ class RecordingBackend(LlamaBackend):
 
     prompts: list[list[int]]
 
-    def tokens(self, prompt):  # type: ignore[override]
-        tokens = super().tokens(prompt)
+    def tokens_and_slots(self, prompt):  # type: ignore[override]
+        tokens, slots = super().tokens_and_slots(prompt)
         self.prompts.append(tokens)
-        return tokens
+        return tokens, slots
 
 
 def trie_size(sequences: list[list[int]]) -> int:
@@ -53,14 +56,19 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=10)
     parser.add_argument("--context", type=int, default=8192)
     parser.add_argument("--missing", action="store_true", help="include the missing-point generation step")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--reset-answers",
+        type=int,
+        help="answers for the cache-reset arm (default: all); its s/answer does not depend on how many",
+    )
     args = parser.parse_args()
 
     project = Project.open(url_for_path(Path(tempfile.mkdtemp()) / "bench.assay"))
     import_dataset(project.sessions, SAMPLE_DATASET)
     answers = [a.id for a in project.answers() if a.document == args.document][: args.answers]
-    backend = RecordingBackend(context_tokens=args.context, threads=2)
+    backend = RecordingBackend(context_tokens=args.context, threads=args.threads)
     backend.prompts = []
-    judge = LemajJudge(backend, Mode.TWO_STAGE, find_missing=args.missing)
     cases = []
     with project.sessions() as session:
         for answer_id in answers:
@@ -73,27 +81,45 @@ def main() -> None:
         f"{args.document}: {len(cases)} answers, evidence {len(cases[0].evidence)} passages, ~{document_tokens} tokens"
     )
 
-    results = {}
-    for arm in ("reset before each answer", "prefix reused"):
+    arms = {
+        "cache reset, per-point": (Tagging.PER_POINT, True),
+        "prefix reused, per-point": (Tagging.PER_POINT, False),
+        "one-pass tagging": (Tagging.ONE_PASS, False),
+    }
+    results, tags = {}, {}
+    for arm, (tagging, reset) in arms.items():
+        judge = LemajJudge(backend, Mode.TWO_STAGE, find_missing=args.missing, tagging=tagging)
         backend.reset_cache()
         backend.prompts = []
         evaluated = points = 0
+        tags[arm] = []
+        arm_cases = cases[: args.reset_answers] if reset else cases
         started = time.perf_counter()
-        for case in cases:
-            if arm.startswith("reset"):
+        for case in arm_cases:
+            if reset:
                 backend.reset_cache()
             verdict = judge.evaluate(case)
             evaluated += verdict.evaluated_tokens
             points += len(verdict.points)
+            tags[arm] += [p.tag for p in verdict.points if p.start is not None]
         wall = time.perf_counter() - started
         floor = trie_size(backend.prompts)
-        results[arm] = (wall, evaluated, floor)
+        results[arm] = (wall / len(arm_cases), evaluated / len(arm_cases))  # per answer
+        baseline = results["cache reset, per-point"]
         print(
-            f"{arm:26} {wall:7.1f} s  ({wall / len(cases):5.2f} s/answer, {points} data points)  "
-            f"prompt tokens evaluated {evaluated:7d}  floor {floor:7d}  evaluated/floor {evaluated / floor:5.2f}"
+            f"{arm:25} {wall:7.1f} s  {wall / len(arm_cases):5.2f} s/answer ({len(arm_cases)} answers, "
+            f"{points} data points)  tokens evaluated {evaluated:7d}  floor {floor:7d}  "
+            f"evaluated/floor {evaluated / floor:5.2f}  "
+            f"speed-up vs cache reset {baseline[0] * len(arm_cases) / wall:4.1f}x wall, "
+            f"{baseline[1] * len(arm_cases) / evaluated:4.1f}x tokens",
+            flush=True,
         )
-    reset, reused = results["reset before each answer"], results["prefix reused"]
+    reset, reused, one = (results[arm] for arm in arms)
     print(f"speed-up of prefix reuse: {reset[0] / reused[0]:.1f}x wall, {reset[1] / reused[1]:.1f}x tokens evaluated")
+    print(f"speed-up of one-pass tagging: {reset[0] / one[0]:.1f}x wall, {reset[1] / one[1]:.1f}x tokens evaluated")
+    same = sum(a == b for a, b in zip(tags["prefix reused, per-point"], tags["one-pass tagging"], strict=True))
+    # (per answer: the arms may judge different numbers of answers)
+    print(f"one-pass tags equal to per-point tags: {same}/{len(tags['one-pass tagging'])}")
 
 
 if __name__ == "__main__":

@@ -6,12 +6,13 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 from models.backends.base import Generation, JudgeBackend
 from models.errors import JudgeOutputInvalid, JudgeUnavailable
+from models.evidence import CitationResolver, rank_passages
 from models.prompts import (
     LABELS,
     PROMPT_VERSION,
@@ -22,16 +23,34 @@ from models.prompts import (
     missing_schema,
     one_pass_prompt,
     one_pass_schema,
+    point_text,
+    tag_all_prompt,
     tag_prompt,
 )
 from models.segmentation import segment_answer
-from models.verdict import JudgedPoint, JudgeWork, Verdict, asserted_points, cover_the_rest, load_json, missing_points
+from models.verdict import (
+    REJECT_UNALIGNED,
+    JudgedPoint,
+    JudgeWork,
+    Verdict,
+    asserted_points,
+    cover_the_rest,
+    load_json,
+    missing_points,
+)
 from models.vocabulary import Tag
 
 
 class Mode(StrEnum):
     ONE_PASS = "one-pass"
     TWO_STAGE = "two-stage"
+
+
+class Tagging(StrEnum):
+    """How two-stage tags the points: all in one evaluation (label slots), or one prompt per point."""
+
+    ONE_PASS = "one-pass"
+    PER_POINT = "per-point"
 
 
 class Cancelled(Exception):
@@ -45,6 +64,8 @@ class JudgeCase:
     answer: str
     evidence: list[EvidencePassage]  # what the judge is shown, within the context budget
     document_ids: frozenset[str]  # every citation id of the document, to verify what it cites
+    # Resolves what the judge cites (ids, "Section 7.3(i)") to evidence passages of the document.
+    resolve: CitationResolver | None = None
 
 
 TAG_SCHEMA = {
@@ -65,6 +86,7 @@ class LemajJudge:
         seed: int = 0,
         temperature: float = 0.0,
         find_missing: bool = True,  # two-stage: also ask for omissions (a generation step)
+        tagging: Tagging = Tagging.ONE_PASS,
     ) -> None:
         self.backend = backend
         self.mode = mode
@@ -73,6 +95,8 @@ class LemajJudge:
         self.seed = seed
         self.temperature = temperature
         self.find_missing = find_missing
+        # One-pass tagging needs logits at several positions of one prompt: local models only.
+        self.tagging = tagging if hasattr(backend, "slot_label_scores") else Tagging.PER_POINT
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -84,6 +108,7 @@ class LemajJudge:
             "max_attempts": self.max_attempts,
             "temperature": self.temperature,
             "find_missing": self.find_missing,
+            **({"tagging": self.tagging.value} if self.mode is Mode.TWO_STAGE else {}),
         }
 
     def evaluate(self, case: JudgeCase, cancel: threading.Event | None = None) -> Verdict:
@@ -113,25 +138,31 @@ class LemajJudge:
 
         def parse(raw: str) -> list[JudgedPoint]:
             items = load_json(raw, schema)["data_points"]
-            asserted = asserted_points([i for i in items if i["tag"] != "missing"], case.answer, case.document_ids)
-            missing = missing_points([i for i in items if i["tag"] == "missing"], case.answer, case.document_ids)
-            if not asserted and any(i["tag"] != "missing" for i in items):
+            work = JudgeWork()  # this attempt's refusals: only the accepted attempt's are reported
+            said = [i for i in items if i["tag"] != "missing"]
+            asserted = asserted_points(said, case.answer, case.document_ids, work, case.resolve)
+            omitted = [i for i in items if i["tag"] == "missing"]
+            missing = missing_points(omitted, case.answer, case.document_ids, work, case.resolve)
+            if said and work.rejected.get(REJECT_UNALIGNED, 0) == len(said):
                 raise JudgeOutputInvalid("none of the judge's data points is text of the answer", raw)
-            return cover_the_rest(asserted + missing, segments)
+            verdict.rejected = work.rejected
+            return [_with_evidence(p, case) for p in cover_the_rest(asserted + missing, segments)]
 
         verdict.points = self._generate_valid(prompt, schema, max_tokens, parse, verdict, cancel)
 
     # ------------------------------------------------------------------ two stage
 
     def _two_stage(self, case: JudgeCase, verdict: Verdict, cancel: threading.Event) -> None:
-        points: list[JudgedPoint] = []
-        for segment in segment_answer(case.answer):
-            if cancel.is_set():
-                raise Cancelled
-            tag, confidence = self._tag(case, segment.text, verdict, cancel)
-            points.append(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence))
+        segments = segment_answer(case.answer)
+        if cancel.is_set():
+            raise Cancelled
+        tags = self.tag_points(case, segments, verdict, cancel)
+        points = [
+            _with_evidence(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence), case)
+            for segment, (tag, confidence) in zip(segments, tags, strict=True)
+        ]
         if not points:  # an answer with no sentence to tag: the reviewer still sees all of it
-            points.append(JudgedPoint(case.answer, 0, len(case.answer), None))
+            points.append(_with_evidence(JudgedPoint(case.answer, 0, len(case.answer), None), case))
         verdict.points = points
         if not self.find_missing:
             return
@@ -140,7 +171,12 @@ class LemajJudge:
         prompt = missing_prompt(case.evidence, case.question, case.answer, self.strictness)
 
         def parse(raw: str) -> list[JudgedPoint]:
-            return missing_points(load_json(raw, schema)["missing"], case.answer, case.document_ids)
+            work = JudgeWork()
+            items = load_json(raw, schema)["missing"]
+            found = missing_points(items, case.answer, case.document_ids, work, case.resolve)
+            for reason, count in work.rejected.items():
+                verdict.rejected[reason] = verdict.rejected.get(reason, 0) + count
+            return found
 
         try:
             verdict.points = points + self._generate_valid(prompt, schema, 400, parse, verdict, cancel)
@@ -148,14 +184,34 @@ class LemajJudge:
             # The tags stand; only the search for omissions failed, and the outcome says so.
             verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
 
+    def tag_points(
+        self, case: JudgeCase, segments: list, verdict: Verdict, cancel: threading.Event
+    ) -> list[tuple[Tag, float | None]]:
+        """The tag (and confidence) of each point of the answer, the way this judge tags: all in one
+        evaluation, or one prompt per point."""
+        if self.tagging is Tagging.ONE_PASS and segments:
+            return self._tag_all(case, segments, verdict)
+        tags = []
+        for segment in segments:
+            if cancel.is_set():
+                raise Cancelled
+            tags.append(self._tag(case, _as_read(segment), verdict, cancel))
+        return tags
+
+    def _tag_all(self, case: JudgeCase, segments: list, verdict: Verdict) -> list[tuple[Tag, float | None]]:
+        prompt = tag_all_prompt(case.evidence, case.question, [_as_read(s) for s in segments], self.strictness)
+        scores = self.backend.slot_label_scores(prompt, LABELS)  # type: ignore[attr-defined]
+        verdict.prompt_tokens += scores.prompt_tokens
+        verdict.evaluated_tokens += scores.evaluated_tokens
+        return [_best(logprobs) for logprobs in scores.logprobs]
+
     def _tag(self, case: JudgeCase, point: str, verdict: Verdict, cancel: threading.Event) -> tuple[Tag, float | None]:
         prompt = tag_prompt(case.evidence, case.question, case.answer, point, self.strictness)
         scores = self.backend.label_scores(prompt, LABELS)
         if scores is not None:
             verdict.prompt_tokens += scores.prompt_tokens
             verdict.evaluated_tokens += scores.evaluated_tokens
-            best = max(scores.logprobs, key=lambda label: scores.logprobs[label])
-            return Tag(best), math.exp(scores.logprobs[best])
+            return _best(scores.logprobs)
         # No log-probabilities (Anthropic): ask for the tag itself; no confidence then.
         value = self._generate_valid(prompt, TAG_SCHEMA, 20, lambda raw: load_json(raw, TAG_SCHEMA), verdict, cancel)
         return Tag(value["tag"]), None
@@ -212,10 +268,27 @@ def generate_valid(
     raise JudgeOutputInvalid(f"{last} (after {attempts} attempts)", last.raw)
 
 
+def _as_read(segment: Any) -> str:
+    """The point as the judge reads it: a list item after its lead-in (segmentation's `context`)."""
+    return point_text(getattr(segment, "context", "") or "", segment.text)
+
+
+def _with_evidence(point: JudgedPoint, case: JudgeCase) -> JudgedPoint:
+    """A point without validated citations gets the passages its prompt showed, ranked by relevance."""
+    if point.citations:
+        return point
+    return replace(point, citations=tuple(rank_passages(point.text, case.evidence)), basis="shown")
+
+
+def _best(logprobs: dict[str, float]) -> tuple[Tag, float]:
+    best = max(logprobs, key=lambda label: logprobs[label])
+    return Tag(best), math.exp(logprobs[best])
+
+
 def _count(verdict: JudgeWork, generation: Generation) -> None:
     verdict.prompt_tokens += generation.prompt_tokens
     verdict.evaluated_tokens += generation.evaluated_tokens
     verdict.completion_tokens += generation.completion_tokens
 
 
-__all__ = ["Cancelled", "JudgeCase", "JudgeUnavailable", "LemajJudge", "Mode"]
+__all__ = ["Cancelled", "JudgeCase", "JudgeUnavailable", "LemajJudge", "Mode", "Tagging"]

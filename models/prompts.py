@@ -25,6 +25,7 @@ class Strictness(StrEnum):
 class Part:
     text: str
     data: bool = False  # document or answer text: never instructions, never special tokens
+    slot: bool = False  # one-pass tagging: the label logits are read right after this part
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Message:
 class Prompt:
     messages: tuple[Message, ...]
     assistant_prefix: str = ""  # what the assistant's reply starts with ("Tag:"), where a backend can prefill
+    # One-pass tagging: the reply laid out after the prefix, with label slots (a local model only).
+    assistant_parts: tuple[Part, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,18 +80,29 @@ def system_message(strictness: Strictness) -> Message:
 
 
 def evidence_text(passages: list[EvidencePassage]) -> str:
-    return "\n".join(f"[{p.citation_id}]{f' (section {p.section})' if p.section else ''} {p.text}" for p in passages)
+    return "\n".join(f"[{p.citation_id}]{_where(p.section)} {p.text}" for p in passages)
+
+
+def document_parts(evidence: list[EvidencePassage]) -> tuple[Part, ...]:
+    """What every prompt about a document starts with: the part a local model keeps cached."""
+    return (
+        Part("The document, one passage a line, each with its citation id:\n"),
+        *fenced("DOCUMENT", evidence_text(evidence)),
+        Part(CASE_LINE),  # constant: a stable token boundary
+    )
+
+
+CASE_LINE = "The question and the answer to evaluate follow.\n"
 
 
 def case_parts(evidence: list[EvidencePassage], question: str, answer: str) -> tuple[Part, ...]:
     """The user message up to the task: evidence first (reused across a document's answers)."""
-    return (
-        Part("The document, one passage a line, each with its citation id:\n"),
-        *fenced("DOCUMENT", evidence_text(evidence)),
-        Part("The question and the answer to evaluate follow.\n"),  # constant: a stable token boundary
-        *fenced("QUESTION", question),
-        *fenced("ANSWER", answer),
-    )
+    return (*document_parts(evidence), *fenced("QUESTION", question), *fenced("ANSWER", answer))
+
+
+def point_text(context: str, text: str) -> str:
+    """A data point as the judge reads it: its lead-in first, so a list item is judged in its context."""
+    return f"{context.strip()} {text}" if context.strip() else text
 
 
 def one_pass_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
@@ -109,6 +123,26 @@ def tag_prompt(
         ),
     )
     return Prompt((system_message(strictness), user), assistant_prefix="Tag:")
+
+
+def tag_all_prompt(evidence: list[EvidencePassage], question: str, points: list[str], strictness: Strictness) -> Prompt:
+    """One-pass tagging: the answer laid out once, point by point, with a label slot after each.
+
+    Same cached prefix as tag_prompt; the answer is not repeated before its points. Attention is
+    causal, so each slot's label depends only on the points before it, as a reader's would.
+    """
+    user = Message(
+        "user", (*document_parts(evidence), *fenced("QUESTION", question), Part(read_prompt("lemaj_tag_all.txt")))
+    )
+    reply: list[Part] = []
+    for point in points:  # six tokens of layout a point: the answer's own tokens dominate the cost
+        reply += [Part("- "), Part(_one_line(point), data=True), Part("\nTag:", slot=True), Part("\n")]
+    return Prompt((system_message(strictness), user), assistant_parts=tuple(reply[:-1]))
+
+
+def _one_line(point: str) -> str:
+    """A point's words on one line, so the answer cannot lay out a forged "Tag:" line of its own."""
+    return " ".join(neutralise(point).split())
 
 
 def missing_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
@@ -167,3 +201,10 @@ def missing_schema(max_points: int = 3) -> dict:
         },
         "required": ["missing"],
     }
+
+
+def _where(section: str | None) -> str:
+    """' (section 6.01(a))', or ' (lines 4:12-15)' for a transcript passage."""
+    if not section:
+        return ""
+    return f" (lines {section})" if ":" in section else f" (section {section})"

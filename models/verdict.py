@@ -3,17 +3,19 @@
 Nothing the model returns is trusted: the JSON must match the schema, each asserted data point must
 be found in the answer (fuzzy matching gives its span), duplicates are dropped, answer text that no
 point covers becomes an untagged point for the reviewer, and cited ids the document lacks are kept
-apart as unverified.
+apart as unverified. A point that echoes the judge's prompt, or cites no passage of the document, is
+refused and counted, never stored.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from models.errors import JudgeOutputInvalid
+from models.evidence import CitationResolver, Cited, echoes_prompt
 from models.segmentation import Segment
 from models.vocabulary import Tag
 
@@ -28,8 +30,12 @@ class JudgedPoint:
     tag: Tag | None  # None: answer text the judge did not tag, left for the reviewer
     confidence: float | None = None
     rationale: str | None = None
-    citations: tuple[str, ...] = ()  # ids the document has
+    citations: tuple[str, ...] = ()  # the evidence: ids of passages the tag relies on, most relevant first
     unverified_citations: tuple[str, ...] = ()  # ids the judge cited that the document lacks
+    # Where the evidence comes from: "cited" (the judge's citations, validated), "section" (a clause
+    # the document does not split out: its section's passages), "shown" (the passages the prompt
+    # showed, ranked by relevance to the point).
+    basis: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -44,6 +50,10 @@ class JudgeWork:
     evaluated_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    rejected: dict[str, int] = field(default_factory=dict)  # judge points refused by validation, by reason
+
+    def reject(self, reason: str) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + 1
 
 
 @dataclass
@@ -72,6 +82,19 @@ def split_citations(cited: Iterable[str], known: frozenset[str]) -> tuple[tuple[
     return tuple(c for c in ids if c in known), tuple(c for c in ids if c not in known)
 
 
+REJECT_ECHO = "prompt echo"  # the point's words come from the judge's prompt
+REJECT_UNCITED = "cites no passage"  # no citation names an existing passage of the document
+REJECT_UNALIGNED = "not in the answer"  # an asserted point whose words the answer does not have
+
+
+def validated_citations(cited: Sequence[str], text: str, known: frozenset[str], resolve: CitationResolver | None):
+    """What a point's citations name: through the document's resolver, else by exact id."""
+    if resolve is not None:
+        return resolve(cited, text)
+    verified, unverified = split_citations(cited, known)
+    return Cited(verified, unverified)
+
+
 def align(text: str, answer: str) -> tuple[int, int, float] | None:
     """Where in the answer a data point's words are: (start, end, score), or None below MIN_ALIGNMENT."""
     from rapidfuzz import fuzz
@@ -92,17 +115,31 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, min(a[1], b[1]) - max(a[0], b[0]))
 
 
-def asserted_points(items: list[dict[str, Any]], answer: str, known: frozenset[str]) -> list[JudgedPoint]:
-    """Align each asserted point to its span of the answer; drop unalignable ones and duplicates."""
+def asserted_points(
+    items: list[dict[str, Any]],
+    answer: str,
+    known: frozenset[str],
+    work: JudgeWork,
+    resolve: CitationResolver | None = None,
+) -> list[JudgedPoint]:
+    """Align each asserted point to its span of the answer; refuse echoes of the prompt, points that
+    are not the answer's text and points that cite no passage (counted in `work`); drop duplicates."""
     points: list[JudgedPoint] = []
     for item in items:
+        if echoes_prompt(item["text"], answer):
+            work.reject(REJECT_ECHO)
+            continue
         found = align(item["text"], answer)
         if found is None:
+            work.reject(REJECT_UNALIGNED)
             continue
         start, end, _score = found
         if any(_overlap((start, end), (p.start or 0, p.end or 0)) > 0.8 * (end - start) for p in points):
             continue  # the same words, tagged twice
-        verified, unverified = split_citations(item.get("citations", ()), known)
+        cited = validated_citations(item.get("citations", ()), answer[start:end], known, resolve)
+        if not cited.passages:
+            work.reject(REJECT_UNCITED)
+            continue
         points.append(
             JudgedPoint(
                 text=answer[start:end],
@@ -111,15 +148,23 @@ def asserted_points(items: list[dict[str, Any]], answer: str, known: frozenset[s
                 tag=Tag(item["tag"]),
                 confidence=item.get("confidence"),
                 rationale=item.get("rationale") or None,
-                citations=verified,
-                unverified_citations=unverified,
+                citations=cited.passages,
+                unverified_citations=cited.unverified,
+                basis="section" if cited.fallback else "cited",
             )
         )
     return points
 
 
-def missing_points(items: list[dict[str, Any]], answer: str, known: frozenset[str]) -> list[JudgedPoint]:
-    """Omissions the judge added: not already in the answer, not repeated."""
+def missing_points(
+    items: list[dict[str, Any]],
+    answer: str,
+    known: frozenset[str],
+    work: JudgeWork,
+    resolve: CitationResolver | None = None,
+) -> list[JudgedPoint]:
+    """Omissions the judge added: not already in the answer, not repeated, not an echo of the prompt,
+    and supported by a passage of the document."""
     from rapidfuzz import fuzz
 
     points: list[JudgedPoint] = []
@@ -127,11 +172,27 @@ def missing_points(items: list[dict[str, Any]], answer: str, known: frozenset[st
         text = " ".join(item["text"].split())
         if not text or fuzz.partial_ratio(text, answer) >= 95:
             continue  # the answer says it: not missing
+        if echoes_prompt(text):
+            work.reject(REJECT_ECHO)
+            continue
         if any(fuzz.ratio(text, p.text) >= 90 for p in points):
             continue
-        verified, unverified = split_citations(item.get("citations", ()), known)
+        cited = validated_citations(item.get("citations", ()), text, known, resolve)
+        if not cited.passages:
+            work.reject(REJECT_UNCITED)
+            continue
         points.append(
-            JudgedPoint(text, None, None, Tag.MISSING, None, item.get("rationale") or None, verified, unverified)
+            JudgedPoint(
+                text,
+                None,
+                None,
+                Tag.MISSING,
+                None,
+                item.get("rationale") or None,
+                cited.passages,
+                cited.unverified,
+                "section" if cited.fallback else "cited",
+            )
         )
     return points
 

@@ -44,6 +44,7 @@ class Passage:
     char_end: int | None
     footnote_label: str | None
     refers_to_id: int | None
+    ocr_confidence: float | None = None  # a scan's passage: OCR's mean word confidence, 0-1
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ def _passage(row: PassageRow) -> Passage:
         char_end=row.char_end,
         footnote_label=row.footnote_label,
         refers_to_id=row.refers_to_id,
+        ocr_confidence=row.ocr_confidence,
     )
 
 
@@ -364,8 +366,9 @@ class NewDataPoint:
     tag: Tag | None
     confidence: float | None
     rationale: str | None
-    passage_ids: tuple[int, ...]
+    passage_ids: tuple[int, ...]  # the evidence, most relevant first
     unverified_citations: tuple[str, ...]
+    bases: tuple[str | None, ...] = ()  # where each passage comes from (cited, section, shown, answer)
 
 
 @dataclass(frozen=True)
@@ -378,6 +381,7 @@ class JudgeOutcome:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    rejected: dict[str, int] | None = None  # judge points refused by validation, by reason
 
 
 def save_judgement(
@@ -408,7 +412,11 @@ def save_judgement(
                     rationale=point.rationale,
                 )
             )
-        session.add_all(CitationRow(data_point_id=row.id, passage_id=pid) for pid in dict.fromkeys(point.passage_ids))
+        bases = dict(zip(point.passage_ids, point.bases, strict=False))
+        session.add_all(
+            CitationRow(data_point_id=row.id, passage_id=pid, rank=rank, basis=bases.get(pid))
+            for rank, pid in enumerate(dict.fromkeys(point.passage_ids))
+        )
     _replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
         session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
@@ -425,10 +433,11 @@ class StoredDataPoint:
     tag: Tag | None
     confidence: float | None
     rationale: str | None
-    citations: tuple[str, ...]
+    citations: tuple[str, ...]  # the evidence: most relevant first (ranked), then document order
     unverified_citations: tuple[str, ...]
     source_id: int | None = None  # a reviewer's copy: the judge's point it was copied from
     comment: str | None = None
+    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section
 
 
 def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
@@ -439,15 +448,19 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
         .order_by(DataPointRow.ordinal)
     ).all()
-    cited: dict[int, list[str]] = {}
+    cited: dict[int, list[dict[str, Any]]] = {}
     ids = [point.id for point, _ in rows]
-    for point_id, citation in session.execute(
-        select(CitationRow.data_point_id, PassageRow.citation_id)
+    for point_id, citation, rank, basis, section in session.execute(
+        select(
+            CitationRow.data_point_id, PassageRow.citation_id, CitationRow.rank, CitationRow.basis, PassageRow.section
+        )
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
         .where(CitationRow.data_point_id.in_(ids))
-        .order_by(PassageRow.ordinal)
+        .order_by(CitationRow.rank.is_(None), CitationRow.rank, PassageRow.ordinal)
     ):
-        cited.setdefault(point_id, []).append(citation)
+        cited.setdefault(point_id, []).append(
+            {"citation_id": citation, "rank": rank, "basis": basis, "section": section}
+        )
     return [
         StoredDataPoint(
             id=point.id,
@@ -458,10 +471,11 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
             tag=Tag(label.tag) if label else None,
             confidence=label.confidence if label else None,
             rationale=label.rationale if label else None,
-            citations=tuple(cited.get(point.id, ())),
+            citations=tuple(e["citation_id"] for e in cited.get(point.id, ())),
             unverified_citations=tuple(point.unverified_citations or ()),
             source_id=point.source_id,
             comment=point.comment,
+            evidence=tuple(cited.get(point.id, ())),
         )
         for point, label in rows
     ]
@@ -479,6 +493,7 @@ def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:
             row.prompt_tokens,
             row.completion_tokens,
             row.seconds,
+            dict(row.rejected or {}),
         )
         for row in rows
     }
@@ -500,6 +515,7 @@ def _replace_outcome(session: Session, rater_id: int, answer_id: str, outcome: J
             prompt_tokens=outcome.prompt_tokens,
             completion_tokens=outcome.completion_tokens,
             seconds=outcome.seconds,
+            rejected=dict(outcome.rejected) if outcome.rejected else None,
         )
     )
 

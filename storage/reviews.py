@@ -55,7 +55,7 @@ class PointSnapshot:
 @dataclass(frozen=True)
 class ReviewPoint:
     point: PointSnapshot
-    citations: tuple[str, ...]  # citation ids of point.passage_ids, in document order
+    citations: tuple[str, ...]  # citation ids of point.passage_ids: the judge's evidence, most relevant first
     judge_tag: Tag | None
     judge_confidence: float | None
     judge_rationale: str | None
@@ -80,9 +80,9 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
     ).all()
     cited: dict[int, list[int]] = {}
     for point_id, passage_id in session.execute(
-        select(CitationRow.data_point_id, CitationRow.passage_id).where(
-            CitationRow.data_point_id.in_([p.id for p, _ in rows])
-        )
+        select(CitationRow.data_point_id, CitationRow.passage_id)
+        .where(CitationRow.data_point_id.in_([p.id for p, _ in rows]))
+        .order_by(CitationRow.rank.is_(None), CitationRow.rank, CitationRow.passage_id)  # the judge's evidence first
     ):
         cited.setdefault(point_id, []).append(passage_id)
     return [
@@ -95,7 +95,7 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
             p.source_id,
             p.comment,
             Tag(tag) if tag else None,
-            tuple(sorted(cited.get(p.id, ()))),
+            tuple(cited.get(p.id, ())),
         )
         for p, tag in rows
     ]
@@ -132,7 +132,10 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
     for point_id, p in zip(ids, points, strict=True):
         if p.tag is not None:
             session.add(LabelRow(data_point_id=point_id, rater_id=rater_id, tag=p.tag.value))
-        session.add_all(CitationRow(data_point_id=point_id, passage_id=pid) for pid in p.passage_ids)
+        session.add_all(
+            CitationRow(data_point_id=point_id, passage_id=pid, rank=rank)
+            for rank, pid in enumerate(dict.fromkeys(p.passage_ids))
+        )
     session.flush()
 
 

@@ -68,6 +68,7 @@ class PassageRow(Base):
     footnote_label: Mapped[str | None] = mapped_column(String(10))
     # A footnote points at the passage whose text carries its marker.
     refers_to_id: Mapped[int | None] = mapped_column(ForeignKey("passages.id", ondelete="SET NULL"))
+    ocr_confidence: Mapped[float | None] = mapped_column(Float)  # read from a scan: Tesseract's 0-1
 
 
 class QuestionRow(Base):
@@ -145,6 +146,9 @@ class CitationRow(Base):
 
     data_point_id: Mapped[int] = mapped_column(ForeignKey("data_points.id", ondelete="CASCADE"), primary_key=True)
     passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True)
+    # A judge's evidence: 0 = most relevant. NULL for a reviewer's passages and older projects.
+    rank: Mapped[int | None] = mapped_column(Integer)
+    basis: Mapped[str | None] = mapped_column(String(12))  # cited | section | shown | answer
 
 
 class ReviewRow(Base):
@@ -185,6 +189,8 @@ class JudgeOutcomeRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     raw_output: Mapped[str | None] = mapped_column(Text)
     passages_seen: Mapped[list[Any]] = mapped_column(JSON, default=list)  # citation ids in the prompt
+    # Judge points validation refused, by reason ("prompt echo": count); never stored as points.
+    rejected: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
     completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
     seconds: Mapped[float] = mapped_column(Float, default=0.0)
@@ -206,6 +212,21 @@ class RubricResultRow(Base):
     score: Mapped[float | None] = mapped_column(Float)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReviewSampleRow(Base):
+    """An answer drawn uniformly at random for review (or imported as such): the reviews that back
+    triage guarantees and prediction-powered estimates. `draw` numbers the draws; each drew from the
+    answers no earlier draw had taken, so together they stay one uniform sample."""
+
+    __tablename__ = "review_samples"
+
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), primary_key=True)
+    draw: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int | None] = mapped_column(Integer)  # None: imported as sampled by another tool
+    population: Mapped[int] = mapped_column(Integer)  # answers it was drawn from
+    drawn_by: Mapped[str] = mapped_column(String(200))
+    drawn_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class SettingRow(Base):

@@ -127,15 +127,15 @@ def test_pdf_pages_headers_and_footnotes(tmp_path: Path) -> None:
     assert note.section == "2.2"
 
 
-def test_pdf_without_text_layer_is_refused(tmp_path: Path) -> None:
+def test_pdf_without_text_layer_and_without_words_is_refused(tmp_path: Path) -> None:
     from reportlab.pdfgen import canvas
 
     path = tmp_path / "scan.pdf"
     pdf = canvas.Canvas(str(path))
-    pdf.rect(100, 100, 200, 200, fill=1)  # an image-only page: nothing to read
+    pdf.rect(100, 100, 200, 200, fill=1)  # an image-only page with no words for OCR to find
     pdf.showPage()
     pdf.save()
-    with pytest.raises(InvalidInput, match="no text layer: OCR it first"):
+    with pytest.raises(InvalidInput, match=r"scan\.pdf: no text found in the document"):
         parse_document(path)
 
 

@@ -108,6 +108,16 @@ def test_clicking_a_citation_scrolls_to_and_highlights_its_passage(qtbot, window
     _shot(window, "review-citation.png")
 
 
+def test_selecting_a_point_scrolls_to_its_evidence(qtbot, window: ReviewWindow) -> None:
+    assert all(p.citations for p in window.state.points)  # every judge tag carries its passages
+    window.document.verticalScrollBar().setValue(window.document.verticalScrollBar().maximum())
+    qtbot.keyClick(window.points, Qt.Key.Key_J)
+    point = window.state.points[window.points.currentIndex().row()]
+    assert window.document.focused == point.citations[0]  # the most relevant passage, highlighted
+    cursor_rect = window.document.cursorRect(window.document.textCursor())
+    assert 0 <= cursor_rect.top() < window.document.viewport().height()
+
+
 def test_ctrl_f_lists_bm25_hits_and_opens_the_best(qtbot, window: ReviewWindow) -> None:
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert window.search.hasFocus()

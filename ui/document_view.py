@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
+from app.ocr import LOW_CONFIDENCE as LOW_OCR_CONFIDENCE
 from app.project import Passage
 from models.vocabulary import PassageKind
 
@@ -84,12 +85,14 @@ class DocumentView(QTextBrowser):
                 cursor.insertText(f"▸ {len(contents)} lines of contents, folded: click to show them", link)
                 continue
             label = f"[{passage.citation_id}]"
-            if passage.section:
-                label += f" §{passage.section}"
+            if passage.section:  # a transcript's page:line needs no section sign
+                label += f" {passage.section}" if ":" in passage.section else f" §{passage.section}"
             if passage.kind is PassageKind.FOOTNOTE:
                 label += f" footnote {passage.footnote_label or ''}".rstrip()
             if passage.page:
                 label += f" p.{passage.page}"
+            if passage.ocr_confidence is not None and passage.ocr_confidence < LOW_OCR_CONFIDENCE:
+                label += f" ⚠ OCR {passage.ocr_confidence:.0%}: check the scan"
             cursor.insertText(label + "  ", id_format)
             text = without_leaders(passage.text)
             cursor.insertText(text, note_format if passage.kind is PassageKind.FOOTNOTE else body_format)

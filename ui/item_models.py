@@ -55,12 +55,25 @@ class AnswerQueueModel(_TableModel):
     per row, and sorting happens here in Python (QueueFilterModel passes it on): a queue of 10,000
     answers sorts in milliseconds instead of a Qt sort calling data() for every comparison."""
 
-    HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review")
-    SCORES = (2, 3)
+    HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review", "Cert.", "Sample")
+    HEADER_TIPS = (
+        "The answer's id",
+        "The latest judge run: ✓ cleared or ⚑ flagged by the triage thresholds (Project menu); — not judged",
+        "The judge's correctness: the share of the answer's points it tagged correct",
+        "The judge's relevance (F1 of precision and recall)",
+        "Your review: ✎ started, ✔ reviewed (submitted)",
+        "The judges' calibrated certainty",
+        "The random draw the answer belongs to (Project ▸ Review a random sample)",
+    )
+    SCORES = (2, 3, 5)
+    CERTAINTY = 5  # the column "least certain first" sorts by
 
     def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float] = (1.0, 0.8)) -> None:
         super().__init__()
         self.triage_rule = triage_rule  # (min correctness, min relevance): the user's thresholds
+        # Per answer: the judge's calibrated certainty, and the random draw it belongs to (app results).
+        self.certainty: dict[str, float | None] = {}
+        self.sampled: dict[str, int] = {}
         self.rows: list[QueueRow] = []
         self._cells: list[tuple[Any, ...]] = []
         self.reset(rows)
@@ -68,7 +81,7 @@ class AnswerQueueModel(_TableModel):
     def reset(self, rows: list[QueueRow]) -> None:
         self.beginResetModel()
         self.rows = list(rows)
-        self._cells = [_cells(row, self.triage_rule) for row in self.rows]
+        self._cells = [self._row_cells(row) for row in self.rows]
         self.endResetModel()
 
     def update_row(self, row: QueueRow) -> None:
@@ -76,11 +89,16 @@ class AnswerQueueModel(_TableModel):
         if index is None:
             return
         self.rows[index] = row
-        self._cells[index] = _cells(row, self.triage_rule)
+        self._cells[index] = self._row_cells(row)
         self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
 
     def _rows(self) -> list[Any]:
         return self.rows
+
+    def _row_cells(self, row: QueueRow) -> tuple[Any, ...]:
+        draw = self.sampled.get(row.id)
+        sample = f"random #{draw}" if draw is not None else ""
+        return (*_cells(row, self.triage_rule), self.certainty.get(row.id), sample)
 
     def haystack(self, row: int) -> str:
         """What the filter box searches: every cell, the document and the whole question, lower-cased."""
@@ -97,6 +115,11 @@ class AnswerQueueModel(_TableModel):
         self.rows = [row for row, _ in paired]
         self._cells = [cells for _, cells in paired]
         self.layoutChanged.emit()
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return self.HEADER_TIPS[section]
+        return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         value = self._cells[index.row()][index.column()]

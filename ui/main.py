@@ -44,6 +44,12 @@ def _application():
     return app
 
 
+def _fit_to_screen(window) -> None:
+    """Room for the queue, the answer and a readable contract side by side, on screens that have it."""
+    screen = window.screen().availableGeometry()
+    window.resize(min(max(window.width(), 1800), screen.width()), min(max(window.height(), 1000), screen.height()))
+
+
 def _ask_passphrase(where: str, new: bool) -> str | None:
     from PySide6.QtWidgets import QInputDialog, QLineEdit
 
@@ -66,6 +72,7 @@ def welcome() -> int:
     def review(project: Project, reviewer: str) -> None:
         save_settings(settings)
         opened.append(ReviewWindow(project, reviewer, settings))
+        _fit_to_screen(opened[-1])
         opened[-1].show()
         start_sample_tour(opened[-1])
         window.close()
@@ -95,6 +102,8 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
             settings.remember_project(project.url.removeprefix("sqlite:///"))
         save_settings(settings)
     window = ReviewWindow(project, settings.reviewer, settings)
+    if args.screenshot is None:  # pictures keep the window's own size
+        _fit_to_screen(window)
     window.show()
     if args.open_answer:
         window.open_answer(args.open_answer)

@@ -1,10 +1,13 @@
-"""Choose the judge's model: the embedded one, a GGUF file, or an API endpoint; says where data goes."""
+"""Choose the judge's model: the embedded one, a GGUF file (browsed, dropped, or used before), or an
+API endpoint; says where data goes, and what a GGUF file is and whether it fits this computer."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,7 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.about import gpu_offload
+from app.errors import InvalidInput
 from app.judging import is_on_premise
+from app.model_files import check_fit, describe, read_model_info, recent_models
 from app.settings import ModelChoice
 
 KINDS = {
@@ -30,6 +35,27 @@ KINDS = {
     "Anthropic API": "anthropic",
 }
 LOCAL = ("embedded", "gguf")
+
+
+class _InfoSignals(QObject):
+    read = Signal(str, str, bool)  # path, what the file is and whether it fits (HTML), fits
+
+
+class _InfoReader(QRunnable):
+    """Reads a GGUF header off the GUI thread: a large tokenizer takes seconds to parse."""
+
+    def __init__(self, path: str, gpu: bool) -> None:
+        super().__init__()
+        self.path, self.gpu = path, gpu
+        self.signals = _InfoSignals()
+
+    def run(self) -> None:
+        try:
+            info = read_model_info(Path(self.path))
+            fit = check_fit(info, gpu=self.gpu)
+            self.signals.read.emit(self.path, f"{describe(info)}<br><b>Memory:</b> {fit.sentence()}", fit.fits)
+        except InvalidInput as exc:
+            self.signals.read.emit(self.path, exc.problem, False)
 
 
 class ModelPicker(QWidget):
@@ -47,11 +73,22 @@ class ModelPicker(QWidget):
         self.kind_box = QComboBox()
         self.kind_box.addItems(list(KINDS))
         self.model = QLineEdit(placeholderText="model file, or the server's model name")
+        self.about = QLabel(wordWrap=True)  # what the GGUF file is, and whether it fits
+        self._readers: dict[str, _InfoReader] = {}
+        self.recent = QComboBox()
+        self.recent.addItem("Models used before…")
+        for entry in recent_models():
+            if Path(entry["path"]).is_file():
+                self.recent.addItem(Path(entry["path"]).name, entry["path"])
+        self.recent.setVisible(self.recent.count() > 1)
+        self.recent.activated.connect(self._on_recent_activated)
+        self.setAcceptDrops(True)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._on_browse_clicked)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model)
         model_row.addWidget(browse)
+        model_row.addWidget(self.recent)
         self.base_url = QLineEdit(placeholderText="http://127.0.0.1:8080/v1")
         self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="all that fit (-1)")
         self.gpu = QLabel(f"<b>GPU offload:</b> {gpu_offload()}", wordWrap=True)
@@ -69,14 +106,17 @@ class ModelPicker(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
-        for label in (self.gpu, self.where, self.allow):
+        for label in (self.about, self.gpu, self.where, self.allow):
             layout.addWidget(label)
         if choice is not None:
             self.load(choice)
         for signal in (self.kind_box.currentTextChanged, self.base_url.textChanged, self.allow.toggled):
             signal.connect(self._on_choice_changed)
         self.model.textChanged.connect(self.changed)
+        self.model.textChanged.connect(self._on_model_changed)
+        self.kind_box.currentTextChanged.connect(self._on_model_changed)
         self._on_choice_changed()
+        self._on_model_changed()
 
     @property
     def kind(self) -> str:
@@ -111,6 +151,7 @@ class ModelPicker(QWidget):
         self.gpu_layers.setEnabled(not remote)
         self.gpu.setVisible(not remote)
         self.model.setEnabled(self.kind != "embedded")
+        self.about.setVisible(self.kind == "gguf" and bool(self.about.text()))
         if remote:
             host = self.host()
             inside = "inside your organisation's network" if is_on_premise(host) else "outside this computer"
@@ -131,5 +172,52 @@ class ModelPicker(QWidget):
     def _on_browse_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf)")
         if path:
-            self.model.setText(path)
-            self.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == "gguf"))
+            self._use_file(path)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if self._dropped_model(event) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        if (path := self._dropped_model(event)) is not None:
+            self._use_file(path)
+            event.acceptProposedAction()
+
+    @staticmethod
+    def _dropped_model(event: QDragEnterEvent | QDropEvent) -> str | None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        files = [url.toLocalFile() for url in urls if url.isLocalFile()]
+        return files[0] if len(files) == 1 and files[0].lower().endswith(".gguf") else None
+
+    def _use_file(self, path: str) -> None:
+        self.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == "gguf"))
+        self.model.setText(path)
+
+    def _on_recent_activated(self, index: int) -> None:
+        if index > 0:
+            self._use_file(self.recent.itemData(index))
+            self.recent.setCurrentIndex(0)
+
+    def _on_model_changed(self, *_: object) -> None:
+        """Read what a GGUF file is (off the GUI thread) once the field names an existing file."""
+        path = self.model.text().strip()
+        if self.kind != "gguf" or not path.lower().endswith(".gguf") or not Path(path).is_file():
+            self.about.clear()
+            self.about.setVisible(False)
+            return
+        self.about.setText(f"<b>Model file:</b> reading {Path(path).name}…")
+        self.about.setVisible(True)
+        reader = _InfoReader(path, gpu=self.gpu_layers.value() != 0 and "available" in self.gpu.text())
+        reader.setAutoDelete(False)
+        reader.signals.read.connect(self._on_info_read)
+        self._readers[path] = reader  # kept alive until it reports
+        QThreadPool.globalInstance().start(reader)
+
+    def _on_info_read(self, path: str, text: str, fits: bool) -> None:
+        self._readers.pop(path, None)
+        if path != self.model.text().strip():
+            return  # the user has moved on to another file
+        colour = "" if fits else "color: #a01b1b;"
+        self.about.setStyleSheet(colour)
+        self.about.setText(f"<b>Model file:</b> {text}")
+        self.about.setVisible(self.kind == "gguf")

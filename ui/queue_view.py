@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QTableView, QWidget
 
 from app.review import QueueRow
 
@@ -23,8 +23,8 @@ def document_chooser(rows: list[QueueRow]) -> QComboBox:
     return box
 
 
-def fit_queue_columns(table: QTableView) -> None:
-    """Id, verdict, scores and status as wide as their contents; the status column takes what is left."""
+def fit_queue_columns(table: QTableView, panel: QWidget) -> None:
+    """Every column as wide as its contents, and the queue's pane wide enough for all of them."""
     table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
     table.setSortingEnabled(True)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -35,7 +35,15 @@ def fit_queue_columns(table: QTableView) -> None:
     header = table.horizontalHeader()
     header.setMinimumSectionSize(36)
     header.setResizeContentsPrecision(100)  # a 10,000-answer queue: measure a screenful, not every row
-    for column in range(table.model().columnCount() - 1):
-        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(table.model().columnCount() - 1, QHeaderView.ResizeMode.Stretch)
-    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+
+    def fit_panel() -> None:  # again when a sample draw or a judge run widens a column
+        columns = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(header.count()))
+        margins = panel.layout().contentsMargins() if panel.layout() else None
+        side = (margins.left() + margins.right()) if margins else 0
+        panel.setMinimumWidth(columns + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth() + side)
+
+    table.model().modelReset.connect(fit_panel)
+    table.model().layoutChanged.connect(fit_panel)
+    fit_panel()

@@ -58,6 +58,7 @@ from ui.help import about_dialog, shortcut_sheet
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
 from ui.judge_dialog import JudgeDialog, JudgeWorker
 from ui.queue_view import document_chooser, fit_queue_columns
+from ui.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
 CORRECTNESS_LABELS = [
@@ -174,6 +175,7 @@ class ReviewWindow(QMainWindow):
         self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
         self.resize(1500, 900)
         self._build_queue()
+        refresh_queue_statistics(self, certainty=False)
         self._build_review_pane()
         self._build_document_pane()
         self._build_actions()
@@ -208,7 +210,6 @@ class ReviewWindow(QMainWindow):
         self.documents.currentIndexChanged.connect(lambda: self.proxy.set_document(self.documents.currentData()))
         self.table = QTableView()
         self.table.setModel(self.proxy)
-        fit_queue_columns(self.table)
         self.table.selectionModel().currentRowChanged.connect(self._on_queue_row_changed)
         self.queue_panel = QWidget()
         layout = QVBoxLayout(self.queue_panel)
@@ -216,7 +217,7 @@ class ReviewWindow(QMainWindow):
         layout.addWidget(self.documents)
         layout.addWidget(self.filter)
         layout.addWidget(self.table)
-        self.queue_panel.setMinimumWidth(360)  # every column whole
+        fit_queue_columns(self.table, self.queue_panel)
 
     def _build_review_pane(self) -> None:
         self.question = QLabel(wordWrap=True)
@@ -333,6 +334,7 @@ class ReviewWindow(QMainWindow):
         action("Search document", QKeySequence.StandardKey.Find, self._on_find_triggered, review)
         action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
         action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
+        action("Least certain first", "Ctrl+Shift+U", lambda: least_certain_first(self), review)
         project = self.menuBar().addMenu("&Project")
         self.blind_action = QAction("Blind review (hide the judge until submitted)", self, checkable=True)
         self.blind_action.setChecked(self.service.mode == BLIND)
@@ -341,6 +343,7 @@ class ReviewWindow(QMainWindow):
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
         action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
+        project.addAction("Review a random sample…", lambda: draw_random_sample(self))
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
@@ -529,7 +532,7 @@ class ReviewWindow(QMainWindow):
         why = point.judge_rationale or ""
         self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
         self._render_answer()
-        show_what_it_is_about(self.document, self.project, self.state, point)
+        show_what_it_is_about(self.document, self.project, self.state, point)  # its evidence, most relevant first
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.current_point()
@@ -760,7 +763,9 @@ class ReviewWindow(QMainWindow):
     def _on_judge_finished(self, summary: RunSummary) -> None:
         self._judge_done()
         stopped = " (cancelled: run it again to resume)" if summary.cancelled else ""
-        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{stopped}.")
+        refused = sum(summary.rejected.values())
+        note = f", {refused} judge points refused by validation" if refused else ""
+        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{note}{stopped}.")
         self.queue_model.reset(self.service.queue())
 
     def _judge_done(self) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -23,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.datasets import import_dataset
-from app.errors import AssayError
+from app.documents import PageProgress
+from app.errors import AssayError, PasswordRequired
 from app.project import (
     SAMPLE_DATASET,
     AskPassphrase,
@@ -53,19 +55,24 @@ INTRO = (
 class ImportSignals(QObject):
     finished = Signal()
     failed = Signal(str)
+    progressed = Signal(str)  # "OCR contract.pdf: page 2 of 5"
+    password_needed = Signal(str, bool)  # an encrypted PDF's file name; whether the given password was wrong
 
 
 class ImportWorker(QRunnable):
     """Imports a dataset on a pool thread: the window keeps painting while a large set is read."""
 
-    def __init__(self, project: Project, dataset: Path) -> None:
+    def __init__(self, project: Project, dataset: Path, passwords: dict[str, str]) -> None:
         super().__init__()
-        self.project, self.dataset = project, dataset
+        self.project, self.dataset, self.passwords = project, dataset, passwords
         self.signals = ImportSignals()
 
     def run(self) -> None:
         try:
-            import_dataset(self.project.sessions, self.dataset)
+            import_dataset(self.project.sessions, self.dataset, passwords=self.passwords, on_progress=self._report)
+        except PasswordRequired as exc:
+            self.signals.password_needed.emit(exc.name, exc.wrong)
+            return
         except AssayError as exc:  # import is all or nothing: the message names the file, line and field
             self.signals.failed.emit(str(exc))
             return
@@ -73,6 +80,10 @@ class ImportWorker(QRunnable):
             self.signals.failed.emit(f"the import stopped on an unexpected error: {exc!r}")
             return
         self.signals.finished.emit()
+
+    def _report(self, progress: PageProgress) -> None:
+        if progress.ocr:
+            self.signals.progressed.emit(f"OCR {progress.document}: page {progress.done} of {progress.total}…")
 
 
 class WelcomeWindow(QWidget):
@@ -177,14 +188,19 @@ class WelcomeWindow(QWidget):
         self._import(project, dataset)
         return project
 
-    def _import(self, project: Project, dataset: Path) -> None:
+    def _import(self, project: Project, dataset: Path, passwords: dict[str, str] | None = None) -> None:
+        passwords = dict(passwords or {})
         self.setEnabled(False)
         self.status.setText(
             f"Importing {dataset.name}… a large set takes a minute; nothing is saved until it is all read."
         )
-        worker = ImportWorker(project, dataset)
+        worker = ImportWorker(project, dataset, passwords)
         worker.setAutoDelete(False)
         worker.signals.failed.connect(lambda message: self._on_import_failed(project, message))
+        worker.signals.progressed.connect(self.status.setText)
+        worker.signals.password_needed.connect(
+            lambda name, wrong: self._on_password_needed(project, dataset, passwords, name, wrong)
+        )
         worker.signals.finished.connect(lambda: self._on_imported(project))
         self._worker = worker  # kept alive until it reports
         QThreadPool.globalInstance().start(worker)
@@ -193,6 +209,18 @@ class WelcomeWindow(QWidget):
         self.setEnabled(True)
         self.status.clear()
         self.opened.emit(project, self.settings.reviewer)
+
+    def _on_password_needed(
+        self, project: Project, dataset: Path, passwords: dict[str, str], name: str, wrong: bool
+    ) -> None:
+        """Ask for an encrypted PDF's password, then import again; cancelling imports nothing."""
+        self.setEnabled(True)
+        prompt = f"{name} is password-protected.{' That password is wrong.' if wrong else ''}\nIts password:"
+        password, ok = QInputDialog.getText(self, "Assay: a protected PDF", prompt, QLineEdit.EchoMode.Password)
+        if not ok or not password:
+            self._on_import_failed(project, f"{name}: this PDF is password-protected and no password was given")
+            return
+        self._import(project, dataset, {**passwords, name: password})
 
     def _on_import_failed(self, project: Project, message: str) -> None:
         self.setEnabled(True)

@@ -24,8 +24,21 @@ class LabelScores:
     evaluated_tokens: int
 
 
+@dataclass(frozen=True)
+class SlotScores:
+    """One-pass tagging: the labels' log-probabilities at each slot of a prompt, in order."""
+
+    logprobs: list[dict[str, float]]
+    prompt_tokens: int
+    evaluated_tokens: int
+
+
 class JudgeBackend(Protocol):
-    """A model the judge can ask. Implementations raise only models.errors types."""
+    """A model the judge can ask. Implementations raise only models.errors types.
+
+    A backend that can read logits at several positions of one prompt (the local one) also offers
+    `slot_label_scores(prompt, labels) -> SlotScores`; API servers return logits for the reply only.
+    """
 
     context_tokens: int
 

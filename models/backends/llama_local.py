@@ -18,7 +18,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from models.backends.base import Generation, LabelScores
+from models.backends.base import Generation, LabelScores, SlotScores
 from models.errors import JudgeUnavailable
 from models.prompts import Part, Prompt
 
@@ -127,7 +127,11 @@ class LlamaBackend:
         return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
 
     def tokens(self, prompt: Prompt) -> list[int]:
-        """The prompt's tokens: the chat template renders around sentinels, message parts go between."""
+        return self.tokens_and_slots(prompt)[0]
+
+    def tokens_and_slots(self, prompt: Prompt) -> tuple[list[int], list[int]]:
+        """The prompt's tokens, and the positions whose next-token logits are label slots. The chat
+        template renders around sentinels; message parts go between them, each tokenized alone."""
         sentinels = [f"\x00{i}\x00" for i in range(len(prompt.messages))]
         rendered = self._template(
             messages=[{"role": m.role, "content": s} for m, s in zip(prompt.messages, sentinels, strict=True)]
@@ -138,15 +142,19 @@ class LlamaBackend:
             pieces.append(Part(before))
             pieces.extend(message.parts)
         pieces.append(Part(rendered + prompt.assistant_prefix))
+        pieces.extend(prompt.assistant_parts)
         tokens: list[int] = []
+        slots: list[int] = []
         for piece in pieces:
             if piece.text:
                 tokens += self.llm.tokenize(piece.text.encode(), add_bos=False, special=not piece.data)
+            if piece.slot:
+                slots.append(len(tokens) - 1)
         if len(tokens) >= self.context_tokens:
             raise JudgeUnavailable(
                 f"the prompt needs {len(tokens)} tokens; the model's context holds {self.context_tokens}"
             )
-        return tokens
+        return tokens, slots
 
     def _shared_prefix(self, tokens: list[int]) -> int:
         cached = self.llm.input_ids[: self.llm.n_tokens]
@@ -172,10 +180,41 @@ class LlamaBackend:
         self.llm.eval(tokens[shared:])
         logits = np.ctypeslib.as_array(self.llm._ctx.get_logits_ith(-1), shape=(self.llm.n_vocab(),))
         label_ids = [self._label_token(label) for label in labels]
-        chosen = logits[label_ids].astype(float)
-        norm = chosen.max() + math.log(float(np.exp(chosen - chosen.max()).sum()))
         return LabelScores(
-            {label: float(v - norm) for label, v in zip(labels, chosen, strict=True)},
+            _normalised(labels, logits[label_ids].astype(float)),
+            prompt_tokens=len(tokens),
+            evaluated_tokens=len(tokens) - shared,
+        )
+
+    def slot_label_scores(self, prompt: Prompt, labels: Sequence[str]) -> SlotScores:
+        """One-pass tagging: what the cache lacks is evaluated in one batch (n_batch tokens at a
+        time), with logits kept only at the label slots; each slot's labels are read from its row."""
+        import numpy as np
+
+        tokens, slots = self.tokens_and_slots(prompt)
+        shared = self._shared_prefix(tokens)
+        if slots and slots[0] < shared:  # a slot inside the cached prefix: its logits are gone
+            shared = slots[0]
+        label_ids = [self._label_token(label) for label in labels]
+        wanted = set(slots)
+        rows: dict[int, Any] = {}
+        self.llm.n_tokens = shared
+        self.llm._ctx.kv_cache_seq_rm(-1, shared, -1)
+        for start in range(shared, len(tokens), self.batch_size):
+            chunk = tokens[start : start + self.batch_size]
+            batch = self.llm._batch
+            batch.set_batch(batch=chunk, n_past=start, logits_all=False)
+            for i in range(len(chunk)):
+                batch.batch.logits[i] = (start + i) in wanted or i == len(chunk) - 1
+            self.llm._ctx.decode(batch)
+            self.llm.input_ids[start : start + len(chunk)] = chunk
+            self.llm.n_tokens = start + len(chunk)
+            for i in range(len(chunk)):
+                if start + i in wanted:
+                    row = np.ctypeslib.as_array(self.llm._ctx.get_logits_ith(i), shape=(self.llm.n_vocab(),))
+                    rows[start + i] = row[label_ids].astype(float)
+        return SlotScores(
+            [_normalised(labels, rows[slot]) for slot in slots],
             prompt_tokens=len(tokens),
             evaluated_tokens=len(tokens) - shared,
         )
@@ -250,6 +289,14 @@ class LlamaBackend:
             evaluated_tokens=len(tokens) - shared,
             completion_tokens=usage["completion_tokens"],
         )
+
+
+def _normalised(labels: Sequence[str], chosen: Any) -> dict[str, float]:
+    """The labels' log-probabilities, normalised over the labels alone."""
+    import numpy as np
+
+    norm = chosen.max() + math.log(float(np.exp(chosen - chosen.max()).sum()))
+    return {label: float(v - norm) for label, v in zip(labels, chosen, strict=True)}
 
 
 def _log_softmax(row: Any) -> Any:

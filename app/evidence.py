@@ -1,0 +1,67 @@
+"""What a judge's citations name in its document: passage ids, or clause references ("Section 7.3(i)",
+"§ 6.3", "Article IV") resolved through the document's section outline.
+
+A clause the document does not split out (7.3(i) where the contract has only 7.03(a)–(d)) falls back
+to its section's passages ranked by relevance to the point; form lines and page furniture never count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from app.citations import _NUM, CITATION, CitationIndex, _section_key
+from models.evidence import EVIDENCE_PER_POINT, Cited, is_evidence, rank_passages
+from models.prompts import EvidencePassage
+from models.vocabulary import PassageKind
+from storage.queries import Passage
+
+_BARE = re.compile(rf"(?:Section|Clause|§|¶)?\s*(?P<bare>{_NUM})", re.IGNORECASE)
+
+
+class DocumentEvidence:
+    """A document's passages as evidence: resolves what a judge cites for one data point."""
+
+    def __init__(self, passages: list[Passage]) -> None:
+        self.index = CitationIndex(passages)
+        self.passages = {
+            p.citation_id: EvidencePassage(p.citation_id, p.section, p.text)
+            for p in passages
+            if p.kind is not PassageKind.TOC and is_evidence(p.text)
+        }
+        self._sections = [(p, _section_key(p.section)[0] if p.section else None) for p in passages]
+
+    def resolve(self, cited: Sequence[str], point: str) -> Cited:
+        found: list[str] = []
+        unverified: list[str] = []
+        fallback = False
+        for raw in dict.fromkeys(c.strip().strip("[]") for c in cited if c.strip()):
+            if raw in self.index.by_id:
+                (found if raw in self.passages else unverified).append(raw)
+                continue
+            ids, broader = self._clause(raw, point)
+            if ids:
+                found += ids
+                fallback = fallback or broader
+            else:
+                unverified.append(raw)
+        return Cited(tuple(dict.fromkeys(found)), tuple(unverified), fallback)
+
+    def _clause(self, written: str, point: str) -> tuple[list[str], bool]:
+        """The passages a clause reference names, most relevant first, and whether only its section
+        (not the clause itself) was found."""
+        match = CITATION.search(written) or _BARE.fullmatch(written.strip())
+        if match is None:
+            return [], False
+        kind = next(name for name, value in match.groupdict().items() if value)
+        target = match.group(kind)
+        if kind == "par":
+            return [], False
+        exact = self.index.by_section.get(_section_key(target)) if kind != "article" else None
+        candidates = exact or list(self.index.resolve(kind, target))
+        broader = not exact and kind != "article"
+        if broader:  # every passage of the section, its sub-clauses included
+            number = _section_key(target)[0]
+            candidates = [p.citation_id for p, key in self._sections if key == number]
+        shown = [self.passages[c] for c in candidates if c in self.passages]
+        return rank_passages(point, shown, EVIDENCE_PER_POINT), broader and bool(shown)

@@ -1,0 +1,224 @@
+"""LeMAJ triage with a miss rate a firm can sign: which answers the judge clears, and an exact upper
+bound on how many bad answers that lets through.
+
+The miss rate of a rule is P(a reviewer finds an incorrect or missing point | the rule clears the
+answer). Only reviews of answers drawn at random (`assay sample`, or imported with "sampled": true)
+measure it: reviews of answers someone picked are left out, and the result says how many.
+
+Recommending a rule for a target uses fixed-sequence testing (Learn then Test): the rules of the
+sweep are ordered by how many answers they clear — computed from the judge alone, before any review
+is looked at — and tested strictest first with the one-sided 95 % Clopper–Pearson bound; testing
+stops at the first rule whose bound exceeds the target. Every rule that passed is safe with 95 %
+confidence jointly, so picking the loosest of them keeps the guarantee. We chose this over a
+calibration/test split because it uses every random review for the bound; a split is used only when
+the rule also asks for a confidence floor, since the confidences are calibrated on reviews and must
+not be tested on the same ones (the test half is fixed by a hash of the answer id).
+
+The bound over answers is exact because the sample is drawn uniformly from this project's answers.
+Answers about one contract are correlated, so a Korn–Graubard bound with the document as the
+sampling unit is reported beside it: it is the one to read when the figure is carried over to
+contracts not yet in the project. The recommendation uses the bound over answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import numpy as np
+
+from app import calibration
+from app.guarantees import (
+    DELTA,
+    clustered_upper,
+    cp_upper,
+    fixed_sequence,
+    loosest_passing,
+    reviewed_cleared_needed,
+)
+from app.project import Project
+from storage import analytics, statistics
+
+SWEEP = [(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
+
+
+def test_half(answer_id: str) -> bool:
+    """A fixed half of the answers, independent of any label: where a calibrated rule is tested."""
+    return hashlib.sha256(answer_id.encode()).digest()[0] % 2 == 0
+
+
+def triage(
+    project: Project,
+    min_correctness: float = 1.0,
+    min_relevance: float = 0.8,
+    *,
+    min_confidence: float | None = None,
+    target_miss_rate: float | None = None,
+    minutes_per_answer: float | None = None,
+) -> dict[str, Any]:
+    """Cleared and flagged answers under LeMAJ's rule (judge correctness and relevance at least the
+    thresholds and, if asked, every judge tag's calibrated confidence at least `min_confidence`),
+    each rule's miss rate with its bounds, and the rule recommended for a target miss rate."""
+    with project.sessions() as session:
+        judges = analytics.latest_judge_per_answer(session)
+        kinds = analytics.rater_kinds(session)
+        names = {v: k for k, v in analytics.rater_ids(session, None).items()}
+        rows = analytics.scores(session, "answer")
+        reviews = [
+            r for r in analytics.reviews(session) if r.status == "submitted" and kinds.get(r.reviewer) == "human"
+        ]
+        sampled = statistics.sampled_answers(session)
+        slices = {s["answer_id"]: s for s in statistics.answer_slices(session)}
+    all_answers = sorted(slices)
+    calibrated_test = min_confidence is not None
+    tested = {a for a in sampled if test_half(a)} if calibrated_test else set(sampled)
+    certainty = calibration.calibrate(project, exclude=tested)[1] if calibrated_test else {}
+
+    judged = sorted(judges)
+    judge_rows = {r.key: r for r in rows if judges.get(r.key) is not None and names[judges[r.key]] == r.rater}
+    correctness = np.array([_num(judge_rows.get(a), "correctness") for a in judged])
+    relevance = np.array([_num(judge_rows.get(a), "f1") for a in judged])
+    confident = np.array([(certainty.get(a) if certainty.get(a) is not None else -1.0) for a in judged])
+
+    submitted = {(r.answer_id, r.reviewer) for r in reviews}
+    found: dict[str, bool] = {}
+    human_scores: dict[str, list[tuple[float | None, float | None]]] = {}
+    for r in rows:
+        if (r.key, r.rater) in submitted:
+            found[r.key] = found.get(r.key, False) or (r.incorrect + r.missing) > 0
+            human_scores.setdefault(r.key, []).append((r.correctness, r.f1))
+    reviewed_answers = set(found)
+    used = sorted(a for a in reviewed_answers if a in tested)
+    is_used = np.array([a in tested and a in reviewed_answers for a in judged], dtype=bool)
+    missed = np.array([found.get(a, False) for a in judged], dtype=bool)
+    documents = np.array([slices[a]["document"] for a in judged], dtype=object)
+    seconds = [r.active_seconds for r in reviews if r.active_seconds]
+    hours = (
+        minutes_per_answer / 60 if minutes_per_answer is not None else (np.mean(seconds) / 3600 if seconds else None)
+    )
+
+    def cleared_mask(min_c: float, min_r: float) -> np.ndarray:
+        mask = (correctness >= min_c) & (relevance >= min_r)
+        return mask & (confident >= min_confidence) if calibrated_test else mask
+
+    def measure(min_c: float, min_r: float) -> dict[str, Any]:
+        cleared = cleared_mask(min_c, min_r)
+        checked = cleared & is_used
+        n, k = int(checked.sum()), int((checked & missed).sum())
+        figures: dict[str, Any] = {
+            "min_correctness": min_c,
+            "min_relevance": min_r,
+            "cleared_count": int(cleared.sum()),
+            "cleared_share": float(cleared.mean()) if len(judged) else None,
+            "hours_saved": float(cleared.sum() * hours) if hours is not None else None,
+            "reviewed_cleared": n,
+            "missed": k,
+            "miss_rate": k / n if n else None,
+            "miss_rate_upper_95": cp_upper(k, n, DELTA),
+            "miss_rate_upper_95_by_document": clustered_upper(missed[checked], documents[checked], DELTA),
+            "documents_reviewed": len(set(documents[checked])),
+        }
+        means = [s for a in np.array(judged, dtype=object)[checked] for s in human_scores[a]]
+        figures["human_correctness"] = _mean([c for c, _ in means])
+        figures["human_relevance"] = _mean([f for _, f in means])
+        figures["review_hours_saved"] = figures["hours_saved"]  # the name exports have always used
+        return figures
+
+    cleared_ids = [a for a, keep in zip(judged, cleared_mask(min_correctness, min_relevance), strict=True) if keep]
+    result: dict[str, Any] = {
+        "rule": {"min_correctness": min_correctness, "min_relevance": min_relevance, "min_confidence": min_confidence},
+        "cleared": cleared_ids,
+        "flagged": sorted(set(all_answers) - set(cleared_ids)),
+        "judged": len(judged),
+        **{k: v for k, v in measure(min_correctness, min_relevance).items() if not k.startswith("min_")},
+        "reviews_used": len(used),
+        "reviews_left_out": len(reviewed_answers) - len(used),
+        "reviews_basis": _basis(len(used), len(reviewed_answers) - len(used), calibrated_test, len(sampled)),
+        "reviewed_answers_used": used,
+    }
+    sweep = [measure(c, r) for c, r in SWEEP]
+    result["sweep"] = sweep
+    if target_miss_rate is not None:
+        result |= recommend(sweep, target_miss_rate, len(used), len(judged))
+    return result
+
+
+def recommend(sweep: list[dict[str, Any]], target: float, reviews: int, judged: int) -> dict[str, Any]:
+    """Fixed-sequence testing over the sweep, strictest (fewest cleared) first; rules whose reviews
+    could not pass even with no miss are left out of the sequence (that depends on no label)."""
+    order = sorted(
+        range(len(sweep)),
+        key=lambda i: (sweep[i]["cleared_count"], -sweep[i]["min_correctness"], -sweep[i]["min_relevance"]),
+    )
+    missed, reviewed = [sweep[i]["missed"] for i in order], [sweep[i]["reviewed_cleared"] for i in order]
+    passed = fixed_sequence(missed, reviewed, target)
+    hopeless = cp_upper(0, np.array(reviewed, dtype=float)) > target
+    for position, i in enumerate(order):
+        sweep[i]["passed"] = bool(passed[position])
+        sweep[i]["skipped_too_few_reviews"] = bool(hopeless[position])
+    method = (
+        f"fixed-sequence testing of the {len(order)} rules, strictest first (rules with too few random reviews "
+        "to pass are skipped), one-sided 95 % Clopper–Pearson bound over answers drawn at random"
+    )
+    chosen = int(loosest_passing(passed))
+    if chosen >= 0:
+        best = sweep[order[chosen]]
+        return {"recommended": {**best, "bound_used": "miss_rate_upper_95"}, "method": method, "reviews_needed": None}
+    # Nothing passed: how many more random reviews the rule where testing stopped needs (when every
+    # rule was skipped, the loosest: its share of random reviews is the largest).
+    failed = [sweep[i] for position, i in enumerate(order) if not hopeless[position]]
+    candidates = [s for s in sweep if s["cleared_count"] > 0]
+    if not candidates:
+        reason = "the judge clears no answer under any rule of the sweep"
+        return {"recommended": {"reviews_needed": None, "reason": reason}, "method": method, "reviews_needed": None}
+    first = failed[0] if failed else max(candidates, key=lambda s: s["cleared_count"])
+    need = reviewed_cleared_needed(first["missed"], first["reviewed_cleared"], target)
+    share = first["cleared_count"] / judged
+
+    def more(total_cleared: int | None) -> int | None:
+        if total_cleared is None:
+            return None
+        return max(0, math.ceil((total_cleared - first["reviewed_cleared"]) / share))
+
+    at_least, if_holds = more(need["at_least"]), more(need["if_rate_holds"])
+    rate = first["miss_rate"]
+    rule = f"correctness ≥ {first['min_correctness']}, relevance ≥ {first['min_relevance']}"
+    if rate is None:
+        tail = "."
+    elif if_holds is None:
+        tail = f"; its observed miss rate ({rate:.1%}) is above the target, so more reviews alone will not do."
+    else:
+        tail = f", about {if_holds} if its observed miss rate ({rate:.1%}) holds."
+    reason = (
+        f"no rule's 95 % upper bound reaches {target:.1%} with {reviews} random reviews. The rule {rule} needs "
+        f"at least {at_least} more random reviews if none of them finds a miss{tail}"
+    )
+    needed = {
+        "reviews_needed": at_least,
+        "reviews_needed_if_rate_holds": if_holds,
+        "rule": {"min_correctness": first["min_correctness"], "min_relevance": first["min_relevance"]},
+        "reason": reason,
+    }
+    return {"recommended": needed, "method": method, "reviews_needed": at_least}
+
+
+def _basis(used: int, left_out: int, split: bool, sampled: int) -> str:
+    text = f"{used} reviews of answers drawn at random"
+    if split:
+        text += " (the test half; the other half calibrates the judge's confidences)"
+    if left_out:
+        text += f"; {left_out} reviews of answers picked by a reviewer or outside the test half are left out"
+    if not sampled:
+        text += "; no random sample drawn yet: run `assay sample` (or Project ▸ Review a random sample) and review it"
+    return text
+
+
+def _num(row: Any, key: str) -> float:
+    value = None if row is None else getattr(row, key)
+    return np.nan if value is None else float(value)
+
+
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None

@@ -1,0 +1,167 @@
+"""Run the model-free verifier over a project's answers and keep its findings as a rater of its own.
+
+Decision: the verifier is stored as a judge run named `verifier` (backend "verifier"), so that juries,
+agreement figures and the review window use it like any judge. A flagged point is tagged `incorrect`
+with its reason as the rationale; supported, needs-review and unverifiable points are stored untagged
+(a `supported` point is never counted as `correct` on its own), and the whole per-point report, with
+reasons, values compared and normalisations, is the run's raw output for the answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.citations import CITATION, CitationIndex
+from app.judging import open_run
+from models.segmentation import segment_answer
+from models.verifier import INCORRECT, VERSION, CitedRef, ClaimResult, Document, Source, verify_claim
+from models.vocabulary import Tag
+from storage import queries
+
+VERIFIER = "verifier"
+SEARCH_HITS = 5
+
+
+@dataclass
+class PointReport:
+    start: int
+    end: int
+    text: str
+    verdict: str
+    reasons: list[dict[str, Any]]
+    passage: str | None
+    summary: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "passage": self.passage,
+        }
+
+
+@dataclass
+class AnswerReport:
+    answer_id: str
+    points: list[PointReport] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"answer_id": self.answer_id, "points": [p.as_dict() for p in self.points]}
+
+
+class Verifier:
+    """The verifier bound to a project: documents are prepared once and kept."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+        self._documents: dict[int, tuple[Document, CitationIndex]] = {}
+
+    def document(self, session: Session, document_id: int) -> tuple[Document, CitationIndex]:
+        if document_id not in self._documents:
+            passages = queries.passages_of(session, document_id)
+            sources = [Source(p.citation_id, p.text) for p in passages]
+            self._documents[document_id] = (Document(sources), CitationIndex(passages))
+        return self._documents[document_id]
+
+    def check(self, session: Session, document_id: int, text: str, spans: list[tuple[int, int]]) -> list[PointReport]:
+        """Verify the given spans of an answer text."""
+        document, index = self.document(session, document_id)
+        reports = []
+        for start, end in spans:
+            claim = text[start:end]
+            cited = []
+            for m in CITATION.finditer(claim):
+                kind = next(name for name, value in m.groupdict().items() if value)
+                cited.append(CitedRef(m.group(0), m.start(), m.end(), index.resolve(kind, m.group(kind))[:3]))
+            result = verify_claim(claim, document, document.search(claim, SEARCH_HITS), cited)
+            reports.append(_report(start, end, claim, result))
+        return reports
+
+    def verify_answer(self, session: Session, answer_id: str, text: str | None = None) -> AnswerReport:
+        answer = queries.answer_detail(session, answer_id)
+        assert answer is not None
+        text = answer.text if text is None else text
+        spans = [(s.start, s.end) for s in segment_answer(text)]
+        return AnswerReport(answer_id, self.check(session, answer.document_id, text, spans))
+
+
+def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointReport:
+    return PointReport(
+        start, end, claim, result.verdict, [r.as_dict() for r in result.reasons], result.passage, result.summary
+    )
+
+
+def verify_project(
+    sessions: sessionmaker[Session],
+    answer_ids: list[str] | None = None,
+    *,
+    save: bool = True,
+    on_progress: Callable[[int, int], None] = lambda _d, _t: None,
+) -> list[AnswerReport]:
+    """Verify the answers (all by default) and, with `save`, store the findings as the verifier run."""
+    verifier = Verifier(sessions)
+    with sessions() as session:
+        ids = answer_ids if answer_ids is not None else [a.id for a in queries.list_answers(session)]
+        missing = [a for a in ids if queries.answer_row(session, a) is None]
+    if missing:
+        from app.errors import InvalidInput
+
+        raise InvalidInput("--answers", f"no answer with id {', '.join(missing)}")
+    rater_id = open_run(sessions, VERIFIER, {"backend": "verifier", "version": VERSION}, VERIFIER) if save else None
+    reports = []
+    for done, answer_id in enumerate(ids, start=1):
+        with sessions() as session:
+            report = verifier.verify_answer(session, answer_id)
+        reports.append(report)
+        if rater_id is not None:
+            with sessions.begin() as session:
+                _save(session, rater_id, report)
+        on_progress(done, len(ids))
+    return reports
+
+
+def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
+    answer = queries.answer_detail(session, report.answer_id)
+    assert answer is not None
+    ids = queries.passage_ids_by_citation(session, answer.document_id)
+    points = [
+        queries.NewDataPoint(
+            text=p.text,
+            span_start=p.start,
+            span_end=p.end,
+            tag=Tag.INCORRECT if p.verdict == INCORRECT else None,
+            confidence=None,
+            rationale=f"verifier {p.verdict}: {p.summary}",
+            passage_ids=tuple(ids[c] for c in [p.passage] if c in ids),
+            unverified_citations=(),
+        )
+        for p in report.points
+    ]
+    outcome = queries.JudgeOutcome(
+        "judged", 1, None, json.dumps(report.as_dict()), tuple(p.passage for p in report.points if p.passage), 0, 0, 0.0
+    )
+    queries.save_judgement(session, rater_id, report.answer_id, points, outcome, VERIFIER)
+
+
+def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
+    """The verifier's last findings on an answer, with every reason, as stored."""
+    rater = queries.rater_named(session, VERIFIER)
+    if rater is None:
+        return None
+    outcome = queries.judge_outcomes(session, rater.id).get(answer_id)
+    if outcome is None or not outcome.raw_output:
+        return None
+    data = json.loads(outcome.raw_output)
+    points = [
+        PointReport(p["start"], p["end"], p["text"], p["verdict"], p["reasons"], p.get("passage"), "")
+        for p in data["points"]
+    ]
+    return AnswerReport(answer_id, points)

@@ -1,0 +1,22 @@
+"""The model-free evidence verifier: quotations, values, polarity, roles and citations of each claim
+checked against the contract, with the evidence and every normalisation applied."""
+
+from models.verifier.checks import Reason
+from models.verifier.document import CitedRef, Document, Source
+from models.verifier.verify import INCORRECT, NEEDS_REVIEW, SUPPORTED, UNVERIFIABLE, ClaimResult, verify_claim
+
+VERSION = "1"
+
+__all__ = [
+    "INCORRECT",
+    "NEEDS_REVIEW",
+    "SUPPORTED",
+    "UNVERIFIABLE",
+    "VERSION",
+    "CitedRef",
+    "ClaimResult",
+    "Document",
+    "Reason",
+    "Source",
+    "verify_claim",
+]

@@ -1,0 +1,83 @@
+"""One verdict per claim: find the passages it is about, run every check, and say what was found.
+
+`incorrect` when any check flags; `needs_review` when every check passed but the passage makes an
+exception the claim leaves out; `supported` when the claim's words are found in a passage and every
+check passed (shown, never counted as a reviewer's `correct`); `unverifiable` otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models.verifier.checks import (
+    Outcome,
+    Reason,
+    check_citations,
+    check_opposites,
+    check_polarity,
+    check_quotes,
+    check_roles,
+    check_values,
+    exception_in,
+    without_citations,
+)
+from models.verifier.document import CitedRef, Document, aligned
+from models.verifier.text import canonical, content_words
+
+SUPPORTED, INCORRECT, NEEDS_REVIEW, UNVERIFIABLE = "supported", "incorrect", "needs_review", "unverifiable"
+MIN_SHARED = 0.5  # share of the claim's content words a passage must hold to be the one it is about
+
+
+@dataclass
+class ClaimResult:
+    verdict: str
+    reasons: list[Reason] = field(default_factory=list)
+    passage: str | None = None  # the matched passage
+    checked: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        if self.reasons:
+            r = self.reasons[0]
+            return f"{r.check}: the answer says '{r.claim}', the document '{r.document[:120]}'"
+        if self.verdict == SUPPORTED:
+            return "every check passed: " + "; ".join(self.checked[:3])
+        return "nothing in the document to check this against"
+
+
+def verify_claim(claim: str, document: Document, candidates: list[str], cited: list[CitedRef]) -> ClaimResult:
+    """Check one claim against the document; `candidates` are passage ids a search found for it."""
+    out = Outcome()
+    quoted_in = check_quotes(claim, document, out)
+    mine = content_words(claim)
+    cited_ids = [pid for c in cited for pid in c.passages if pid in document.by_id]
+    pool = list(dict.fromkeys(quoted_in + cited_ids + [c for c in candidates if c in document.by_id]))
+    scored = sorted(((_shared(mine, document.content[pid]), pid) for pid in pool), reverse=True)
+    best = (scored[0][1], scored[0][0]) if scored else None
+    check_citations(claim, cited, best, document, out)
+    matched = quoted_in[:1] or ([best[0]] if best and best[1] >= MIN_SHARED else [])
+    if matched:
+        pid = matched[0]
+        passage = document.by_id[pid].text
+        window = aligned(canonical(claim), document.canonical[pid], passage, margin=80)
+        near = [pid] + [p for s, p in scored[1:3] if s >= MIN_SHARED]
+        check_values(without_citations(claim, cited), near, document, out)
+        check_polarity(claim, window, pid, out)
+        check_opposites(claim, document.canonical[pid], window, pid, out)
+        check_roles(claim, window, document.canonical[pid], pid, document.roles, out)
+    if out.flags:
+        return ClaimResult(INCORRECT, out.flags, out.flags[0].passage or (matched[0] if matched else None), out.checked)
+    if not matched:
+        return ClaimResult(UNVERIFIABLE, [], None, out.checked)
+    exception = exception_in(window, claim)
+    if exception:
+        reason = Reason("exception", claim.strip()[:200], window.strip(), matched[0], ("case",))
+        return ClaimResult(NEEDS_REVIEW, [reason], matched[0], out.checked)
+    return ClaimResult(SUPPORTED, [], matched[0], out.checked or ["the claim's words are in the passage"])
+
+
+def _shared(mine: set[str], theirs: set[str]) -> float:
+    return len(mine & theirs) / len(mine) if mine else 0.0
+
+
+__all__ = ["CitedRef", "ClaimResult", "Document", "verify_claim"]

@@ -1,0 +1,93 @@
+"""What the statistics need from a project: the random review sample, each answer's document and
+slice, and judge tags with confidences beside a reviewer's tags on the same data point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from models.vocabulary import ReviewStatus
+from storage.schema import (
+    AnswerRow,
+    DataPointRow,
+    DocumentRow,
+    LabelRow,
+    QuestionRow,
+    RaterRow,
+    ReviewRow,
+    ReviewSampleRow,
+)
+
+
+def sampled_answers(session: Session) -> dict[str, int]:
+    """Answers drawn at random for review, with the number of their draw."""
+    return dict(session.execute(select(ReviewSampleRow.answer_id, ReviewSampleRow.draw)).all())
+
+
+def add_sampled(session: Session, answer_ids: list[str], seed: int | None, population: int, actor: str) -> int:
+    """Record one draw; returns its number. Answers already in a sample are kept as they were."""
+    draw = (session.scalar(select(func.max(ReviewSampleRow.draw))) or 0) + 1
+    known = set(sampled_answers(session))
+    for answer_id in answer_ids:
+        if answer_id not in known:
+            session.add(
+                ReviewSampleRow(answer_id=answer_id, draw=draw, seed=seed, population=population, drawn_by=actor)
+            )
+    session.flush()
+    return draw
+
+
+def answer_ids(session: Session) -> list[str]:
+    return list(session.scalars(select(AnswerRow.id).order_by(AnswerRow.id)))
+
+
+def answer_slices(session: Session) -> list[dict[str, Any]]:
+    """Per answer: its document, question, generator and source (the groups figures are given by)."""
+    rows = session.execute(
+        select(AnswerRow.id, DocumentRow.name, QuestionRow.id, AnswerRow.generator, AnswerRow.meta)
+        .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
+        .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
+    )
+    return [
+        {
+            "answer_id": answer,
+            "document": document,
+            "question": question,
+            "generator": generator or "unknown",
+            "source": (meta or {}).get("source") or "unknown",
+        }
+        for answer, document, question, generator, meta in rows
+    ]
+
+
+def point_labels(session: Session) -> list[dict[str, Any]]:
+    """Every label on a data point with a span: a reviewer's copy of a judge's point is the same item
+    as the point it was copied from. Human labels count only when that reviewer submitted the answer."""
+    item = func.coalesce(DataPointRow.source_id, DataPointRow.id)
+    submitted = (
+        select(ReviewRow.answer_id, ReviewRow.rater_id)
+        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value)
+        .subquery()
+    )
+    statement = (
+        select(
+            DataPointRow.answer_id,
+            item.label("item"),
+            LabelRow.rater_id,
+            RaterRow.kind,
+            LabelRow.tag,
+            LabelRow.confidence,
+            submitted.c.rater_id.is_not(None).label("submitted"),
+        )
+        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+        .join(RaterRow, RaterRow.id == LabelRow.rater_id)
+        .outerjoin(
+            submitted,
+            (submitted.c.answer_id == DataPointRow.answer_id) & (submitted.c.rater_id == LabelRow.rater_id),
+        )
+        .where(DataPointRow.span_start.is_not(None))
+    )
+    keys = ("answer_id", "item", "rater_id", "kind", "tag", "confidence", "submitted")
+    return [dict(zip(keys, row, strict=True)) for row in session.execute(statement)]

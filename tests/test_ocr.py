@@ -1,0 +1,80 @@
+"""A scanned contract (an image-only PDF of a real LegalBench-RAG contract) is read by OCR on import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.documents import parse_document
+from app.errors import InvalidInput
+from app.ocr import LOW_CONFIDENCE
+from app.project import Project
+from storage.db import url_for_path
+
+DATASET = Path("/work/shared/datasets/legalbench_rag_qa")
+if not DATASET.is_dir():
+    DATASET = Path(__file__).resolve().parent.parent / "resources" / "sample"
+CONTRACT = "DoiT-ICN-NonDisclosure-Agreement.txt"
+
+
+def scan_of(text: str, path: Path, dpi: int = 200) -> Path:
+    """Typeset `text`, then keep only a picture of each page: a PDF with no text layer, as a scanner makes."""
+    from xml.sax.saxutils import escape
+
+    import pdfplumber
+    from reportlab.lib.pagesizes import LETTER
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    typed = path.with_suffix(".typed.pdf")
+    style = getSampleStyleSheet()["BodyText"]
+    paragraphs = [Paragraph(escape(line), style) for line in text.splitlines() if line.strip()]
+    SimpleDocTemplate(str(typed), pagesize=LETTER).build(paragraphs)
+    with pdfplumber.open(typed) as pdf:
+        pages = [page.to_image(resolution=dpi).original.convert("L") for page in pdf.pages]
+    pages[0].save(path, save_all=True, append_images=pages[1:], resolution=dpi)
+    typed.unlink()
+    return path
+
+
+@pytest.fixture(scope="module")
+def scanned_dataset(tmp_path_factory) -> Path:
+    """The NDA's opening and clauses 1-2 as a one-page scan, with the real question whose answer cites Section 2."""
+    folder = tmp_path_factory.mktemp("scanned")
+    (folder / "documents").mkdir()
+    text = (DATASET / "documents" / CONTRACT).read_text()
+    scan_of(text[: text.index("\n3.")], folder / "documents" / "DoiT-NDA-scan.pdf")
+    rows = [json.loads(line) for line in (DATASET / "qa.jsonl").read_text().splitlines()]
+    row = next(r for r in rows if r["id"] == "contractnli-028")
+    (folder / "qa.jsonl").write_text(json.dumps({**row, "document": "DoiT-NDA-scan.pdf"}) + "\n")
+    return folder
+
+
+def test_scanned_page_is_read_and_its_clause_cited(scanned_dataset: Path, tmp_path: Path, capsys) -> None:
+    project = ["--project", str(tmp_path / "p.assay")]
+    assert main([*project, "import", str(scanned_dataset)]) == 0
+    assert "OCR DoiT-NDA-scan.pdf: page 1/1" in capsys.readouterr().err  # the progress line
+    assert main([*project, "citations", "contractnli-028", "--json"]) == 0
+    citations = json.loads(capsys.readouterr().out)
+    section_2 = next(c for c in citations if c["target"] == "2")
+    assert section_2["passages"], "Section 2 of the scan was not found"
+
+    stored = Project.open(url_for_path(tmp_path / "p.assay"))
+    try:
+        passages = stored.passages(stored.answer("contractnli-028").document_id)
+    finally:
+        stored.close()
+    clause = next(p for p in passages if p.citation_id == section_2["passages"][0])
+    assert clause.section == "2"
+    assert "No license under any trademark, patent, copyright" in clause.text
+    # Every passage keeps OCR's confidence; a clean scan reads well above the warning line.
+    assert all(p.ocr_confidence is not None and LOW_CONFIDENCE < p.ocr_confidence <= 1 for p in passages)
+
+
+def test_scan_without_ocr_installed_says_how_to_get_it(scanned_dataset: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine without tesseract
+    with pytest.raises(InvalidInput, match=r"DoiT-NDA-scan\.pdf: this PDF is a scan .* OCR is not installed"):
+        parse_document(scanned_dataset / "documents" / "DoiT-NDA-scan.pdf")

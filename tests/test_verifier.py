@@ -1,0 +1,157 @@
+"""The model-free verifier on real sentences of the sample contracts: what it must flag, and what it
+must leave alone (a number written two ways, a quotation with an ellipsis, a correct paraphrase)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli import main
+from app.paired_stress import VerifierRater, latest_figures, paired_stress_test, remember
+from app.project import Project
+from app.verification import VERIFIER, PointReport, Verifier, stored_report
+from models.perturbations import TYPES
+from models.verifier.values import read_values
+from storage import queries
+
+
+def check(project: Project, answer_id: str, claim: str) -> PointReport:
+    """The verifier's verdict on one claim about the document of `answer_id`."""
+    answer = project.answer(answer_id)
+    assert answer is not None
+    with project.sessions() as session:
+        return Verifier(project.sessions).check(session, answer.document_id, claim, [(0, len(claim))])[0]
+
+
+def checks_of(report: PointReport) -> list[str]:
+    return [r["check"] for r in report.reasons]
+
+
+def test_a_number_written_two_ways_agrees_and_a_changed_one_is_flagged(sample_project: Project) -> None:
+    # Cybergy affiliate agreement: "upon thirty (30) days written notice to the other party".
+    same = check(
+        sample_project, "cuad-002", "Either party may terminate upon 30 days written notice to the other party."
+    )
+    assert same.verdict != "incorrect"
+    changed = check(
+        sample_project, "cuad-002", "Either party may terminate upon 60 days written notice to the other party."
+    )
+    assert changed.verdict == "incorrect"
+    reason = changed.reasons[0]
+    assert reason["check"] == "value_mismatch"
+    assert reason["claim"] == "60 days"
+    assert "30" in reason["document"]
+    assert any("text2num" in n or "one number" in n for n in reason["normalisations"])
+
+
+def test_values_are_read_with_their_units() -> None:
+    values = read_values(
+        "a fee of $1.5 million within thirty (30) days, and fifteen percent (15%) from December 31, 2014"
+    )
+    assert {(v.kind, v.amount) for v in values.values} == {
+        ("money", "1500000"),
+        ("duration:days", "30"),
+        ("percent", "15"),
+        ("date", "2014-12-31"),
+    }
+
+
+def test_a_quotation_with_an_ellipsis_is_found_and_an_altered_one_is_a_misquote(sample_project: Project) -> None:
+    faithful = (
+        "“Any and all proprietary rights … in and to any Confidential Information shall be and remain with the "
+        "Participants respectively”"
+    )
+    assert "misquote" not in checks_of(check(sample_project, "contractnli-000", faithful))
+    altered = faithful.replace("remain with the Participants", "remain with the Mentor")
+    report = check(sample_project, "contractnli-000", altered)
+    assert report.verdict == "incorrect"
+    assert checks_of(report) == ["misquote"]
+    assert ["mentor", "participants"] in report.reasons[0]["differences"]
+
+
+def test_a_dropped_negation_is_flagged(sample_project: Project) -> None:
+    right = "Mentor shall not have any right, license, title or interest in or to any Confidential Information."
+    assert check(sample_project, "contractnli-000", right).verdict != "incorrect"
+    wrong = check(sample_project, "contractnli-000", right.replace("shall not have", "shall have"))
+    assert wrong.verdict == "incorrect"
+    assert checks_of(wrong) == ["negation"]
+
+
+def test_a_correct_paraphrase_is_supported(sample_project: Project) -> None:
+    report = check(sample_project, "cuad-025", "The Agreement is governed by the laws of the State of Florida.")
+    assert report.verdict == "supported"
+    assert report.passage is not None
+
+
+def test_exclusive_for_non_exclusive_is_flagged(sample_project: Project) -> None:
+    claim = (
+        "Producer agrees that ConvergTV has the exclusive right to exercise the rights granted under this Agreement."
+    )
+    assert check(sample_project, "cuad-026", claim).verdict != "incorrect"
+    flipped = check(sample_project, "cuad-026", claim.replace("exclusive", "non-exclusive"))
+    assert "exclusivity" in checks_of(flipped)
+
+
+def test_licensor_for_licensee_is_flagged(sample_project: Project) -> None:
+    claim = "The license lets Licensee distribute the Licensed Content on the Licensee Site and Related Media."
+    assert check(sample_project, "cuad-038", claim).verdict != "incorrect"
+    swapped = check(sample_project, "cuad-038", claim.replace("Licensee Site", "Licensor Site"))
+    assert "swapped_roles" in checks_of(swapped)
+
+
+def test_a_missing_or_unrelated_section_is_a_bad_citation(sample_project: Project) -> None:
+    claim = "The Agreement is governed by the laws of the State of Florida"
+    missing = check(sample_project, "cuad-025", claim + " (Section 47.3).")
+    assert checks_of(missing) == ["bad_citation"]
+    unrelated = check(sample_project, "cuad-025", claim + " (Section 1).")
+    assert checks_of(unrelated) == ["bad_citation"]
+
+
+def test_an_exception_in_the_passage_needs_review(sample_project: Project) -> None:
+    claim = "The agreement shall be automatically renewed for successive one (1) year periods, per the term clause."
+    report = check(sample_project, "cuad-000", claim)
+    assert report.verdict == "needs_review"
+    assert report.reasons[0]["check"] == "exception"
+
+
+def test_verify_prints_the_issue_json_and_stores_a_rater(
+    sample_project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--db", sample_project.url, "verify", "--answers", "cuad-002,contractnli-000", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [a["answer_id"] for a in data["answers"]] == ["cuad-002", "contractnli-000"]
+    answer = sample_project.answer("cuad-002")
+    assert answer is not None
+    for point in data["answers"][0]["points"]:
+        assert answer.text[point["start"] : point["end"]] == point["text"]
+        assert point["verdict"] in ("supported", "incorrect", "needs_review", "unverifiable")
+        for reason in point["reasons"]:
+            assert {"check", "claim", "document", "passage", "normalisations"} <= set(reason)
+    with sample_project.sessions() as session:
+        rater = queries.rater_named(session, VERIFIER)
+        assert rater is not None and rater.config["backend"] == "verifier"
+        stored = queries.data_points_of(session, "cuad-002", rater.id)
+        report = stored_report(session, "cuad-002")
+    flagged = [p for p in data["answers"][0]["points"] if p["verdict"] == "incorrect"]
+    assert len([p for p in stored if p.tag is not None]) == len(flagged)
+    assert report is not None and [p.verdict for p in report.points] == [
+        p["verdict"] for p in data["answers"][0]["points"]
+    ]
+
+
+def test_the_paired_stress_test_reports_every_type_with_wilson_intervals(sample_project: Project) -> None:
+    result = paired_stress_test(sample_project.sessions, [VerifierRater(sample_project.sessions)], limit=12, seed=3)
+    figures = result["raters"][VERIFIER]
+    assert set(figures["by_type"]) == set(TYPES)
+    assert result["qualifying_points"] == figures["unperturbed"] > 0
+    for kind, f in figures["by_type"].items():
+        assert 0 <= f["caught"] <= f["trials"], kind
+        if f["trials"]:
+            lo, hi = f["ci"]
+            assert lo <= f["recall"] <= hi
+    assert figures["by_type"]["remove_point"]["caught"] == 0  # the verifier never proposes missing points
+    remember(sample_project.sessions, result)
+    with sample_project.sessions() as session:
+        kept = latest_figures(session, VERIFIER)
+    assert kept is not None and kept["unperturbed"] == figures["unperturbed"]
