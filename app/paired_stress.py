@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.citations import find_citations
 from app.errors import AssayError
 from app.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
@@ -46,6 +47,7 @@ class _DocumentFacts:
     context_pairs: tuple[tuple[str, str], ...]
     sections: dict[str, str]  # section number -> citation id of its first passage
     count: int
+    sources: list[queries.Passage]
 
 
 def _facts(passages: list[queries.Passage]) -> _DocumentFacts:
@@ -60,6 +62,7 @@ def _facts(passages: list[queries.Passage]) -> _DocumentFacts:
         document_context(text, list(sections), len(passages)),
         sections,
         len(passages),
+        passages,
     )
 
 
@@ -75,7 +78,18 @@ def supported(point: str, facts: _DocumentFacts) -> bool:
     own = {w for w in _WORD.findall(point.lower()) if len(w) >= 4}
     if len(own) < 3:
         return False
+    by_id = dict(facts.passages)
+    for citation in find_citations(point, facts.sources):
+        # A point that cites a passage not holding it is not supported as written.
+        if not _in_quotes(point, citation.start) and not any(
+            len(own & by_id.get(c, set())) >= 0.3 * len(own) for c in citation.passages
+        ):
+            return False
     return max(len(own & words) / len(own) for _, words in facts.passages) >= SUPPORT
+
+
+def _in_quotes(text: str, at: int) -> bool:
+    return any(m.start() < at < m.end() for m in _QUOTED.finditer(text))
 
 
 def _unrelated_section(point: str, facts: _DocumentFacts) -> str | None:

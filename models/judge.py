@@ -158,7 +158,19 @@ class LemajJudge:
             raise Cancelled
         tags = self.tag_points(case, segments, verdict, cancel)
         points = [
-            _with_evidence(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence), case)
+            _with_evidence(
+                JudgedPoint(
+                    segment.text,
+                    segment.start,
+                    segment.end,
+                    tag,
+                    confidence,
+                    context_start=segment.context_start,
+                    context_end=segment.context_end,
+                    context=segment.context,
+                ),
+                case,
+            )
             for segment, (tag, confidence) in zip(segments, tags, strict=True)
         ]
         if not points:  # an answer with no sentence to tag: the reviewer still sees all of it

@@ -63,8 +63,18 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
         near = [pid] + [p for s, p in scored[1:3] if s >= MIN_SHARED]
         check_values(without_citations(claim, cited), near, document, out)
         check_polarity(claim, window, pid, out)
-        check_opposites(claim, document.canonical[pid], window, pid, out)
-        check_roles(claim, window, document.canonical[pid], pid, document.roles, out)
+        others = [p for p in pool if p != pid]
+        check_opposites(claim, [document.canonical[p] for p in [pid, *others]], window, pid, out)
+        check_roles(
+            claim,
+            window,
+            document.canonical[pid],
+            pid,
+            document.roles,
+            out,
+            document.role_contexts,
+            document.named_parties,
+        )
     if out.flags:
         return ClaimResult(INCORRECT, out.flags, out.flags[0].passage or (matched[0] if matched else None), out.checked)
     if not matched:
