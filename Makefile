@@ -8,7 +8,7 @@ SAMPLE_PROJECT ?= $(CURDIR)/.sample/sample.assay
 QT_LIBS := libEGL.so.1 libGL.so.1 libxkbcommon.so.0 libfontconfig.so.1 libdbus-1.so.3
 QT_APT := libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3
 
-.PHONY: install run test lint system-deps ocr-deps package clean
+.PHONY: install run test lint system-deps ocr-deps gpu-backend package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,15 @@ system-deps:
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(QT_APT); \
 	fi
 
-run: install
+# GPU offload for the local judge: `make run` builds llama.cpp for the toolkit found here (macOS ->
+# Metal; nvcc with an NVIDIA driver -> CUDA; glslc with a Vulkan GPU -> Vulkan), or the one named:
+# `make run GPU=cuda|vulkan|metal|cpu` (VULKAN_INCLUDE=… for newer Vulkan headers than the system's).
+# A failed GPU build keeps the CPU build and says so. `make test` always uses the CPU build.
+GPU ?= $(shell packaging/detect_gpu.sh)
+gpu-backend: $(STAMP)
+	@packaging/llama_gpu.sh $(GPU) $(BIN)/pip $(VENV)
+
+run: install gpu-backend
 	@mkdir -p $(dir $(SAMPLE_PROJECT))
 	$(BIN)/assay --project $(SAMPLE_PROJECT) gui --sample $(if $(REVIEWER),--reviewer $(REVIEWER))
 

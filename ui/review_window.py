@@ -720,6 +720,7 @@ class ReviewWindow(QMainWindow):
         worker = JudgeWorker(self.project, settings, answer_ids)
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_judge_progressed)
+        worker.signals.loaded.connect(self._on_judge_loaded)
         worker.signals.failed.connect(self._on_judge_failed)
         worker.signals.finished.connect(self._on_judge_finished)
         self.worker = worker
@@ -739,6 +740,10 @@ class ReviewWindow(QMainWindow):
         if self.worker is not None:
             self.worker.cancel.set()
             self.say("Stopping the judge after the answer in flight…")
+
+    def _on_judge_loaded(self, device: str) -> None:
+        self.progress.setToolTip(device)  # kept beside the bar while the run goes on
+        self.say(f"Judging… {device}.")
 
     def _on_judge_progressed(self, progress: Progress) -> None:
         self.progress.setRange(0, progress.total)
