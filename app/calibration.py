@@ -36,24 +36,28 @@ class Calibration:
         return float(confidence) if fitted is None else float(fitted.predict([confidence])[0])
 
 
-def reviewed_pairs(project: Project, exclude: Collection[str] = ()) -> tuple[dict[str, tuple], list[dict]]:
-    """(confidence, agreed) per tag from the latest judge's points a reviewer also tagged, and the
-    latest judge's labels (for applying the map)."""
+def _frame(project: Project, **which: bool):
+    import pandas as pd
+
     with project.sessions() as session:
         judges = analytics.latest_judge_per_answer(session)
-        labels = statistics.point_labels(session)
-    judge_labels = [r for r in labels if r["kind"] == "judge" and judges.get(r["answer_id"]) == r["rater_id"]]
-    human: dict[tuple[str, int], list[str]] = {}
-    for r in labels:
-        if r["kind"] == "human" and r["submitted"] and r["answer_id"] not in exclude:
-            human.setdefault((r["answer_id"], r["item"]), []).append(r["tag"])
-    pairs: dict[str, list[tuple[float, float]]] = {}
-    for r in judge_labels:
-        tags = human.get((r["answer_id"], r["item"]))
-        if tags and r["confidence"] is not None:
-            pairs.setdefault(r["tag"], []).extend((r["confidence"], float(t == r["tag"])) for t in tags)
-    arrays = {tag: tuple(np.array(v, dtype=float).T) for tag, v in pairs.items()}
-    return arrays, judge_labels
+        frame = pd.DataFrame(statistics.point_labels(session, **which))
+    latest = frame["answer_id"].map(judges)
+    return frame, (frame["kind"] == "judge") & (frame["rater_id"] == latest)
+
+
+def reviewed_pairs(project: Project, exclude: Collection[str] = ()) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(confidence, agreed) per tag: the latest judge's tags on points a reviewer also tagged in a
+    submitted review, leaving out the answers in `exclude`."""
+    frame, latest = _frame(project, reviewed_only=True)
+    judge = frame[latest & frame["confidence"].notna()]
+    human = frame[(frame["kind"] == "human") & frame["submitted"].astype(bool) & ~frame["answer_id"].isin(exclude)]
+    both = judge.merge(human[["answer_id", "item", "tag"]], on=["answer_id", "item"], suffixes=("", "_human"))
+    agreed = (both["tag"] == both["tag_human"]).astype(float)
+    return {
+        str(tag): (both.loc[rows, "confidence"].to_numpy(float), agreed[rows].to_numpy(float))
+        for tag, rows in both.groupby("tag").groups.items()
+    }
 
 
 def _isotonic(confidence: np.ndarray, agreed: np.ndarray):
@@ -72,34 +76,35 @@ def fit(pairs: dict[str, tuple[np.ndarray, np.ndarray]]) -> Calibration:
 
 def calibrate(project: Project, exclude: Collection[str] = ()) -> tuple[Calibration, dict[str, float | None]]:
     """The fitted maps (on reviews of answers not in `exclude`) and each judged answer's certainty:
-    the lowest calibrated confidence among the latest judge's tags (None when it gave none)."""
-    pairs, judge_labels = reviewed_pairs(project, exclude)
-    calibration = fit(pairs)
-    certainty: dict[str, float | None] = {}
-    for r in judge_labels:
-        value = calibration(r["tag"], r["confidence"])
-        if value is not None:
-            old = certainty.get(r["answer_id"])
-            certainty[r["answer_id"]] = value if old is None else min(old, value)
-    return calibration, certainty
+    the lowest calibrated confidence among the latest judge's tags (absent when it gave none)."""
+    calibration = fit(reviewed_pairs(project, exclude))
+    frame, latest = _frame(project, judges_only=True)
+    judge = frame[latest & frame["confidence"].notna()]
+    calibrated = judge["confidence"].astype(float).copy()
+    for tag, fitted in calibration.maps.items():
+        rows = judge["tag"] == tag
+        if rows.any():
+            calibrated[rows] = fitted.predict(judge.loc[rows, "confidence"].to_numpy(float))
+    certainty = calibrated.groupby(judge["answer_id"]).min()
+    return calibration, {str(a): float(v) for a, v in certainty.items()}
 
 
 def review_certainty(project: Project) -> dict[str, float | None]:
     """How sure the judges are of each answer, for a queue that puts the least certain first: the
     calibrated certainty, lowered to the share of judge runs (jury members, a verifier) that agree
     with the majority tag of a point wherever they differ."""
-    certainty = calibrate(project)[1]
-    with project.sessions() as session:
-        labels = statistics.point_labels(session)
-    votes: dict[tuple[str, int], list[str]] = {}
-    for r in labels:
-        if r["kind"] == "judge":
-            votes.setdefault((r["answer_id"], r["item"]), []).append(r["tag"])
-    for (answer, _), tags in votes.items():
-        if len(set(tags)) > 1:
-            share = max(tags.count(t) for t in set(tags)) / len(tags)
+    certainty: dict[str, float | None] = dict(calibrate(project)[1])
+    frame, _ = _frame(project, judges_only=True)
+    if frame.empty:
+        return certainty
+    votes = frame.groupby(["answer_id", "item", "tag"]).size()
+    per_point = votes.groupby(level=["answer_id", "item"])
+    split = per_point.size() > 1  # more than one tag given to the point
+    if split.any():
+        share = (per_point.max() / per_point.sum())[split].groupby(level="answer_id").min()
+        for answer, value in share.items():
             old = certainty.get(answer)
-            certainty[answer] = share if old is None else min(old, share)
+            certainty[answer] = float(value) if old is None else min(old, float(value))
     return certainty
 
 
@@ -130,7 +135,7 @@ def cross_fitted(confidence: np.ndarray, agreed: np.ndarray, folds: int = 5, see
 def reliability(project: Project) -> dict[str, Any]:
     """Per tag and overall: reviewed points, ECE of the raw and (cross-fitted) calibrated confidence,
     and the reliability curve (per confidence bin: mean confidence, agreement, points)."""
-    pairs, _ = reviewed_pairs(project)
+    pairs = reviewed_pairs(project)
     out: dict[str, Any] = {"bins": BINS, "tags": {}}
     everything = ([], [], [])
     for tag, (confidence, agreed) in sorted(pairs.items()):

@@ -74,26 +74,28 @@ def loosest_passing(passed: Any) -> Any:
     return np.where(passed.any(axis=-1), last, -1)
 
 
-def reviewed_cleared_needed(k: int, n: int, target: float, delta: float = DELTA) -> dict[str, int | None]:
-    """How many reviewed cleared answers the bound needs to reach the target: at least (no further
-    miss found) and if the miss rate seen so far holds (None when it is at or above the target)."""
+def more_reviews_needed(
+    k: Any, n: Any, shares: Any, target: float, *, rate_holds: bool, delta: float = DELTA, most: int = 10**7
+) -> tuple[int | None, int | None]:
+    """Planning, not a guarantee: the fewest further random reviews after which fixed-sequence
+    testing would pass some rule, and the index of the loosest rule passing then. Each rule gets
+    `share` of the new reviews among its cleared answers; they find no miss (rate_holds=False: a
+    lower bound on what is needed) or misses at the rate seen so far. None: no number up to `most`."""
+    k, n, shares = (np.asarray(v, dtype=float) for v in (k, n, shares))
+    rates = np.divide(k, n, out=np.zeros_like(k), where=n > 0) if rate_holds else np.zeros_like(k)
 
-    def smallest(bound_at) -> int | None:
-        lo, hi = max(n, 1), max(n, 1)
-        while bound_at(hi) > target:
-            hi *= 2
-            if hi > 10**8:
-                return None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if bound_at(mid) <= target else (mid + 1, hi)
-        return lo
+    def passing(m: int) -> int:
+        return int(loosest_passing(fixed_sequence(k + m * shares * rates, n + m * shares, target, delta)))
 
-    rate = k / n if n else 0.0
-    return {
-        "at_least": smallest(lambda m: cp_upper(k, m, delta)),
-        "if_rate_holds": smallest(lambda m: cp_upper(rate * m, m, delta)) if rate < target else None,
-    }
+    if passing(most) < 0:
+        return None, None
+    lo, hi = 0, 1
+    while passing(hi) < 0:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # passing(lo) fails, passing(hi) holds
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if passing(mid) < 0 else (lo, mid)
+    return hi, passing(hi)
 
 
 # ---------------------------------------------------------------- means with intervals

@@ -424,6 +424,8 @@ def _save(
                 passage_ids=tuple(passage_ids[c] for c in cited),
                 unverified_citations=point.unverified_citations,
                 bases=tuple(cited.values()),
+                context_start=point.context_start,
+                context_end=point.context_end,
             )
         )
     queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)

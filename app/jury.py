@@ -128,6 +128,8 @@ def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> 
                 f"{sum(v.tag is tag for v in votes)} of {n} jurors",
                 tuple(cited),
                 (),
+                context_start=votes[0].context_start,
+                context_end=votes[0].context_end,
             )
         )
     # Missing points: cluster similar proposals across jurors.

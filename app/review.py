@@ -14,7 +14,7 @@ from app.citations import find_citations
 from app.errors import AssayError
 from app.project import Project
 from app.scores import Scores
-from models.segmentation import segment_answer
+from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage import queries, reviews
@@ -149,14 +149,50 @@ class ReviewService:
                     None,
                     None,
                     tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
+                    p.context_start,
+                    p.context_end,
                 )
                 for p in queries.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
+        return self._segmented(answer, passages)
+
+    def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
         return [
-            PointSnapshot(0, i, s.text, s.start, s.end, None, None, None, self._cited(s.text, passages))
+            PointSnapshot(
+                0,
+                i,
+                s.text,
+                s.start,
+                s.end,
+                None,
+                None,
+                None,
+                self._cited(s.text, passages),
+                s.context_start,
+                s.context_end,
+            )
             for i, s in enumerate(segment_answer(answer.text))
         ] or [PointSnapshot(0, 0, answer.text, 0, len(answer.text), None, None, None, ())]
+
+    def adopt_judge(self, answer_id: str) -> ReviewState | None:
+        """A judge has just judged an answer this reviewer opened before it: give them the judge's
+        points (with its tags beside them) if their copy is still the untouched segmentation.
+        Their own work always wins: None when they tagged, edited or commented anything."""
+        if any(step.answer_id == answer_id for step in self._undo + self._redo):
+            return None
+        answer = self._answer(answer_id)
+        with self.project.sessions.begin() as session:
+            mine = reviews.snapshot(session, answer_id, self.rater_id)
+            if reviews.reference_judge(session, answer_id) is None or not mine:
+                return None
+            if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
+                return None
+            untouched = self._segmented(answer, queries.passages_of(session, answer.document_id))
+            if [replace(p, id=0, ordinal=0) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
+                return None
+            reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
+        return self.state(answer_id)
 
     @staticmethod
     def _cited(text: str, passages: list[Passage]) -> tuple[int, ...]:
@@ -251,6 +287,35 @@ class ReviewService:
 
     def delete(self, answer_id: str, point_id: int) -> ReviewState:
         return self._change(answer_id, "delete", lambda ps: [p for p in ps if p.id != point_id])
+
+    def add_point(self, answer_id: str, start: int, end: int) -> ReviewState:
+        """Make a data point of answer text no point holds yet (text the reviewer selected in the answer);
+        it is read with the lead-in the segmentation finds for that text."""
+        answer = self._answer(answer_id)
+        start, end = strip_span(answer.text, max(start, 0), min(end, len(answer.text)))
+        if start >= end:
+            raise AssayError("select the answer text to make a data point of")
+        text = answer.text[start:end]
+        context = next(
+            (
+                (s.context_start, s.context_end)
+                for s in segment_answer(answer.text)
+                if s.start < end and start < s.end and s.context_end is not None and s.context_end <= start
+            ),
+            (None, None),
+        )
+        point = PointSnapshot(
+            0, 0, text, start, end, None, None, None, self._cited(text, self.passages(answer)), *context
+        )
+
+        def add(points: list[PointSnapshot]) -> list[PointSnapshot]:
+            for p in points:
+                if p.span_start is not None and p.span_end is not None and p.span_start < end and start < p.span_end:
+                    raise AssayError(f"“{p.text[:40]}” is already a data point: split or edit it instead")
+            at = next((i for i, p in enumerate(points) if p.span_start is None or p.span_start > start), len(points))
+            return [*points[:at], point, *points[at:]]
+
+        return self._change(answer_id, "add", add)
 
     def add_missing(self, answer_id: str, text: str, citation_ids: list[str]) -> ReviewState:
         """A critical omission, usually text selected in the document; its passages are cited."""

@@ -47,6 +47,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
                         {
                             "text": p.text,
                             "span": [p.span_start, p.span_end] if p.span_start is not None else None,
+                            "context": [p.context_start, p.context_end] if p.context_start is not None else None,
                             "tag": p.tag.value if p.tag else None,
                             "comment": p.comment,
                             "citations": [passages_by_id[i] for i in p.passage_ids if i in passages_by_id],
@@ -132,6 +133,7 @@ def import_bundle(project: Project, path: Path, actor: str = "bundle-import") ->
                     p.get("comment"),
                     Tag(p["tag"]) if p.get("tag") else None,
                     tuple(sorted(passages[c] for c in p.get("citations", ()) if c in passages)),
+                    *(p.get("context") or (None, None)),
                 )
                 for i, p in enumerate(item["points"])
             ]

@@ -23,7 +23,6 @@ contracts not yet in the project. The recommendation uses the bound over answers
 from __future__ import annotations
 
 import hashlib
-import math
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,7 @@ from app.guarantees import (
     cp_upper,
     fixed_sequence,
     loosest_passing,
-    reviewed_cleared_needed,
+    more_reviews_needed,
 )
 from app.project import Project
 from storage import analytics, statistics
@@ -165,34 +164,26 @@ def recommend(sweep: list[dict[str, Any]], target: float, reviews: int, judged: 
     if chosen >= 0:
         best = sweep[order[chosen]]
         return {"recommended": {**best, "bound_used": "miss_rate_upper_95"}, "method": method, "reviews_needed": None}
-    # Nothing passed: how many more random reviews the rule where testing stopped needs (when every
-    # rule was skipped, the loosest: its share of random reviews is the largest).
-    failed = [sweep[i] for position, i in enumerate(order) if not hopeless[position]]
-    candidates = [s for s in sweep if s["cleared_count"] > 0]
-    if not candidates:
-        reason = "the judge clears no answer under any rule of the sweep"
+    # Nothing passed: how many more random reviews it would take, running the same procedure on
+    # counts projected forward (each rule getting its share of the new reviews).
+    shares = [sweep[i]["cleared_count"] / judged if judged else 0.0 for i in order]
+    at_least, rule_at_least = more_reviews_needed(missed, reviewed, shares, target, rate_holds=False)
+    if_holds, rule_if_holds = more_reviews_needed(missed, reviewed, shares, target, rate_holds=True)
+    if at_least is None:
+        reason = f"the judge clears too few answers for any rule to reach {target:.1%}"
         return {"recommended": {"reviews_needed": None, "reason": reason}, "method": method, "reviews_needed": None}
-    first = failed[0] if failed else max(candidates, key=lambda s: s["cleared_count"])
-    need = reviewed_cleared_needed(first["missed"], first["reviewed_cleared"], target)
-    share = first["cleared_count"] / judged
+    first = sweep[order[rule_at_least]]
 
-    def more(total_cleared: int | None) -> int | None:
-        if total_cleared is None:
-            return None
-        return max(0, math.ceil((total_cleared - first["reviewed_cleared"]) / share))
+    def named(s: dict[str, Any]) -> str:
+        return f"correctness ≥ {s['min_correctness']}, relevance ≥ {s['min_relevance']}"
 
-    at_least, if_holds = more(need["at_least"]), more(need["if_rate_holds"])
-    rate = first["miss_rate"]
-    rule = f"correctness ≥ {first['min_correctness']}, relevance ≥ {first['min_relevance']}"
-    if rate is None:
-        tail = "."
-    elif if_holds is None:
-        tail = f"; its observed miss rate ({rate:.1%}) is above the target, so more reviews alone will not do."
+    if if_holds is None:
+        tail = "; at the miss rates seen so far no number of reviews would do: tighten the rule or improve the judge."
     else:
-        tail = f", about {if_holds} if its observed miss rate ({rate:.1%}) holds."
+        tail = f"; about {if_holds} if the miss rates seen so far hold (then {named(sweep[order[rule_if_holds]])})."
     reason = (
-        f"no rule's 95 % upper bound reaches {target:.1%} with {reviews} random reviews. The rule {rule} needs "
-        f"at least {at_least} more random reviews if none of them finds a miss{tail}"
+        f"no rule's 95 % upper bound reaches {target:.1%} with {reviews} random reviews. At least {at_least} more "
+        f"random reviews are needed, if none of them finds a miss (then {named(first)} would qualify){tail}"
     )
     needed = {
         "reviews_needed": at_least,

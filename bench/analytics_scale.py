@@ -111,6 +111,10 @@ def main() -> None:
     timed("scores by source (SQL)", lambda: analytics.scores(project, by="source"))
     timed("agreement, data points (4 coefficients)", lambda: analytics.agreement(project, ["judge", "ana"]))
     timed("triage with threshold sweep", lambda: analytics.triage(project))
+    from app import calibration, estimates
+
+    timed("estimates by source (PPI, judge-only, human-only)", lambda: estimates.estimate(project, "source"))
+    timed("calibration: reliability and ECE (isotonic, cross-fitted)", lambda: calibration.reliability(project))
     print(f"scores: SQL {sql_s:.2f} s vs pandas {base_s:.2f} s ({base_s / sql_s:.1f}x)")
 
 

@@ -23,6 +23,7 @@ from models.prompts import (
     missing_schema,
     one_pass_prompt,
     one_pass_schema,
+    point_text,
     tag_all_prompt,
     tag_prompt,
 )
@@ -155,16 +156,21 @@ class LemajJudge:
         segments = segment_answer(case.answer)
         if cancel.is_set():
             raise Cancelled
-        if self.tagging is Tagging.ONE_PASS and segments:
-            tags = self._tag_all(case, segments, verdict)
-        else:
-            tags = []
-            for segment in segments:
-                if cancel.is_set():
-                    raise Cancelled
-                tags.append(self._tag(case, segment.text, verdict, cancel))
+        tags = self.tag_points(case, segments, verdict, cancel)
         points = [
-            _with_evidence(JudgedPoint(segment.text, segment.start, segment.end, tag, confidence), case)
+            _with_evidence(
+                JudgedPoint(
+                    segment.text,
+                    segment.start,
+                    segment.end,
+                    tag,
+                    confidence,
+                    context_start=segment.context_start,
+                    context_end=segment.context_end,
+                    context=segment.context,
+                ),
+                case,
+            )
             for segment, (tag, confidence) in zip(segments, tags, strict=True)
         ]
         if not points:  # an answer with no sentence to tag: the reviewer still sees all of it
@@ -190,8 +196,22 @@ class LemajJudge:
             # The tags stand; only the search for omissions failed, and the outcome says so.
             verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
 
+    def tag_points(
+        self, case: JudgeCase, segments: list, verdict: Verdict, cancel: threading.Event
+    ) -> list[tuple[Tag, float | None]]:
+        """The tag (and confidence) of each point of the answer, the way this judge tags: all in one
+        evaluation, or one prompt per point."""
+        if self.tagging is Tagging.ONE_PASS and segments:
+            return self._tag_all(case, segments, verdict)
+        tags = []
+        for segment in segments:
+            if cancel.is_set():
+                raise Cancelled
+            tags.append(self._tag(case, _as_read(segment), verdict, cancel))
+        return tags
+
     def _tag_all(self, case: JudgeCase, segments: list, verdict: Verdict) -> list[tuple[Tag, float | None]]:
-        prompt = tag_all_prompt(case.evidence, case.question, [s.text for s in segments], self.strictness)
+        prompt = tag_all_prompt(case.evidence, case.question, [_as_read(s) for s in segments], self.strictness)
         scores = self.backend.slot_label_scores(prompt, LABELS)  # type: ignore[attr-defined]
         verdict.prompt_tokens += scores.prompt_tokens
         verdict.evaluated_tokens += scores.evaluated_tokens
@@ -258,6 +278,11 @@ def generate_valid(
             last = exc
     assert last is not None
     raise JudgeOutputInvalid(f"{last} (after {attempts} attempts)", last.raw)
+
+
+def _as_read(segment: Any) -> str:
+    """The point as the judge reads it: a list item after its lead-in (segmentation's `context`)."""
+    return point_text(getattr(segment, "context", "") or "", segment.text)
 
 
 def _with_evidence(point: JudgedPoint, case: JudgeCase) -> JudgedPoint:

@@ -135,10 +135,14 @@ def tag_all_prompt(evidence: list[EvidencePassage], question: str, points: list[
         "user", (*document_parts(evidence), *fenced("QUESTION", question), Part(read_prompt("lemaj_tag_all.txt")))
     )
     reply: list[Part] = []
-    for point in points:
-        reply += [Part("<<<DATA_POINT\n"), Part(neutralise(point), data=True), Part("\nDATA_POINT>>>\nTag:", slot=True)]
-        reply.append(Part("\n"))
+    for point in points:  # six tokens of layout a point: the answer's own tokens dominate the cost
+        reply += [Part("- "), Part(_one_line(point), data=True), Part("\nTag:", slot=True), Part("\n")]
     return Prompt((system_message(strictness), user), assistant_parts=tuple(reply[:-1]))
+
+
+def _one_line(point: str) -> str:
+    """A point's words on one line, so the answer cannot lay out a forged "Tag:" line of its own."""
+    return " ".join(neutralise(point).split())
 
 
 def missing_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:

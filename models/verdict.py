@@ -36,6 +36,9 @@ class JudgedPoint:
     # the document does not split out: its section's passages), "shown" (the passages the prompt
     # showed, ranked by relevance to the point).
     basis: str | None = None
+    context_start: int | None = None  # the lead-in the point is read with (see models.segmentation)
+    context_end: int | None = None
+    context: str = ""  # that lead-in's text; "" when none
 
 
 @dataclass(kw_only=True)
@@ -201,7 +204,9 @@ def cover_the_rest(points: list[JudgedPoint], segments: list[Segment]) -> list[J
     """Answer sentences that no asserted point covers become untagged points, in answer order."""
     spans = [(p.start, p.end) for p in points if p.start is not None and p.end is not None]
     extra = [
-        JudgedPoint(s.text, s.start, s.end, None)
+        JudgedPoint(
+            s.text, s.start, s.end, None, context_start=s.context_start, context_end=s.context_end, context=s.context
+        )
         for s in segments
         if sum(_overlap((s.start, s.end), span) for span in spans) < 0.5 * (s.end - s.start)
     ]

@@ -148,31 +148,6 @@ def append_audit(
     session.flush()
 
 
-@dataclass(frozen=True)
-class AuditProblem:
-    entry_id: int
-    problem: str
-
-
-def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
-    """Walk the chain: an entry whose content or link does not match its hash was edited, and a link
-    to a missing predecessor means entries were deleted."""
-    problems: list[AuditProblem] = []
-    expected_prev = GENESIS
-    count = 0
-    for row in session.scalars(select(AuditRow).order_by(AuditRow.id)):
-        count += 1
-        if row.prev_hash != expected_prev:
-            problems.append(AuditProblem(row.id, "does not follow the entry before it (an entry was removed)"))
-        recomputed = audit_hash(
-            row.prev_hash or "", row.at, row.actor, row.action, row.entity, row.entity_id, row.payload or {}
-        )
-        if recomputed != row.hash:
-            problems.append(AuditProblem(row.id, "its content does not match its hash (it was edited)"))
-        expected_prev = row.hash or ""
-    return count, problems
-
-
 def document_by_name(session: Session, name: str) -> DocumentRow | None:
     return session.scalar(select(DocumentRow).where(DocumentRow.name == name))
 
@@ -369,6 +344,8 @@ class NewDataPoint:
     passage_ids: tuple[int, ...]  # the evidence, most relevant first
     unverified_citations: tuple[str, ...]
     bases: tuple[str | None, ...] = ()  # where each passage comes from (cited, section, shown, answer)
+    context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
+    context_end: int | None = None
 
 
 @dataclass(frozen=True)
@@ -398,6 +375,8 @@ def save_judgement(
             text=point.text,
             span_start=point.span_start,
             span_end=point.span_end,
+            context_start=point.context_start,
+            context_end=point.context_end,
             unverified_citations=list(point.unverified_citations) or None,
         )
         session.add(row)
@@ -437,7 +416,10 @@ class StoredDataPoint:
     unverified_citations: tuple[str, ...]
     source_id: int | None = None  # a reviewer's copy: the judge's point it was copied from
     comment: str | None = None
-    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section, text
+    evidence: tuple[dict[str, Any], ...] = ()  # per passage: citation_id, rank, basis, section
+    context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
+    context_end: int | None = None
+    context: str = ""  # that lead-in's text; "" when none
 
 
 def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
@@ -448,23 +430,19 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
         .order_by(DataPointRow.ordinal)
     ).all()
+    answer = session.scalar(select(AnswerRow.text).where(AnswerRow.id == answer_id)) if rows else ""
     cited: dict[int, list[dict[str, Any]]] = {}
     ids = [point.id for point, _ in rows]
-    for point_id, citation, rank, basis, section, passage_text in session.execute(
+    for point_id, citation, rank, basis, section in session.execute(
         select(
-            CitationRow.data_point_id,
-            PassageRow.citation_id,
-            CitationRow.rank,
-            CitationRow.basis,
-            PassageRow.section,
-            PassageRow.text,
+            CitationRow.data_point_id, PassageRow.citation_id, CitationRow.rank, CitationRow.basis, PassageRow.section
         )
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
         .where(CitationRow.data_point_id.in_(ids))
         .order_by(CitationRow.rank.is_(None), CitationRow.rank, PassageRow.ordinal)
     ):
         cited.setdefault(point_id, []).append(
-            {"citation_id": citation, "rank": rank, "basis": basis, "section": section, "text": passage_text}
+            {"citation_id": citation, "rank": rank, "basis": basis, "section": section}
         )
     return [
         StoredDataPoint(
@@ -481,9 +459,17 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
             source_id=point.source_id,
             comment=point.comment,
             evidence=tuple(cited.get(point.id, ())),
+            context_start=point.context_start,
+            context_end=point.context_end,
+            context=context_text(answer or "", point.context_start, point.context_end),
         )
         for point, label in rows
     ]
+
+
+def context_text(answer: str, start: int | None, end: int | None) -> str:
+    """A data point's lead-in, read from its answer; "" when it has none."""
+    return answer[start:end] if start is not None and end is not None else ""
 
 
 def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:

@@ -50,6 +50,8 @@ class PointSnapshot:
     comment: str | None
     tag: Tag | None
     passage_ids: tuple[int, ...]
+    context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
+    context_end: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
             p.comment,
             Tag(tag) if tag else None,
             tuple(cited.get(p.id, ())),
+            p.context_start,
+            p.context_end,
         )
         for p, tag in rows
     ]
@@ -119,6 +123,8 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
                 text=p.text,
                 span_start=p.span_start,
                 span_end=p.span_end,
+                context_start=p.context_start,
+                context_end=p.context_end,
                 source_id=p.source_id,
                 comment=p.comment,
             )

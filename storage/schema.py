@@ -116,6 +116,9 @@ class DataPointRow(Base):
     text: Mapped[str] = mapped_column(Text)
     span_start: Mapped[int | None] = mapped_column(Integer)  # None for a `missing` point
     span_end: Mapped[int | None] = mapped_column(Integer)
+    # The lead-in the point is read with ("Specifically, it includes:"), as offsets into the answer.
+    context_start: Mapped[int | None] = mapped_column(Integer)
+    context_end: Mapped[int | None] = mapped_column(Integer)
     # A reviewer's copy of a judge's point: the tag the judge gave it is the one shown beside theirs.
     source_id: Mapped[int | None] = mapped_column(ForeignKey("data_points.id", ondelete="SET NULL"))
     comment: Mapped[str | None] = mapped_column(Text)

@@ -62,9 +62,11 @@ def answer_slices(session: Session) -> list[dict[str, Any]]:
     ]
 
 
-def point_labels(session: Session) -> list[dict[str, Any]]:
-    """Every label on a data point with a span: a reviewer's copy of a judge's point is the same item
-    as the point it was copied from. Human labels count only when that reviewer submitted the answer."""
+def point_labels(session: Session, *, reviewed_only: bool = False, judges_only: bool = False) -> dict[str, list]:
+    """Labels on data points with a span, as columns (answer_id, item, rater_id, kind, tag, confidence,
+    submitted): a reviewer's copy of a judge's point is the same item as the point it was copied from.
+    `submitted` says whether that rater submitted a review of the answer. `reviewed_only` keeps
+    answers someone submitted a review of; `judges_only` keeps judges' labels."""
     item = func.coalesce(DataPointRow.source_id, DataPointRow.id)
     submitted = (
         select(ReviewRow.answer_id, ReviewRow.rater_id)
@@ -89,5 +91,12 @@ def point_labels(session: Session) -> list[dict[str, Any]]:
         )
         .where(DataPointRow.span_start.is_not(None))
     )
+    if reviewed_only:
+        statement = statement.where(DataPointRow.answer_id.in_(select(submitted.c.answer_id)))
+    if judges_only:
+        statement = statement.where(RaterRow.kind == "judge")
+    # Core on the connection, as columns: at a million labels, per-row objects dominate the time.
+    rows = session.connection().execute(statement).all()
     keys = ("answer_id", "item", "rater_id", "kind", "tag", "confidence", "submitted")
-    return [dict(zip(keys, row, strict=True)) for row in session.execute(statement)]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(keys)
+    return dict(zip(keys, map(list, columns), strict=True))

@@ -108,6 +108,7 @@ def test_one_pass_gives_aligned_points_or_a_recorded_failure(sample_project: Pro
     else:
         points = sample_project.data_points(answer_id)["one-pass"]
         assert all(answer[p.span_start : p.span_end] == p.text for p in points if p.span_start is not None)
+        assert all(p.citations for p in points)  # validated citations, else the passages it was shown
 
 
 def test_contract_text_cannot_forge_a_chat_turn(backend: LlamaBackend) -> None:

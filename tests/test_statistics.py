@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -136,3 +138,16 @@ def test_the_paired_difference_of_two_generators_covers_and_beats_humans_alone()
         f"\npaired PPI coverage {covered.mean():.1%}, width {np.diff(paired['ci'], axis=1).mean():.3f}, "
         f"human-only {np.diff(human['ci'], axis=1).mean():.3f}"
     )
+
+
+def test_reviews_needed_is_what_the_same_procedure_would_pass_with() -> None:
+    from app.guarantees import more_reviews_needed
+
+    # One rule clearing half the answers, 30 of its answers reviewed, no miss: the bound with no miss
+    # is 1 - 0.05^(1/n), under 5 % from n = log 0.05 / log 0.95 = 58.4; half the new reviews land there.
+    wanted = math.ceil(2 * (math.log(0.05) / math.log(0.95) - 30))
+    assert more_reviews_needed([0], [30], [0.5], TARGET, rate_holds=False) == (wanted, 0)
+    # 2 misses in 40 (5 %): at that rate no number of reviews brings the bound under 5 %.
+    assert more_reviews_needed([2], [40], [1.0], TARGET, rate_holds=True) == (None, None)
+    needed, _ = more_reviews_needed([1], [40], [1.0], TARGET, rate_holds=True)
+    assert cp_upper((40 + needed) / 40, 40 + needed) <= TARGET < cp_upper((39 + needed) / 40, 39 + needed)

@@ -97,3 +97,52 @@ def test_upgrading_a_first_release_project_keeps_every_label(tmp_path: Path) -> 
         assert session.execute(text("SELECT tag, rationale FROM labels")).all() == [("incorrect", "wrong date")]
         assert session.execute(text("PRAGMA foreign_keys")).scalar() == 1
     assert current_revision(sessions.kw["bind"]) == head_revision()
+
+
+def test_upgrading_to_point_contexts_keeps_every_tag_citation_and_copy(tmp_path: Path) -> None:
+    """0007 gives data points a lead-in span; an older project's judge and reviewer work comes through whole."""
+    from alembic import command
+
+    from storage.db import _alembic_config
+
+    url = url_for_path(tmp_path / "0006.assay")
+    engine = connect(url)
+    config = _alembic_config()
+    answer = "Yes. Specifically:\n- MA may not assign."
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0006")
+        for statement in (
+            "INSERT INTO documents (id, name, format, sha256, parser_version, text, created_at)"
+            " VALUES (1, 'nda.txt', 'txt', 'x', 1, 'MA may not assign.', '2025-01-01')",
+            "INSERT INTO passages (id, document_id, ordinal, citation_id, kind, heading_path, text)"
+            " VALUES (1, 1, 0, 'par_1', 'paragraph', '', 'MA may not assign.')",
+            "INSERT INTO questions (id, document_id, text) VALUES (1, 1, 'Q?')",
+            "INSERT INTO answers (id, question_id, text, meta, created_at)"
+            f" VALUES ('a1', 1, '{answer}', '{{}}', '2025-01-01')",
+            "INSERT INTO raters (id, name, kind, config, created_at) VALUES (1, 'judge', 'judge', '{}', '2025-01-01')",
+            "INSERT INTO raters (id, name, kind, config, created_at) VALUES (2, 'ana', 'human', '{}', '2025-01-01')",
+            "INSERT INTO data_points (id, answer_id, rater_id, ordinal, text, span_start, span_end, created_at)"
+            " VALUES (1, 'a1', 1, 0, 'MA may not assign.', 21, 39, '2025-01-01')",
+            "INSERT INTO data_points (id, answer_id, rater_id, ordinal, text, span_start, span_end, source_id,"
+            " comment, created_at) VALUES (2, 'a1', 2, 0, 'MA may not assign.', 21, 39, 1, 'checked', '2025-01-01')",
+            "INSERT INTO labels (data_point_id, rater_id, tag, confidence, created_at)"
+            " VALUES (1, 1, 'correct', 0.9, '2025-01-01')",
+            "INSERT INTO labels (data_point_id, rater_id, tag, rationale, created_at)"
+            " VALUES (2, 2, 'incorrect', 'wrong party', '2025-01-01')",
+            "INSERT INTO citations (data_point_id, passage_id) VALUES (1, 1)",
+            "INSERT INTO citations (data_point_id, passage_id) VALUES (2, 1)",
+        ):
+            connection.exec_driver_sql(statement)
+    engine.dispose()
+
+    project = Project.open(url)
+    try:
+        points = project.data_points("a1")
+        [judge], [ana] = points["judge"], points["ana"]
+        assert (judge.tag.value, judge.confidence, judge.citations) == ("correct", 0.9, ("par_1",))
+        assert (ana.tag.value, ana.rationale, ana.comment, ana.source_id) == ("incorrect", "wrong party", "checked", 1)
+        assert (ana.context_start, ana.context_end, ana.context) == (None, None, "")
+        assert current_revision(project.sessions.kw["bind"]) == head_revision()
+    finally:
+        project.close()

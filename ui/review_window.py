@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTabWidget,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -50,12 +49,16 @@ from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
 from app.settings import Settings, save_settings
 from models.vocabulary import ReviewStatus, Tag
+from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
+from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
+from ui.document_pane import show_what_it_is_about
 from ui.document_view import DocumentView
 from ui.export_dialog import ExportDialog
 from ui.help import about_dialog, shortcut_sheet
-from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel, tag_text
+from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel
 from ui.judge_dialog import JudgeDialog, JudgeWorker
+from ui.queue_view import document_chooser, fit_queue_columns
 from ui.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
@@ -183,7 +186,7 @@ class ReviewWindow(QMainWindow):
         splitter.addWidget(self.queue_panel)
         splitter.addWidget(self.review_panel)
         splitter.addWidget(self.document_panel)
-        splitter.setSizes([380, 620, 500])
+        splitter.setSizes([470, 560, 470])
         self.dashboard = Dashboard(project)
         self.tabs = QTabWidget()
         self.tabs.addTab(splitter, "Review")
@@ -194,6 +197,7 @@ class ReviewWindow(QMainWindow):
         QApplication.instance().installEventFilter(self.clock)
         if self.queue_model.rows:
             self.table.selectRow(0)
+        self.backup_keeper = BackupKeeper(self)  # on open, then every few minutes after a change
 
     # ------------------------------------------------------------------ building
 
@@ -202,32 +206,27 @@ class ReviewWindow(QMainWindow):
         self.queue_model = AnswerQueueModel(self.service.queue(), triage_rule=rule)
         self.proxy = QueueFilterModel(self)
         self.proxy.setSourceModel(self.queue_model)
-        self.filter = QLineEdit(placeholderText="Filter: id, document, question, status…")
+        self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.documents = document_chooser(self.queue_model.rows)
+        self.documents.currentIndexChanged.connect(lambda: self.proxy.set_document(self.documents.currentData()))
         self.table = QTableView()
         self.table.setModel(self.proxy)
-        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
-        self.table.setSortingEnabled(True)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnWidth(0, 110)
-        self.table.setColumnWidth(1, 120)
-        self.table.setColumnWidth(2, 200)
         self.table.selectionModel().currentRowChanged.connect(self._on_queue_row_changed)
         self.queue_panel = QWidget()
         layout = QVBoxLayout(self.queue_panel)
         layout.addWidget(QLabel("<b>Answers</b>"))
+        layout.addWidget(self.documents)
         layout.addWidget(self.filter)
         layout.addWidget(self.table)
+        fit_queue_columns(self.table, self.queue_panel)
 
     def _build_review_pane(self) -> None:
         self.question = QLabel(wordWrap=True)
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.answer_view = QTextBrowser(openLinks=False)
-        self.answer_view.anchorClicked.connect(lambda url: self.show_passage(url.toString().removeprefix("cite:")))
+        self.answer_view = AnswerView()
+        self.answer_view.citationClicked.connect(self.show_passage)
+        self.answer_view.pointClicked.connect(self._on_answer_point_clicked)
         self.points_model = DataPointTableModel()
         self.points = DataPointView()
         self.points.setModel(self.points_model)
@@ -254,6 +253,9 @@ class ReviewWindow(QMainWindow):
         self.correctness.addItems(CORRECTNESS_LABELS)
         self.relevance = QComboBox()
         self.relevance.addItems(RELEVANCE_LABELS)
+        for combo in (self.correctness, self.relevance):  # narrow enough for the queue and the document beside
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
         self.correctness.activated.connect(self._on_rating_changed)
         self.relevance.activated.connect(self._on_rating_changed)
         self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved when you leave the field)")
@@ -273,9 +275,14 @@ class ReviewWindow(QMainWindow):
             for tag, (t, c) in TAG_STYLE.items()
             if tag
         )
+        legend += (
+            f"  <span style='color:{CONTEXT_COLOUR}'><i>lead-in</i></span>"
+            f"  <span style='color:{UNCOVERED_COLOUR}; text-decoration: underline'>in no data point</span>"
+        )
         keys = QLabel(
             f"{legend}<br><span style='color:#555'>1 correct · 2 incorrect · 3 irrelevant · "
-            "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>"
+            "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>",
+            wordWrap=True,
         )
         self.review_panel = QWidget()
         layout = QVBoxLayout(self.review_panel)
@@ -324,6 +331,7 @@ class ReviewWindow(QMainWindow):
         self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, self.undo, review)
         self.redo_action = action("Redo", "Ctrl+Shift+Z", self.redo, review)
         review.addSeparator()
+        action("Make a data point of the selected answer text", "Ctrl+Shift+N", self.add_point_from_selection, review)
         action("Edit data point…", "F2", self.edit_point, review)
         action("Split data point…", "Ctrl+Shift+S", self.split_point, review)
         action("Merge with next data point", "Ctrl+Shift+M", self.merge_point, review)
@@ -343,6 +351,7 @@ class ReviewWindow(QMainWindow):
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
         action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
+        project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self))
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
@@ -412,49 +421,15 @@ class ReviewWindow(QMainWindow):
         self.undo_action.setEnabled(self.service.can_undo)
         self.redo_action.setEnabled(self.service.can_redo)
         self.queue_model.update_row(self.service.queue_row(answer.id))
+        show_what_it_is_about(self.document, self.project, state, self.current_point())
 
     def _render_answer(self) -> None:
         assert self.state is not None
-        text = self.state.answer.text
         current = self.current_point()
-        spans = sorted(
-            (p for p in self.state.points if p.point.span_start is not None), key=lambda p: p.point.span_start or 0
+        citations = find_citations(self.state.answer.text, self.document.passages)
+        self.answer_view.show_answer(
+            self.state.answer.text, self.state.points, current.point.id if current else None, citations
         )
-        links = {c.start: c for c in find_citations(text, self.document.passages) if c.resolved}
-        out, cursor = [], 0
-
-        def plain(upto: int) -> str:
-            chunk, pos = [], cursor
-            for start in sorted(s for s in links if cursor <= s < upto):
-                citation = links[start]
-                chunk.append(html.escape(text[pos:start]))
-                chunk.append(f"<a href='cite:{citation.passages[0]}'>{html.escape(citation.written)}</a>")
-                pos = min(citation.end, upto)
-            chunk.append(html.escape(text[pos:upto]))
-            return "".join(chunk)
-
-        for number, p in enumerate(spans, start=1):
-            start, end = p.point.span_start or 0, p.point.span_end or 0
-            if start < cursor:
-                continue
-            out.append(plain(start))
-            cursor = start
-            label, colour = TAG_STYLE[p.point.tag]
-            border = "border-bottom: 2px solid #1d3557;" if current and p.point.id == current.point.id else ""
-            weight = "font-weight:600;" if current and p.point.id == current.point.id else ""
-            out.append(
-                f"<span style='background:{colour};{border}{weight}'>{plain(end)}</span>"
-                f"<sup style='color:#333'>[{number} {html.escape(label)}]</sup>"
-            )
-            cursor = end
-        out.append(plain(len(text)))
-        missing = [p for p in self.state.points if p.point.span_start is None]
-        extra = "".join(
-            f"<p style='background:{TAG_STYLE[Tag.MISSING][1]}'>{html.escape(tag_text(Tag.MISSING))}: "
-            f"{html.escape(p.point.text)}</p>"
-            for p in missing
-        )
-        self.answer_view.setHtml(f"<div style='white-space: pre-wrap'>{''.join(out)}</div>{extra}")
 
     def _render_rubrics(self) -> None:
         """The answer-level rubrics (DeCE criteria as a checklist, labels for the others)."""
@@ -531,8 +506,7 @@ class ReviewWindow(QMainWindow):
         why = point.judge_rationale or ""
         self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
         self._render_answer()
-        if point.citations:  # the point's evidence, most relevant first: scrolled to and highlighted
-            self.document.focus_passage(point.citations[0])
+        show_what_it_is_about(self.document, self.project, self.state, point)  # its evidence, most relevant first
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.current_point()
@@ -556,6 +530,26 @@ class ReviewWindow(QMainWindow):
         if self._run(lambda: self.service.add_missing(answer_id, text, passages)):
             self.points.selectRow(len(self.state.points) - 1)
             self.points.setFocus()
+
+    def add_point_from_selection(self) -> None:
+        """Make a data point of the answer text selected in the answer pane."""
+        span = self.answer_view.selected_span() if self.state is not None else None
+        if span is None:
+            self.say("Select the answer text to make a data point of, in the answer pane.")
+            return
+        answer_id = self.state.answer.id
+        if self._run(lambda: self.service.add_point(answer_id, *span)):
+            row = next(
+                i
+                for i, p in enumerate(self.state.points)
+                if p.point.span_start is not None and p.point.span_start >= span[0]
+            )
+            self.points.selectRow(row)
+            self.points.setFocus()
+
+    def _on_answer_point_clicked(self, point_id: int) -> None:
+        if self.state is not None:
+            self.points.selectRow(next(i for i, p in enumerate(self.state.points) if p.point.id == point_id))
 
     def edit_point(self) -> None:
         point = self.current_point()
@@ -714,10 +708,12 @@ class ReviewWindow(QMainWindow):
 
     def start_judge(self, settings, answer_ids: list[str] | None) -> JudgeWorker:
         """Run the judge without blocking the window; progress and Cancel live in the status bar."""
+        return self.start_worker(JudgeWorker(self.project, settings, answer_ids), settings)
+
+    def start_worker(self, worker: JudgeWorker, settings) -> JudgeWorker:
         if self.worker is not None:
             self.say("A judge run is already in progress.")
             return self.worker
-        worker = JudgeWorker(self.project, settings, answer_ids)
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_judge_progressed)
         worker.signals.loaded.connect(self._on_judge_loaded)
@@ -750,6 +746,14 @@ class ReviewWindow(QMainWindow):
         self.progress.setValue(progress.done)
         eta = f"{progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else "—"
         self.say(f"Judged {progress.done}/{progress.total} · {progress.tokens_per_second:.0f} tokens/s · ETA {eta}")
+        self._on_answer_judged(progress.answer_id)
+
+    def _on_answer_judged(self, answer_id: str) -> None:
+        """The queue row gets its scores; the open answer gets the judge's tags if still untouched."""
+        self.queue_model.update_row(self.service.queue_row(answer_id))
+        if self.state is not None and self.state.answer.id == answer_id:
+            adopted = self.service.adopt_judge(answer_id)
+            self._show(adopted or self.service.state(answer_id), keep_point=adopted is None)
 
     def _on_judge_failed(self, message: str) -> None:
         self._judge_done()
@@ -758,7 +762,9 @@ class ReviewWindow(QMainWindow):
     def _on_judge_finished(self, summary: RunSummary) -> None:
         self._judge_done()
         stopped = " (cancelled: run it again to resume)" if summary.cancelled else ""
-        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{stopped}.")
+        refused = sum(summary.rejected.values())
+        note = f", {refused} judge points refused by validation" if refused else ""
+        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{note}{stopped}.")
         self.queue_model.reset(self.service.queue())
 
     def _judge_done(self) -> None:
