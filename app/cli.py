@@ -13,7 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from app import analytics, stats_cli
+from sqlalchemy.exc import DatabaseError
+
+from app import analytics, cli_backups, stats_cli
 from app.citations import find_citations
 from app.datasets import import_dataset
 from app.documents import PageProgress
@@ -39,6 +41,7 @@ from models.rubrics import Rubric
 from models.vocabulary import Tag
 from storage import queries
 from storage.analytics import SLICES
+from storage.audit_check import verify_audit
 
 EXIT_INVALID = 2
 
@@ -214,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--redact-name", action="append", default=[], metavar="NAME", help="also replace NAME (repeatable)")
     ex.add_argument("--redact-names-file", type=Path, help="also replace the names in this file, one per line")
 
+    cli_backups.add_commands(commands)
+
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
     gui.add_argument("--open", dest="open_answer", metavar="ANSWER_ID", help="open this answer")
@@ -243,12 +248,14 @@ def main(
     a passphrase, so app/ stays Qt-free."""
     args = build_parser().parse_args(argv)
     commands = {**COMMANDS, **(window_commands or {})}
-    if args.command not in commands:
+    if args.command not in commands and args.command != "restore":
         print(f"assay: '{args.command}' needs the desktop application (run it as `assay`)", file=sys.stderr)
         return EXIT_INVALID
     try:
         url = project_url(args.project, args.db)
         ask = ask_in_window if ask_in_window and args.command in (window_commands or {}) else ask_in_terminal
+        if args.command == "restore":  # the file it replaces may not open at all
+            return cli_backups.restore(args, ask)
         project = Project.open(url, project_passphrase(url, args.encrypt, ask))
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
@@ -257,6 +264,9 @@ def main(
         return commands[args.command](project, args)
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except DatabaseError as exc:  # a damaged page met mid-command
+        print(f"assay: {cli_backups.damaged(args, exc)}", file=sys.stderr)
         return EXIT_INVALID
     finally:
         project.close()
@@ -659,13 +669,15 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
                     )
             print(f"wrote {args.out}")
             return 0
-        count, problems = queries.verify_audit(session)
+        count, problems = verify_audit(session)
     if args.json:
         print(json.dumps({"entries": count, "ok": not problems, "problems": [asdict(p) for p in problems]}))
     else:
         print(f"{count} audit entries: " + ("the chain is intact" if not problems else f"{len(problems)} problems"))
+        if first := next((p for p in problems if p.entry_id is not None), None):
+            print(f"  first bad entry: {first.entry_id}")
         for problem in problems:
-            print(f"  entry {problem.entry_id}: {problem.problem}")
+            print(f"  {f'entry {problem.entry_id}' if problem.entry_id is not None else 'the log'}: {problem.problem}")
     return 0 if not problems else 1
 
 
@@ -842,6 +854,7 @@ COMMANDS = {
     "bundle": _bundle,
     "network": _network,
     "assign": _assign,
+    "backup": cli_backups.backup,
     **stats_cli.COMMANDS,
 }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from models.errors import AssayError, JudgeError, JudgeOutputInvalid, JudgeUnavailable, NetworkNotAllowed
-from storage.db import PassphraseNeeded, ProjectTooNew, StorageError, WrongPassphrase
+from storage.db import NotAProject, PassphraseNeeded, ProjectDamaged, ProjectTooNew, StorageError, WrongPassphrase
 
 __all__ = [
     "AssayError",
@@ -12,8 +12,10 @@ __all__ = [
     "JudgeOutputInvalid",
     "JudgeUnavailable",
     "NetworkNotAllowed",
+    "NotAProject",
     "PassphraseNeeded",
     "PasswordRequired",
+    "ProjectDamaged",
     "ProjectTooNew",
     "StorageError",
     "WrongPassphrase",

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.citations import find_citations
 from app.errors import AssayError
 from app.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
@@ -44,22 +45,24 @@ class _DocumentFacts:
     plain: str
     passages: list[tuple[str, set[str]]]  # citation id, its words of 4+ letters
     context_pairs: tuple[tuple[str, str], ...]
-    sections: dict[str, str]  # section number -> citation id of its first passage
+    sections: dict[str, list[str]]  # section number -> citation ids of its passages
     count: int
+    sources: list[queries.Passage]
 
 
 def _facts(passages: list[queries.Passage]) -> _DocumentFacts:
     text = "\n".join(p.text for p in passages)
-    sections: dict[str, str] = {}
+    sections: dict[str, list[str]] = {}
     for p in passages:
         if p.section and re.fullmatch(r"\d+(?:\.\d+)*", p.section):
-            sections.setdefault(p.section, p.citation_id)
+            sections.setdefault(p.section, []).append(p.citation_id)
     return _DocumentFacts(
         " " + _plain(text) + " ",
         [(p.citation_id, {w for w in _WORD.findall(p.text.lower()) if len(w) >= 4}) for p in passages],
         document_context(text, list(sections), len(passages)),
         sections,
         len(passages),
+        passages,
     )
 
 
@@ -75,14 +78,27 @@ def supported(point: str, facts: _DocumentFacts) -> bool:
     own = {w for w in _WORD.findall(point.lower()) if len(w) >= 4}
     if len(own) < 3:
         return False
+    by_id = dict(facts.passages)
+    for citation in find_citations(point, facts.sources):
+        # A point that cites a passage not holding it is not supported as written.
+        if not _in_quotes(point, citation.start) and not any(
+            len(own & by_id.get(c, set())) >= 0.3 * len(own) for c in citation.passages
+        ):
+            return False
     return max(len(own & words) / len(own) for _, words in facts.passages) >= SUPPORT
+
+
+def _in_quotes(text: str, at: int) -> bool:
+    return any(m.start() < at < m.end() for m in _QUOTED.finditer(text))
 
 
 def _unrelated_section(point: str, facts: _DocumentFacts) -> str | None:
     own = {w for w in _WORD.findall(point.lower()) if len(w) >= 4}
     by_id = dict(facts.passages)
-    if facts.sections:
-        number = min(facts.sections, key=lambda s: (len(own & by_id.get(facts.sections[s], set())), s))
+    # A short section (a long one, "1.01 Definitions", holds nearly everything) sharing least with the point.
+    short = [s for s, ids in facts.sections.items() if len(ids) <= 3]
+    if short:
+        number = min(short, key=lambda s: (sum(len(own & by_id.get(i, set())) for i in facts.sections[s]), s))
         return f"Section {number}"
     scored = sorted(facts.passages, key=lambda p: (len(own & p[1]), -len(p[1])))
     return f"[{scored[0][0]}]" if scored and scored[0][1] else None

@@ -19,10 +19,13 @@ from app.pdf_layout import Line, PageText, read_page
 
 def open_pdf(path: Path, password: str | None) -> Any:
     """pdfplumber's document; PasswordRequired when it is encrypted and the password does not open it."""
+    import logging
+
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
     from pdfplumber.utils.exceptions import PdfminerException
 
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)  # a damaged file is our one sentence, not stderr noise
     try:
         return pdfplumber.open(path, password=password or "")
     except PdfminerException as exc:

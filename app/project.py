@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import InvalidInput, PassphraseNeeded
 from storage import queries, reviews
-from storage.db import is_encrypted, open_project, sqlite_path, url_for_path
+from storage.db import NotAProject, ProjectDamaged, is_encrypted, open_project, sqlite_path, url_for_path
 from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit, StoredDataPoint
 
 __all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
@@ -61,11 +61,24 @@ class Project:
 
     url: str
     sessions: sessionmaker[Session]
+    passphrase: str | None = field(default=None, repr=False)  # an encrypted project's backups need it
 
     @classmethod
     def open(cls, url: str, passphrase: str | None = None) -> Project:
-        """Open (or create) a project; a passphrase opens, or creates, an encrypted project file."""
-        return cls(url, open_project(url, passphrase))
+        """Open (or create) a project; a passphrase opens, or creates, an encrypted project file.
+        A damaged file is refused with the newest good backup to restore."""
+        try:
+            return cls(url, open_project(url, passphrase), passphrase)
+        except ProjectDamaged as exc:
+            from app.backups import advice
+
+            raise ProjectDamaged(exc.path, exc.problem, advice(exc.path)) from exc
+        except NotAProject as exc:
+            from app.backups import advice, list_backups
+
+            if list_backups(exc.path):  # it was a project once: say how to get it back
+                raise NotAProject(exc.path, f"{exc}; {advice(exc.path)}") from exc
+            raise
 
     def close(self) -> None:
         """Release the database; SQLite folds its write-ahead log back into the project file."""

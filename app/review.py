@@ -155,6 +155,9 @@ class ReviewService:
                 for p in queries.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
+        return self._segmented(answer, passages)
+
+    def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
         return [
             PointSnapshot(
                 0,
@@ -171,6 +174,25 @@ class ReviewService:
             )
             for i, s in enumerate(segment_answer(answer.text))
         ] or [PointSnapshot(0, 0, answer.text, 0, len(answer.text), None, None, None, ())]
+
+    def adopt_judge(self, answer_id: str) -> ReviewState | None:
+        """A judge has just judged an answer this reviewer opened before it: give them the judge's
+        points (with its tags beside them) if their copy is still the untouched segmentation.
+        Their own work always wins: None when they tagged, edited or commented anything."""
+        if any(step.answer_id == answer_id for step in self._undo + self._redo):
+            return None
+        answer = self._answer(answer_id)
+        with self.project.sessions.begin() as session:
+            mine = reviews.snapshot(session, answer_id, self.rater_id)
+            if reviews.reference_judge(session, answer_id) is None or not mine:
+                return None
+            if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
+                return None
+            untouched = self._segmented(answer, queries.passages_of(session, answer.document_id))
+            if [replace(p, id=0, ordinal=0) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
+                return None
+            reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
+        return self.state(answer_id)
 
     @staticmethod
     def _cited(text: str, passages: list[Passage]) -> tuple[int, ...]:

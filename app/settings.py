@@ -38,6 +38,8 @@ class Settings:
     model: ModelChoice = field(default_factory=ModelChoice)
     min_correctness: float = 1.0  # LeMAJ's triage rule: cleared when both thresholds are met
     min_relevance: float = 0.8
+    backup_folder: str | None = None  # None: "backups" in the user data folder
+    backup_minutes: float = 15  # while a project is open, a backup this often if anything changed
 
     def remember_project(self, path: str | Path) -> None:
         path = str(Path(path).expanduser().resolve())

@@ -34,6 +34,23 @@ class WrongPassphrase(StorageError):
     """The passphrase does not open the encrypted project."""
 
 
+class ProjectDamaged(StorageError):
+    """The project file is damaged (cut short, or pages that do not read back); the message says how."""
+
+    def __init__(self, path: Path | str, problem: str, advice: str = "") -> None:
+        super().__init__(f"{path} is damaged: {problem}" + (f"; {advice}" if advice else ""))
+        self.path = Path(path)
+        self.problem = problem
+
+
+class NotAProject(StorageError):
+    """The file is neither an Assay project nor an encrypted one."""
+
+    def __init__(self, path: Path | str, message: str) -> None:
+        super().__init__(message)
+        self.path = Path(path)
+
+
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -46,12 +63,12 @@ def sqlite_path(url: str) -> Path | None:
 
 
 def is_encrypted(url: str) -> bool:
-    """An existing project file that is not plain SQLite: SQLCipher encrypts even its header."""
+    """An existing project file that could be SQLCipher's: not plain SQLite (SQLCipher encrypts even
+    the header), whole pages, bytes as even as ciphertext. Other files are named by `integrity`."""
+    from storage.integrity import looks_encrypted
+
     path = sqlite_path(url)
-    if path is None or not path.is_file() or path.stat().st_size == 0:
-        return False
-    with path.open("rb") as file:
-        return file.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER
+    return path is not None and path.is_file() and looks_encrypted(path)
 
 
 def connect(url: str, passphrase: str | None = None) -> Engine:
@@ -149,12 +166,22 @@ def migrate(engine: Engine) -> None:
 
 def open_project(url: str, passphrase: str | None = None) -> sessionmaker[Session]:
     """Connect, migrate, and return the one session factory the process uses."""
+    from sqlalchemy.exc import DatabaseError
+
+    from storage import integrity
+
     if (path := sqlite_path(url)) is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if passphrase is None:
+            integrity.inspect_file(path)  # cut short, or not a project: said before SQLite says it worse
     engine = connect(url, passphrase)
     try:
+        if path is not None:
+            integrity.check_structure(engine, path)
         migrate(engine)
-    except WrongPassphrase:
+    except (StorageError, DatabaseError) as exc:
         engine.dispose()
+        if isinstance(exc, DatabaseError) and path is not None:
+            raise integrity.as_storage_error(path, exc) from exc
         raise
     return sessionmaker(engine, expire_on_commit=False)

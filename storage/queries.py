@@ -148,31 +148,6 @@ def append_audit(
     session.flush()
 
 
-@dataclass(frozen=True)
-class AuditProblem:
-    entry_id: int
-    problem: str
-
-
-def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
-    """Walk the chain: an entry whose content or link does not match its hash was edited, and a link
-    to a missing predecessor means entries were deleted."""
-    problems: list[AuditProblem] = []
-    expected_prev = GENESIS
-    count = 0
-    for row in session.scalars(select(AuditRow).order_by(AuditRow.id)):
-        count += 1
-        if row.prev_hash != expected_prev:
-            problems.append(AuditProblem(row.id, "does not follow the entry before it (an entry was removed)"))
-        recomputed = audit_hash(
-            row.prev_hash or "", row.at, row.actor, row.action, row.entity, row.entity_id, row.payload or {}
-        )
-        if recomputed != row.hash:
-            problems.append(AuditProblem(row.id, "its content does not match its hash (it was edited)"))
-        expected_prev = row.hash or ""
-    return count, problems
-
-
 def document_by_name(session: Session, name: str) -> DocumentRow | None:
     return session.scalar(select(DocumentRow).where(DocumentRow.name == name))
 

@@ -23,6 +23,7 @@ from storage.db import url_for_path
 POSTGRES = os.environ.get("ASSAY_TEST_POSTGRES")
 # Tests (and the processes they start) keep their settings away from the user's own.
 os.environ["ASSAY_CONFIG_DIR"] = tempfile.mkdtemp(prefix="assay-test-settings-")
+os.environ["ASSAY_BACKUP_DIR"] = tempfile.mkdtemp(prefix="assay-test-backups-")  # and their backups
 _database_numbers = itertools.count()
 
 

@@ -301,11 +301,11 @@ def test_the_queue_triages_by_the_users_thresholds(qtbot, sample_project: Projec
 
     def bucket() -> str:
         row = next(i for i, r in enumerate(window.queue_model.rows) if r.id == ANSWER)
-        return window.queue_model.index(row, 6).data()
+        return window.queue_model.index(row, 1).data()
 
-    assert bucket() == "flagged"  # LeMAJ's default rule: relevance must reach 0.8
+    assert bucket() == "⚑ flagged"  # LeMAJ's default rule: relevance must reach 0.8
     window.set_triage_rule(1.0, 0.5)
-    assert bucket() == "cleared" and load_settings().min_relevance == 0.5  # remembered for the next run
+    assert bucket() == "✓ cleared" and load_settings().min_relevance == 0.5  # remembered for the next run
 
 
 def test_export_from_the_window_with_redaction(qtbot, window: ReviewWindow, tmp_path: Path) -> None:

@@ -3,7 +3,9 @@ passages marked; text selected here becomes a missing data point citing its pass
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import re
+
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
@@ -12,20 +14,25 @@ from app.project import Passage
 from models.vocabulary import PassageKind
 
 CITED = QColor("#fff4c2")
+ABOUT = QColor("#e6e0fa")  # found by search for what the point says: no citation vouches for it
 GOLD = QColor("#dff3e4")
 FOCUS = QColor("#ffd36e")
 
 
 class DocumentView(QTextBrowser):
-    """A read-only view of one document's passages, one block each."""
+    """A read-only view of one document's passages, one block each; the table of contents is one
+    line until clicked, since a contract's contents fill a screen before its first clause."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setOpenLinks(False)
+        self.anchorClicked.connect(self._on_anchor_clicked)
         self.document_id: int | None = None
         self.passages: list[Passage] = []
+        self.contents_shown = False
         self._block_of: dict[str, int] = {}  # citation id -> block number
         self._passage_at_block: dict[int, str] = {}
+        self._marked: tuple[set[str], list[dict] | None] = (set(), None)
         self._marks: list[QTextEdit.ExtraSelection] = []
         self._focus: QTextEdit.ExtraSelection | None = None
 
@@ -33,6 +40,19 @@ class DocumentView(QTextBrowser):
         if document_id == self.document_id:
             return
         self.document_id, self.passages = document_id, passages
+        self.contents_shown = False
+        self._render()
+
+    def show_contents(self, shown: bool = True) -> None:
+        """Unfold (or fold) the table of contents; marks and the focused passage stay."""
+        focused = self.focused
+        self.contents_shown = shown
+        self._render()
+        self.mark(*self._marked)
+        if focused:
+            self.focus_passage(focused)
+
+    def _render(self) -> None:
         self._block_of.clear()
         self._passage_at_block.clear()
         self.clear()
@@ -40,7 +60,11 @@ class DocumentView(QTextBrowser):
         heading_format, id_format, body_format, note_format = _formats()
         last_heading = None
         first = True
-        for passage in passages:
+        contents = [p for p in self.passages if p.kind is PassageKind.TOC]
+        for passage in self.passages:
+            folded = passage.kind is PassageKind.TOC and not self.contents_shown
+            if folded and passage is not contents[0]:
+                continue
             titled = any(c.isalpha() for c in passage.heading_path)  # "3" alone is in the §3 label already
             if titled and passage.heading_path != last_heading and passage.kind is not PassageKind.FOOTNOTE:
                 if not first:
@@ -53,6 +77,13 @@ class DocumentView(QTextBrowser):
             else:
                 cursor.setBlockFormat(_block_format(passage))
             first = False
+            if folded:
+                link = QTextCharFormat(id_format)
+                link.setAnchor(True)
+                link.setAnchorHref("contents:show")
+                link.setForeground(QColor("#1d5fa8"))
+                cursor.insertText(f"▸ {len(contents)} lines of contents, folded: click to show them", link)
+                continue
             label = f"[{passage.citation_id}]"
             if passage.section:  # a transcript's page:line needs no section sign
                 label += f" {passage.section}" if ":" in passage.section else f" §{passage.section}"
@@ -63,33 +94,47 @@ class DocumentView(QTextBrowser):
             if passage.ocr_confidence is not None and passage.ocr_confidence < LOW_OCR_CONFIDENCE:
                 label += f" ⚠ OCR {passage.ocr_confidence:.0%}: check the scan"
             cursor.insertText(label + "  ", id_format)
-            cursor.insertText(passage.text, note_format if passage.kind is PassageKind.FOOTNOTE else body_format)
+            text = without_leaders(passage.text)
+            cursor.insertText(text, note_format if passage.kind is PassageKind.FOOTNOTE else body_format)
             self._block_of[passage.citation_id] = cursor.blockNumber()
             self._passage_at_block[cursor.blockNumber()] = passage.citation_id
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        if url.toString() == "contents:show":
+            self.show_contents()
+
     def mark(self, cited: set[str], gold_spans: list[dict] | None) -> None:
         """Tint the passages the answer's data points cite, and those holding gold spans."""
+        self._marked = (cited, gold_spans)
         gold = self._gold_passages(gold_spans or [])
         self._marks = [self._selection(c, CITED) for c in cited if c in self._block_of]
         self._marks += [self._selection(c, GOLD, underline=True) for c in gold if c in self._block_of]
         self._focus = None
         self._apply()
 
-    def focus_passage(self, citation_id: str) -> bool:
+    def focus_passage(self, citation_id: str, colour: QColor = FOCUS) -> bool:
         """Scroll to a passage and highlight it; False when the document has no such passage."""
+        if citation_id not in self._block_of and any(p.citation_id == citation_id for p in self.passages):
+            self.show_contents()  # a line of the folded table of contents
         if citation_id not in self._block_of:
             return False
-        self._focus = self._selection(citation_id, FOCUS)
+        self._focus = self._selection(citation_id, colour)
         self._apply()
-        block = self.document().findBlockByNumber(self._block_of[citation_id])
-        cursor = QTextCursor(block)
-        self.setTextCursor(cursor)
-        self.ensureCursorVisible()
-        rect = self.cursorRect(cursor)
-        bar = self.verticalScrollBar()
-        bar.setValue(bar.value() + rect.top() - self.viewport().height() // 4)
+        self.setTextCursor(QTextCursor(self.document().findBlockByNumber(self._block_of[citation_id])))
+        self._scroll_to_cursor()
         return True
+
+    def _scroll_to_cursor(self) -> None:
+        self.ensureCursorVisible()
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + self.cursorRect().top() - self.viewport().height() // 4)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Text rewraps when the pane is first laid out or resized: keep the focused passage in view."""
+        super().resizeEvent(event)
+        if self._focus is not None:
+            self._scroll_to_cursor()
 
     @property
     def focused(self) -> str | None:
@@ -159,3 +204,12 @@ def _block_format(passage: Passage) -> QTextBlockFormat:
         block.setLeftMargin(24)
     block.setAlignment(Qt.AlignmentFlag.AlignLeft)
     return block
+
+
+# A table-of-contents line's run of dots before its page number: "1 Eligibility ……………… 2".
+LEADER = re.compile(r"[ \t]*(?:\.[ \t]?){4,}[ \t]*(\d+)[ \t]*$|[ \t]*…{2,}[ \t]*(\d+)[ \t]*$", re.MULTILINE)
+
+
+def without_leaders(text: str) -> str:
+    """The text with dotted leaders dropped (the page number stays); form blanks ("……") are kept."""
+    return LEADER.sub(lambda m: f"  · {m.group(1) or m.group(2)}", text)

@@ -21,11 +21,6 @@ TAG_STYLE: dict[Tag | None, tuple[str, str]] = {
     Tag.MISSING: ("+ missing", "#cadcfa"),
     None: ("? untagged", "#e4e4e4"),
 }
-STATUS_TEXT = {
-    ReviewStatus.UNREVIEWED: "unreviewed",
-    ReviewStatus.IN_REVIEW: "in review",
-    ReviewStatus.SUBMITTED: "✔ submitted",
-}
 
 
 def tag_text(tag: Tag | None) -> str:
@@ -53,25 +48,25 @@ class _TableModel(QAbstractTableModel):
 
 
 class AnswerQueueModel(_TableModel):
-    """Every answer of the project, with this reviewer's status and the judge's scores.
+    """Every answer of the project: the judge's verdict and scores, and this reviewer's status.
 
-    Cells are computed once per row, and sorting happens here in Python (QueueFilterModel passes it
-    on): a queue of 10,000 answers sorts in milliseconds instead of a Qt sort calling data() for
-    every comparison."""
+    Every column fits the queue pane: the document is chosen above the table; the question is in
+    each row's tooltip, in the review pane, and found by the filter box. Cells are computed once
+    per row, and sorting happens here in Python (QueueFilterModel passes it on): a queue of 10,000
+    answers sorts in milliseconds instead of a Qt sort calling data() for every comparison."""
 
-    HEADERS = (
-        "Answer",
-        "Document",
-        "Question",
-        "Status",
-        "Judge corr.",
-        "Judge F1",
-        "Triage",
-        "Reviews",
-        "Certainty",
-        "Sample",
+    HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review", "Cert.", "Sample")
+    HEADER_TIPS = (
+        "The answer's id",
+        "The latest judge run: ✓ cleared or ⚑ flagged by the triage thresholds (Project menu); — not judged",
+        "The judge's correctness: the share of the answer's points it tagged correct",
+        "The judge's relevance (F1 of precision and recall)",
+        "Your review: ✎ started, ✔ reviewed (submitted)",
+        "The judges' calibrated certainty",
+        "The random draw the answer belongs to (Project ▸ Review a random sample)",
     )
-    CERTAINTY = 8  # the column "least certain first" sorts by
+    SCORES = (2, 3, 5)
+    CERTAINTY = 5  # the column "least certain first" sorts by
 
     def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float] = (1.0, 0.8)) -> None:
         super().__init__()
@@ -106,8 +101,9 @@ class AnswerQueueModel(_TableModel):
         return (*_cells(row, self.triage_rule), self.certainty.get(row.id), sample)
 
     def haystack(self, row: int) -> str:
-        """What the filter box searches: every cell of the row, lower-cased."""
-        return " ".join(str(c) for c in self._cells[row]).lower()
+        """What the filter box searches: every cell, the document and the whole question, lower-cased."""
+        answer = self.rows[row]
+        return " ".join([*(str(c) for c in self._cells[row]), answer.document, answer.question]).lower()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.layoutAboutToBeChanged.emit()
@@ -120,19 +116,47 @@ class AnswerQueueModel(_TableModel):
         self._cells = [cells for _, cells in paired]
         self.layoutChanged.emit()
 
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return self.HEADER_TIPS[section]
+        return super().headerData(section, orientation, role)
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            value = self._cells[index.row()][index.column()]
-            return shown(value) if index.column() in (4, 5, self.CERTAINTY) else str(value)
+        value = self._cells[index.row()][index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return shown(value) if index.column() in self.SCORES else str(value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            row = self.rows[index.row()]
+            done = f"{row.reviewers_done} review{'s' * (row.reviewers_done != 1)} submitted"
+            return f"{row.id} · {row.document}\n{short_question(row.question)}\n{done}"
+        if role == Qt.ItemDataRole.BackgroundRole and index.column() == 1 and value in JUDGE_COLOURS:
+            return QColor(JUDGE_COLOURS[value])
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in self.SCORES:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+FLAGGED, CLEARED = "⚑ flagged", "✓ cleared"
+JUDGE_COLOURS = {FLAGGED: "#fde2c8", CLEARED: "#dcf2e0"}  # not the tag colours: a verdict on the answer
+QUEUE_STATUS = {
+    ReviewStatus.UNREVIEWED: "—",
+    ReviewStatus.IN_REVIEW: "✎ started",
+    ReviewStatus.SUBMITTED: "✔ reviewed",
+}
+
+
+def short_question(question: str) -> str:
+    """The question without LegalBench's "Consider the <contract>; " lead: the contract is named elsewhere."""
+    lead, sep, rest = question.partition("; ")
+    return rest if sep and lead.startswith("Consider ") and len(lead) < 250 else question
 
 
 def _cells(row: QueueRow, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
     scores = Scores(*row.judge_counts) if row.judge_counts else None
     correctness = scores.correctness if scores else None
     f1 = scores.f1 if scores else None
-    triage = "—" if scores is None else triage_bucket(scores, *triage_rule)
-    return (row.id, row.document, row.question, STATUS_TEXT[row.status], correctness, f1, triage, row.reviewers_done)
+    judge = "—" if scores is None else (CLEARED if triage_bucket(scores, *triage_rule) == "cleared" else FLAGGED)
+    return (row.id, judge, correctness, f1, QUEUE_STATUS[row.status])
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:
@@ -143,11 +167,21 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 
 
 class QueueFilterModel(QSortFilterProxyModel):
-    """Filters the queue by what the reviewer types; sorting is the source model's own."""
+    """Filters the queue by document and by what the reviewer types; sorting is the source model's own."""
+
+    document: str | None = None  # None: every document
+
+    def set_document(self, document: str | None) -> None:
+        self.beginFilterChange()
+        self.document = document
+        self.endFilterChange()
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802 - Qt's name
+        source = self.sourceModel()
+        if self.document is not None and source.rows[source_row].document != self.document:
+            return False
         wanted = self.filterRegularExpression().pattern().lower()
-        return not wanted or wanted in self.sourceModel().haystack(source_row)
+        return not wanted or wanted in source.haystack(source_row)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.sourceModel().sort(column, order)

@@ -13,6 +13,7 @@ from app.cli import build_parser, prepare_gui
 from app.cli import main as cli_main
 from app.project import ICON, Project
 from app.settings import load_settings, save_settings
+from ui import platform_check
 
 SCREEN_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
@@ -31,11 +32,22 @@ def _application():
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance()
+    if app is None:
+        problem = platform_check.check()  # instead of Qt's abort (exit 134) on a missing system library
+        if problem:
+            sys.exit(problem)
+        app = QApplication(sys.argv[:1])
     app.setApplicationName("Assay")
     app.setDesktopFileName("assay")  # Wayland and docks match the window to assay.desktop
     app.setWindowIcon(QIcon(str(ICON)))
     return app
+
+
+def _fit_to_screen(window) -> None:
+    """Room for the queue, the answer and a readable contract side by side, on screens that have it."""
+    screen = window.screen().availableGeometry()
+    window.resize(min(max(window.width(), 1800), screen.width()), min(max(window.height(), 1000), screen.height()))
 
 
 def _ask_passphrase(where: str, new: bool) -> str | None:
@@ -49,6 +61,7 @@ def _ask_passphrase(where: str, new: bool) -> str | None:
 
 def welcome() -> int:
     from ui.review_window import ReviewWindow
+    from ui.sample_tour import start_sample_tour
     from ui.welcome import WelcomeWindow
 
     app = _application()
@@ -59,7 +72,9 @@ def welcome() -> int:
     def review(project: Project, reviewer: str) -> None:
         save_settings(settings)
         opened.append(ReviewWindow(project, reviewer, settings))
+        _fit_to_screen(opened[-1])
         opened[-1].show()
+        start_sample_tour(opened[-1])
         window.close()
 
     window.opened.connect(review)
@@ -72,6 +87,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QInputDialog
 
     from ui.review_window import ReviewWindow
+    from ui.sample_tour import start_sample_tour
 
     app = _application()
     settings = load_settings()
@@ -86,9 +102,13 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
             settings.remember_project(project.url.removeprefix("sqlite:///"))
         save_settings(settings)
     window = ReviewWindow(project, settings.reviewer, settings)
+    if args.screenshot is None:  # pictures keep the window's own size
+        _fit_to_screen(window)
+    window.show()
     if args.open_answer:
         window.open_answer(args.open_answer)
-    window.show()
+    elif args.screenshot is None:
+        start_sample_tour(window)
     if args.screenshot is not None:
         app.processEvents()
         current = window.current_point()

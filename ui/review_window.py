@@ -50,12 +50,15 @@ from app.scores import shown
 from app.settings import Settings, save_settings
 from models.vocabulary import ReviewStatus, Tag
 from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
+from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
+from ui.document_pane import show_what_it_is_about
 from ui.document_view import DocumentView
 from ui.export_dialog import ExportDialog
 from ui.help import about_dialog, shortcut_sheet
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel
 from ui.judge_dialog import JudgeDialog, JudgeWorker
+from ui.queue_view import document_chooser, fit_queue_columns
 from ui.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
@@ -183,7 +186,7 @@ class ReviewWindow(QMainWindow):
         splitter.addWidget(self.queue_panel)
         splitter.addWidget(self.review_panel)
         splitter.addWidget(self.document_panel)
-        splitter.setSizes([380, 620, 500])
+        splitter.setSizes([470, 560, 470])
         self.dashboard = Dashboard(project)
         self.tabs = QTabWidget()
         self.tabs.addTab(splitter, "Review")
@@ -194,6 +197,7 @@ class ReviewWindow(QMainWindow):
         QApplication.instance().installEventFilter(self.clock)
         if self.queue_model.rows:
             self.table.selectRow(0)
+        self.backup_keeper = BackupKeeper(self)  # on open, then every few minutes after a change
 
     # ------------------------------------------------------------------ building
 
@@ -202,26 +206,20 @@ class ReviewWindow(QMainWindow):
         self.queue_model = AnswerQueueModel(self.service.queue(), triage_rule=rule)
         self.proxy = QueueFilterModel(self)
         self.proxy.setSourceModel(self.queue_model)
-        self.filter = QLineEdit(placeholderText="Filter: id, document, question, status…")
+        self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.documents = document_chooser(self.queue_model.rows)
+        self.documents.currentIndexChanged.connect(lambda: self.proxy.set_document(self.documents.currentData()))
         self.table = QTableView()
         self.table.setModel(self.proxy)
-        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
-        self.table.setSortingEnabled(True)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnWidth(0, 110)
-        self.table.setColumnWidth(1, 120)
-        self.table.setColumnWidth(2, 200)
         self.table.selectionModel().currentRowChanged.connect(self._on_queue_row_changed)
         self.queue_panel = QWidget()
         layout = QVBoxLayout(self.queue_panel)
         layout.addWidget(QLabel("<b>Answers</b>"))
+        layout.addWidget(self.documents)
         layout.addWidget(self.filter)
         layout.addWidget(self.table)
+        fit_queue_columns(self.table, self.queue_panel)
 
     def _build_review_pane(self) -> None:
         self.question = QLabel(wordWrap=True)
@@ -256,6 +254,9 @@ class ReviewWindow(QMainWindow):
         self.correctness.addItems(CORRECTNESS_LABELS)
         self.relevance = QComboBox()
         self.relevance.addItems(RELEVANCE_LABELS)
+        for combo in (self.correctness, self.relevance):  # narrow enough for the queue and the document beside
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
         self.correctness.activated.connect(self._on_rating_changed)
         self.relevance.activated.connect(self._on_rating_changed)
         self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved when you leave the field)")
@@ -281,7 +282,8 @@ class ReviewWindow(QMainWindow):
         )
         keys = QLabel(
             f"{legend}<br><span style='color:#555'>1 correct · 2 incorrect · 3 irrelevant · "
-            "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>"
+            "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>",
+            wordWrap=True,
         )
         self.review_panel = QWidget()
         layout = QVBoxLayout(self.review_panel)
@@ -350,6 +352,7 @@ class ReviewWindow(QMainWindow):
         action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
         action("Export the reviewed set…", "Ctrl+E", self.open_export_dialog, project)
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
+        project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self))
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
@@ -419,6 +422,7 @@ class ReviewWindow(QMainWindow):
         self.undo_action.setEnabled(self.service.can_undo)
         self.redo_action.setEnabled(self.service.can_redo)
         self.queue_model.update_row(self.service.queue_row(answer.id))
+        show_what_it_is_about(self.document, self.project, state, self.current_point())
 
     def _render_answer(self) -> None:
         assert self.state is not None
@@ -503,8 +507,7 @@ class ReviewWindow(QMainWindow):
         why = point.judge_rationale or ""
         self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
         self._render_answer()
-        if point.citations:  # the point's evidence, most relevant first: scrolled to and highlighted
-            self.document.focus_passage(point.citations[0])
+        show_what_it_is_about(self.document, self.project, self.state, point)  # its evidence, most relevant first
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.current_point()
@@ -706,10 +709,12 @@ class ReviewWindow(QMainWindow):
 
     def start_judge(self, settings, answer_ids: list[str] | None) -> JudgeWorker:
         """Run the judge without blocking the window; progress and Cancel live in the status bar."""
+        return self.start_worker(JudgeWorker(self.project, settings, answer_ids), settings)
+
+    def start_worker(self, worker: JudgeWorker, settings) -> JudgeWorker:
         if self.worker is not None:
             self.say("A judge run is already in progress.")
             return self.worker
-        worker = JudgeWorker(self.project, settings, answer_ids)
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_judge_progressed)
         worker.signals.failed.connect(self._on_judge_failed)
@@ -737,6 +742,14 @@ class ReviewWindow(QMainWindow):
         self.progress.setValue(progress.done)
         eta = f"{progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else "—"
         self.say(f"Judged {progress.done}/{progress.total} · {progress.tokens_per_second:.0f} tokens/s · ETA {eta}")
+        self._on_answer_judged(progress.answer_id)
+
+    def _on_answer_judged(self, answer_id: str) -> None:
+        """The queue row gets its scores; the open answer gets the judge's tags if still untouched."""
+        self.queue_model.update_row(self.service.queue_row(answer_id))
+        if self.state is not None and self.state.answer.id == answer_id:
+            adopted = self.service.adopt_judge(answer_id)
+            self._show(adopted or self.service.state(answer_id), keep_point=adopted is None)
 
     def _on_judge_failed(self, message: str) -> None:
         self._judge_done()

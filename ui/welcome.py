@@ -35,6 +35,7 @@ from app.project import (
     project_url,
 )
 from app.settings import Settings
+from ui.backups_dialog import offer_restore
 from ui.model_picker import ModelPicker
 
 INTRO = (
@@ -177,7 +178,11 @@ class WelcomeWindow(QWidget):
             url = project_url(path)
             project = Project.open(url, project_passphrase(url, encrypt, self.ask_passphrase))
         except AssayError as exc:
-            QMessageBox.warning(self, "Assay", str(exc))
+            restored = offer_restore(self, path, exc, self.ask_passphrase)  # a damaged file: its backup
+            if restored:
+                return self.open_path(path, dataset=dataset, only_if_empty=only_if_empty, encrypt=encrypt)
+            if restored is None:
+                QMessageBox.warning(self, "Assay", str(exc))
             return None
         self.settings.reviewer = self.reviewer.text().strip() or getpass.getuser()
         self.settings.model = self.picker.choice()

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
-from models.verifier.text import canonical, content_words, typographic, words
+from models.verifier.text import STOPWORDS, TOKEN, canonical, content_words, typographic, words
 from models.verifier.values import Reading, read_values
 
 
@@ -48,6 +48,11 @@ _ROLE_PAIRS = (
     ("client", "contractor"),
 )
 _DEFINED = re.compile(r'\(\s*(?:the\s+|hereinafter\s+(?:referred\s+to\s+as\s+)?)?"([A-Z][\w.&\- ]{0,40}?)"\s*\)')
+_NAMED = re.compile(
+    r"([A-Z][A-Za-z0-9.,&\- ]{2,60}?),?\s+(?:an?\s+[^()]{0,100}?)?"  # "Inovalon Holdings, Inc., a Delaware corporation"
+    r'\(\s*(?:the\s+|hereinafter\s+)?"([A-Z][\w ]{1,30})"\s*\)'  # (the "Company")
+)
+_NOT_NAMES = {"corp", "company", "limited", "corporation", "agreement", "with", "among", "between"}
 _NOT_PARTIES = {"agreement", "effective date", "confidential information", "parties", "party", "term", "territory"}
 
 
@@ -56,13 +61,14 @@ class Document:
         self.passages = [p for p in passages if p.text.strip()]
         self.by_id = {p.id: p for p in self.passages}
         self.canonical = {p.id: canonical(p.text) for p in self.passages}
-        self.content = {p.id: content_words(p.text) for p in self.passages}
+        tokens = {pid: TOKEN.findall(text) for pid, text in self.canonical.items()}
+        self.content = {pid: {w for w in ws if w not in STOPWORDS and len(w) > 2} for pid, ws in tokens.items()}
         # One string of all words, for quotations that cross punctuation or line breaks.
         self._starts: list[int] = []
         pieces, at = [], 1
         for p in self.passages:
             self._starts.append(at)
-            joined = " ".join(words(p.text))
+            joined = " ".join(tokens[p.id])
             pieces.append(joined)
             at += len(joined) + 1
         self.joined = " " + " ".join(pieces) + " "
@@ -131,6 +137,28 @@ class Document:
             counter.setdefault(a, b)
             counter.setdefault(b, a)
         return counter
+
+    @cached_property
+    def role_contexts(self) -> dict[tuple[str, str], int]:
+        from models.verifier.checks import role_contexts
+
+        return role_contexts(" \n ".join(self.canonical.values()), self.roles)
+
+    @cached_property
+    def named_parties(self) -> dict[str, str]:
+        """A party's name (its last three words, canonical) -> the role the opening defines it as:
+        "Inovalon Holdings, Inc. ... (the "Company")" gives "inovalon holdings inc" -> "company"."""
+        names: dict[str, str] = {}
+        for passage in self.passages[:300]:  # the preamble, after any table of contents
+            if '"' not in typographic(passage.text):
+                continue
+            for m in _NAMED.finditer(typographic(passage.text)[:4000]):
+                role, name = canonical(m.group(2)).strip(), words(m.group(1))[-3:]
+                if role in self.roles and any(len(w) >= 4 and w not in _NOT_NAMES for w in name):
+                    names.setdefault(" ".join(name), role)
+            if len(names) >= 2:
+                break
+        return names
 
     @cached_property
     def defined_parties(self) -> list[str]:

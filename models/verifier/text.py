@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 _TYPOGRAPHY = str.maketrans(
     {
@@ -35,12 +36,12 @@ _TYPOGRAPHY = str.maketrans(
 )
 _NON = re.compile(r"\bnon[\s-]+(?=[a-z])", re.IGNORECASE)  # "non-exclusive", "non exclusive" -> "nonexclusive"
 _CONTRACTION = re.compile(r"\b(ca|wo|do|does|did|is|are|was|were|has|have|had|should|would|could|must)n't\b", re.I)
-_TOKEN = re.compile(r"[a-z0-9]+")
+TOKEN = re.compile(r"[a-z0-9]+")
 # Words that carry no claim of their own: left out when deciding whether two texts talk about the same thing.
 _STOPWORDS = """a an the of to in on for by with and or as at is are be been being was were this that these those it
 its any all such which who whom whose from into under upon than then there their they them he she his her has have had
 do does did not no shall will may must can would should could so if but also each other per within without between
-about after before during including include includes"""
+about after before during including include includes see"""
 STOPWORDS = frozenset(_STOPWORDS.split())
 
 
@@ -49,6 +50,7 @@ def typographic(text: str) -> str:
     return unicodedata.normalize("NFKC", text.translate(_TYPOGRAPHY))
 
 
+@lru_cache(maxsize=8192)  # a claim is compared by several checks; a passage by several claims
 def canonical(text: str) -> str:
     """Lower-case text with typography, contractions ("can't") and "non-" prefixes made uniform."""
     text = typographic(text).casefold()
@@ -61,7 +63,7 @@ def canonical(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The words of a text in canonical form: punctuation, quotes and case never differ."""
-    return _TOKEN.findall(canonical(text))
+    return TOKEN.findall(canonical(text))
 
 
 def content_words(text: str) -> set[str]:

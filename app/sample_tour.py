@@ -1,0 +1,86 @@
+"""The bundled sample's first open: the embedded judge's tags on the first screen.
+
+A judge run shipped in resources/ would go stale whenever the segmentation or the prompts change,
+so the first time the sample is opened, the project's own judge judges a few of its answers in the
+background, the one on screen first; the window shows each answer's tags as soon as it is saved.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.judging import JudgeSettings, Progress, RunSummary, make_backend, run_judge
+from app.project import SAMPLE_DATASET, Project
+from storage import reviews
+
+FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project → Run the judge does the rest
+STARTED = "sample.judged_on_first_open"
+
+
+@dataclass(frozen=True)
+class SampleTour:
+    answer_ids: tuple[str, ...]  # judged in this order; the window opens the first
+    settings: JudgeSettings
+
+    @property
+    def first_answer(self) -> str:
+        return self.answer_ids[0]
+
+
+def sample_tour(project: Project) -> SampleTour | None:
+    """What to do when this project opens: None unless it is the untouched bundled sample.
+
+    The answers on the shortest contracts come first: the first screen gets its tags within
+    seconds to a minute on a laptop's CPU, and a short NDA is the easiest first read."""
+    answers = project.answers()
+    if {a.id for a in answers} != _sample_ids():
+        return None
+    with project.sessions() as session:
+        if reviews.setting(session, STARTED) or any(row.judge_counts for row in reviews.queue(session, None)):
+            return None
+    size = {a.document: (SAMPLE_DATASET / "documents" / a.document).stat().st_size for a in answers}
+    ordered = sorted(answers, key=lambda a: (size[a.document], a.id))
+    return SampleTour(tuple(a.id for a in ordered[:FIRST_OPEN_ANSWERS]), JudgeSettings())
+
+
+def judge_sample(
+    project: Project,
+    tour: SampleTour,
+    *,
+    on_progress: Callable[[Progress], None] = lambda _p: None,
+    cancel: threading.Event | None = None,
+) -> RunSummary:
+    """Judge the tour's answers in its order with the embedded judge, each saved as it is judged.
+
+    The one place that says which judge the sample gets (to become a jury, change it here)."""
+    cancel = cancel or threading.Event()
+    with project.sessions.begin() as session:
+        reviews.set_setting(session, STARTED, True)  # once: a cancelled tour is not started again
+    backend = make_backend(tour.settings)
+    judge = tour.settings.judge(backend)
+    name = tour.settings.default_name(backend)
+    total = RunSummary(name)
+    started, count = time.perf_counter(), len(tour.answer_ids)
+    last: list[Progress] = []
+    for answer_id in tour.answer_ids:  # one by one: run_judge orders a batch by document
+        if cancel.is_set():
+            break
+        last.clear()
+        one = run_judge(project.sessions, judge, name, answer_ids=[answer_id], cancel=cancel, on_progress=last.append)
+        total.judged, total.failed = total.judged + one.judged, total.failed + one.failed
+        total.failures.update(one.failures)
+        done = total.judged + total.failed
+        if last:
+            speed, eta = last[-1].tokens_per_second, (time.perf_counter() - started) / done * (count - done)
+            on_progress(Progress(done, count, total.failed, answer_id, speed, eta))
+    total.cancelled = cancel.is_set() and total.judged + total.failed < count
+    return total
+
+
+def _sample_ids() -> set[str]:
+    with (SAMPLE_DATASET / "qa.jsonl").open(encoding="utf-8") as lines:
+        return {json.loads(line)["id"] for line in lines if line.strip()}

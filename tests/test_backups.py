@@ -1,0 +1,223 @@
+"""Backups, restore, and damaged files: a clear sentence and the way back, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from app import backups
+from app.cli import main
+from app.datasets import import_dataset
+from app.project import SAMPLE_DATASET, Project
+from storage.db import url_for_path
+
+
+@pytest.fixture
+def sample_file(tmp_path: Path, monkeypatch) -> Path:
+    """A closed sample project, with its own backup folder."""
+    monkeypatch.setenv(backups.BACKUP_DIR_ENV, str(tmp_path / "backups"))
+    path = tmp_path / "review.assay"
+    project = Project.open(url_for_path(path))
+    import_dataset(project.sessions, SAMPLE_DATASET)
+    project.close()
+    return path
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_a_truncated_project_is_named_with_the_backup_to_restore(sample_file: Path, capsys) -> None:
+    assert _run(capsys, "--project", str(sample_file), "backup")[0] == 0
+    data = sample_file.read_bytes()
+    sample_file.write_bytes(data[: len(data) // 2])  # a copy interrupted half-way
+
+    status, _out, err = _run(capsys, "--project", str(sample_file), "info")
+
+    assert status == 2
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"{sample_file} is damaged: it is cut short" in err
+    newest = backups.list_backups(sample_file)[0]
+    assert f"restore {newest.path}" in err
+
+
+def test_a_garbage_file_is_not_called_encrypted(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.delenv("ASSAY_PASSPHRASE", raising=False)
+    garbage = tmp_path / "garbage.assay"
+    garbage.write_bytes(os.urandom(10_001))
+    pdf = tmp_path / "contract.assay"
+    pdf.write_bytes(b"%PDF-1.7\n" + b"1 0 obj << >> endobj\n" * 300)
+    for path, kind in ((garbage, "if it was an encrypted project, it has been cut short"), (pdf, "a PDF document")):
+        before = path.read_bytes()
+        status, _out, err = _run(capsys, "--project", str(path), "info")
+        assert status == 2
+        assert f"{path} is not an Assay project: it is neither a SQLite database nor an encrypted project" in err
+        assert kind in err and "ASSAY_PASSPHRASE" not in err
+        assert path.read_bytes() == before  # refused, not "repaired" into a new project
+
+
+def test_a_sqlite_database_of_another_program_is_left_alone(tmp_path: Path, capsys) -> None:
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE contacts (name TEXT)")
+    status, _out, err = _run(capsys, "--project", str(other), "info")
+    assert status == 2 and "a SQLite database of another program (tables contacts)" in err
+    with sqlite3.connect(other) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["contacts"]
+
+
+def test_a_damaged_page_is_found_by_the_backup_check_and_no_backup_is_kept(sample_file: Path, capsys) -> None:
+    with sqlite3.connect(sample_file) as db:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'passages'").fetchone()[0]
+    with sample_file.open("r+b") as handle:  # the passages table's root page, overwritten
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xff" * page_size)
+
+    status, _out, err = _run(capsys, "--project", str(sample_file), "backup")
+
+    assert status == 2 and "Traceback" not in err
+    assert f"{sample_file} is damaged" in err
+    assert backups.list_backups(sample_file) == []
+    assert not any(backups.backup_folder(sample_file).glob("*partial*"))
+
+
+def _tamper(path: Path, *statements: str) -> None:
+    with sqlite3.connect(path) as db:  # someone with sqlite3 and bad intentions
+        db.execute("DROP TRIGGER IF EXISTS audit_log_no_update")
+        db.execute("DROP TRIGGER IF EXISTS audit_log_no_delete")
+        for statement in statements:
+            db.execute(statement)
+
+
+@pytest.mark.parametrize(
+    ("statements", "first", "problem"),
+    [
+        (["UPDATE audit_log SET actor = 'mallory' WHERE id = 2"], 2, "it was edited"),
+        (["UPDATE audit_log SET payload = '{\"name\": oops' WHERE id = 2"], 2, "its payload is no longer JSON"),
+        (["DELETE FROM audit_log WHERE id = 2"], 3, "an entry was removed or inserted"),
+        (
+            [
+                "UPDATE audit_log SET id = -2 WHERE id = 2",
+                "UPDATE audit_log SET id = 2 WHERE id = 3",
+                "UPDATE audit_log SET id = 3 WHERE id = -2",
+            ],
+            2,
+            "reordered",
+        ),
+        ([], None, "the trigger audit_log_no_update that keeps the log append-only was dropped"),
+    ],
+    ids=["edited", "invalid-json", "deleted", "reordered", "trigger-dropped"],
+)
+def test_audit_verify_reports_each_kind_of_tampering(sample_file: Path, capsys, statements, first, problem) -> None:
+    url = url_for_path(sample_file)
+    project = Project.open(url)
+    for host in ("a.example", "b.example", "c.example"):  # a few more entries to tamper with
+        project.set_host_allowed(host, True, "ana")
+    project.close()
+    assert _run(capsys, "--project", str(sample_file), "audit", "verify")[0] == 0
+    _tamper(sample_file, *statements)
+
+    status, out, err = _run(capsys, "--project", str(sample_file), "audit", "verify", "--json")
+
+    assert status == 1 and not err
+    report = json.loads(out)
+    assert not report["ok"]
+    entries = [p for p in report["problems"] if p["entry_id"] is not None]
+    assert (entries[0]["entry_id"] if entries else None) == first
+    assert any(problem in p["problem"] for p in report["problems"])
+    status, out, _err = _run(capsys, "--project", str(sample_file), "audit", "verify")
+    assert status == 1 and (first is None or f"first bad entry: {first}" in out)
+
+
+def test_restore_round_trip_keeps_later_work_aside(sample_file: Path, capsys) -> None:
+    url = url_for_path(sample_file)
+    assert _run(capsys, "--project", str(sample_file), "backup")[0] == 0
+    project = Project.open(url)
+    project.set_host_allowed("after-the-backup.example", True, "ana")  # work made after the backup
+    project.close()
+
+    status, out, _err = _run(capsys, "--project", str(sample_file), "restore", "--list")
+    assert status == 0 and out.startswith("  1  ")
+    status, out, _err = _run(capsys, "--project", str(sample_file), "restore", "1")
+    assert status == 0
+
+    restored = Project.open(url)
+    assert restored.allowed_hosts() == [] and restored.counts()["answers"] > 0
+    restored.close()
+    aside = next(sample_file.parent.glob("review.before-restore-*.assay"))
+    assert f"kept as {aside}" in out
+    kept = Project.open(url_for_path(aside))
+    assert kept.allowed_hosts() == ["after-the-backup.example"]
+    kept.close()
+
+
+def test_a_damaged_backup_is_never_restored(sample_file: Path, capsys) -> None:
+    made = backups.make_backup(sample_file)
+    made.path.write_bytes(made.path.read_bytes()[:8192])
+    before = sample_file.read_bytes()
+    status, _out, err = _run(capsys, "--project", str(sample_file), "restore", str(made.path))
+    assert status == 2 and "this backup cannot be restored: it is cut short" in err
+    assert sample_file.read_bytes() == before
+    assert not list(sample_file.parent.glob("*before-restore*"))
+
+
+def test_an_encrypted_projects_backup_stays_encrypted(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv(backups.BACKUP_DIR_ENV, str(tmp_path / "backups"))
+    monkeypatch.setenv("ASSAY_PASSPHRASE", "correct horse 'battery'")
+    path = tmp_path / "secret.assay"
+    assert _run(capsys, "--project", str(path), "--encrypt", "import", str(SAMPLE_DATASET))[0] == 0
+    assert _run(capsys, "--project", str(path), "backup")[0] == 0
+
+    copy = backups.list_backups(path)[0].path
+    assert not copy.read_bytes().startswith(b"SQLite format 3")
+    assert b"Confidentiality" not in copy.read_bytes()  # a word of the sample contracts
+    original = Project.open(url_for_path(path), "correct horse 'battery'")
+    opened = Project.open(url_for_path(copy), "correct horse 'battery'")
+    assert opened.counts() == original.counts()
+    opened.close()
+    original.close()
+
+    monkeypatch.delenv("ASSAY_PASSPHRASE")
+    status, _out, err = _run(capsys, "--project", str(copy), "info")
+    assert status == 2 and "is encrypted" in err
+
+
+def test_rotation_keeps_the_last_ten_and_one_a_day_for_a_week(sample_file: Path) -> None:
+    now = datetime(2026, 11, 23, 12, 0)
+    folder = backups.backup_folder(sample_file)
+    folder.mkdir(parents=True)
+    made = [now - timedelta(days=d, minutes=m) for d in range(10) for m in (0, 30)] + [
+        now - timedelta(minutes=m) for m in range(1, 12)
+    ]
+    for taken in made:
+        shutil.copy(sample_file, folder / f"review-{taken:%Y-%m-%d_%H%M%S_%f}.assay")
+
+    backups.rotate(sample_file, now=now)
+
+    kept = [b.taken for b in backups.list_backups(sample_file)]
+    assert kept[:10] == sorted(made, reverse=True)[:10]
+    days = {t.date() for t in kept}
+    assert days == {(now - timedelta(days=d)).date() for d in range(7)}
+    assert len(kept) == 10 + 6  # today is among the last ten; six older days keep one each
+
+
+def test_a_timed_backup_is_due_only_after_a_change(sample_file: Path) -> None:
+    clock = [0.0]
+    schedule = backups.BackupSchedule(sample_file, minutes=15, clock=lambda: clock[0])
+    clock[0] = 16 * 60
+    assert not schedule.due()  # nothing changed
+    project = Project.open(url_for_path(sample_file))
+    project.set_host_allowed("x.example", True, "ana")
+    assert schedule.due()
+    schedule.done()
+    assert not schedule.due()
+    project.close()

@@ -1,0 +1,150 @@
+"""Assay on a real X server: `assay gui --sample` under Xvfb with Qt's xcb platform, driven with xdotool.
+
+Every other window test runs offscreen; this one opens the window where users have it: the xcb
+plugin must load with the libraries `make install` put there, the sample's first screen must get the
+embedded judge's tags, a key pressed on the X server must reach the review, and the X server's own
+picture of the screen must show a window. `make test-deps` installs Xvfb, xdotool and xwd."""
+
+from __future__ import annotations
+
+import array
+import os
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.project import Project
+from app.review import ReviewService
+from app.sample_tour import sample_tour
+from models.vocabulary import Tag
+
+from .test_ui import SHOTS
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = {"Xvfb": "xvfb", "xdotool": "xdotool", "xwd": "x11-apps"}
+JUDGE_TIMEOUT = 900  # the embedded model on 2 shared cores: one short NDA answer takes a minute or more
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Xvfb and xcb are Linux's")
+
+
+@pytest.fixture
+def display() -> Iterator[str]:
+    """A fresh Xvfb server; its display name (":N", a free number Xvfb picks itself)."""
+    missing = [package for tool, package in TOOLS.items() if shutil.which(tool) is None]
+    assert not missing, f"install {' '.join(missing)} (`make test-deps` does)"
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1600x1000x24+32", "-nolisten", "tcp"],
+        pass_fds=[write],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 30)
+        assert ready, "Xvfb did not start within 30 s"
+        number = os.read(read, 64).decode().strip()
+        assert number.isdigit(), f"Xvfb said {number!r} instead of a display number"
+        yield f":{number}"
+    finally:
+        os.close(read)
+        server.terminate()
+        server.wait(10)
+
+
+def _x(display: str, *args: str, timeout: float = 30) -> str:
+    done = subprocess.run(args, env={**os.environ, "DISPLAY": display}, capture_output=True, timeout=timeout)
+    assert done.returncode == 0, f"{args[0]} failed: {done.stderr.decode(errors='replace')}"
+    return done.stdout.decode(errors="replace")
+
+
+def _screen(display: str, png: Path) -> Counter[int]:
+    """The X server's picture of the whole screen (xwd), saved as PNG; how many pixels of each colour."""
+    from PySide6.QtGui import QImage
+
+    data = subprocess.run(
+        ["xwd", "-root", "-silent", "-display", display], capture_output=True, check=True, timeout=60
+    ).stdout
+    header = struct.unpack(">25I", data[:100])
+    size, depth, width, height, byte_order = header[0], header[3], header[4], header[5], header[7]
+    bits, line, colours = header[11], header[12], header[19]
+    assert depth == 24 and bits in (24, 32) and byte_order == 0, f"an xwd picture of {header}"
+    start, step = size + 12 * colours, bits // 8
+    rgb32 = bytearray(width * height * 4)  # blue, green, red, unused: Qt's RGB32 on a little-endian host
+    for y in range(height):
+        row = data[start + y * line : start + y * line + width * step]
+        for byte in range(3):
+            rgb32[y * width * 4 + byte : (y + 1) * width * 4 : 4] = row[byte::step]
+    png.parent.mkdir(parents=True, exist_ok=True)
+    assert QImage(bytes(rgb32), width, height, width * 4, QImage.Format.Format_RGB32).save(str(png))
+    pixels = array.array("I", rgb32)
+    if sys.byteorder != "little":
+        pixels.byteswap()
+    return Counter(p & 0xFFFFFF for p in pixels)
+
+
+def _wait(what: str, check, app: subprocess.Popen, log: Path, timeout: float):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert app.poll() is None, f"Assay exited ({app.returncode}) while waiting for {what}:\n{log.read_text()}"
+        result = check()
+        if result:
+            return result
+        time.sleep(1)
+    raise AssertionError(f"no {what} within {timeout:.0f} s:\n{log.read_text()}")
+
+
+def test_the_sample_opens_on_a_real_x_server_with_judge_tags_and_takes_a_review_key(
+    display: str, sample_project: Project, tmp_path: Path
+) -> None:
+    tour = sample_tour(sample_project)
+    assert tour is not None, "the untouched sample is judged on its first open"
+    path = sample_project.url.removeprefix("sqlite:///")
+    log = tmp_path / "assay.log"
+    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        app = subprocess.Popen(
+            [sys.executable, "-m", "ui.main", "--project", path, "gui", "--sample", "--reviewer", "ana"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        window = _x(display, "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Assay — ana", timeout=120)
+        window = window.split()[0]
+        service = ReviewService(sample_project, "ana")
+
+        def tagged_by_the_judge() -> list:
+            points = service.state(tour.first_answer).points
+            return [p.judge_tag for p in points if p.judge_tag is not None]
+
+        judged = _wait("judge tags on the first answer", tagged_by_the_judge, app, log, JUDGE_TIMEOUT)
+        assert all(isinstance(tag, Tag) for tag in judged)
+        time.sleep(2)  # the window repaints after the database has the tags
+        before = _screen(display, SHOTS / "desktop-first-screen.png")
+        assert len(before) > 200, "the screen is blank or nearly so"
+        assert sum(n for _c, n in before.most_common(1)) < 0.9 * sum(before.values()), "the screen is one colour"
+
+        _x(display, "xdotool", "windowfocus", "--sync", window)
+        _x(display, "xdotool", "key", "--delay", "100", "1")  # 1 = correct, on the first data point
+
+        def reviewed() -> bool:
+            return service.state(tour.first_answer).points[0].point.tag is Tag.CORRECT
+
+        _wait("the reviewer's tag from key 1", reviewed, app, log, 30)
+        time.sleep(1)
+        after = _screen(display, SHOTS / "desktop-after-key-1.png")
+        green = int("c9efd2", 16)  # "✓ correct" in the data point table and in the answer
+        assert after[green] > before[green] + 500, "the screen does not show the new tag"
+    finally:
+        app.terminate()
+        app.wait(30)

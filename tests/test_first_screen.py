@@ -1,0 +1,148 @@
+"""What a new user sees first: the sample with the judge's tags, a queue that fits, a document opened
+where the point is, and a plain sentence instead of Qt's abort when a system library is missing."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from PySide6.QtCore import Qt, QUrl
+
+from app.judging import run_judge
+from app.project import Project
+from app.review import ReviewService
+from app.sample_tour import judge_sample, sample_tour
+from models.judge import LemajJudge, Mode
+from models.vocabulary import PassageKind, Tag
+from ui import platform_check
+from ui.item_models import CLEARED, FLAGGED
+from ui.review_window import ReviewWindow
+
+from .test_judge import ScriptedBackendStandIn
+from .test_ui import SHOTS
+
+WITH_CONTENTS = "contractnli-000"  # the CopAcc NDA: its table of contents fills a screen with dots
+
+
+def _judge(project: Project, answer_ids: list[str], tag: str) -> None:
+    outputs = [json.dumps({"tag": tag})] * 200 + [json.dumps({"missing": []})] * 10
+    judge = LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE)
+    run_judge(project.sessions, judge, "judge", answer_ids=answer_ids)
+
+
+def test_the_sample_tour_starts_on_the_shortest_contract_once(sample_project: Project, project: Project) -> None:
+    tour = sample_tour(sample_project)
+    assert tour is not None and len(tour.answer_ids) == 12
+    first = sample_project.answer(tour.first_answer)
+    assert first.document == "DoiT-ICN-NonDisclosure-Agreement.txt"  # 4 kB: judged first, read first
+    assert sample_tour(project) is None  # an empty project is not the sample
+    _judge(sample_project, [tour.first_answer], "correct")
+    assert sample_tour(sample_project) is None  # a project someone has judged already is left alone
+
+
+def test_a_judged_answer_replaces_an_untouched_copy_but_never_the_reviewers_work(sample_project: Project) -> None:
+    ana, ben = ReviewService(sample_project, "ana"), ReviewService(sample_project, "ben")
+    answer = "contractnli-027"
+    assert all(p.judge_tag is None for p in ana.open(answer).points)  # opened before the judge ran
+    ben.open(answer)
+    first = ben.state(answer).points[0].point.id
+    ben.set_tag(answer, first, Tag.INCORRECT)
+    _judge(sample_project, [answer], "correct")
+    adopted = ana.adopt_judge(answer)
+    assert adopted is not None and {p.judge_tag for p in adopted.points} == {Tag.CORRECT}
+    assert all(p.point.tag is None for p in adopted.points)  # the tags stay the reviewer's to give
+    assert ben.adopt_judge(answer) is None  # ben's tag stands
+    assert ben.state(answer).points[0].point.tag is Tag.INCORRECT
+
+
+def test_the_queue_fits_and_says_judged_flagged_and_reviewed(qtbot, sample_project: Project) -> None:
+    _judge(sample_project, ["contractnli-027"], "correct")
+    _judge(sample_project, ["contractnli-028"], "incorrect")
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.open_answer("contractnli-027")
+    for _ in window.state.points:
+        qtbot.keyClick(window.points, Qt.Key.Key_Return)  # accept the judge's tag
+    window.submit()
+
+    def row(answer_id: str) -> list[str]:
+        index = next(i for i, r in enumerate(window.queue_model.rows) if r.id == answer_id)
+        return [window.queue_model.index(index, c).data() for c in range(window.queue_model.columnCount())]
+
+    cleared, flagged, untouched = row("contractnli-027"), row("contractnli-028"), row("cuad-000")
+    assert cleared[1:5] == [CLEARED, "1.00", "1.00", "✔ reviewed"]
+    assert flagged[1] == FLAGGED and flagged[2] == "0.00"
+    assert untouched[1:5] == ["—", "—", "—", "—"]
+    header, table = window.table.horizontalHeader(), window.table
+    for column in range(window.queue_model.columnCount()):  # no cell is cut: every column as wide as its text
+        assert header.sectionSize(column) >= table.sizeHintForColumn(column) - 1
+    assert header.length() <= table.viewport().width()  # and no sideways scrolling
+
+    window.documents.setCurrentIndex(window.documents.findData("Keep.txt"))
+    assert window.proxy.rowCount() == 31  # the 31 privacy-policy answers
+    window.filter.setText("marketing")  # words of the question, which is in no column
+    assert 0 < window.proxy.rowCount() < 31
+
+
+def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_project: Project) -> None:
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    window.show()
+    window.open_answer(WITH_CONTENTS)
+    view = window.document
+    contents = [p for p in view.passages if p.kind is PassageKind.TOC]
+    assert len(contents) == 14
+    text = view.toPlainText()
+    assert "14 lines of contents, folded" in text and "Eligibility" not in text.split("Preamble")[0]
+    assert view.focused is not None  # the pane is at a passage the selected point is about
+    point = window.current_point()
+    assert view.focused in point.citations or not point.citations
+    cursor_top = view.cursorRect(view.textCursor()).top()
+    assert 0 <= cursor_top < view.viewport().height()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert window.grab().save(str(SHOTS / "first-screen-contents-folded.png"))
+
+    view.anchorClicked.emit(QUrl("contents:show"))
+    text = view.toPlainText()
+    assert "1 Eligibility  · 2" in text and "....." not in text  # the leaders dropped, the page kept
+    assert "folded" not in text
+
+
+def test_the_sample_is_judged_with_the_embedded_model(sample_project: Project) -> None:
+    tour = sample_tour(sample_project)
+    short = type(tour)(tour.answer_ids[:1], tour.settings)
+    progress = []
+    summary = judge_sample(sample_project, short, on_progress=progress.append)
+    assert summary.judged + summary.failed == 1 and [p.done for p in progress] == [1]
+    assert sample_project.data_points(tour.first_answer)  # the embedded judge's points are saved
+    assert sample_tour(sample_project) is None  # once only
+
+
+@pytest.mark.parametrize(
+    ("environment", "expected"),
+    [
+        ({}, ["xcb"]),
+        ({"QT_QPA_PLATFORM": "offscreen"}, ["offscreen"]),
+        ({"QT_QPA_PLATFORM": "wayland;xcb"}, ["wayland", "xcb"]),
+        ({"XDG_SESSION_TYPE": "wayland", "DISPLAY": ":0"}, ["wayland", "xcb"]),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, ["wayland", "xcb"]),
+    ],
+)
+def test_the_platforms_qt_will_try(environment: dict[str, str], expected: list[str]) -> None:
+    assert platform_check.platforms(environment) == expected
+
+
+def test_a_missing_library_is_named_with_the_package_to_install() -> None:
+    message = platform_check.message("xcb", ["libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libfoo.so.9"])
+    assert "sudo apt-get install libxcb-icccm4 libxcb-keysyms1" in message
+    assert "provide: libfoo.so.9" in message
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ldd and Qt's xcb/wayland plugins are Linux's")
+def test_make_install_left_nothing_missing_for_the_xcb_and_wayland_plugins() -> None:
+    for platform in ("xcb", "wayland"):
+        plugin = platform_check.plugin_path(platform)
+        assert plugin is not None and platform_check.unresolved(plugin) == [], "run `make install`"

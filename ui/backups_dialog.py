@@ -1,0 +1,219 @@
+"""Backups in the window: made on open and every N minutes when something changed (off the GUI
+thread, each one checked page by page, which is the full integrity check of the open project),
+Project → Backups… to list, make and restore them, and the offer to restore a damaged project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import backups
+from app.errors import AssayError, NotAProject, ProjectDamaged
+from app.project import AskPassphrase, Project, project_passphrase, project_url
+from app.review import ReviewService
+
+
+class BackupSignals(QObject):
+    finished = Signal(str)
+    failed = Signal(str)
+
+
+class BackupWorker(QRunnable):
+    """One backup on a pool thread: the copy and its check read the file, never the GUI's session."""
+
+    def __init__(self, path: Path, passphrase: str | None) -> None:
+        super().__init__()
+        self.path = path
+        self.passphrase = passphrase
+        self.signals = BackupSignals()
+
+    def run(self) -> None:
+        try:
+            made = backups.make_backup(self.path, self.passphrase)
+        except ProjectDamaged as exc:
+            self.signals.failed.emit(str(ProjectDamaged(exc.path, exc.problem, backups.advice(exc.path))))
+        except (AssayError, OSError) as exc:
+            self.signals.failed.emit(f"The backup could not be made: {exc}")
+        else:
+            self.signals.finished.emit(f"Backed up (and checked) at {made.taken:%H:%M}.")
+
+
+class BackupKeeper(QObject):
+    """Backs up the window's project when it opens and every `settings.backup_minutes` after a change."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)  # one backup at a time
+        try:
+            self.path: Path | None = backups.project_file(window.project.url)
+        except AssayError:
+            self.path = None  # a database server keeps its own backups
+            return
+        self.schedule = backups.BackupSchedule(self.path, window.settings.backup_minutes)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._on_timer_timeout)
+        self.timer.start(60_000)
+        window.installEventFilter(self)
+        if self.path.is_file() and backups.changed_since_backup(self.path):
+            self.back_up()
+
+    def back_up(self) -> None:
+        if self.path is None or self.pool.activeThreadCount():
+            return
+        worker = BackupWorker(self.path, self.window.project.passphrase)
+        worker.signals.finished.connect(self.window.say)
+        worker.signals.failed.connect(self._on_backup_failed)
+        self.schedule.done()
+        self.pool.start(worker)
+
+    def wait(self) -> None:
+        self.pool.waitForDone()
+
+    def _on_timer_timeout(self) -> None:
+        if self.schedule.due():
+            self.back_up()
+
+    def _on_backup_failed(self, message: str) -> None:
+        self.window.say(message)
+        if "is damaged" in message:
+            QMessageBox.warning(self.window, "Assay: the project is damaged", message)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.window and event.type() == QEvent.Type.Close:
+            self.wait()  # a backup in flight finishes before the project closes
+        return False
+
+
+class BackupsDialog(QDialog):
+    """Project → Backups…: this project's backups, newest first; back up now, or restore one."""
+
+    def __init__(self, window, keeper: BackupKeeper) -> None:
+        super().__init__(window)
+        self.window = window
+        self.keeper = keeper
+        self.setWindowTitle("Backups")
+        self.resize(720, 360)
+        layout = QVBoxLayout(self)
+        self.where = QLabel()
+        self.where.setWordWrap(True)
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.list = QListWidget()
+        self.now_button = QPushButton("Back up now")
+        self.restore_button = QPushButton("Restore…")
+        self.now_button.clicked.connect(self._on_now_clicked)
+        self.restore_button.clicked.connect(self._on_restore_clicked)
+        row = QHBoxLayout()
+        row.addWidget(self.now_button)
+        row.addWidget(self.restore_button)
+        row.addStretch()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(self.where)
+        layout.addWidget(self.list)
+        layout.addLayout(row)
+        layout.addWidget(buttons)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.list.clear()
+        path = self.keeper.path
+        if path is None:
+            self.where.setText("This project lives on a database server, which keeps its own backups.")
+            self.now_button.setEnabled(False)
+            self.restore_button.setEnabled(False)
+            return
+        self.where.setText(
+            f"Kept in {backups.backup_folder(path)}: the last {backups.KEEP_LAST}, and one a day for "
+            f"{backups.KEEP_DAYS} days. Made when the project opens and every "
+            f"{self.window.settings.backup_minutes:g} minutes when something changed."
+        )
+        for backup in backups.list_backups(path):
+            text = f"{backup.taken:%Y-%m-%d %H:%M:%S}   {backup.size / 1e6:.1f} MB   {backup.path.name}"
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, str(backup.path))
+            self.list.addItem(item)
+        if self.list.count():
+            self.list.setCurrentRow(0)
+        self.restore_button.setEnabled(self.list.count() > 0)
+
+    def _on_now_clicked(self) -> None:
+        self.keeper.wait()
+        self.keeper.back_up()
+        self.keeper.wait()
+        self.refresh()
+
+    def _on_restore_clicked(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.restore(Path(item.data(Qt.ItemDataRole.UserRole)))
+
+    def restore(self, backup: Path, confirm: bool = True) -> Path | None:
+        """Put `backup` in the project's place; the current file is kept aside. Returns where."""
+        assert self.keeper.path is not None
+        if confirm:
+            answer = QMessageBox.question(
+                self,
+                "Restore this backup?",
+                f"The project goes back to {backup.name}.\nThe current file is kept aside, not deleted.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return None
+        project: Project = self.window.project
+        self.keeper.wait()
+        project.close()  # its connections let go of the file; the next query opens the restored one
+        try:
+            aside = backups.restore(self.keeper.path, backup, project.passphrase)
+        except (AssayError, OSError) as exc:
+            self.window.say(str(exc))
+            return None
+        _show_restored(self.window)
+        kept = f" The file it replaced is kept as {aside}." if aside else ""
+        self.window.say(f"Restored the backup of {backup.name}.{kept}")
+        self.refresh()
+        return aside
+
+
+def _show_restored(window) -> None:
+    window.service = ReviewService(window.project, window.service.reviewer)  # a fresh undo history
+    window.state = None
+    window.queue_model.reset(window.service.queue())
+    window.dashboard.refresh()
+    if window.queue_model.rows:
+        window.open_answer(window.queue_model.rows[0].id)
+
+
+def offer_restore(parent: QWidget, path: Path, error: AssayError, ask: AskPassphrase) -> bool | None:
+    """A project that will not open: its message, and a button that restores the newest backup.
+    True: restored (the damaged file kept aside); False: shown, not restored; None: no offer to make."""
+    newest = backups.newest_good_backup(path) if isinstance(error, ProjectDamaged | NotAProject) else None
+    if newest is None:
+        return None
+    box = QMessageBox(QMessageBox.Icon.Warning, "Assay: the project does not open", str(error), parent=parent)
+    restore = box.addButton("Restore the newest backup", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    if box.clickedButton() is not restore:
+        return False
+    try:
+        aside = backups.restore(path, newest.path, project_passphrase(project_url(newest.path), False, ask))
+    except (AssayError, OSError) as exc:
+        QMessageBox.warning(parent, "Assay", str(exc))
+        return False
+    when = f"{newest.taken:%Y-%m-%d %H:%M}"
+    QMessageBox.information(parent, "Assay", f"Restored the backup of {when}; the damaged file is kept as {aside}.")
+    return True
