@@ -227,6 +227,7 @@ class ReviewWindow(QMainWindow):
         self.answer_view = AnswerView()
         self.answer_view.citationClicked.connect(self.show_passage)
         self.answer_view.pointClicked.connect(self._on_answer_point_clicked)
+        self.answer_view.pointRequested.connect(self.add_point_from_selection)
         self.points_model = DataPointTableModel()
         self.points = DataPointView()
         self.points.setModel(self.points_model)
