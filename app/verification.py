@@ -165,3 +165,45 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
         for p in data["points"]
     ]
     return AnswerReport(answer_id, points)
+
+
+def findings(sessions: sessionmaker[Session], answer_id: str) -> AnswerReport:
+    """The verifier's findings on an answer for the review window: as stored by the last `verify`, else
+    checked now (seconds at most, nothing stored)."""
+    with sessions() as session:
+        stored = stored_report(session, answer_id)
+        if stored is not None:
+            return stored
+        return Verifier(sessions).verify_answer(session, answer_id)
+
+
+def judge_standing(sessions: sessionmaker[Session], rater: str) -> str:
+    """How good a judge run is, in the words its tags are shown with: the share of planted errors its
+    latest stress test caught; near chance (or never measured) it is called a demonstration model."""
+    from app.paired_stress import latest_figures
+
+    with sessions() as session:
+        figures = latest_figures(session, rater)
+    if not figures or figures.get("caught_share") is None:
+        return f"demonstration model: not stress-tested (assay stress-test --raters {rater})"
+    share = figures["caught_share"]
+    alarms = figures.get("false_alarm_rate")
+    alarm_text = "" if alarms is None else f", false alarms on {alarms:.0%} of correct points"
+    if share < DEMONSTRATION_BELOW:
+        return f"demonstration model: caught {share:.0%} of planted errors{alarm_text}"
+    return f"caught {share:.0%} of planted errors{alarm_text}"
+
+
+def reference_judge_standing(sessions: sessionmaker[Session], answer_id: str) -> tuple[str, str] | None:
+    """The judge run whose tags the reviewer sees on this answer, and how good it is."""
+    from storage import reviews
+
+    with sessions() as session:
+        rater_id = reviews.reference_judge(session, answer_id)
+        names = {r.id: r.name for r in queries.raters(session)}
+    if rater_id is None:
+        return None
+    return names[rater_id], judge_standing(sessions, names[rater_id])
+
+
+DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin

@@ -64,11 +64,13 @@ class ReviewPoint:
 
 
 def reference_judge(session: Session, answer_id: str) -> int | None:
-    """The judge run whose points a reviewer starts from: the latest that judged the answer."""
+    """The judge run whose points a reviewer starts from: the latest that judged the answer; the
+    model-free verifier only when nothing else did (it tags only what it flags)."""
     return session.scalar(
         select(JudgeOutcomeRow.rater_id)
+        .join(RaterRow, RaterRow.id == JudgeOutcomeRow.rater_id)
         .where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.status == "judged")
-        .order_by(JudgeOutcomeRow.created_at.desc(), JudgeOutcomeRow.id.desc())
+        .order_by(RaterRow.name == "verifier", JudgeOutcomeRow.created_at.desc(), JudgeOutcomeRow.id.desc())
         .limit(1)
     )
 

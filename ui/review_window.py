@@ -48,6 +48,7 @@ from app.redaction import keep_everything
 from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
 from app.settings import Settings, save_settings
+from app.verification import reference_judge_standing
 from models.vocabulary import ReviewStatus, Tag
 from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
 from ui.backups_dialog import BackupKeeper, BackupsDialog
@@ -60,6 +61,7 @@ from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, Que
 from ui.judge_dialog import JudgeDialog, JudgeWorker
 from ui.queue_view import document_chooser, fit_queue_columns
 from ui.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
+from ui.verifier_flags import VerifierFlagLabel
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
 CORRECTNESS_LABELS = [
@@ -250,6 +252,7 @@ class ReviewWindow(QMainWindow):
         self.rubrics = QLabel(wordWrap=True)
         self.rationale = QLabel(wordWrap=True)
         self.rationale.setStyleSheet("color: #444;")
+        self.verifier_flag = VerifierFlagLabel(self.show_passage)
         self.correctness = QComboBox()
         self.correctness.addItems(CORRECTNESS_LABELS)
         self.relevance = QComboBox()
@@ -294,6 +297,7 @@ class ReviewWindow(QMainWindow):
         layout.addWidget(keys)
         layout.addWidget(self.points, 3)
         layout.addWidget(self.rationale)
+        layout.addWidget(self.verifier_flag)
         layout.addWidget(self.scores)
         layout.addWidget(self.rubrics)
         layout.addLayout(ratings)
@@ -505,7 +509,11 @@ class ReviewWindow(QMainWindow):
         if point is None:
             return
         why = point.judge_rationale or ""
-        self.rationale.setText(f"<i>Judge: {html.escape(why)}</i>" if why else "")
+        standing = reference_judge_standing(self.project.sessions, self.state.answer.id)
+        judge = f"Judge ({standing[1]})" if standing and point.judge_tag is not None else "Judge"
+        shown_why = why or (f"tagged {point.judge_tag.value}" if point.judge_tag is not None else "")
+        self.rationale.setText(f"<i>{html.escape(judge)}: {html.escape(shown_why)}</i>" if shown_why else "")
+        self.verifier_flag.show_point(self.project, self.state.answer.id, point.point.span_start, point.point.span_end)
         self._render_answer()
         show_what_it_is_about(self.document, self.project, self.state, point)  # its evidence, most relevant first
 

@@ -1,0 +1,88 @@
+"""The verifier's finding on the selected point: a badge with its reason, the words that differ
+highlighted, and a link that shows the evidence passage in the document pane."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QLabel
+
+from app.verification import AnswerReport, PointReport, findings
+
+_BADGE = {
+    "incorrect": ("⚑ Verifier flags this point", "#b00020"),
+    "needs_review": ("⚠ Verifier: needs review", "#8a5a00"),
+    "supported": ("✓ Verifier: found in the document (not a reviewer's correct)", "#1b5e20"),
+    "unverifiable": ("· Verifier: nothing in the document to check this against", "#666"),
+}
+
+
+class VerifierFlagLabel(QLabel):
+    """Shows the verifier's verdict for one point; `passageRequested` goes to the document pane."""
+
+    def __init__(self, show_passage: Callable[[str], None]) -> None:
+        super().__init__(wordWrap=True)
+        self.setOpenExternalLinks(False)
+        self.linkActivated.connect(lambda link: show_passage(link.removeprefix("passage:")))
+        self._cache: dict[str, AnswerReport] = {}
+
+    def show_point(self, project, answer_id: str, start: int | None, end: int | None) -> None:
+        if start is None or end is None:
+            self.setText("")
+            return
+        if answer_id not in self._cache:
+            self._cache[answer_id] = findings(project.sessions, answer_id)
+        point = _overlapping(self._cache[answer_id], start, end)
+        self.setText(describe(point) if point else "")
+
+    def forget(self, answer_id: str | None = None) -> None:
+        self._cache.clear() if answer_id is None else self._cache.pop(answer_id, None)
+
+
+def _overlapping(report: AnswerReport, start: int, end: int) -> PointReport | None:
+    best, shared = None, 0
+    for p in report.points:
+        overlap = min(end, p.end) - max(start, p.start)
+        if overlap > shared:
+            best, shared = p, overlap
+    return best
+
+
+def describe(point: PointReport) -> str:
+    """Rich text: the badge, then each reason with the claim and the document side by side."""
+    title, colour = _BADGE.get(point.verdict, (point.verdict, "#666"))
+    lines = [f'<b style="color:{colour}">{html.escape(title)}</b>']
+    for reason in point.reasons:
+        claim, document = _highlighted(reason)
+        where = reason.get("passage")
+        link = f' · <a href="passage:{html.escape(where)}">show {html.escape(where)}</a>' if where else ""
+        lines.append(
+            f"{html.escape(reason['check'].replace('_', ' '))}: the answer says “{claim}”, "
+            f"the document “{document}”{link}"
+        )
+        if reason.get("normalisations"):
+            lines.append(f"<small>normalised: {html.escape(', '.join(reason['normalisations']))}</small>")
+    return "<br>".join(lines)
+
+
+def _highlighted(reason: dict) -> tuple[str, str]:
+    """Claim and document text with the words that differ marked."""
+    claim, document = html.escape(reason["claim"][:300]), html.escape(reason["document"][:300])
+    for mine, theirs in reason.get("differences", []):
+        if mine:
+            claim = _mark_words(claim, mine, "#fdd")
+        if theirs:
+            document = _mark_words(document, theirs, "#dfd")
+    return claim, document
+
+
+def _mark_words(text: str, words: str, colour: str) -> str:
+    """Mark the first run of `words` (canonical, lower case) in `text`, matching case-insensitively."""
+    import re
+
+    pattern = r"\W+".join(re.escape(w) for w in words.split())
+    found = re.search(pattern, text, re.IGNORECASE)
+    if not found:
+        return text
+    return f'{text[: found.start()]}<span style="background:{colour}">{found.group(0)}</span>{text[found.end() :]}'
