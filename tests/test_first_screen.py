@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QUrl
 from app.judging import run_judge
 from app.project import Project
 from app.review import ReviewService
-from app.sample_tour import judge_sample, sample_tour
+from app.sample_tour import sample_tour
 from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
 from ui import platform_check
@@ -109,16 +109,6 @@ def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_
     text = view.toPlainText()
     assert "1 Eligibility  · 2" in text and "....." not in text  # the leaders dropped, the page kept
     assert "folded" not in text
-
-
-def test_the_sample_is_judged_with_the_embedded_model(sample_project: Project) -> None:
-    tour = sample_tour(sample_project)
-    short = type(tour)(tour.answer_ids[:1], tour.settings)
-    progress = []
-    summary = judge_sample(sample_project, short, on_progress=progress.append)
-    assert summary.judged + summary.failed == 1 and [p.done for p in progress] == [1]
-    assert sample_project.data_points(tour.first_answer)  # the embedded judge's points are saved
-    assert sample_tour(sample_project) is None  # once only
 
 
 @pytest.mark.parametrize(
