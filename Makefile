@@ -17,7 +17,7 @@ packages="$(1)"; if [ -n "$$packages" ]; then \
 fi
 endef
 
-.PHONY: install run test lint system-deps qt-deps test-deps ocr-deps package clean
+.PHONY: install run test lint system-deps qt-deps test-deps ocr-deps gpu-backend package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,7 +54,15 @@ qt-deps: $(STAMP)
 test-deps: qt-deps
 	@$(call apt_install,$$($(BIN)/python ui/platform_check.py --apt-packages --tests))
 
-run: install
+# GPU offload for the local judge: `make run` builds llama.cpp for the toolkit found here (macOS ->
+# Metal; nvcc with an NVIDIA driver -> CUDA; glslc with a Vulkan GPU -> Vulkan), or the one named:
+# `make run GPU=cuda|vulkan|metal|cpu` (VULKAN_INCLUDE=… for newer Vulkan headers than the system's).
+# A failed GPU build keeps the CPU build and says so. `make test` always uses the CPU build.
+GPU ?= $(shell packaging/detect_gpu.sh)
+gpu-backend: $(STAMP)
+	@packaging/llama_gpu.sh $(GPU) $(BIN)/pip $(VENV)
+
+run: install gpu-backend
 	@mkdir -p $(dir $(SAMPLE_PROJECT))
 	$(BIN)/assay --project $(SAMPLE_PROJECT) gui --sample $(if $(REVIEWER),--reviewer $(REVIEWER))
 

@@ -23,8 +23,14 @@ def gpu_offload() -> str:
     from models.backends.llama_local import gpu_offload_supported
 
     if gpu_offload_supported():
-        return "available: a local model runs on the graphics card (every layer that fits)"
-    return "not in this build: a local model runs on the processor (fine for small models, slow for large ones)"
+        return (
+            "available: a local model's layers go to the graphics card (every layer that fits, or the number "
+            "set below); the run names the device and counts the layers offloaded"
+        )
+    return (
+        "not in this build: a local model runs on the processor, no layers offloaded (fine for small models, "
+        "slow for large ones; `make run GPU=cuda|metal|vulkan` builds one that offloads)"
+    )
 
 
 def describe_model(choice: ModelChoice) -> str:

@@ -21,7 +21,7 @@ from app.datasets import import_dataset
 from app.documents import PageProgress
 from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.exports import FORMATS, export
-from app.judging import JudgeSettings, Progress, destination, make_backend, run_judge
+from app.judging import JudgeSettings, Progress, destination, device_sentence, make_backend, run_judge
 from app.jury import run_jury
 from app.labels import import_labels
 from app.model_files import describe, read_model_info, recent_models, record_speed
@@ -449,6 +449,8 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         if args.jury:
             return _run_jury(project, args, settings, shared, answer_ids, cancel)
         backend = _backend(settings, shared)
+        if device := device_sentence(backend):
+            print(f"judge: {device}", file=sys.stderr)
         speeds: list[float] = []
 
         def progress(p: Progress) -> None:

@@ -110,6 +110,12 @@ def _check_model_fits(path: Path, settings: JudgeSettings) -> None:
     remember_model(path)
 
 
+def device_sentence(backend: JudgeBackend) -> str | None:
+    """Where a local model runs ("runs on Vulkan0 (…): 31/31 layers offloaded to the GPU"); None for an API."""
+    offload = getattr(backend, "offload", None)
+    return f"{Path(str(backend.describe().get('model', 'the model'))).name} {offload.sentence()}" if offload else None
+
+
 def make_backend(settings: JudgeSettings) -> JudgeBackend:
     """The backend the settings name; API backends refuse to exist without network permission."""
     if settings.parallel < 1:

@@ -45,17 +45,17 @@ class _DocumentFacts:
     plain: str
     passages: list[tuple[str, set[str]]]  # citation id, its words of 4+ letters
     context_pairs: tuple[tuple[str, str], ...]
-    sections: dict[str, str]  # section number -> citation id of its first passage
+    sections: dict[str, list[str]]  # section number -> citation ids of its passages
     count: int
     sources: list[queries.Passage]
 
 
 def _facts(passages: list[queries.Passage]) -> _DocumentFacts:
     text = "\n".join(p.text for p in passages)
-    sections: dict[str, str] = {}
+    sections: dict[str, list[str]] = {}
     for p in passages:
         if p.section and re.fullmatch(r"\d+(?:\.\d+)*", p.section):
-            sections.setdefault(p.section, p.citation_id)
+            sections.setdefault(p.section, []).append(p.citation_id)
     return _DocumentFacts(
         " " + _plain(text) + " ",
         [(p.citation_id, {w for w in _WORD.findall(p.text.lower()) if len(w) >= 4}) for p in passages],
@@ -95,8 +95,10 @@ def _in_quotes(text: str, at: int) -> bool:
 def _unrelated_section(point: str, facts: _DocumentFacts) -> str | None:
     own = {w for w in _WORD.findall(point.lower()) if len(w) >= 4}
     by_id = dict(facts.passages)
-    if facts.sections:
-        number = min(facts.sections, key=lambda s: (len(own & by_id.get(facts.sections[s], set())), s))
+    # A short section (a long one, "1.01 Definitions", holds nearly everything) sharing least with the point.
+    short = [s for s, ids in facts.sections.items() if len(ids) <= 3]
+    if short:
+        number = min(short, key=lambda s: (sum(len(own & by_id.get(i, set())) for i in facts.sections[s]), s))
         return f"Section {number}"
     scored = sorted(facts.passages, key=lambda p: (len(own & p[1]), -len(p[1])))
     return f"[{scored[0][0]}]" if scored and scored[0][1] else None

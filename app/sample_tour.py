@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.judging import JudgeSettings, Progress, RunSummary, make_backend, run_judge
+from app.jury import combine_jury
 from app.project import SAMPLE_DATASET, Project
+from app.verification import VERIFIER, verify_project
 from storage import reviews
 
 FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project → Run the judge does the rest
@@ -54,9 +56,11 @@ def judge_sample(
     on_progress: Callable[[Progress], None] = lambda _p: None,
     cancel: threading.Event | None = None,
 ) -> RunSummary:
-    """Judge the tour's answers in its order with the embedded judge, each saved as it is judged.
+    """Judge the tour's answers in its order, each saved as it is judged: the sample's rater is a jury
+    of the model-free verifier and the embedded judge, "incorrect if the verifier flags, else the
+    judge" (the jury's rule, incorrect first), so a near-chance small model is never alone.
 
-    The one place that says which judge the sample gets (to become a jury, change it here)."""
+    The one place that says which judge the sample gets."""
     cancel = cancel or threading.Event()
     with project.sessions.begin() as session:
         reviews.set_setting(session, STARTED, True)  # once: a cancelled tour is not started again
@@ -70,7 +74,9 @@ def judge_sample(
         if cancel.is_set():
             break
         last.clear()
+        verify_project(project.sessions, [answer_id])  # seconds at most: no model
         one = run_judge(project.sessions, judge, name, answer_ids=[answer_id], cancel=cancel, on_progress=last.append)
+        combine_jury(project.sessions, [VERIFIER, name], sample_jury(name), "rule", answer_ids=[answer_id])
         total.judged, total.failed = total.judged + one.judged, total.failed + one.failed
         total.failures.update(one.failures)
         done = total.judged + total.failed
@@ -79,6 +85,11 @@ def judge_sample(
             on_progress(Progress(done, count, total.failed, answer_id, speed, eta))
     total.cancelled = cancel.is_set() and total.judged + total.failed < count
     return total
+
+
+def sample_jury(judge_name: str) -> str:
+    """The name of the sample's default rater: the verifier and the embedded judge as a jury."""
+    return f"jury:{VERIFIER}+{judge_name}"
 
 
 def _sample_ids() -> set[str]:

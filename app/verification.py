@@ -80,7 +80,7 @@ class Verifier:
             cited = []
             for m in CITATION.finditer(claim):
                 kind = next(name for name, value in m.groupdict().items() if value)
-                cited.append(CitedRef(m.group(0), m.start(), m.end(), index.resolve(kind, m.group(kind))[:3]))
+                cited.append(CitedRef(m.group(0), m.start(), m.end(), index.resolve(kind, m.group(kind))[:12]))
             result = verify_claim(claim, document, document.search(claim, SEARCH_HITS), cited)
             reports.append(_report(start, end, claim, result))
         return reports

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from models.errors import JudgeOutputInvalid
@@ -200,8 +200,22 @@ def missing_points(
     return points
 
 
+def _with_context(point: JudgedPoint, segments: list[Segment]) -> JudgedPoint:
+    if point.start is None or point.end is None or point.context_start is not None:
+        return point
+    span = (point.start, point.end)
+    best = max(segments, key=lambda s: _overlap((s.start, s.end), span), default=None)
+    if best is None or _overlap((best.start, best.end), span) == 0 or best.context_end is None:
+        return point
+    if best.context_end > point.start:  # the point reaches back into the lead-in itself
+        return point
+    return replace(point, context_start=best.context_start, context_end=best.context_end, context=best.context)
+
+
 def cover_the_rest(points: list[JudgedPoint], segments: list[Segment]) -> list[JudgedPoint]:
-    """Answer sentences that no asserted point covers become untagged points, in answer order."""
+    """Answer sentences that no asserted point covers become untagged points, in answer order; an
+    asserted point is read with the lead-in of the sentence it is mostly made of."""
+    points = [_with_context(p, segments) for p in points]
     spans = [(p.start, p.end) for p in points if p.start is not None and p.end is not None]
     extra = [
         JudgedPoint(

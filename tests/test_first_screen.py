@@ -12,7 +12,8 @@ from PySide6.QtCore import Qt, QUrl
 from app.judging import run_judge
 from app.project import Project
 from app.review import ReviewService
-from app.sample_tour import sample_tour
+from app.sample_tour import judge_sample, sample_jury, sample_tour
+from app.verification import VERIFIER
 from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
 from ui import platform_check
@@ -109,6 +110,22 @@ def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_
     text = view.toPlainText()
     assert "1 Eligibility  · 2" in text and "....." not in text  # the leaders dropped, the page kept
     assert "folded" not in text
+
+
+def test_the_sample_is_judged_with_the_embedded_model(sample_project: Project) -> None:
+    tour = sample_tour(sample_project)
+    short = type(tour)(tour.answer_ids[:1], tour.settings)
+    progress = []
+    summary = judge_sample(sample_project, short, on_progress=progress.append)
+    assert summary.judged + summary.failed == 1 and [p.done for p in progress] == [1]
+    raters = sample_project.data_points(tour.first_answer)  # the embedded judge's points are saved
+    judge = next(name for name in raters if name.startswith("judge:"))
+    assert {VERIFIER, sample_jury(judge)} <= set(raters)  # the default rater: verifier and model as a jury
+    for point in raters[sample_jury(judge)]:  # incorrect where the verifier flags, else the judge's tag
+        flagged = any(p.tag is Tag.INCORRECT and p.span_start == point.span_start for p in raters[VERIFIER])
+        judged = next(p.tag for p in raters[judge] if p.span_start == point.span_start)
+        assert point.tag is (Tag.INCORRECT if flagged else judged)
+    assert sample_tour(sample_project) is None  # once only
 
 
 @pytest.mark.parametrize(

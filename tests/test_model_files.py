@@ -15,7 +15,7 @@ from app.cli import main
 from app.errors import InvalidInput
 from app.model_files import check_fit, describe, read_model_info, recent_models
 from app.project import Project
-from models.backends.llama_local import embedded_model_path
+from models.backends.llama_local import embedded_model_path, gpu_offload_supported
 
 NDA = "DoiT-ICN-NonDisclosure-Agreement.txt"
 
@@ -78,7 +78,9 @@ def test_models_lists_the_models_used_with_their_last_measured_speed(tmp_path: P
     assert main([*project, "import", str(dataset)]) == 0
     model = str(embedded_model_path())
     assert main([*project, "judge", "--model", model, "--context", "2048", "--no-missing"]) == 0
-    capsys.readouterr()
+    # The run says where it runs: this build's device and how many layers went to a GPU.
+    where = "layers offloaded to the GPU" if gpu_offload_supported() else "runs on the processor (CPU): no layers"
+    assert f"judge: {Path(model).name} " in (err := capsys.readouterr().err) and where in err
     assert main([*project, "models", "--json"]) == 0
     [listed] = [m for m in json.loads(capsys.readouterr().out) if m["path"] == str(Path(model).resolve())]
     assert listed["tokens_per_second"] > 0 and "Q4_1" in listed["about"]
@@ -96,9 +98,11 @@ def test_picker_takes_a_dropped_gguf_and_shows_what_it_is_and_whether_it_fits(qt
 
     model = embedded_model_path()
     remember_model(model)
+    read_model_info(model)
     picker = ModelPicker()
     qtbot.addWidget(picker)
-    assert picker.recent.isVisibleTo(picker) and picker.recent.findText(model.name) > 0  # used before
+    # Used before, and suggested by whether it fits the memory free now.
+    assert picker.recent.isVisibleTo(picker) and picker.recent.findText(f"{model.name} — fits") > 0
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(model))])
     drop = QDropEvent(

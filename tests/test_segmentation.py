@@ -184,3 +184,16 @@ def test_fact_lines_without_bullets_are_each_a_point() -> None:
     answer = CUAD_024.replace("• ", "")
     assert point(answer, "License Term: “Perpetual, unlimited runs”").context.startswith("Based solely")
     assert point(answer, "Other Term: “2 years – Commencing: November 15, 2012”").context.startswith("Based solely")
+
+
+def test_a_judge_point_aligned_to_a_list_item_is_read_with_its_lead_in() -> None:
+    from models.verdict import JudgedPoint, cover_the_rest
+    from models.vocabulary import Tag
+
+    answer = ANSWERS["contractnli-001"]
+    start = answer.index("Know‑how")
+    judged = JudgedPoint("Know‑how", start, start + len("Know‑how"), Tag.CORRECT)
+    points = cover_the_rest([judged], segment_answer(answer))
+    [know_how] = [p for p in points if p.tag is Tag.CORRECT]
+    assert know_how.context == "Specifically, it includes (but is not limited to):"
+    assert all(p.context == s.context for p, s in zip(points[:3], segment_answer(answer)[:3], strict=True))

@@ -57,6 +57,7 @@ class AnswerView(QTextBrowser):
 
     pointClicked = Signal(int)  # noqa: N815 - Qt signal names
     citationClicked = Signal(str)  # noqa: N815
+    pointRequested = Signal()  # noqa: N815 - "make a data point of the selection", from the context menu
 
     def __init__(self) -> None:
         super().__init__()
@@ -237,6 +238,15 @@ class AnswerView(QTextBrowser):
         cursor.setPosition(min(positions))
         cursor.setPosition(max(positions) + 1, QTextCursor.MoveMode.KeepAnchor)
         self.setTextCursor(cursor)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        menu = self.createStandardContextMenu(event.pos())
+        if self.selected_span() is not None:
+            menu.insertSeparator(menu.actions()[0])
+            make = menu.addAction("Make a data point of the selection  (Ctrl+Shift+N)")
+            menu.insertAction(menu.actions()[0], make)
+            make.triggered.connect(self.pointRequested.emit)
+        menu.exec(event.globalPos())
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().mouseReleaseEvent(event)

@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, QRunnable, Signal
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QWidget
 
 from app.errors import AssayError
-from app.judging import JudgeSettings, Progress, RunSummary, make_backend, run_judge
+from app.judging import JudgeSettings, Progress, RunSummary, device_sentence, make_backend, run_judge
 from app.project import Project
 from app.settings import ModelChoice
 from models.judge import Mode
@@ -78,6 +78,7 @@ class JudgeDialog(QDialog):
 
 
 class JudgeSignals(QObject):
+    loaded = Signal(str)  # where the local model runs: device and layers offloaded
     progressed = Signal(object)  # Progress
     failed = Signal(str)
     finished = Signal(object)  # RunSummary
@@ -97,6 +98,8 @@ class JudgeWorker(QRunnable):
     def run(self) -> None:
         try:
             backend = make_backend(self.settings)
+            if device := device_sentence(backend):
+                self.signals.loaded.emit(device)
             judge = self.settings.judge(backend)
             summary: RunSummary = run_judge(
                 self.project.sessions,

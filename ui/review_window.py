@@ -235,6 +235,7 @@ class ReviewWindow(QMainWindow):
         self.answer_view = AnswerView()
         self.answer_view.citationClicked.connect(self.show_passage)
         self.answer_view.pointClicked.connect(self._on_answer_point_clicked)
+        self.answer_view.pointRequested.connect(self.add_point_from_selection)
         self.points_model = DataPointTableModel()
         self.points = DataPointView()
         self.points.setModel(self.points_model)
@@ -724,6 +725,7 @@ class ReviewWindow(QMainWindow):
             return self.worker
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_judge_progressed)
+        worker.signals.loaded.connect(self._on_judge_loaded)
         worker.signals.failed.connect(self._on_judge_failed)
         worker.signals.finished.connect(self._on_judge_finished)
         self.worker = worker
@@ -743,6 +745,10 @@ class ReviewWindow(QMainWindow):
         if self.worker is not None:
             self.worker.cancel.set()
             self.say("Stopping the judge after the answer in flight…")
+
+    def _on_judge_loaded(self, device: str) -> None:
+        self.progress.setToolTip(device)  # kept beside the bar while the run goes on
+        self.say(f"Judging… {device}.")
 
     def _on_judge_progressed(self, progress: Progress) -> None:
         self.progress.setRange(0, progress.total)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from models.backends.base import Generation, LabelScores, SlotScores
+from models.backends.llama_device import captured_load_log, parse_offload
 from models.errors import JudgeUnavailable
 from models.prompts import Part, Prompt
 
@@ -77,18 +78,20 @@ class LlamaBackend:
         self.threads = threads or max(1, (os.cpu_count() or 2))
         self.seed = seed
         try:
-            self.llm = Llama(
-                model_path=str(self.model_path),
-                n_ctx=context_tokens,
-                n_threads=self.threads,
-                n_gpu_layers=self.gpu_layers,
-                n_batch=batch_size,
-                seed=seed,
-                flash_attn=flash_attn,
-                verbose=False,
-            )
+            with captured_load_log() as log:  # llama.cpp names the device and offloaded layers only there
+                self.llm = Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=context_tokens,
+                    n_threads=self.threads,
+                    n_gpu_layers=self.gpu_layers,
+                    n_batch=batch_size,
+                    seed=seed,
+                    flash_attn=flash_attn,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError) as exc:
             raise JudgeUnavailable(f"cannot load the model {self.model_path.name}: {exc}") from exc
+        self.offload = parse_offload("".join(log))  # shown to the user; not in describe(): runs resume anywhere
         self.context_tokens = self.llm.n_ctx()
         self.flash_attn = flash_attn
         self.batch_size = batch_size

@@ -41,7 +41,7 @@ TOKEN = re.compile(r"[a-z0-9]+")
 _STOPWORDS = """a an the of to in on for by with and or as at is are be been being was were this that these those it
 its any all such which who whom whose from into under upon than then there their they them he she his her has have had
 do does did not no shall will may must can would should could so if but also each other per within without between
-about after before during including include includes"""
+about after before during including include includes see"""
 STOPWORDS = frozenset(_STOPWORDS.split())
 
 

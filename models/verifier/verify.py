@@ -7,6 +7,7 @@ check passed (shown, never counted as a reviewer's `correct`); `unverifiable` ot
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from models.verifier.checks import (
@@ -25,6 +26,7 @@ from models.verifier.document import CitedRef, Document, aligned
 from models.verifier.text import canonical, content_words
 
 SUPPORTED, INCORRECT, NEEDS_REVIEW, UNVERIFIABLE = "supported", "incorrect", "needs_review", "unverifiable"
+_LABEL = re.compile(r"\s*(?:\(?(?:\d{1,2}(?:\.\d{1,2})*|[ivx]{1,4}|[a-z])[.)]|[-*•–])\s+")
 MIN_SHARED = 0.5  # share of the claim's content words a passage must hold to be the one it is about
 
 
@@ -48,6 +50,9 @@ class ClaimResult:
 def verify_claim(claim: str, document: Document, candidates: list[str], cited: list[CitedRef]) -> ClaimResult:
     """Check one claim against the document; `candidates` are passage ids a search found for it."""
     out = Outcome()
+    label = _LABEL.match(claim)
+    if label:  # "2. " or "(iv) " before a list item is its number in the answer, not a value
+        claim = " " * label.end() + claim[label.end() :]
     quoted_in = check_quotes(claim, document, out)
     mine = content_words(claim)
     cited_ids = [pid for c in cited for pid in c.passages if pid in document.by_id]

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Build llama-cpp-python (the version pyproject.toml pins) for one backend: cuda, metal, vulkan or cpu.
+# Usage: packaging/llama_gpu.sh BACKEND PIP [VENV]. Skips a backend already built (or one that
+# already failed here); a failed GPU build leaves the working CPU build in place and says so.
+set -u
+backend=$1 pip=$2 venv=${3:-.venv}
+stamp="$venv/.llama-backend"
+log="build/llama-$backend.log"
+version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -1)
+current=$(cat "$stamp" 2>/dev/null || echo cpu)
+
+case $backend in
+	cpu) args="" ;;
+	cuda) args="-DGGML_CUDA=on" ;;
+	metal) args="-DGGML_METAL=on" ;;
+	vulkan)
+		args="-DGGML_VULKAN=on${VULKAN_INCLUDE:+ -DVulkan_INCLUDE_DIR=$VULKAN_INCLUDE}"
+		header="${VULKAN_INCLUDE:-/usr/include}/vulkan/vulkan_core.h"
+		found=$(sed -n 's/^#define VK_HEADER_VERSION \([0-9]*\)/\1/p' "$header" 2>/dev/null)
+		if [ "${found:-0}" -lt 261 ]; then  # llama.cpp uses vk::LayerSettingEXT (Vulkan 1.3.261)
+			echo ">>> GPU=vulkan: the Vulkan headers here (${found:+1.3.}${found:-none}) are too old for llama.cpp;"
+			echo "    install a newer Vulkan SDK, or set VULKAN_INCLUDE=/path/to/include. Keeping the $current build."
+			exit 0
+		fi ;;
+	*) echo ">>> GPU=$backend: use cuda, metal, vulkan or cpu"; exit 2 ;;
+esac
+
+if [ "$current" = "$backend" ]; then exit 0; fi
+if [ "$current" = "failed:$backend" ]; then
+	echo ">>> The $backend build of llama.cpp failed before (see $log): the judge runs on the processor (CPU)."
+	echo "    Fix the toolkit, then: rm $stamp && make run GPU=$backend"
+	exit 0
+fi
+mkdir -p build
+echo ">>> Building llama.cpp for $backend (llama-cpp-python $version): 5-30 minutes; log in $log"
+if CMAKE_ARGS="$args" FORCE_CMAKE=1 "$pip" install --no-cache-dir --force-reinstall --no-deps \
+	--no-binary llama-cpp-python "llama-cpp-python==$version" >"$log" 2>&1; then
+	echo "$backend" >"$stamp"
+	echo ">>> llama.cpp now runs on $backend: the judge dialog and \`assay judge\` say how many layers it offloads."
+else
+	echo "failed:$backend" >"$stamp"
+	echo ">>> The $backend build of llama.cpp failed (last lines of $log below); the judge keeps running on"
+	echo "    the processor (CPU), which works, only slower."
+	tail -5 "$log"
+fi
