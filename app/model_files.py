@@ -65,18 +65,31 @@ _TEMPLATES = {
 }
 
 
-def read_model_info(path: Path) -> ModelInfo:
-    """The GGUF header of `path` (from the cache when the file is unchanged); InvalidInput otherwise."""
-    path = path.expanduser().resolve()
+def _cache_key(path: Path) -> str:
     try:
         stat = path.stat()
     except OSError as exc:
         raise InvalidInput(str(path), f"cannot open the model file ({exc.strerror})") from exc
-    key = f"{path}|{stat.st_size}|{int(stat.st_mtime)}"
+    return f"{path}|{stat.st_size}|{int(stat.st_mtime)}"
+
+
+def cached_model_info(path: Path) -> ModelInfo | None:
+    """What an unchanged file was found to be before, without reading it (None when not known)."""
+    try:
+        found = _load_store()["info"].get(_cache_key(path.expanduser().resolve()))
+    except InvalidInput:
+        return None
+    return ModelInfo(**found) if found else None
+
+
+def read_model_info(path: Path) -> ModelInfo:
+    """The GGUF header of `path` (from the cache when the file is unchanged); InvalidInput otherwise."""
+    path = path.expanduser().resolve()
+    key = _cache_key(path)
     store = _load_store()
     if key in store["info"]:
         return ModelInfo(**store["info"][key])
-    info = _read_header(path, stat.st_size)
+    info = _read_header(path, path.stat().st_size)
     store["info"] = {k: v for k, v in store["info"].items() if not k.startswith(f"{path}|")} | {key: asdict(info)}
     _save_store(store)
     return info

@@ -24,7 +24,7 @@ import pytest
 from app.project import Project
 from app.review import ReviewService
 from app.sample_tour import sample_tour
-from models.vocabulary import Tag
+from models.vocabulary import ReviewStatus, Tag
 
 from .test_ui import SHOTS
 
@@ -127,6 +127,8 @@ def test_the_sample_opens_on_a_real_x_server_with_judge_tags_and_takes_a_review_
             points = service.state(tour.first_answer).points
             return [p.judge_tag for p in points if p.judge_tag is not None]
 
+        first_row = sample_project.answers()[0].id  # the window opened at the tour's answer, not at the first row
+        assert first_row != tour.first_answer and service.state(first_row).status is ReviewStatus.UNREVIEWED
         judged = _wait("judge tags on the first answer", tagged_by_the_judge, app, log, JUDGE_TIMEOUT)
         assert all(isinstance(tag, Tag) for tag in judged)
         time.sleep(2)  # the window repaints after the database has the tags

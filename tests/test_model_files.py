@@ -98,9 +98,11 @@ def test_picker_takes_a_dropped_gguf_and_shows_what_it_is_and_whether_it_fits(qt
 
     model = embedded_model_path()
     remember_model(model)
+    read_model_info(model)
     picker = ModelPicker()
     qtbot.addWidget(picker)
-    assert picker.recent.isVisibleTo(picker) and picker.recent.findText(model.name) > 0  # used before
+    # Used before, and suggested by whether it fits the memory free now.
+    assert picker.recent.isVisibleTo(picker) and picker.recent.findText(f"{model.name} — fits") > 0
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(model))])
     drop = QDropEvent(

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 
 from app.errors import AssayError
 from app.judging import JudgeSettings, Progress, RunSummary, device_sentence, make_backend, run_judge
+from app.model_files import record_speed
 from app.project import Project
 from app.settings import ModelChoice
 from models.judge import Mode
@@ -94,6 +95,7 @@ class JudgeWorker(QRunnable):
         self.answer_ids = answer_ids
         self.cancel = threading.Event()
         self.signals = JudgeSignals()
+        self._speed = 0.0  # the last tokens/s the run measured
 
     def run(self) -> None:
         try:
@@ -109,6 +111,8 @@ class JudgeWorker(QRunnable):
                 on_progress=self._report,
                 cancel=self.cancel,
             )
+            if self._speed > 0 and getattr(backend, "model_path", None):  # `assay models` shows it
+                record_speed(backend.model_path, self._speed)
         except AssayError as exc:
             self.signals.failed.emit(str(exc))
             return
@@ -118,4 +122,5 @@ class JudgeWorker(QRunnable):
         self.signals.finished.emit(summary)
 
     def _report(self, progress: Progress) -> None:
+        self._speed = progress.tokens_per_second
         self.signals.progressed.emit(progress)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from app.cli import build_parser, prepare_gui
 from app.cli import main as cli_main
 from app.project import ICON, Project
+from app.sample_tour import sample_tour
 from app.settings import load_settings, save_settings
 from ui import platform_check
 
@@ -71,10 +72,11 @@ def welcome() -> int:
 
     def review(project: Project, reviewer: str) -> None:
         save_settings(settings)
-        opened.append(ReviewWindow(project, reviewer, settings))
+        tour = sample_tour(project)
+        opened.append(ReviewWindow(project, reviewer, settings, first_answer=tour.first_answer if tour else None))
         _fit_to_screen(opened[-1])
         opened[-1].show()
-        start_sample_tour(opened[-1])
+        start_sample_tour(opened[-1], tour)
         window.close()
 
     window.opened.connect(review)
@@ -101,14 +103,15 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
         if project.url.startswith("sqlite:///"):
             settings.remember_project(project.url.removeprefix("sqlite:///"))
         save_settings(settings)
-    window = ReviewWindow(project, settings.reviewer, settings)
+    # The sample's first open opens at the answer its judge run starts with (not with --open or a picture).
+    tour = sample_tour(project) if not args.open_answer and args.screenshot is None else None
+    window = ReviewWindow(project, settings.reviewer, settings, first_answer=tour.first_answer if tour else None)
     if args.screenshot is None:  # pictures keep the window's own size
         _fit_to_screen(window)
     window.show()
     if args.open_answer:
         window.open_answer(args.open_answer)
-    elif args.screenshot is None:
-        start_sample_tour(window)
+    start_sample_tour(window, tour)
     if args.screenshot is not None:
         app.processEvents()
         current = window.current_point()

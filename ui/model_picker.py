@@ -25,7 +25,15 @@ from PySide6.QtWidgets import (
 from app.about import gpu_offload
 from app.errors import InvalidInput
 from app.judging import is_on_premise
-from app.model_files import check_fit, describe, read_model_info, recent_models
+from app.model_files import (
+    cached_model_info,
+    check_fit,
+    describe,
+    free_memory,
+    memory_needed,
+    read_model_info,
+    recent_models,
+)
 from app.settings import ModelChoice
 
 KINDS = {
@@ -77,9 +85,14 @@ class ModelPicker(QWidget):
         self._readers: dict[str, _InfoReader] = {}
         self.recent = QComboBox()
         self.recent.addItem("Models used before…")
+        ram, vram = free_memory()
         for entry in recent_models():
-            if Path(entry["path"]).is_file():
-                self.recent.addItem(Path(entry["path"]).name, entry["path"])
+            path = Path(entry["path"])
+            if path.is_file():
+                info = cached_model_info(path)  # suggested by what fits free memory now (GPU's included)
+                needed = memory_needed(info) if info else None
+                fits = "" if needed is None else (" — fits" if needed <= ram + (vram or 0) else " — too big now")
+                self.recent.addItem(f"{path.name}{fits}", str(path))
         self.recent.setVisible(self.recent.count() > 1)
         self.recent.activated.connect(self._on_recent_activated)
         self.setAcceptDrops(True)

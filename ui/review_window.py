@@ -83,6 +83,10 @@ RELEVANCE_LABELS = [
 TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 class DataPointView(QTableView):
     """The data point list; it turns the review keys into past-tense signals."""
 
@@ -168,7 +172,9 @@ class ThresholdsDialog(QDialog):
 class ReviewWindow(QMainWindow):
     """One reviewer reviewing one project."""
 
-    def __init__(self, project: Project, reviewer: str, settings: Settings | None = None) -> None:
+    def __init__(
+        self, project: Project, reviewer: str, settings: Settings | None = None, first_answer: str | None = None
+    ) -> None:
         super().__init__()
         self.project = project
         self.settings = settings or Settings()
@@ -197,7 +203,9 @@ class ReviewWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(self._on_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
-        if self.queue_model.rows:
+        if first_answer:
+            self.open_answer(first_answer)
+        elif self.queue_model.rows:
             self.table.selectRow(0)
         self.backup_keeper = BackupKeeper(self)  # on open, then every few minutes after a change
 
@@ -753,7 +761,7 @@ class ReviewWindow(QMainWindow):
     def _on_judge_progressed(self, progress: Progress) -> None:
         self.progress.setRange(0, progress.total)
         self.progress.setValue(progress.done)
-        eta = f"{progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else "—"
+        eta = _duration(progress.eta_seconds) if progress.eta_seconds is not None else "—"
         self.say(f"Judged {progress.done}/{progress.total} · {progress.tokens_per_second:.0f} tokens/s · ETA {eta}")
         self._on_answer_judged(progress.answer_id)
 

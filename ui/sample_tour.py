@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from app.errors import AssayError
 from app.project import Project
-from app.sample_tour import SampleTour, judge_sample, sample_tour
+from app.sample_tour import SampleTour, judge_sample
 from ui.judge_dialog import JudgeWorker
 
 if TYPE_CHECKING:
@@ -32,12 +32,11 @@ class SampleJudgeWorker(JudgeWorker):
         self.signals.finished.emit(summary)
 
 
-def start_sample_tour(window: ReviewWindow) -> SampleJudgeWorker | None:
-    """On the sample's first open: show the tour's first answer and start judging; else nothing."""
-    tour = sample_tour(window.project)
+def start_sample_tour(window: ReviewWindow, tour: SampleTour | None) -> SampleJudgeWorker | None:
+    """On the sample's first open (tour from app.sample_tour.sample_tour, the window opened at its
+    first answer): start judging in the background, progress in the status bar; else nothing."""
     if tour is None:
         return None
-    window.open_answer(tour.first_answer)
     worker = SampleJudgeWorker(window.project, tour)
     window.start_worker(worker, tour.settings)
     window.say(

@@ -58,7 +58,7 @@ def parse_offload(log: str) -> Offload:
         layers, total = int(summary.group(1)), int(summary.group(2))
     else:
         layers, total = sum(d != "CPU" for d in assigned), len(assigned)
-    gpu = next((f"{name} ({what})" for name, what in devices), None)
+    gpu = next((f"{name} ({what.removesuffix(') (unknown id')})" for name, what in devices), None)
     if gpu is None:
         gpu = next((d for d in assigned if d != "CPU"), "CPU")
     return Offload(gpu if layers else "CPU", layers, total)
