@@ -55,7 +55,8 @@ test-deps: qt-deps
 	@$(call apt_install,$$($(BIN)/python ui/platform_check.py --apt-packages --tests))
 
 # GPU offload for the local judge: `make run` builds llama.cpp for the toolkit found here (macOS ->
-# Metal; nvcc with an NVIDIA driver -> CUDA; glslc with a Vulkan GPU -> Vulkan), or the one named:
+# Metal; nvcc, on PATH or in /usr/local/cuda/bin, with an NVIDIA driver -> CUDA; glslc with a Vulkan
+# GPU -> Vulkan), or the one named:
 # `make run GPU=cuda|vulkan|metal|cpu` (VULKAN_INCLUDE=… for newer Vulkan headers than the system's).
 # A failed GPU build keeps the CPU build and says so. `make test` always uses the CPU build.
 GPU ?= $(shell packaging/detect_gpu.sh)

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from app import columnar
 from app.errors import AssayError
 from app.project import Project
 from models.vocabulary import Tag
-from storage import analytics
+from storage import analytics, columns, scoring
 
 TAG_ORDER = [Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING]
 
@@ -37,76 +38,90 @@ def scores(project: Project, by: str = "answer", raters: list[str] | None = None
         ids = analytics.rater_ids(session, raters)
         if raters and len(ids) != len(raters):
             raise AssayError(f"no rater named {', '.join(sorted(set(raters) - set(ids)))}")
-        rows = analytics.scores(session, by, list(ids.values()) if raters else None)
-    out = []
-    for row in rows:
-        item = dict(vars(row))  # not dataclasses.asdict: its deep copy dominates at 10^5 rows
-        key = item.pop("key")
-        answers = item.pop("answers")
-        if by == "answer":
-            out.append({"answer_id": key, **item})
-        elif by == "rater":
-            out.append({"answers": answers, **item})
-        else:
-            out.append({by: key, "answers": answers, **item})
-    return out
+        table = scoring.score_table(session, list(ids.values()) if raters else None)
+        keys = None if by == "answer" else scoring.answer_keys(session, by)
+    return columnar.score_dicts(table, by, keys)
 
 
 # ---------------------------------------------------------------- agreement
 
 
-def gwet_ac1(table: np.ndarray) -> float | None:
-    """Gwet's AC1 for any number of raters, missing ratings allowed (Gwet 2014, Handbook of
-    Inter-Rater Reliability, ch. 2): `table[i, k]` counts raters who put subject i in category k.
-    irrCAC implements it too, but pins scipy 1.12 and pandas < 3, so it cannot be installed here."""
+def chance_corrected(table: np.ndarray) -> dict[str, float | None]:
+    """Percent agreement, Gwet's AC1 and Fleiss' kappa with missing ratings, as Gwet's Handbook of
+    Inter-Rater Reliability (2014, ch. 2) computes them: `table[i, k]` counts the raters who put
+    unit i in category k. Observed agreement is over the units two or more raters rated; the
+    category shares behind chance agreement are over every unit anyone rated (Fleiss' kappa in Gwet's
+    generalisation, so it uses all the data, not only the units every rater rated). irrCAC, the
+    reference implementation, pins scipy 1.12 and pandas < 3, so it cannot be installed here."""
     q = table.shape[1]
     raters = table.sum(axis=1)
-    if q < 2 or not (raters >= 2).any():
-        return None
-    rated = raters >= 2
-    pa = float(np.mean((table[rated] * (table[rated] - 1)).sum(axis=1) / (raters[rated] * (raters[rated] - 1))))
+    shared = raters >= 2
+    if q < 2 or not shared.any():
+        return {"percent_agreement": None, "gwet_ac1": None, "fleiss_kappa": None}
+    pa = float(np.mean((table[shared] * (table[shared] - 1)).sum(axis=1) / (raters[shared] * (raters[shared] - 1))))
     pi = (table[raters >= 1] / raters[raters >= 1, None]).mean(axis=0)
-    pe = float((pi * (1 - pi)).sum() / (q - 1))
-    return None if pe == 1 else (pa - pe) / (1 - pe)
+    pe_gwet = float((pi * (1 - pi)).sum() / (q - 1))
+    pe_fleiss = float((pi**2).sum())
+    return {
+        "percent_agreement": pa,
+        "gwet_ac1": None if pe_gwet >= 1 else (pa - pe_gwet) / (1 - pe_gwet),
+        "fleiss_kappa": None if pe_fleiss >= 1 else (pa - pe_fleiss) / (1 - pe_fleiss),
+    }
 
 
-def agreement_of(matrix: Any, categories: Sequence[Any], *, ordinal: bool = False) -> dict[str, Any]:
+def gwet_ac1(table: np.ndarray) -> float | None:
+    return chance_corrected(table)["gwet_ac1"]
+
+
+def cohen_kappa(codes: np.ndarray, q: int, *, ordinal: bool = False) -> float | None:
+    """Cohen's kappa of two raters (columns) with missing ratings (Gwet 2014, ch. 2): observed
+    agreement over the units both rated, chance agreement from each rater's own category shares over
+    every unit that rater rated; linear agreement weights when the categories are ordered. With no
+    missing rating it is the classical kappa (sklearn's cohen_kappa_score)."""
+    a, b = codes[:, 0], codes[:, 1]
+    both = ~np.isnan(a) & ~np.isnan(b)
+    if not both.any():
+        return None
+    k = np.arange(q)
+    weights = 1 - np.abs(k[:, None] - k[None, :]) / (q - 1) if ordinal and q > 1 else np.eye(q)
+    pa = float(weights[a[both].astype(int), b[both].astype(int)].mean())
+    share_a = np.bincount(a[~np.isnan(a)].astype(int), minlength=q) / (~np.isnan(a)).sum()
+    share_b = np.bincount(b[~np.isnan(b)].astype(int), minlength=q) / (~np.isnan(b)).sum()
+    pe = float(share_a @ weights @ share_b)
+    return None if pe >= 1 else (pa - pe) / (1 - pe)
+
+
+def agreement_of(
+    matrix: Any, categories: Sequence[Any], *, ordinal: bool = False, short: bool = False
+) -> dict[str, Any]:
     """Agreement over items (rows) rated by raters (columns; None or NaN = not rated). `matrix` holds
-    category values (a list of lists) or, faster, category indexes (a float array with NaN)."""
+    category values (a list of lists) or, faster, category indexes (a float array with NaN). An item
+    rated by two or more raters counts (`n_items`); items rated once still inform chance agreement,
+    as in the textbook (Gwet 2014) and irrCAC."""
     import krippendorff
-    from sklearn.metrics import cohen_kappa_score
-    from statsmodels.stats.inter_rater import fleiss_kappa
 
     codes = _codes(matrix, categories)
     rated = (~np.isnan(codes)).sum(axis=1)
-    shared = codes[rated >= 2]
-    result: dict[str, Any] = dict.fromkeys(
-        ("percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1")
-    )
-    result = {"n_items": len(shared), **result}
-    if not len(shared):
+    codes = codes[rated >= 1]
+    result: dict[str, Any] = {"n_items": int((rated >= 2).sum())}
+    result |= dict.fromkeys(("percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1"))
+    if not result["n_items"]:
         return result
-    table = np.stack([(shared == k).sum(axis=1) for k in range(len(categories))], axis=1).astype(float)
-    per_item = table.sum(axis=1)
-    result["percent_agreement"] = float(((table * (table - 1)).sum(axis=1) / (per_item * (per_item - 1))).mean())
-    if codes.shape[1] == 2 and len(np.unique(shared)) > 1:
-        result["cohen_kappa"] = float(
-            cohen_kappa_score(
-                shared[:, 0], shared[:, 1], labels=list(range(len(categories))), weights="linear" if ordinal else None
-            )
-        )
-    complete = table[per_item == codes.shape[1]]
-    if len(complete) and (complete.sum(axis=0) > 0).sum() > 1:
-        result["fleiss_kappa"] = float(fleiss_kappa(complete, method="fleiss"))
-    if len(np.unique(shared[~np.isnan(shared)])) > 1:
+    table = np.stack([(codes == k).sum(axis=1) for k in range(len(categories))], axis=1).astype(float)
+    result |= chance_corrected(table)
+    if short:  # what a slice shows (`_short`): Cohen's and Krippendorff's are left out, not computed
+        return result
+    if codes.shape[1] == 2:
+        result["cohen_kappa"] = cohen_kappa(codes, len(categories), ordinal=ordinal)
+    pairable = codes[(~np.isnan(codes)).sum(axis=1) >= 2]
+    if len(np.unique(pairable[~np.isnan(pairable)])) > 1:
         result["krippendorff_alpha"] = float(
             krippendorff.alpha(
-                reliability_data=shared.T,
+                reliability_data=codes.T,
                 level_of_measurement="ordinal" if ordinal else "nominal",
                 value_domain=list(range(len(categories))),
             )
         )
-    result["gwet_ac1"] = gwet_ac1(table)
     return result
 
 
@@ -130,29 +145,26 @@ def _pick_raters(session, names: list[str] | None) -> dict[str, int]:
 
 def agreement(project: Project, raters: list[str] | None = None, level: str = "data-point") -> dict[str, Any]:
     """Agreement between raters, human or judge, on data-point tags or answer-level scores."""
-    import pandas as pd
-
     if level not in ("data-point", "answer"):
         raise AssayError("agreement level is data-point or answer")
     with project.sessions() as session:
         ids = _pick_raters(session, raters)
         sources = analytics.answer_sources(session)
         if level == "data-point":
-            labels = analytics.item_labels(session, list(ids.values()))
+            labels = columns.labels(session, list(ids.values()), items=True)
         else:
             rows = analytics.scores(session, "answer", list(ids.values()))
             reviews = analytics.reviews(session)
     order = list(ids)
     if level == "data-point":
         tags = [t.value for t in TAG_ORDER]
-        frame = pd.DataFrame(labels)
-        frame["code"] = frame["tag"].map({t: i for i, t in enumerate(tags)}).astype(float)
-        wide = frame.pivot_table(index=["answer", "item"], columns="rater_id", values="code", aggfunc="first")
-        wide = wide.reindex(columns=[ids[name] for name in order])
-        result = {"raters": order, "level": level, **agreement_of(wide.to_numpy(), tags)}
-        slices = wide.index.get_level_values("answer").map(lambda a: sources.get(a) or "unknown")
+        wide, item_answer = columnar.wide_matrix(labels, [ids[name] for name in order])
+        result = {"raters": order, "level": level, **agreement_of(wide, tags)}
+        source_of = np.array([sources.get(a) or "unknown" for a in labels.answers], dtype=object)
+        slices = source_of[item_answer] if len(item_answer) else np.zeros(0, dtype=object)
         result["by_source"] = {
-            str(source): _short(agreement_of(wide[slices == source].to_numpy(), tags)) for source in sorted(set(slices))
+            str(source): _short(agreement_of(wide[slices == source], tags, short=True))
+            for source in sorted(set(slices.tolist()))
         }
         return result
 
@@ -184,72 +196,150 @@ def _short(stats: dict[str, Any]) -> dict[str, Any]:
 
 def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     """The judge's tags against a human's: a confusion matrix per tag with per-class precision, recall
-    and F1 (human = truth), LeMAJ Alignment where segmentations differ, and answer-score correlation."""
+    and F1 (human = truth), LeMAJ Alignment where segmentations differ, and answer-score correlation.
+    Points are paired by identity on label columns; the answers where some point of each rater found
+    no partner are matched by words, row by row (`_match_answer`), as `alignment_by_rows` does."""
+    size = len(TAG_ORDER)
+    with project.sessions() as session:
+        ids = analytics.rater_ids(session, [judge, human])
+        judge_id, human_id = ids.get(judge, -1), ids.get(human, -2)
+        labels = columns.labels(session, list(ids.values()), items=True, creators=True)
+        names = scoring.rater_names(session)
+    found = columnar.key_matches(labels, judge_id, human_id)
+    untidy = found["untidy"]
+
+    def tidy(rows: np.ndarray) -> np.ndarray:
+        return rows[~np.isin(labels.answer[rows], list(untidy))] if untidy else rows
+
+    pairs = found["pairs"][~np.isin(labels.answer[found["pairs"][:, 0]], list(untidy))] if untidy else found["pairs"]
+    j_alone, h_alone = tidy(found["judge_alone"]), tidy(found["human_alone"])
+    irrelevant, missing = TAG_ORDER.index(Tag.IRRELEVANT), TAG_ORDER.index(Tag.MISSING)
+    counts = columnar.confusion(labels.tag[pairs[:, 1]], labels.tag[pairs[:, 0]], size)
+    counts += columnar.confusion(np.full(len(j_alone), irrelevant), labels.tag[j_alone], size)
+    counts += columnar.confusion(labels.tag[h_alone], np.full(len(h_alone), missing), size)
+    placed: list[tuple[int, int, int, dict[str, Any]]] = []  # (answer, ordinal, id): the rows' order
+    differ = pairs[labels.tag[pairs[:, 0]] != labels.tag[pairs[:, 1]]]
+    with project.sessions() as session:
+        details = analytics.point_details(session, labels.point[differ[:, 0]].tolist(), judge_id)
+        texts = analytics.point_details(session, labels.point[differ[:, 1]].tolist(), human_id)
+    for j, h in differ.tolist():
+        ordinal, _, confidence = details[int(labels.point[j])]
+        placed.append(
+            (
+                int(labels.answer[j]),
+                ordinal,
+                int(labels.point[j]),
+                {
+                    "answer_id": labels.answers[labels.answer[j]],
+                    "text": texts[int(labels.point[h])][1],
+                    "judge": TAG_ORDER[labels.tag[j]].value,
+                    "human": TAG_ORDER[labels.tag[h]].value,
+                    "judge_confidence": confidence,
+                },
+            )
+        )
+    for answer in sorted(untidy):
+        by_rater = project.data_points(labels.answers[answer])
+        matched, disagreements = _match_answer(labels.answers[answer], by_rater.get(judge), by_rater.get(human))
+        for j, h in matched:
+            counts[TAG_ORDER.index(Tag(h)), TAG_ORDER.index(Tag(j))] += 1
+        placed += [(answer, n, 0, d) for n, d in enumerate(disagreements)]
+    placed.sort(key=lambda p: p[:3])
+    table = scoring.scores_of(labels, names)
+    return _alignment_result(judge, human, counts, [p[3] for p in placed], columnar.score_dicts(table, "answer", None))
+
+
+def alignment_by_rows(project: Project, judge: str, human: str) -> dict[str, Any]:
+    """`alignment` as defined, answer by answer and point by point: the reference the fast one is tested on."""
+    size = len(TAG_ORDER)
+    counts = np.zeros((size, size), dtype=np.int64)
+    disagreements: list[dict[str, Any]] = []
+    for answer in project.answers():
+        by_rater = project.data_points(answer.id)
+        pairs, found = _match_answer(answer.id, by_rater.get(judge), by_rater.get(human))
+        for j, h in pairs:
+            counts[TAG_ORDER.index(Tag(h)), TAG_ORDER.index(Tag(j))] += 1
+        disagreements += found
+    return _alignment_result(judge, human, counts, disagreements, scores(project, "answer", [judge, human]))
+
+
+def _match_answer(answer_id: str, j_points: Any, h_points: Any) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+    """One answer's (judge tag, human tag) pairs, LeMAJ Alignment, and the pairs that disagree."""
     from rapidfuzz import fuzz
     from scipy.optimize import linear_sum_assignment
-    from scipy.stats import pearsonr, spearmanr
-    from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
-    judged = {a.id: project.data_points(a.id) for a in project.answers()}
     pairs: list[tuple[str, str]] = []
-    disagreements = []
-    for answer_id, by_rater in judged.items():
-        j_points, h_points = by_rater.get(judge), by_rater.get(human)
-        if not j_points or not h_points:
-            continue
-        j_tagged = [p for p in j_points if p.tag is not None]
-        h_tagged = [p for p in h_points if p.tag is not None]
-        matched: list[tuple[Any, Any]] = []
-        rest_h = list(h_tagged)
-        sources = {p.source_id: p for p in rest_h if p.source_id is not None}
-        rest_j = []
-        for jp in j_tagged:
-            if jp.id in sources:  # the reviewer's copy of this very point
-                matched.append((jp, sources[jp.id]))
-                rest_h.remove(sources[jp.id])
-            else:
-                rest_j.append(jp)
-        if rest_j and rest_h:  # LeMAJ Alignment: one-to-one by text similarity
-            cost = np.array([[-fuzz.ratio(j.text, h.text) for h in rest_h] for j in rest_j])
-            for r, c in zip(*linear_sum_assignment(cost), strict=True):
-                if -cost[r, c] >= 50:
-                    matched.append((rest_j[r], rest_h[c]))
-            used_j = {id(j) for j, _ in matched}
-            used_h = {id(h) for _, h in matched}
-            rest_j = [j for j in rest_j if id(j) not in used_j]
-            rest_h = [h for h in rest_h if id(h) not in used_h]
-        for jp, hp in matched:
-            pairs.append((jp.tag.value, hp.tag.value))
-            if jp.tag is not hp.tag:
-                disagreements.append(
-                    {
-                        "answer_id": answer_id,
-                        "text": hp.text,
-                        "judge": jp.tag.value,
-                        "human": hp.tag.value,
-                        "judge_confidence": jp.confidence,
-                    }
-                )
-        pairs += [(j.tag.value, Tag.IRRELEVANT.value) for j in rest_j]  # only the judge saw it
-        pairs += [(Tag.MISSING.value, h.tag.value) for h in rest_h]  # only the human saw it
+    disagreements: list[dict[str, Any]] = []
+    if not j_points or not h_points:
+        return pairs, disagreements
+    j_tagged = [p for p in j_points if p.tag is not None]
+    h_tagged = [p for p in h_points if p.tag is not None]
+    matched: list[tuple[Any, Any]] = []
+    rest_h = list(h_tagged)
+    same = {p.key: p for p in rest_h if p.key is not None}
+    rest_j = []
+    for jp in j_tagged:
+        if jp.key in same and same[jp.key] in rest_h:  # one data point, both raters' tags
+            matched.append((jp, same[jp.key]))
+            rest_h.remove(same[jp.key])
+        else:
+            rest_j.append(jp)
+    if rest_j and rest_h:  # LeMAJ Alignment: one-to-one by text similarity
+        cost = np.array([[-fuzz.ratio(j.text, h.text) for h in rest_h] for j in rest_j])
+        for r, c in zip(*linear_sum_assignment(cost), strict=True):
+            if -cost[r, c] >= 50:
+                matched.append((rest_j[r], rest_h[c]))
+        used_j = {id(j) for j, _ in matched}
+        used_h = {id(h) for _, h in matched}
+        rest_j = [j for j in rest_j if id(j) not in used_j]
+        rest_h = [h for h in rest_h if id(h) not in used_h]
+    for jp, hp in matched:
+        pairs.append((jp.tag.value, hp.tag.value))
+        if jp.tag is not hp.tag:
+            disagreements.append(
+                {
+                    "answer_id": answer_id,
+                    "text": hp.text,
+                    "judge": jp.tag.value,
+                    "human": hp.tag.value,
+                    "judge_confidence": jp.confidence,
+                }
+            )
+    pairs += [(j.tag.value, Tag.IRRELEVANT.value) for j in rest_j]  # only the judge saw it
+    pairs += [(Tag.MISSING.value, h.tag.value) for h in rest_h]  # only the human saw it
+    return pairs, disagreements
+
+
+def _alignment_result(
+    judge: str, human: str, counts: np.ndarray, disagreements: list[dict[str, Any]], answer_scores: list[dict]
+) -> dict[str, Any]:
+    """The figures of `alignment` from the confusion counts (rows: human, columns: judge), the
+    disagreements in the order found, and both raters' answer scores."""
+    from scipy.stats import pearsonr, spearmanr
+    from sklearn.metrics import precision_recall_fscore_support
+
     labels = [t.value for t in TAG_ORDER]
-    result: dict[str, Any] = {"judge": judge, "human": human, "n_pairs": len(pairs), "labels": labels}
-    if pairs:
-        predicted, truth = [p[0] for p in pairs], [p[1] for p in pairs]
-        result["confusion_matrix"] = confusion_matrix(truth, predicted, labels=labels).tolist()  # rows: human
-        p, r, f, support = precision_recall_fscore_support(truth, predicted, labels=labels, zero_division=0)
+    total = int(counts.sum())
+    result: dict[str, Any] = {"judge": judge, "human": human, "n_pairs": total, "labels": labels}
+    if total:
+        result["confusion_matrix"] = counts.tolist()  # rows: human
+        # sklearn on the 16 cells, weighted by their counts: its figures, without a million rows
+        truth, predicted = np.divmod(np.arange(counts.size), len(labels))
+        p, r, f, support = precision_recall_fscore_support(
+            truth, predicted, labels=range(len(labels)), sample_weight=counts.ravel(), zero_division=0
+        )
         result["per_tag"] = {
             label: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(support[i])}
             for i, label in enumerate(labels)
         }
-        result["accuracy"] = sum(a == b for a, b in pairs) / len(pairs)
+        result["accuracy"] = int(np.trace(counts)) / total
     result["disagreements"] = sorted(disagreements, key=lambda d: -(d["judge_confidence"] or 0))
 
-    by_answer = {(s["answer_id"], s["rater"]): s for s in scores(project, "answer", [judge, human])}
+    by_answer = {(s["answer_id"], s["rater"]): s for s in answer_scores}
     for metric, key in (("correctness", "correctness"), ("relevance", "f1")):
         both = [
             (by_answer[(a, judge)][key], by_answer[(a, human)][key])
-            for a in {a for a, _ in by_answer}
+            for a in sorted({a for a, _ in by_answer})
             if (a, judge) in by_answer
             and (a, human) in by_answer
             and by_answer[(a, judge)][key] is not None

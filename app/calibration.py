@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from app.project import Project
-from storage import analytics, statistics
+from storage import statistics
 
 BINS = 10
 MIN_PAIRS = 5  # fewer reviewed points of a tag: its confidences are left as the judge gave them
@@ -40,7 +40,7 @@ def _frame(project: Project, **which: bool):
     import pandas as pd
 
     with project.sessions() as session:
-        judges = analytics.latest_judge_per_answer(session)
+        judges = statistics.latest_judge_per_answer(session)
         frame = pd.DataFrame(statistics.point_labels(session, **which))
     latest = frame["answer_id"].map(judges)
     return frame, (frame["kind"] == "judge") & (frame["rater_id"] == latest)

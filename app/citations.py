@@ -103,6 +103,25 @@ class CitationIndex:
             return (f"par_{target}",)
         return ()
 
+    def resolve_whole(self, kind: str, target: str) -> tuple[str, ...]:
+        """The cited section with every clause under it ("Section 2.03" is 2.03 and 2.03(a)…, "Section 11"
+        is 11 and 11.1…), for checking what a citation is about; other citations as `resolve`."""
+        found = self.resolve(kind, target)
+        if kind not in ("section", "sign", "pilcrow", "bare") or not found:
+            return found
+        number, subs = _section_key(target)
+        if not isinstance(number, tuple):
+            return found
+        under = {
+            c
+            for (n, s), ids in self.by_section.items()
+            if isinstance(n, tuple)
+            and ((n == number and s[: len(subs)] == subs) or (not subs and n[: len(number)] == number))
+            for c in ids
+        }
+        order = {c: i for i, c in enumerate(self.by_id)}
+        return tuple(sorted(under | set(found), key=order.__getitem__))
+
 
 def page_lines(cite: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """'4:12-15' -> ((4, 12), (4, 15)); '4:24-5:3' -> ((4, 24), (5, 3)); None for a section number."""

@@ -25,7 +25,7 @@ from app.judging import JudgeSettings, Progress, destination, device_sentence, m
 from app.jury import run_jury
 from app.labels import import_labels
 from app.model_files import describe, read_model_info, recent_models, record_speed
-from app.paired_stress import paired_stress_test, raters_named, remember
+from app.paired_stress import paired_stress_test, raters_named, remember, stress_table
 from app.project import PASSPHRASE_ENV, SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 from app.redaction import Redaction, keep_everything
 from app.rubric_results import review_criteria, rubric_summary
@@ -33,7 +33,7 @@ from app.scores import shown
 from app.segments import segment_report
 from app.stress import stress_test
 from app.team import assign, export_bundle, import_bundle
-from app.verification import VERIFIER, verify_project
+from app.verification import VERIFIER, finding_at, findings, reasons_text, verify_project
 from models.backends.base import JudgeBackend
 from models.judge import Mode, Tagging
 from models.prompts import Strictness
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jury",
         action="append",
         metavar="JUROR",
-        help="a juror, e.g. local:seed=1 or openai:base_url=URL,model=M (repeat: 2 or more)",
+        help="a juror, e.g. local:seed=1, openai:base_url=URL,model=M or verifier (repeat: 2 or more)",
     )
     judge.add_argument(
         "--combine",
@@ -134,7 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--priority", default="incorrect,missing,irrelevant,correct", help="the rule's order of tags, highest first"
     )
     judge.add_argument("--answers", help="comma-separated answer ids (default: all not yet judged by this run)")
-    judge.add_argument("--limit", type=int, help="judge at most this many answers now")
+    howmany = judge.add_mutually_exclusive_group()
+    howmany.add_argument(
+        "--limit",
+        type=int,
+        help="the first N answers of the selection, in dataset order (run again: finishes those N, no others)",
+    )
+    howmany.add_argument("--more", type=int, help="the next N answers this run has not judged yet")
     judge.add_argument("--parallel", type=int, default=1, help="API judges: answers judged at once (default 1)")
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -149,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
     st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
     st.add_argument("--limit", type=int, help="answers to perturb (default: all with --raters, 3 with --judge)")
+    st.add_argument("--answers", help="paired test: comma-separated answer ids to perturb (default: drawn by --seed)")
     st.add_argument("--seed", type=int, default=0, help="which answers and which changes (paired test)")
     st.add_argument("--json", action="store_true")
 
@@ -463,6 +470,7 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
             args.name or settings.default_name(backend),
             answer_ids=answer_ids,
             limit=args.limit,
+            more=args.more,
             on_progress=progress,
             cancel=cancel,
             parallel=settings.parallel,
@@ -492,6 +500,9 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
         raise AssayError("a jury tags LeMAJ data points: leave --rubric at lemaj")
     jurors = []
     for spec in args.jury:
+        if spec == VERIFIER:  # the model-free verifier: it flags or abstains
+            jurors.append((VERIFIER, None))
+            continue
         juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
         juror = _permitted(project, juror, args.allow_network)  # each juror's host its own opt-in
         backend = _backend(juror, shared)
@@ -507,6 +518,7 @@ def _run_jury(project, args, settings, shared, answer_ids, cancel) -> int:
         priority,
         answer_ids=answer_ids,
         limit=args.limit,
+        more=args.more,
         on_progress=_print_progress,
         cancel=cancel,
     )
@@ -583,6 +595,7 @@ def _paired_stress(project: Project, args: argparse.Namespace) -> int:
         raters,
         limit=args.limit,
         seed=args.seed,
+        answer_ids=[a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None,
         on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
     )
     print(file=sys.stderr)
@@ -594,17 +607,7 @@ def _paired_stress(project: Project, args: argparse.Namespace) -> int:
         f"paired stress test on {result['answers']} answers (seed {result['seed']}): {result['qualifying_points']} "
         f"of {result['points']} points are supported by the document and had errors planted"
     )
-    for name, figures in result["raters"].items():
-        print(f"\n{name}")
-        for kind, f in figures["by_type"].items():
-            if f["trials"]:
-                lo, hi = f["ci"]
-                print(
-                    f"  {kind:14} caught {f['caught']:4}/{f['trials']:<4} recall {f['recall']:.0%} ({lo:.0%}–{hi:.0%})"
-                )
-        rate = figures["false_alarm_rate"]
-        shown_rate = "–" if rate is None else f"{rate:.1%}"
-        print(f"  false alarms on unchanged points: {figures['false_alarms']}/{figures['unperturbed']} ({shown_rate})")
+    print(stress_table(result))
     return 0
 
 
@@ -749,19 +752,30 @@ def _show(project: Project, args: argparse.Namespace) -> int:
     if answer is None:
         raise AssayError(f"no answer with id {args.answer_id!r}")
     by_rater = project.data_points(args.answer_id)
+    checked = findings(project.sessions, answer.id)  # as stored by `assay verify`, else checked now
     if args.json:
-        print(
-            json.dumps({"answer_id": answer.id, "raters": {r: [asdict(p) for p in ps] for r, ps in by_rater.items()}})
-        )
+        raters = {r: [asdict(p) for p in ps] for r, ps in by_rater.items()}
+        print(json.dumps({"answer_id": answer.id, "raters": raters, "verifier": checked.as_dict()}))
         return 0
     print(f"{answer.id}: {answer.question}")
     for rater, points in by_rater.items():
+        if rater == VERIFIER:
+            continue  # shown below, with its reasons
         print(f"\n{rater}")
         for p in points:
             tag = p.tag.value if p.tag else "untagged"
             confidence = f" {p.confidence:.2f}" if p.confidence is not None else ""
             cites = f" [{', '.join(p.citations)}]" if p.citations else ""
             print(f"  {tag:10}{confidence:5} {p.text[:100]}{cites}")
+            flagged = finding_at(checked, p.span_start, p.span_end)
+            if flagged is not None and flagged.reasons:
+                print(f"      ⚑ verifier {flagged.verdict}: {reasons_text(flagged)[:300]}")
+    stored = VERIFIER in by_rater
+    print(f"\n{VERIFIER}" + ("" if stored else " (checked now, not stored: `assay verify` keeps it)"))
+    for point in checked.points:
+        print(f"  {point.verdict:12} {point.text[:100]}")
+        if point.reasons:
+            print(f"      {reasons_text(point)[:300]}")
     return 0
 
 

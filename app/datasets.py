@@ -69,8 +69,9 @@ def import_dataset(
     summary = ImportSummary()
     with sessions.begin() as session:
         document_ids = {name: _store_document(session, doc, actor, summary) for name, doc in documents.items()}
+        position = queries.last_answer_position(session)
         for row in rows:
-            _store_answer(session, row, document_ids[row.document], actor, summary)
+            position += _store_answer(session, row, document_ids[row.document], actor, summary, position + 1)
     return summary
 
 
@@ -305,7 +306,10 @@ def _store_document(session: Session, parsed: ParsedDocument, actor: str, summar
     return document.id
 
 
-def _store_answer(session: Session, row: DatasetRow, document_id: int, actor: str, summary: ImportSummary) -> None:
+def _store_answer(
+    session: Session, row: DatasetRow, document_id: int, actor: str, summary: ImportSummary, position: int
+) -> int:
+    """Add or update one answer; 1 when it is new (it takes `position`, its place in dataset order)."""
     question_id = queries.question_id(session, document_id, row.question)
     values = {
         "question_id": question_id,
@@ -319,17 +323,18 @@ def _store_answer(session: Session, row: DatasetRow, document_id: int, actor: st
     }
     existing = queries.answer_row(session, row.id)
     if existing is None:
-        session.add(AnswerRow(id=row.id, **values))
+        session.add(AnswerRow(id=row.id, position=position, **values))
         queries.append_audit(session, actor, "answer.imported", "answer", row.id, {"place": row.place})
         summary.answers_added += 1
-        return
+        return 1
     changed = {k: v for k, v in values.items() if getattr(existing, k) != v}
     if not changed:
         summary.answers_unchanged += 1
-        return
+        return 0
     if "text" in changed and queries.has_data_points(session, row.id):
         raise InvalidInput(row.place, f"answer {row.id!r} has review data, so its text cannot change on re-import")
     for key, value in changed.items():
         setattr(existing, key, value)
     queries.append_audit(session, actor, "answer.updated", "answer", row.id, {"fields": sorted(changed)})
     summary.answers_updated += 1
+    return 0

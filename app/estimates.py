@@ -6,10 +6,10 @@ The judge may be biased; the reviews correct the bias and the judge's many tags 
 Intervals are asymptotic (CLT), not exact; with few reviews per group read them as approximate.
 
 Why not `ppi-python` itself: its `ppi_mean_ci` is about twenty lines of NumPy, which
-app/guarantees.py reproduces (the same intervals to 1e-12 on the same arrays, checked beside
-ppi-python 0.2.3). Installed into a copy of this app's environment, ppi-python adds numba and
-llvmlite (207 MB), gdown, beautifulsoup4, filelock and PySocks: 211 MB in all, for a desktop
-bundle, and a JIT compiler the app would never use.
+app/guarantees.py reproduces (the same intervals to 3e-16 over 600 random projects, beside
+ppi-python 0.2.3: bench/ppi_equivalence.py). Installed beside this app, ppi-python adds numba and
+llvmlite (203 MB), gdown, beautifulsoup4, soupsieve, filelock and PySocks: 206 MB in all for a
+desktop bundle, and a JIT compiler the app would never use.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def answer_values(project: Project) -> tuple[dict[str, dict], dict[str, dict], s
     """Per answer: the latest judge's metric values, the mean of its random-sample reviewers' values,
     the sampled answers, and each answer's slices."""
     with project.sessions() as session:
-        judges = analytics.latest_judge_per_answer(session)
+        judges = statistics.latest_judge_per_answer(session)
         kinds = analytics.rater_kinds(session)
         names = {v: k for k, v in analytics.rater_ids(session, None).items()}
         rows = analytics.scores(session, "answer")
@@ -122,9 +122,37 @@ def compare(project: Project, a: str, b: str, alpha: float = 0.05) -> dict[str, 
     difficulty cancels. Each generator's randomly reviewed answers correct that judge's bias (plain
     PPI, rectifier Y - Yhat); see guarantees.paired_difference for the variance."""
     judge, human, _, slices = answer_values(project)
+    return _compare(judge, human, _by_question(slices), a, b, alpha)
+
+
+def comparisons(project: Project, alpha: float = 0.05, most: int = 6) -> list[dict[str, Any]]:
+    """The paired comparison of every two generators that answered some question in common (the
+    `most` generators with the most answers), for the dashboard and the report."""
+    judge, human, _, slices = answer_values(project)
+    by_question = _by_question(slices)
+    answers: dict[str, int] = {}
+    for s in slices:
+        answers[s["generator"]] = answers.get(s["generator"], 0) + 1
+    names = sorted(sorted(answers, key=lambda g: -answers[g])[:most])
+    shared = [
+        (a, b)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if any(a in q and b in q for q in by_question.values())
+    ]
+    return [_compare(judge, human, by_question, a, b, alpha) for a, b in shared]
+
+
+def _by_question(slices: list[dict]) -> dict[Any, dict[str, str]]:
     by_question: dict[Any, dict[str, str]] = {}
     for s in slices:
         by_question.setdefault(s["question"], {})[s["generator"]] = s["answer_id"]
+    return by_question
+
+
+def _compare(
+    judge: dict[str, dict], human: dict[str, dict], by_question: dict[Any, dict[str, str]], a: str, b: str, alpha: float
+) -> dict[str, Any]:
     pairs = [(q[a], q[b]) for q in by_question.values() if a in q and b in q]
     if not pairs:
         raise AssayError(f"no question was answered by both {a!r} and {b!r}")
@@ -159,9 +187,9 @@ def compare(project: Project, a: str, b: str, alpha: float = 0.05) -> dict[str, 
         if min(len(sides[0]), len(sides[1])) >= 2:
             (ra, da), (rb, db) = sides[0].T, sides[1].T
             figures["ppi"] = paired_difference(diffs, ra, da, rb, db, alpha)
-            figures["reviewed"] = [len(ra), len(rb)]
         else:
             figures["ppi"] = None
+        figures["reviewed"] = [len(sides[0]), len(sides[1])]
         metrics[metric] = figures
     return {"a": a, "b": b, "difference": f"{a} minus {b}", "questions": len(pairs), "metrics": metrics}
 

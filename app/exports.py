@@ -39,16 +39,22 @@ def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everythi
     return out
 
 
-def _points(project: Project, redact: Redact) -> list[dict[str, Any]]:
+def _points(project: Project, redact: Redact, verifier: bool = False) -> list[dict[str, Any]]:
+    """Every label on every point; with `verifier`, the verifier's verdict and reasons on the point too."""
     with project.sessions() as session:
-        return redact(analytics.labelled_points(session))
+        points = analytics.labelled_points(session)
+    if verifier:
+        from app.verification import with_verifier_columns
+
+        points = with_verifier_columns(project.sessions, points)
+    return redact(points)
 
 
 def export_csv(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """Every data point with every rater's tag, comment, citations, who and when."""
     import pandas as pd
 
-    frame = pd.DataFrame(_points(project, redact))
+    frame = pd.DataFrame(_points(project, redact, verifier=True))
     if not frame.empty:
         frame["citations"] = frame["citations"].map(" ".join)
     frame.to_csv(out, index=False)
@@ -65,7 +71,7 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
     """One sheet each: answers (scores), data points, agreement, triage."""
     import pandas as pd
 
-    points = pd.DataFrame(_points(project, redact))
+    points = pd.DataFrame(_points(project, redact, verifier=True))
     if not points.empty:
         points["citations"] = points["citations"].map(" ".join)
     agreement = redact(_safe(lambda: stats.agreement(project)))
@@ -102,9 +108,11 @@ def _rubric_rows(project: Project, redact: Redact) -> list[dict[str, Any]]:
     )
 
 
-def labels_by_answer_and_rater(project: Project, redact: Redact) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def labels_by_answer_and_rater(
+    project: Project, redact: Redact, verifier: bool = False
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for p in _points(project, redact):
+    for p in _points(project, redact, verifier):
         grouped[(p["answer_id"], p["rater"])].append(p)
     return grouped
 
@@ -114,7 +122,7 @@ def export_jsonl(project: Project, out: Path, redact: Redact = keep_everything) 
     with project.sessions() as session:
         kinds = analytics.rater_kinds(session)
     with out.open("w", encoding="utf-8") as handle:
-        for (answer_id, rater), points in labels_by_answer_and_rater(project, redact).items():
+        for (answer_id, rater), points in labels_by_answer_and_rater(project, redact, verifier=True).items():
             record = {
                 "answer_id": answer_id,
                 "rater": rater,
@@ -127,6 +135,8 @@ def export_jsonl(project: Project, out: Path, redact: Redact = keep_everything) 
                         "citations": p["citations"],
                         "comment": p["comment"],
                         "confidence": p["confidence"],
+                        "verifier_verdict": p["verifier_verdict"],
+                        "verifier_reasons": p["verifier_reasons"],
                     }
                     for p in points
                 ],
@@ -285,6 +295,7 @@ def export_report(project: Project, out: Path, redact: Redact = keep_everything)
         f"{project.counts()['answers']} answers · {project.counts()['labels']} labels</p>",
         "<h2>Scores by rater</h2>",
         _table(summary_rows),
+        *_judge_sections(project),
         "<h2>Agreement</h2>",
         _table([{k: v for k, v in agreement.items() if not isinstance(v, dict | list)}]),
         "<h2>Triage</h2>",
@@ -303,6 +314,44 @@ def export_report(project: Project, out: Path, redact: Redact = keep_everything)
         )
     parts.append("</body></html>")
     out.write_text("\n".join(parts), encoding="utf-8")
+
+
+def _judge_sections(project: Project) -> list[str]:
+    """How good each judge is: its latest paired stress test, a near-chance model named as such."""
+    from app.standing import judge_standings
+
+    standings = judge_standings(project.sessions)
+    if not standings:
+        return []
+    rows = []
+    for s in standings:
+        f = s.figures or {}
+        rows.append(
+            {
+                "judge run": s.run,
+                "standing": s.text,
+                **{kind: _recall(t) for kind, t in f.get("by_type", {}).items() if t["trials"]},
+                "false alarms": f"{f['false_alarms']}/{f['unperturbed']}" if f.get("unperturbed") else "",
+            }
+        )
+    demo = [s.run for s in standings if s.demonstration]
+    names = html.escape(", ".join(str(d) for d in demo))
+    command = html.escape(",".join(str(d) for d in demo))
+    advice = (
+        f"<p><b>{names}: demonstration model.</b> Its tags are close to chance or were never measured; do not "
+        "rely on them. In Assay, <i>Project ▸ Run the judge…</i> (Ctrl+J) opens the model picker: choose a GGUF "
+        f"file or an API judge, then measure it with <code>assay stress-test --raters {command}</code>.</p>"
+        if demo
+        else ""
+    )
+    note = "<p>Errors planted in points the document supports that each judge flagged, by kind of error (latest "
+    note += "paired stress test; 95 % Wilson interval in brackets), and its flags on the same points unchanged.</p>"
+    return ["<h2>How good each judge is</h2>", note, advice, _table(rows)]
+
+
+def _recall(t: dict[str, Any]) -> str:
+    lo, hi = t["ci"]
+    return f"{t['caught']}/{t['trials']} ({t['recall']:.0%} [{lo:.0%}–{hi:.0%}])"
 
 
 def _statistics_sections(project: Project, redact: Redact) -> list[str]:
@@ -324,6 +373,21 @@ def _statistics_sections(project: Project, redact: Redact) -> list[str]:
             )
     report = calibration.reliability(project)
     parts = ["<h2>Estimates (prediction-powered, 95 % intervals)</h2>", _table(rows)]
+    paired = [
+        {
+            "difference": pair["difference"],
+            "figure": metric,
+            "questions": figures["questions"],
+            "reviewed (random)": " and ".join(map(str, figures["reviewed"])),
+            "PPI [95 % CI]": _interval(figures["ppi"]),
+            "judge only": _interval(figures["judge_only"]),
+            "human only": _interval(figures["human_only"]),
+        }
+        for pair in redact(estimates.comparisons(project))
+        for metric, figures in pair["metrics"].items()
+    ]
+    if paired:
+        parts += ["<h2>Paired comparison of generators on the same questions (95 % intervals)</h2>", _table(paired)]
     if report["overall"]["points"]:
         overall = report["overall"]
         parts += [

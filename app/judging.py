@@ -258,6 +258,7 @@ def run_judge(
     *,
     answer_ids: list[str] | None = None,
     limit: int | None = None,
+    more: int | None = None,
     on_progress: Callable[[Progress], None] = lambda _p: None,
     cancel: threading.Event | None = None,
     actor: str = "judge",
@@ -265,16 +266,17 @@ def run_judge(
 ) -> RunSummary:
     """Judge the run's pending answers, saving each as it is judged, so a stopped run keeps its work.
 
+    `limit`: the first N answers of the selection in dataset order (run again, or after a crash, it
+    finishes those N and nothing else); `more`: the next N answers this run has not judged.
+
     `parallel` answers are judged at once (for API servers that batch requests: vLLM, llama-server
     with several slots); reading and saving stay on this thread, one transaction per answer.
     """
     cancel = cancel or threading.Event()
     rater_id = open_run(sessions, name, judge.describe(), actor)
     with sessions() as session:
-        pending = queries.answers_to_judge(session, rater_id, answer_ids)
-        requested = len(answer_ids) if answer_ids is not None else None
-    summary = RunSummary(name, skipped=(requested - len(pending)) if requested is not None else 0)
-    pending = pending[:limit] if limit is not None else pending
+        pending, done_before = queries.answers_to_judge(session, rater_id, answer_ids, first=limit, more=more)
+    summary = RunSummary(name, skipped=done_before)
     queue = iter(pending)
     in_flight: dict[Future, tuple[JudgeCase | RubricCase, list[queries.Passage]]] = {}
     started, tokens, unavailable, last_error = time.perf_counter(), 0, 0, ""

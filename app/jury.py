@@ -44,13 +44,14 @@ class JurySummary:
 
 def run_jury(
     sessions: sessionmaker[Session],
-    jurors: list[tuple[str, LemajJudge]],
+    jurors: list[tuple[str, LemajJudge | None]],
     name: str,
     how: str = "both",
     priority: tuple[Tag, ...] = DEFAULT_PRIORITY,
     *,
     answer_ids: list[str] | None = None,
     limit: int | None = None,
+    more: int | None = None,
     on_progress: Callable[[Progress], None] = lambda _p: None,
     cancel: threading.Event | None = None,
 ) -> JurySummary:
@@ -60,11 +61,22 @@ def run_jury(
         raise AssayError("a jury needs at least two judges")
     summary = JurySummary(name)
     for juror_name, judge in jurors:
+        if judge is None:
+            continue  # the verifier: checked below, on the answers the models judged
         summary.jurors.append(
             run_judge(
-                sessions, judge, juror_name, answer_ids=answer_ids, limit=limit, on_progress=on_progress, cancel=cancel
+                sessions,
+                judge,
+                juror_name,
+                answer_ids=answer_ids,
+                limit=limit,
+                more=more,
+                on_progress=on_progress,
+                cancel=cancel,
             )
         )
+    if any(judge is None for _, judge in jurors):
+        summary.jurors.append(_verify_juror(sessions, [n for n, j in jurors if j is not None], answer_ids))
     summary.combined = combine_jury(sessions, [n for n, _ in jurors], name, how, priority, answer_ids)
     return summary
 
@@ -98,6 +110,23 @@ def combine_jury(
             outcome = queries.JudgeOutcome("judged", 0, None, None, (), 0, 0, 0.0)
             queries.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
+
+
+def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids: list[str] | None) -> RunSummary:
+    """The model-free verifier as a juror (it flags or abstains): run on what the model jurors judged."""
+    from app.verification import VERIFIER, verify_project
+
+    with sessions() as session:
+        judged = [
+            {a for a, o in queries.judge_outcomes(session, r.id).items() if o.status == "judged"}
+            for r in (queries.rater_named(session, n) for n in models)
+            if r is not None
+        ]
+    ids = sorted(set.intersection(*judged)) if judged else []
+    if answer_ids is not None:
+        ids = [a for a in ids if a in answer_ids] if judged else list(answer_ids)
+    reports = verify_project(sessions, ids)
+    return RunSummary(VERIFIER, judged=len(reports), failed=0)
 
 
 def _document(session: Session, answer_id: str) -> int:

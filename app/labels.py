@@ -26,7 +26,8 @@ from app.project import Project
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage import queries, reviews, statistics
-from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow
+from storage.points import key_points
+from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow
 
 _MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
 
@@ -45,6 +46,27 @@ def parse_markup(markup: str) -> list[dict[str, Any]]:
     return [{"text": " ".join(text.split()), "tag": tag.lower()} for tag, text in _MARKUP.findall(markup)]
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _field_problem(point: dict[str, Any]) -> str | None:
+    """What is wrong with a data point's optional fields, checked before anything is written."""
+    confidence = point.get("confidence")
+    if confidence is not None and (type(confidence) not in (int, float) or not 0 <= confidence <= 1):
+        return "'confidence' must be a number from 0 to 1"
+    for name in ("rationale", "comment"):
+        if point.get(name) is not None and not isinstance(point[name], str):
+            return f"{name!r} must be text"
+    citations = point.get("citations")
+    if citations is not None and not (isinstance(citations, list) and all(isinstance(c, str) for c in citations)):
+        return "'citations' must be a list of citation ids"
+    span = point.get("span")
+    if span is not None and not (isinstance(span, list) and len(span) == 2 and all(type(o) is int for o in span)):
+        return "'span' must be two offsets into the answer"
+    return None
+
+
 def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     records = []
     for place, record in jsonl_objects(path):
@@ -57,13 +79,15 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
         if not isinstance(points, list) or not points:
             raise InvalidInput(place, "field 'data_points' must be a non-empty list or LeMAJ markup")
         for i, point in enumerate(points, start=1):
-            if not isinstance(point, dict) or point.get("tag") not in {t.value for t in Tag}:
+            if not isinstance(point, dict) or _text(point.get("tag")) not in {t.value for t in Tag}:
                 raise InvalidInput(place, f"data point {i}: 'tag' must be correct, incorrect, irrelevant or missing")
             if not isinstance(point.get("data_point_id"), int) and not (
                 isinstance(point.get("text"), str) and point["text"].strip()
             ):
                 raise InvalidInput(place, f"data point {i}: give a 'data_point_id' or a 'text'")
-        if record.get("kind", "human") not in {k.value for k in RaterKind}:
+            if problem := _field_problem(point):
+                raise InvalidInput(place, f"data point {i}: {problem}")
+        if _text(record.get("kind", "human")) not in {k.value for k in RaterKind}:
             raise InvalidInput(place, "field 'kind' must be human or judge")
         if not isinstance(record.get("sampled", False), bool):
             raise InvalidInput(place, "field 'sampled' must be true or false")
@@ -73,6 +97,8 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def import_labels(project: Project, path: Path, actor: str = "import-labels") -> LabelImportSummary:
+    if not path.is_file():
+        raise InvalidInput(str(path), "no such file")
     records = _records(path)
     summary = LabelImportSummary(lines=len(records))
     sampled: list[str] = []
@@ -95,8 +121,12 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
             for row in sorted(existing.values(), key=lambda r: (r.rater_id, r.ordinal, r.id)):
                 by_text.setdefault(" ".join(row.text.split()), []).append(row)
             used: dict[str, int] = {}
+            created_before = summary.data_points_created
+            new_ids: list[int] = []
             for i, point in enumerate(record["data_points"], start=1):
                 row = _target(session, place, i, point, answer, rater.id, existing, by_text, used, summary)
+                if summary.data_points_created > created_before + len(new_ids):
+                    new_ids.append(row.id)
                 session.merge(
                     LabelRow(
                         id=session.scalar(
@@ -115,6 +145,7 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
                     if citation in passages and session.get(CitationRow, (row.id, passages[citation])) is None:
                         session.add(CitationRow(data_point_id=row.id, passage_id=passages[citation]))
                 summary.labels += 1
+            key_points(session, answer.id, new_ids)  # after citations: a missing point's passage
             if rater.kind is RaterKind.JUDGE:
                 _judged(session, rater.id, answer.id)
             else:
@@ -158,8 +189,14 @@ def _target(session, place, i, point, answer, rater_id, existing, by_text, used,
     text = " ".join(point["text"].split())
     nth = used.get(text, 0)
     used[text] = nth + 1
-    if nth < len(by_text.get(text, ())):
-        return by_text[text][nth]
+    same = by_text.get(text, [])
+    if point["tag"] == Tag.MISSING.value and point.get("citations"):
+        # An omission is its words and the passage it points to: the same words about another
+        # clause are another point.
+        cited = {c for c in point["citations"] if isinstance(c, str)}
+        same = [r for r in same if r.span_start is not None or _cited(session, r.id) & cited]
+    if nth < len(same):
+        return same[nth]
     span = point.get("span")
     if point["tag"] == Tag.MISSING.value:
         start = end = None
@@ -188,3 +225,13 @@ def _add_point(session, row, existing, by_text, text, summary) -> DataPointRow:
     by_text.setdefault(text, []).append(row)
     summary.data_points_created += 1
     return row
+
+
+def _cited(session, point_id: int) -> set[str]:
+    return set(
+        session.scalars(
+            select(PassageRow.citation_id)
+            .join(CitationRow, CitationRow.passage_id == PassageRow.id)
+            .where(CitationRow.data_point_id == point_id)
+        )
+    )

@@ -14,12 +14,14 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.citations import find_citations
+from app.citations import CitationIndex, find_citations
 from app.errors import AssayError
+from app.standing import STRESS_SETTING
 from app.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
 from models.segmentation import segment_answer
@@ -27,7 +29,6 @@ from models.vocabulary import Tag
 from storage import queries, reviews
 
 SUPPORT = 0.7  # share of a point's words one passage must hold for the point to count as supported
-STRESS_SETTING = "stress.{}"  # the latest figures of each rater, kept in the project's settings
 
 
 # ---------------------------------------------------------------- which points the document supports
@@ -48,6 +49,12 @@ class _DocumentFacts:
     sections: dict[str, list[str]]  # section number -> citation ids of its passages
     count: int
     sources: list[queries.Passage]
+    index: CitationIndex = field(init=False)
+    text_of: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.index = CitationIndex(self.sources)
+        self.text_of = {p.citation_id: p.text for p in self.sources}
 
 
 def _facts(passages: list[queries.Passage]) -> _DocumentFacts:
@@ -85,6 +92,15 @@ def supported(point: str, facts: _DocumentFacts) -> bool:
             len(own & by_id.get(c, set())) >= 0.3 * len(own) for c in citation.passages
         ):
             return False
+        # Nor is one whose quotation comes from elsewhere than the section it cites.
+        if citation.passages and not _in_quotes(point, citation.start):
+            kind = "section" if re.match(r"(?i)sections?|clauses?|paragraphs?", citation.written) else "other"
+            section = facts.index.resolve_whole(kind, citation.target) if kind == "section" else citation.passages
+            cited = " " + " ".join(_plain(facts.text_of[c]) for c in section) + " "
+            for quoted in _QUOTED.findall(point):
+                pieces = [_plain(p) for p in re.split(r"\.\.\.|…|\[[^\]]*\]", quoted)]
+                if any(len(p.split()) >= 5 and f" {p} " not in cited for p in pieces):
+                    return False
     return max(len(own & words) / len(own) for _, words in facts.passages) >= SUPPORT
 
 
@@ -96,7 +112,11 @@ def _unrelated_section(point: str, facts: _DocumentFacts) -> str | None:
     own = {w for w in _WORD.findall(point.lower()) if len(w) >= 4}
     by_id = dict(facts.passages)
     # A short section (a long one, "1.01 Definitions", holds nearly everything) sharing least with the point.
-    short = [s for s, ids in facts.sections.items() if len(ids) <= 3]
+    # Never a section that holds the point's own passage: "Section 11" is 11 with 11.1, 11.2… (its clauses).
+    home = max(facts.passages, key=lambda p: len(own & p[1]))[0] if facts.passages else None
+    short = [
+        s for s, ids in facts.sections.items() if len(ids) <= 3 and home not in facts.index.resolve_whole("section", s)
+    ]
     if short:
         number = min(short, key=lambda s: (sum(len(own & by_id.get(i, set())) for i in facts.sections[s]), s))
         return f"Section {number}"
@@ -256,12 +276,18 @@ def paired_stress_test(
     limit: int | None = None,
     seed: int = 0,
     types: tuple[str, ...] = TYPES,
+    answer_ids: list[str] | None = None,
     on_progress: Callable[[int, int], None] = lambda _d, _t: None,
 ) -> dict[str, Any]:
     """Per rater and perturbation type: trials, catches, recall with its Wilson interval; false alarms."""
     rng = random.Random(seed)
     with sessions() as session:
         answers = [a.id for a in queries.list_answers(session)]
+    if answer_ids is not None:  # the answers named, in the project's order
+        unknown = sorted(set(answer_ids) - set(answers))
+        if unknown:
+            raise AssayError(f"no answer with id {', '.join(unknown)}")
+        answers = [a for a in answers if a in set(answer_ids)]
     if not answers:
         raise AssayError("the project has no answers to stress-test")
     chosen = sorted(rng.sample(answers, min(limit or len(answers), len(answers))))
@@ -340,6 +366,29 @@ def _figures(t: _Tally) -> dict[str, Any]:
     }
 
 
+def stress_table(result: dict[str, Any]) -> str:
+    """The raters side by side: per kind of planted error, caught/trials, recall and its 95 % interval."""
+
+    def cell(f: dict[str, Any]) -> str:
+        if not f["trials"]:
+            return "–"
+        lo, hi = f["ci"]
+        return f"{f['caught']}/{f['trials']} {f['recall']:.0%} ({lo:.0%}–{hi:.0%})"
+
+    raters = result["raters"]
+    rows = [["planted error", *raters]]
+    for kind in TYPES:
+        if any(r["by_type"][kind]["trials"] for r in raters.values()):
+            rows.append([kind, *(cell(r["by_type"][kind]) for r in raters.values())])
+    alarms = [
+        f"{r['false_alarms']}/{r['unperturbed']} ({r['false_alarm_rate']:.1%})" if r["unperturbed"] else "–"
+        for r in raters.values()
+    ]
+    rows.append(["false alarms", *alarms])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+
+
 def remember(sessions: sessionmaker[Session], result: dict[str, Any]) -> None:
     """Keep each rater's latest figures, for the judge dialog, the Judge column and the report."""
     with sessions.begin() as session:
@@ -353,12 +402,9 @@ def remember(sessions: sessionmaker[Session], result: dict[str, Any]) -> None:
                 "caught_share": caught / planted if planted else None,
                 "answers": result["answers"],
                 "seed": result["seed"],
+                "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
             }
             reviews.set_setting(session, STRESS_SETTING.format(name), summary)
-
-
-def latest_figures(session: Session, rater: str) -> dict[str, Any] | None:
-    return reviews.setting(session, STRESS_SETTING.format(rater))
 
 
 # ---------------------------------------------------------------- raters by name

@@ -3,7 +3,8 @@
 Every action is its own transaction, saved at once (a killed process loses nothing saved), and is
 undoable: an action records the reviewer's points before and after, and undo restores them exactly.
 A reviewer works on their own copy of the judge's data points (or of the deterministic segmentation
-when no judge ran), so each reviewer's labels are their own and line up with the judge's.
+when no judge ran), so each reviewer's labels are their own; a copy and the judge's point say the
+same thing, so they are one data point (storage/points.py), whichever was recorded first.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage import queries, reviews
+from storage.points import RaterTag
 from storage.queries import AnswerDetail, Passage
 from storage.reviews import PointSnapshot, QueueRow, ReviewPoint
 
 ASSISTED, BLIND = "assisted", "blind"
-__all__ = ["ASSISTED", "BLIND", "QueueRow", "ReviewPoint", "ReviewService", "ReviewState"]
+__all__ = ["ASSISTED", "BLIND", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,9 @@ class ReviewService:
             rubric = tuple(queries.rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED
         if not visible:
-            points = [replace(p, judge_tag=None, judge_confidence=None, judge_rationale=None) for p in points]
+            points = [
+                replace(p, judge_tag=None, judge_confidence=None, judge_rationale=None, others=()) for p in points
+            ]
             rubric = ()
         return ReviewState(
             answer,
@@ -189,7 +193,7 @@ class ReviewService:
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
                 return None
             untouched = self._segmented(answer, queries.passages_of(session, answer.document_id))
-            if [replace(p, id=0, ordinal=0) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
+            if [replace(p, id=0, ordinal=0, key=None) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
                 return None
             reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
         return self.state(answer_id)
@@ -230,6 +234,8 @@ class ReviewService:
                 if p.id == point_id:
                     found = align(text, answer.text) if p.span_start is not None else None
                     span = (found[0], found[1]) if found else (None, None)
+                    if text != p.text:  # another point now: it keeps a link to the one it replaces
+                        p = replace(p, replaces=_lineage(p))
                     p = replace(p, text=text, span_start=span[0], span_end=span[1])
                 out.append(p)
             return out
@@ -249,6 +255,7 @@ class ReviewService:
                 if not left or not right:
                     raise AssayError("split inside the text of the data point, not at its ends")
                 start = p.span_start
+                p = replace(p, replaces=_lineage(p))  # both halves replace the point they were cut from
                 out.append(replace(p, text=left, span_end=None if start is None else start + len(left)))
                 right_start = None if start is None else start + p.text.index(right, len(left))
                 out.append(
@@ -280,7 +287,11 @@ class ReviewService:
                 merged = replace(a, text=answer.text[start:end], span_start=start, span_end=end)
             else:
                 merged = replace(a, text=f"{a.text} {b.text}")
-            merged = replace(merged, passage_ids=tuple(sorted(set(a.passage_ids) | set(b.passage_ids))))
+            merged = replace(
+                merged,
+                passage_ids=tuple(sorted(set(a.passage_ids) | set(b.passage_ids))),
+                replaces=tuple(dict.fromkeys(_lineage(a) + _lineage(b))),
+            )
             return [*points[:index], merged, *points[index + 2 :]]
 
         return self._change(answer_id, "merge", merge)
@@ -424,3 +435,9 @@ class ReviewService:
             payload = {k: (v.value if isinstance(v, ReviewStatus) else v) for k, v in fields.items()}
             queries.append_audit(session, self.reviewer, action, "answer", answer_id, payload)
         return self.state(answer_id)
+
+
+def _lineage(point: PointSnapshot) -> tuple[str, ...]:
+    """What an edited point replaces: the point as it was (or, if it was already an edit of
+    unsaved-as-such points, what that one replaced)."""
+    return (point.key,) if point.key else point.replaces

@@ -54,6 +54,8 @@ def _triage(project: Project, args: argparse.Namespace) -> int:
         f"95 % upper bound {_pct(result['miss_rate_upper_95'])} over answers, "
         f"{_pct(result['miss_rate_upper_95_by_document'])} with the document as unit"
     )
+    hours = "—" if result["hours_saved"] is None else f"{result['hours_saved']:.1f}"
+    print(f"review hours saved: {hours} ({result['hours_saved_basis']})")
     print(f"reviews used: {result['reviews_basis']}")
     if "recommended" in result:
         rec = result["recommended"]
@@ -110,6 +112,8 @@ def _calibration(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
         return 0
+    if not report["tags"]:
+        print("no reviewed data point carries a judge confidence yet: nothing to calibrate")
     for tag, figures in report["tags"].items():
         print(
             f"{tag:11} {figures['points']:5} reviewed points, agreement {_pct(figures['agreement'])}, "

@@ -107,6 +107,15 @@ def import_bundle(project: Project, path: Path, actor: str = "bundle-import") ->
     seal = bundle.pop("sha256", None)
     if seal != _digest(bundle):
         raise InvalidInput(str(path), "the bundle was changed after it was written (its hash does not match)")
+    try:  # sealed is not well-formed: a tool that wrote its own bundle may have left a field out
+        return _merge_bundle(project, path, bundle, seal, actor)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        problem = f"the field {exc.args[0]!r} is missing" if isinstance(exc, KeyError) else f"a field is wrong ({exc})"
+        raise InvalidInput(str(path), f"not a valid bundle, nothing was merged: {problem}") from exc
+
+
+def _merge_bundle(project: Project, path: Path, bundle: dict, seal: str, actor: str) -> BundleSummary:
+    _check_shapes(bundle)
     reviewer = bundle["reviewer"]
     with project.sessions.begin() as session:
         if queries.audit_has(session, "bundle.imported", seal):
@@ -137,8 +146,10 @@ def import_bundle(project: Project, path: Path, actor: str = "bundle-import") ->
                 )
                 for i, p in enumerate(item["points"])
             ]
-            reviews.restore(session, detail.id, rater.id, points)
+            _check_offsets(points, len(detail.text))
             review = item["review"]
+            _check_review(review)
+            reviews.restore(session, detail.id, rater.id, points)
             reviews.update_review(
                 session,
                 detail.id,
@@ -158,6 +169,65 @@ def import_bundle(project: Project, path: Path, actor: str = "bundle-import") ->
             {"sha256": seal, "answers": len(bundle["items"]), "audit": bundle["audit"]},
         )
     return BundleSummary(reviewer, len(bundle["items"]), already_imported=False)
+
+
+_JSON_NAMES = {str: "text", int: "a whole number", list: "a list", dict: "an object", type(None): "null"}
+
+
+def _expect(value: object, kinds: tuple[type, ...], what: str) -> None:
+    if type(value) not in kinds:
+        wanted = " or ".join(_JSON_NAMES.get(k, k.__name__) for k in kinds)
+        raise TypeError(f"{what} is {json.dumps(value)[:60]}, not {wanted}")
+
+
+def _check_shapes(bundle: dict) -> None:
+    """Every field the merge writes has the type the project stores, checked before anything is
+    written: a resealed bundle is not a trusted one."""
+    text, maybe_text, pair = (str,), (str, type(None)), (list, type(None))
+    _expect(bundle["reviewer"], text, "reviewer")
+    _expect(bundle["items"], (list,), "items")
+    for item in bundle["items"]:
+        _expect(item, (dict,), "an item")
+        _expect(item["answer_id"], text, "answer_id")
+        _expect(item["answer_sha256"], text, "answer_sha256")
+        _expect(item["points"], (list,), "points")
+        _expect(item["review"], (dict,), "review")
+        _expect(item["review"]["comment"], maybe_text, "the review's comment")
+        for n, p in enumerate(item["points"], start=1):
+            _expect(p, (dict,), f"point {n}")
+            _expect(p["text"], text, f"point {n}'s text")
+            _expect(p.get("comment"), maybe_text, f"point {n}'s comment")
+            _expect(p.get("tag"), maybe_text, f"point {n}'s tag")
+            for field in ("span", "context"):
+                _expect(p.get(field), pair, f"point {n}'s {field}")
+                for offset in p.get(field) or ():
+                    _expect(offset, (int,), f"point {n}'s {field}")
+            _expect(p.get("citations", []), (list,), f"point {n}'s citations")
+            for citation in p.get("citations", []):
+                _expect(citation, text, f"point {n}'s citation")
+            if p.get("source"):
+                _expect(p["source"], (dict,), f"point {n}'s source")
+                _expect(p["source"]["rater"], text, f"point {n}'s source rater")
+                _expect(p["source"]["ordinal"], (int,), f"point {n}'s source ordinal")
+
+
+def _check_offsets(points: list[PointSnapshot], length: int) -> None:
+    """Spans and lead-ins must lie inside the answer (a resealed bundle is not a trusted one)."""
+    for p in points:
+        for start, end in ((p.span_start, p.span_end), (p.context_start, p.context_end)):
+            if (start is None) != (end is None) or (start is not None and not 0 <= start <= end <= length):
+                raise ValueError(f"point {p.ordinal + 1} has offsets {start}, {end} outside the answer")
+
+
+def _check_review(review: dict) -> None:
+    """The review's figures within the ranges the project holds, checked before anything is written."""
+    for field in ("holistic_correctness", "holistic_relevance"):
+        value = review[field]
+        if value is not None and (type(value) is not int or not 1 <= value <= 5):
+            raise ValueError(f"{field} is {value!r}, not a rating from 1 to 5")
+    seconds = review["active_seconds"]
+    if type(seconds) not in (int, float) or not 0 <= seconds < 10**9:
+        raise ValueError(f"active_seconds is {seconds!r}, not a number of seconds")
 
 
 def assign(project: Project, reviewers: list[str], per_answer: int) -> dict[str, list[str]]:

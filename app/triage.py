@@ -17,7 +17,9 @@ not be tested on the same ones (the test half is fixed by a hash of the answer i
 The bound over answers is exact because the sample is drawn uniformly from this project's answers.
 Answers about one contract are correlated, so a Korn–Graubard bound with the document as the
 sampling unit is reported beside it: it is the one to read when the figure is carried over to
-contracts not yet in the project. The recommendation uses the bound over answers.
+contracts not yet in the project. It is approximate (with strongly clustered misses it held for new
+contracts in 93 % of simulated projects, the bound over answers in 87 %: tests/test_statistics.py).
+The recommendation uses the bound over answers.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def triage(
     thresholds and, if asked, every judge tag's calibrated confidence at least `min_confidence`),
     each rule's miss rate with its bounds, and the rule recommended for a target miss rate."""
     with project.sessions() as session:
-        judges = analytics.latest_judge_per_answer(session)
+        judges = statistics.latest_judge_per_answer(session)
         kinds = analytics.rater_kinds(session)
         names = {v: k for k, v in analytics.rater_ids(session, None).items()}
         rows = analytics.scores(session, "answer")
@@ -131,6 +133,7 @@ def triage(
         "flagged": sorted(set(all_answers) - set(cleared_ids)),
         "judged": len(judged),
         **{k: v for k, v in measure(min_correctness, min_relevance).items() if not k.startswith("min_")},
+        "hours_saved_basis": _hours_basis(minutes_per_answer, seconds),
         "reviews_used": len(used),
         "reviews_left_out": len(reviewed_answers) - len(used),
         "reviews_basis": _basis(len(used), len(reviewed_answers) - len(used), calibrated_test, len(sampled)),
@@ -140,6 +143,8 @@ def triage(
     result["sweep"] = sweep
     if target_miss_rate is not None:
         result |= recommend(sweep, target_miss_rate, len(used), len(judged))
+        if result["recommended"].get("min_correctness") is not None:  # the same fields as the rule asked for
+            result["recommended"] = {**result["recommended"], "reviews_used": len(used)}
     return result
 
 
@@ -192,6 +197,14 @@ def recommend(sweep: list[dict[str, Any]], target: float, reviews: int, judged: 
         "reason": reason,
     }
     return {"recommended": needed, "method": method, "reviews_needed": at_least}
+
+
+def _hours_basis(minutes_per_answer: float | None, seconds: list[float]) -> str:
+    if minutes_per_answer is not None:
+        return f"{minutes_per_answer:g} minutes per answer, as given"
+    if seconds:
+        return f"the mean active review time of {len(seconds)} submitted reviews ({np.mean(seconds) / 60:.1f} minutes)"
+    return "no review time recorded yet: give --minutes-per-answer"
 
 
 def _basis(used: int, left_out: int, split: bool, sampled: int) -> str:

@@ -80,7 +80,7 @@ class Verifier:
             cited = []
             for m in CITATION.finditer(claim):
                 kind = next(name for name, value in m.groupdict().items() if value)
-                cited.append(CitedRef(m.group(0), m.start(), m.end(), index.resolve(kind, m.group(kind))[:12]))
+                cited.append(CitedRef(m.group(0), m.start(), m.end(), index.resolve_whole(kind, m.group(kind))))
             result = verify_claim(claim, document, document.search(claim, SEARCH_HITS), cited)
             reports.append(_report(start, end, claim, result))
         return reports
@@ -177,33 +177,58 @@ def findings(sessions: sessionmaker[Session], answer_id: str) -> AnswerReport:
         return Verifier(sessions).verify_answer(session, answer_id)
 
 
-def judge_standing(sessions: sessionmaker[Session], rater: str) -> str:
-    """How good a judge run is, in the words its tags are shown with: the share of planted errors its
-    latest stress test caught; near chance (or never measured) it is called a demonstration model."""
-    from app.paired_stress import latest_figures
-
+def all_findings(sessions: sessionmaker[Session], answer_ids: list[str]) -> dict[str, AnswerReport]:
+    """The verifier's findings on these answers: as stored by the last `verify`, else checked now."""
+    verifier, out = Verifier(sessions), {}
     with sessions() as session:
-        figures = latest_figures(session, rater)
-    if not figures or figures.get("caught_share") is None:
-        return f"demonstration model: not stress-tested (assay stress-test --raters {rater})"
-    share = figures["caught_share"]
-    alarms = figures.get("false_alarm_rate")
-    alarm_text = "" if alarms is None else f", false alarms on {alarms:.0%} of correct points"
-    if share < DEMONSTRATION_BELOW:
-        return f"demonstration model: caught {share:.0%} of planted errors{alarm_text}"
-    return f"caught {share:.0%} of planted errors{alarm_text}"
+        for answer_id in dict.fromkeys(answer_ids):
+            out[answer_id] = stored_report(session, answer_id) or verifier.verify_answer(session, answer_id)
+    return out
+
+
+def finding_at(report: AnswerReport | None, start: int | None, end: int | None) -> PointReport | None:
+    """The verifier's point that covers most of the span start:end (a rater may split points differently)."""
+    if report is None or start is None or end is None:
+        return None
+    overlap = [(min(end, p.end) - max(start, p.start), p) for p in report.points]
+    best = max(overlap, key=lambda o: o[0], default=None)
+    if best is None or best[0] <= 0.5 * min(end - start, best[1].end - best[1].start):
+        return None
+    return best[1]
+
+
+def reasons_text(point: PointReport | None) -> str:
+    """The reasons of a verdict in one line: "value_mismatch: the answer says '30 days', the document
+    'sixty (60) days' (par_12)"."""
+    if point is None:
+        return ""
+    return "; ".join(
+        f"{r['check']}: the answer says '{r['claim']}', the document '{str(r['document'])[:160]}'"
+        + (f" ({r['passage']})" if r.get("passage") else "")
+        for r in point.reasons
+    )
+
+
+def with_verifier_columns(sessions: sessionmaker[Session], points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Export rows with the verifier's verdict on each point and its reasons (empty for a missing point)."""
+    reports = all_findings(sessions, [p["answer_id"] for p in points])
+    for p in points:
+        found = finding_at(reports.get(p["answer_id"]), p.get("span_start"), p.get("span_end"))
+        p["verifier_verdict"] = found.verdict if found else ""
+        p["verifier_reasons"] = reasons_text(found)
+    return points
+
+
+def judge_standing(sessions: sessionmaker[Session], rater: str) -> str:
+    """How good a judge run is, in the words its tags are shown with (see app.standing)."""
+    from app.standing import standing_of_run
+
+    return standing_of_run(sessions, rater).text
 
 
 def reference_judge_standing(sessions: sessionmaker[Session], answer_id: str) -> tuple[str, str] | None:
     """The judge run whose tags the reviewer sees on this answer, and how good it is."""
-    from storage import reviews
+    from app.standing import reference_standing
 
-    with sessions() as session:
-        rater_id = reviews.reference_judge(session, answer_id)
-        names = {r.id: r.name for r in queries.raters(session)}
-    if rater_id is None:
-        return None
-    return names[rater_id], judge_standing(sessions, names[rater_id])
-
-
-DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin
+    found = reference_standing(sessions, answer_id)
+    return None if found is None or found.run is None else (found.run, found.text)

@@ -1,72 +1,168 @@
-"""Analytics at scale: a synthetic project of 100,000 answers and 1,000,000 data points (two raters),
-scores, agreement and triage timed against a plain pandas baseline on the same data, side by side.
+"""Analytics at scale: a synthetic project of 100,000 answers and 1,000,000 data points, each tagged by
+a judge and by a reviewer (on her copy of the point), every figure the dashboard and the CLI show
+timed beside a pandas recomputation of the scores on the same data, on SQLite and, when a server is
+given (ASSAY_TEST_POSTGRES, as tests/with_postgres.sh sets it), on PostgreSQL in the same run.
 
-    .venv/bin/python bench/analytics_scale.py [--answers 100000] [--points 10]
+    .venv/bin/python bench/analytics_scale.py [--answers 100000] [--points 10] [--json]
+    tests/with_postgres.sh .venv/bin/python bench/analytics_scale.py
+
+The project is built through the schema's own tables (Core bulk inserts), in a child process, so the
+peak RSS reported is that of computing the figures, not of making up the data.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
+import os
 import random
-import sqlite3
+import resource
+import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 TAGS = ["correct", "correct", "correct", "incorrect", "irrelevant", "missing"]
+DOCUMENTS = 50
+SAMPLED_SHARE = 0.05  # answers drawn at random and reviewed: what triage's guarantees rest on
+CHUNK = 50_000
 
 
-def build(path: Path, answers: int, points: int) -> None:
+def build(url: str, answers: int, points: int) -> None:
+    """Judge points with the reviewer's copies (same identity key), both tagged; judge outcomes;
+    the reviewer's submitted reviews; a random review sample."""
+    from sqlalchemy import insert
+
     from app.project import Project
-    from storage.db import url_for_path
+    from storage.schema import (
+        AnswerRow,
+        DataPointRow,
+        DocumentRow,
+        JudgeOutcomeRow,
+        LabelRow,
+        QuestionRow,
+        RaterRow,
+        ReviewRow,
+        ReviewSampleRow,
+    )
 
-    Project.open(url_for_path(path)).close()  # the real schema, migrated
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     rng = random.Random(1)
-    db = sqlite3.connect(path)
-    db.execute("INSERT INTO documents VALUES (1, 'synthetic.txt', 'txt', 'x', 1, 'Text.', '2026-01-01')")
-    db.execute("INSERT INTO questions VALUES (1, 1, 'Q?')")
-    db.executemany(
-        "INSERT INTO answers (id, question_id, text, meta, created_at) VALUES (?, 1, 'An answer.', ?, '2026-01-01')",
-        ((f"a{i}", f'{{"source": "s{i % 4}"}}') for i in range(answers)),
-    )
-    db.executemany(
-        "INSERT INTO raters VALUES (?, ?, ?, '{}', '2026-01-01')", [(1, "judge", "judge"), (2, "ana", "human")]
-    )
-    db.executemany(
-        "INSERT INTO data_points (id, answer_id, rater_id, ordinal, text, span_start, span_end, created_at) "
-        "VALUES (?, ?, 1, ?, 'A point.', 0, 8, '2026-01-01')",
-        ((i * points + j, f"a{i}", j) for i in range(answers) for j in range(points)),
-    )
+    project = Project.open(url)
+    with project.sessions.begin() as session:
+        db = session.connection()
 
-    def labels():
-        for i in range(answers):
-            for j in range(points):
-                judge = rng.choice(TAGS)
-                human = judge if rng.random() < 0.8 else rng.choice(TAGS)
-                yield (i * points + j, 1, judge, rng.random())
-                yield (i * points + j, 2, human, None)
+        def bulk(table, rows) -> None:
+            batch = []
+            for row in rows:
+                batch.append(row)
+                if len(batch) == CHUNK:
+                    db.execute(insert(table), batch)
+                    batch = []
+            if batch:
+                db.execute(insert(table), batch)
 
-    db.executemany(
-        "INSERT INTO labels (data_point_id, rater_id, tag, confidence, created_at) VALUES (?, ?, ?, ?, '2026-01-01')",
-        labels(),
-    )
-    db.executemany(
-        "INSERT INTO judge_outcomes (rater_id, answer_id, status, attempts, passages_seen, prompt_tokens, "
-        "completion_tokens, seconds, created_at) VALUES (1, ?, 'judged', 1, '[]', 0, 0, 0, '2026-01-01')",
-        ((f"a{i}",) for i in range(answers)),
-    )
-    db.commit()
-    db.close()
-
-
-def pandas_scores(path: Path):
-    """The baseline: load the labels into pandas and compute the same per-answer scores there."""
-    import pandas as pd
-
-    with sqlite3.connect(path) as db:
-        frame = pd.read_sql_query(
-            "SELECT d.answer_id, l.rater_id, l.tag FROM labels l JOIN data_points d ON d.id = l.data_point_id", db
+        bulk(
+            DocumentRow,
+            (
+                {"id": d, "name": f"contract{d}.txt", "format": "txt", "sha256": "x", "parser_version": 1}
+                | {"text": "Text.", "created_at": now}
+                for d in range(1, DOCUMENTS + 1)
+            ),
         )
+        bulk(QuestionRow, ({"id": d, "document_id": d, "text": f"Q{d}?"} for d in range(1, DOCUMENTS + 1)))
+        bulk(
+            AnswerRow,
+            (
+                {"id": f"a{i:06d}", "question_id": i % DOCUMENTS + 1, "text": "An answer.", "generator": f"g{i % 3}"}
+                | {"meta": {"source": f"s{i % 4}"}, "created_at": now}
+                for i in range(answers)
+            ),
+        )
+        bulk(
+            RaterRow,
+            [
+                {"id": 1, "name": "judge", "kind": "judge", "config": {}, "created_at": now},
+                {"id": 2, "name": "ana", "kind": "human", "config": {}, "created_at": now},
+            ],
+        )
+        total = answers * points
+        keyed = "point_key" in DataPointRow.__table__.c  # the identity of a point (migration 0008)
+
+        def point(n: int, copy: bool) -> dict:
+            i, j = divmod(n, points)
+            return {
+                "id": n + 1 + (total if copy else 0),
+                "answer_id": f"a{i:06d}",
+                "rater_id": 2 if copy else 1,
+                "ordinal": j,
+                "text": "A point.",
+                "span_start": 10 * j,
+                "span_end": 10 * j + 8,
+                "source_id": n + 1 if copy else None,
+                "created_at": now,
+            } | ({"point_key": f"span:{10 * j}-{10 * j + 8}"} if keyed else {})
+
+        bulk(DataPointRow, (point(n, False) for n in range(total)))
+        bulk(DataPointRow, (point(n, True) for n in range(total)))
+        tags = [(j, j if rng.random() < 0.8 else rng.choice(TAGS)) for j in (rng.choice(TAGS) for _ in range(total))]
+        bulk(
+            LabelRow,
+            (
+                {"data_point_id": n + 1, "rater_id": 1, "tag": tags[n][0], "confidence": rng.random()}
+                | {"created_at": now}
+                for n in range(total)
+            ),
+        )
+        bulk(
+            LabelRow,
+            (
+                {"data_point_id": total + n + 1, "rater_id": 2, "tag": tags[n][1], "created_at": now}
+                for n in range(total)
+            ),
+        )
+        bulk(
+            JudgeOutcomeRow,
+            (
+                {"rater_id": 1, "answer_id": f"a{i:06d}", "status": "judged", "attempts": 1, "passages_seen": []}
+                | {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "created_at": now}
+                for i in range(answers)
+            ),
+        )
+        bulk(
+            ReviewRow,
+            (
+                {"answer_id": f"a{i:06d}", "rater_id": 2, "status": "submitted", "active_seconds": 90.0}
+                | {"holistic_correctness": 1 + i % 5, "holistic_relevance": 1 + i * 7 % 5, "updated_at": now}
+                for i in range(answers)
+            ),
+        )
+        sampled = rng.sample(range(answers), int(answers * SAMPLED_SHARE))
+        bulk(
+            ReviewSampleRow,
+            (
+                {"answer_id": f"a{i:06d}", "draw": 1, "seed": 1, "population": answers, "drawn_by": "bench"}
+                | {"drawn_at": now}
+                for i in sampled
+            ),
+        )
+    project.close()
+
+
+def pandas_scores(url: str):
+    """The baseline: the labels read into pandas (one query), the same per-answer scores computed there."""
+    import pandas as pd
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url)
+    frame = pd.read_sql_query(
+        "SELECT d.answer_id, l.rater_id, l.tag FROM labels l JOIN data_points d ON d.id = l.data_point_id", engine
+    )
+    engine.dispose()
     counts = frame.pivot_table(index=["answer_id", "rater_id"], columns="tag", aggfunc="size", fill_value=0)
     c, i, irr, m = (counts.get(t, 0) for t in ("correct", "incorrect", "irrelevant", "missing"))
     p = c / (c + irr).replace(0, float("nan"))
@@ -76,46 +172,120 @@ def pandas_scores(path: Path):
     )
 
 
-def timed(label: str, call):
+def timed(label: str, call, quiet: bool):
     started = time.perf_counter()
     value = call()
     seconds = time.perf_counter() - started
-    print(f"{label:44} {seconds:7.2f} s")
+    if not quiet:
+        print(f"  {label:52} {seconds:7.2f} s", flush=True)
     return value, seconds
+
+
+def check_scores(fast: list[dict], baseline) -> None:
+    """Every per-answer score equals pandas' (the same figure, computed another way)."""
+    names = {1: "judge", 2: "ana"}
+    want = {(a, names[r]): row for (a, r), row in zip(baseline.index, baseline.itertuples(), strict=True)}
+    assert len(fast) == len(want), (len(fast), len(want))
+    for row in fast:
+        other = want[(row["answer_id"], row["rater"])]
+        for key in ("correctness", "precision", "recall", "f1"):
+            got, expected = row[key], getattr(other, key)
+            assert (got is None) == (expected != expected), (row, other)
+            assert got is None or abs(got - expected) < 1e-12, (row, other)
+
+
+def measure(url: str, quiet: bool) -> dict:
+    from app import analytics
+    from app.project import Project
+
+    project = Project.open(url)
+    seconds: dict[str, float] = {}
+    fast, seconds["scores"] = timed("scores per answer and rater", lambda: analytics.scores(project), quiet)
+    base, pandas_s = timed("scores per answer and rater: pandas baseline", lambda: pandas_scores(url), quiet)
+    check_scores(fast, base)
+    del fast, base
+    _, seconds["scores_by_source"] = timed("scores by source", lambda: analytics.scores(project, "source"), quiet)
+    _, seconds["scores_by_rater"] = timed("scores by rater", lambda: analytics.scores(project, "rater"), quiet)
+    _, seconds["scores_by_document"] = timed("scores by document", lambda: analytics.scores(project, "document"), quiet)
+    agreement, seconds["agreement"] = timed(
+        "agreement over every data point (5 coefficients, by source)", lambda: analytics.agreement(project), quiet
+    )
+    _, seconds["agreement_answers"] = timed(
+        "agreement on answer scores (bucketed, holistic)", lambda: analytics.agreement(project, level="answer"), quiet
+    )
+    _, seconds["alignment"] = timed(
+        "judge–human alignment", lambda: analytics.alignment(project, "judge", "ana"), quiet
+    )
+    triage, seconds["triage"] = timed(
+        "triage: sweep, bounds, recommendation for 5 %",
+        lambda: analytics.triage(project, target_miss_rate=0.05),
+        quiet,
+    )
+    project.close()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if not quiet:
+        print(
+            f"  agreement: {agreement['n_items']} items, Cohen's κ {agreement['cohen_kappa']:.4f}, "
+            f"Gwet's AC1 {agreement['gwet_ac1']:.4f}; triage: {triage['reviews_used']} random reviews"
+        )
+        print(
+            f"  scores: {seconds['scores']:.2f} s against pandas {pandas_s:.2f} s "
+            f"({pandas_s / seconds['scores']:.1f}× faster); peak RSS {peak:.0f} MB"
+        )
+    return {"seconds": seconds, "pandas_scores_seconds": pandas_s, "peak_rss_mb": round(peak)}
+
+
+def _in_child(target, *args):
+    """Run in a fresh process: its memory is not counted in the peak RSS of the one that measures."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        return pool.apply(target, args)
+
+
+def _postgres_database(server: str) -> str:
+    from sqlalchemy import create_engine
+
+    name = f"assay_bench_{os.getpid()}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+    admin.dispose()
+    return server.replace("/postgres?", f"/{name}?")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=100_000)
     parser.add_argument("--points", type=int, default=10)
+    parser.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    parser.add_argument("--no-postgres", action="store_true")
     args = parser.parse_args()
-    path = Path(tempfile.mkdtemp()) / "scale.assay"
-    timed(
-        f"build {args.answers} answers × {args.points} points × 2 raters",
-        lambda: build(path, args.answers, args.points),
-    )
-
-    from app import analytics
-    from app.project import Project
     from storage.db import url_for_path
 
-    project = Project.open(url_for_path(path))
-    sql, sql_s = timed("scores per answer (SQL aggregates)", lambda: analytics.scores(project))
-    base, base_s = timed("scores per answer (pandas baseline)", lambda: pandas_scores(path))
-    assert len(sql) == len(base) == 2 * args.answers
-    sample = {(r["answer_id"], r["rater"]): r["correctness"] for r in sql[:1000]}
-    names = {1: "judge", 2: "ana"}
-    for (answer_id, rater_id), row in base.head(1000).iterrows():
-        got, want = sample.get((answer_id, names[rater_id])), row["correctness"]
-        assert (got is None and want != want) or got is None or abs(got - want) < 1e-9
-    timed("scores by source (SQL)", lambda: analytics.scores(project, by="source"))
-    timed("agreement, data points (4 coefficients)", lambda: analytics.agreement(project, ["judge", "ana"]))
-    timed("triage with threshold sweep", lambda: analytics.triage(project))
-    from app import calibration, estimates
-
-    timed("estimates by source (PPI, judge-only, human-only)", lambda: estimates.estimate(project, "source"))
-    timed("calibration: reliability and ECE (isotonic, cross-fitted)", lambda: calibration.reliability(project))
-    print(f"scores: SQL {sql_s:.2f} s vs pandas {base_s:.2f} s ({base_s / sql_s:.1f}x)")
+    stores = {"sqlite": url_for_path(Path(tempfile.mkdtemp(prefix="assay-bench-")) / "scale.assay")}
+    server = os.environ.get("ASSAY_TEST_POSTGRES")
+    if server and not args.no_postgres:
+        stores["postgresql"] = _postgres_database(server)
+    points = args.answers * args.points
+    out: dict = {"points": points, "load_average": os.getloadavg()[0]}  # 2 cores shared: read figures beside it
+    for store, url in stores.items():
+        if not args.json:
+            print(f"{store}: {args.answers} answers × {args.points} points, judge and reviewer", flush=True)
+        started = time.perf_counter()
+        _in_child(build, url, args.answers, args.points)
+        if not args.json:
+            load = os.getloadavg()[0]
+            print(f"  built in {time.perf_counter() - started:.0f} s; load average {load:.1f}", flush=True)
+        figures = _in_child(measure, url, args.json)
+        if store == "sqlite":
+            out |= figures
+        else:
+            out[store] = figures
+    if args.json:
+        print(json.dumps(out))
+    elif "postgresql" not in out:
+        print("(no PostgreSQL: run under tests/with_postgres.sh to measure it too)")
 
 
 if __name__ == "__main__":

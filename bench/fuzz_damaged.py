@@ -233,8 +233,9 @@ class Tally:
         if status == 0:
             self.note(kind, "accepted")
             return False
-        lines = err.strip().splitlines()
-        clear = len(lines) == 1 and lines[0].startswith("assay: ") and named in lines[0]
+        lines = err.strip().splitlines()  # progress lines (OCR pages) may come first; the refusal is last
+        refusals = [line for line in lines if line.startswith("assay: ")]
+        clear = len(refusals) == 1 and lines[-1] == refusals[0] and named in refusals[0]
         self.note(kind, "refused, clear" if clear else "refused, unclear", "" if clear else f"{how}: {err.strip()}")
         return True
 

@@ -46,7 +46,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="assay-integrity-"))
     os.environ[backups.BACKUP_DIR_ENV] = str(folder / "backups")
     path = folder / "large.assay"
-    build(path, args.answers, args.points)
+    build(url_for_path(path), args.answers, args.points)
     url = url_for_path(path)
     engine = connect(url)
 

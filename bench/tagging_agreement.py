@@ -56,7 +56,8 @@ def main() -> None:
             seconds[tagging] += time.perf_counter() - started
             tokens[tagging] += verdict.evaluated_tokens
             tags[tagging] += [p.tag.value for p in verdict.points if p.tag is not None]
-        print(f"  {answer_id}: {len(tags[Tagging.ONE_PASS])} points so far", flush=True)
+        so_far = sum(a == b for a, b in zip(tags[Tagging.ONE_PASS], tags[Tagging.PER_POINT], strict=True))
+        print(f"  {answer_id}: {so_far}/{len(tags[Tagging.ONE_PASS])} tags agree so far", flush=True)
 
     one, per = tags[Tagging.ONE_PASS], tags[Tagging.PER_POINT]
     same = sum(a == b for a, b in zip(one, per, strict=True))

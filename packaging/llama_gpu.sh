@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build llama-cpp-python (the version pyproject.toml pins) for one backend: cuda, metal, vulkan or cpu.
 # Usage: packaging/llama_gpu.sh BACKEND PIP [VENV]. Skips a backend already built (or one that
-# already failed here); a failed GPU build leaves the working CPU build in place and says so.
+# already failed here); a failed GPU build leaves the working CPU build in place and says so, and a
+# build that compiles but cannot load the model (packaging/llama_check.py) is replaced by a CPU build.
 set -u
 backend=$1 pip=$2 venv=${3:-.venv}
 stamp="$venv/.llama-backend"
@@ -11,7 +12,10 @@ current=$(cat "$stamp" 2>/dev/null || echo cpu)
 
 case $backend in
 	cpu) args="" ;;
-	cuda) args="-DGGML_CUDA=on" ;;
+	cuda)  # GGML_NATIVE (on by default) compiles for the GPU in this machine only: a shorter build
+		args="-DGGML_CUDA=on"
+		# the CUDA installer puts nvcc in /usr/local/cuda/bin without adding it to PATH
+		command -v nvcc >/dev/null || PATH="$PATH:/usr/local/cuda/bin" ;;
 	metal) args="-DGGML_METAL=on" ;;
 	vulkan)
 		args="-DGGML_VULKAN=on${VULKAN_INCLUDE:+ -DVulkan_INCLUDE_DIR=$VULKAN_INCLUDE}"
@@ -32,14 +36,24 @@ if [ "$current" = "failed:$backend" ]; then
 	exit 0
 fi
 mkdir -p build
+build() {  # CMAKE_ARGS
+	CMAKE_ARGS="$1" FORCE_CMAKE=1 "$pip" install --no-cache-dir --force-reinstall --no-deps \
+		--no-binary llama-cpp-python "llama-cpp-python==$version" >>"$log" 2>&1
+}
 echo ">>> Building llama.cpp for $backend (llama-cpp-python $version): 5-30 minutes; log in $log"
-if CMAKE_ARGS="$args" FORCE_CMAKE=1 "$pip" install --no-cache-dir --force-reinstall --no-deps \
-	--no-binary llama-cpp-python "llama-cpp-python==$version" >"$log" 2>&1; then
-	echo "$backend" >"$stamp"
-	echo ">>> llama.cpp now runs on $backend: the judge dialog and \`assay judge\` say how many layers it offloads."
-else
+: >"$log"
+if ! build "$args"; then
 	echo "failed:$backend" >"$stamp"
 	echo ">>> The $backend build of llama.cpp failed (last lines of $log below); the judge keeps running on"
 	echo "    the processor (CPU), which works, only slower."
 	tail -5 "$log"
+elif ! "$venv/bin/python" -X faulthandler packaging/llama_check.py "$backend" >>"$log" 2>&1; then
+	echo "failed:$backend" >"$stamp"
+	reason=$(grep -E '^Fatal Python error|Error:|^this llama|^the embedded' "$log" | tail -1)
+	echo ">>> The $backend build of llama.cpp compiled but could not run the model: ${reason:-see $log}"
+	echo "    Going back to the CPU build (the judge runs on the processor): 5-10 minutes."
+	build "" || echo ">>> The CPU build failed too: run \`make clean install\`."
+else
+	echo "$backend" >"$stamp"
+	echo ">>> llama.cpp now runs on $backend: the judge dialog and \`assay judge\` say how many layers it offloads."
 fi

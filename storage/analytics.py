@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Float, case, cast, func, literal, select
+from sqlalchemy import Float, String, case, cast, func, literal, select
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql import ColumnElement
 
@@ -103,7 +103,17 @@ def _slice_column(by: str) -> ColumnElement[Any]:
 
 def scores(session: Session, by: str = "answer", rater_ids: list[int] | None = None) -> list[ScoreRow]:
     """Scores per answer and rater, or their means over a slice (answers whose score is undefined
-    are left out of that score's mean)."""
+    are left out of that score's mean): numpy on the label columns (storage/scoring.py)."""
+    from storage import scoring
+
+    table = scoring.score_table(session, rater_ids)
+    if by == "answer":
+        return [ScoreRow(a, r, 1, *rest) for a, r, *rest in table.rows()]
+    return [ScoreRow(*row) for row in scoring.slice_means(table, scoring.answer_keys(session, by))]
+
+
+def scores_in_sql(session: Session, by: str = "answer", rater_ids: list[int] | None = None) -> list[ScoreRow]:
+    """`scores` as SQL aggregates: the definition the numpy figures are tested against."""
     scored = per_answer(session, rater_ids)
     if by == "answer":  # one row per answer and rater already: no regrouping, no joins
         per_row = (
@@ -156,18 +166,31 @@ def scores(session: Session, by: str = "answer", rater_ids: list[int] | None = N
 
 
 def item_labels(session: Session, rater_ids: list[int]) -> dict[str, list[Any]]:
-    """Columns answer, item, rater_id, tag: an item is a data point, and a reviewer's copy of a
-    judge's point is the same item as the point it was copied from, so their labels compare."""
-    item = func.coalesce(DataPointRow.source_id, DataPointRow.id)
+    """Columns answer, item, rater_id, tag: an item is a data point by its identity (what it says),
+    so every rater's record of the same point is one item, spans or not, whatever order they came in."""
+    item = func.coalesce(DataPointRow.point_key, "id:" + cast(DataPointRow.id, String))
     statement = (
         select(DataPointRow.answer_id, item, LabelRow.rater_id, LabelRow.tag)
         .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
-        .where(LabelRow.rater_id.in_(rater_ids), DataPointRow.span_start.is_not(None))
+        .where(LabelRow.rater_id.in_(rater_ids))
     )
     # Core on the connection, as columns: at a million labels, per-row objects dominate the time.
     rows = session.connection().execute(statement).all()
     columns = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
     return dict(zip(("answer", "item", "rater_id", "tag"), map(list, columns), strict=True))
+
+
+def point_details(session: Session, point_ids: list[int], rater_id: int) -> dict[int, tuple[int, str, float | None]]:
+    """Ordinal, words and the given rater's confidence of some data points, read in chunks."""
+    out: dict[int, tuple[int, str, float | None]] = {}
+    for start in range(0, len(point_ids), 10_000):
+        rows = session.connection().execute(
+            select(DataPointRow.id, DataPointRow.ordinal, DataPointRow.text, LabelRow.confidence)
+            .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
+            .where(DataPointRow.id.in_(point_ids[start : start + 10_000]))
+        )
+        out.update((point, (ordinal, text, confidence)) for point, ordinal, text, confidence in rows)
+    return out
 
 
 def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
@@ -197,7 +220,7 @@ class ReviewFacts:
 
 
 def reviews(session: Session) -> list[ReviewFacts]:
-    rows = session.execute(
+    rows = session.connection().execute(  # Core: ORM rows cost seconds at 100,000 reviews
         select(
             ReviewRow.answer_id,
             RaterRow.name,
@@ -250,6 +273,7 @@ def labelled_points(session: Session) -> list[dict[str, Any]]:
             DataPointRow.span_start,
             DataPointRow.span_end,
             DataPointRow.source_id,
+            DataPointRow.point_key,
             DataPointRow.comment,
             RaterRow.name.label("rater"),
             RaterRow.kind.label("rater_kind"),

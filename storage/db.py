@@ -140,7 +140,8 @@ def migrate(engine: Engine) -> None:
     current = current_revision(engine)
     known = {rev.revision for rev in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
     if current is not None and current not in known:
-        raise ProjectTooNew(f"this project was saved by a newer Assay (schema {current}); update Assay to open it")
+        where = sqlite_path(str(engine.url)) or "this project"
+        raise ProjectTooNew(f"{where} was saved by a newer Assay (schema {current}); update Assay to open it")
     if current == head_revision():
         return
     config = _alembic_config()

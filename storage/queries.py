@@ -311,21 +311,41 @@ def add_rater(session: Session, name: str, kind: RaterKind, config: dict[str, An
     return Rater(row.id, name, kind, config)
 
 
-def answers_to_judge(session: Session, rater_id: int, answer_ids: list[str] | None) -> list[str]:
-    """Answers this judge run has not judged yet (failed ones are tried again), grouped by document
-    so that consecutive prompts share the document's prefix."""
-    judged = select(JudgeOutcomeRow.answer_id).where(
-        JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == "judged"
+def last_answer_position(session: Session) -> int:
+    return session.scalar(select(func.max(AnswerRow.position))) or 0
+
+
+def answers_to_judge(
+    session: Session, rater_id: int, answer_ids: list[str] | None, *, first: int | None = None, more: int | None = None
+) -> tuple[list[str], int]:
+    """Answers this judge run has still to judge (failed ones are tried again). `first`: only among
+    the first N answers of the selection in dataset order, so the same command again (or after a
+    crash) finishes those N and takes no others; `more`: the next N not judged yet. The answers
+    come grouped by document, so that consecutive prompts share the document's prefix. Also: how
+    many of the answers in scope this run judged before."""
+    judged = set(
+        session.scalars(
+            select(JudgeOutcomeRow.answer_id).where(
+                JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == "judged"
+            )
+        )
     )
     statement = (
-        select(AnswerRow.id)
+        select(AnswerRow.id, QuestionRow.document_id)
         .join(QuestionRow, AnswerRow.question_id == QuestionRow.id)
-        .where(AnswerRow.id.not_in(judged))
-        .order_by(QuestionRow.document_id, AnswerRow.id)
+        .order_by(AnswerRow.position.is_(None), AnswerRow.position, AnswerRow.id)
     )
     if answer_ids is not None:
         statement = statement.where(AnswerRow.id.in_(answer_ids))
-    return list(session.scalars(statement))
+    selection = session.execute(statement).all()
+    if first is not None:
+        selection = selection[: max(first, 0)]
+    pending = [(a, document) for a, document in selection if a not in judged]
+    done_before = len(selection) - len(pending)
+    if more is not None:
+        pending = pending[: max(more, 0)]
+    place = {a: i for i, (a, _) in enumerate(pending)}
+    return [a for a, document in sorted(pending, key=lambda p: (p[1], place[p[0]]))], done_before
 
 
 def passage_ids_by_citation(session: Session, document_id: int) -> dict[str, int]:
@@ -365,8 +385,11 @@ def save_judgement(
     session: Session, rater_id: int, answer_id: str, points: list[NewDataPoint], outcome: JudgeOutcome, actor: str
 ) -> None:
     """Replace what this rater said about the answer: data points, labels, citations and the outcome."""
+    from storage.points import key_points
+
     old = select(DataPointRow.id).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
     session.execute(delete(DataPointRow).where(DataPointRow.id.in_(old)))
+    new_ids = []
     for ordinal, point in enumerate(points):
         row = DataPointRow(
             answer_id=answer_id,
@@ -381,6 +404,7 @@ def save_judgement(
         )
         session.add(row)
         session.flush()
+        new_ids.append(row.id)
         if point.tag is not None:
             session.add(
                 LabelRow(
@@ -396,6 +420,7 @@ def save_judgement(
             CitationRow(data_point_id=row.id, passage_id=pid, rank=rank, basis=bases.get(pid))
             for rank, pid in enumerate(dict.fromkeys(point.passage_ids))
         )
+    key_points(session, answer_id, new_ids)  # the same points as other raters' get their keys
     _replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
         session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
@@ -420,6 +445,7 @@ class StoredDataPoint:
     context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
     context_end: int | None = None
     context: str = ""  # that lead-in's text; "" when none
+    key: str | None = None  # its identity: every rater's record of the same point has this key
 
 
 def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[StoredDataPoint]:
@@ -462,6 +488,7 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
             context_start=point.context_start,
             context_end=point.context_end,
             context=context_text(answer or "", point.context_start, point.context_end),
+            key=point.point_key,
         )
         for point, label in rows
     ]

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import case, delete, func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from models.vocabulary import ReviewStatus, Tag
+from storage.points import RaterTag, key_points, tags_by_key, tags_of_point
 from storage.schema import (
     AnswerRow,
     CitationRow,
@@ -52,15 +53,19 @@ class PointSnapshot:
     passage_ids: tuple[int, ...]
     context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
     context_end: int | None = None
+    replaces: tuple[str, ...] = ()  # identity keys of the points a split, merge or edit replaced
+    key: str | None = None  # its identity (storage/points.py): given on saving, never restored
 
 
 @dataclass(frozen=True)
 class ReviewPoint:
     point: PointSnapshot
     citations: tuple[str, ...]  # citation ids of point.passage_ids: the judge's evidence, most relevant first
-    judge_tag: Tag | None
+    judge_tag: Tag | None  # the reference judge's (the latest run that judged the answer)
     judge_confidence: float | None
     judge_rationale: str | None
+    others: tuple[RaterTag, ...] = ()  # every other rater's tag on this point: judges, jury, reviewers
+    judge: str | None = None  # the reference judge's name
 
 
 def reference_judge(session: Session, answer_id: str) -> int | None:
@@ -102,6 +107,8 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
             tuple(cited.get(p.id, ())),
             p.context_start,
             p.context_end,
+            tuple(p.replaces or ()),
+            p.point_key,
         )
         for p, tag in rows
     ]
@@ -129,6 +136,7 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
                 context_end=p.context_end,
                 source_id=p.source_id,
                 comment=p.comment,
+                replaces=list(p.replaces) or None,
             )
         )
     session.flush()
@@ -144,22 +152,17 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
             CitationRow(data_point_id=point_id, passage_id=pid, rank=rank)
             for rank, pid in enumerate(dict.fromkeys(p.passage_ids))
         )
-    session.flush()
+    key_points(session, answer_id, ids)
 
 
 def review_points(session: Session, answer_id: str, reviewer_id: int) -> list[ReviewPoint]:
-    """The reviewer's points with, beside each, the judge's label on the point it was copied from."""
+    """The reviewer's points with, beside each, every other rater's tag on the same point (its
+    identity, not who recorded it first), the reference judge's first."""
     points = snapshot(session, answer_id, reviewer_id)
-    source = aliased(DataPointRow)
-    judge_labels = {
-        point_id: (Tag(tag), confidence, rationale)
-        for point_id, tag, confidence, rationale in session.execute(
-            select(DataPointRow.id, LabelRow.tag, LabelRow.confidence, LabelRow.rationale)
-            .join(source, source.id == DataPointRow.source_id)
-            .join(LabelRow, (LabelRow.data_point_id == source.id) & (LabelRow.rater_id == source.rater_id))
-            .where(DataPointRow.id.in_([p.id for p in points]))
-        )
-    }
+    me = session.get(RaterRow, reviewer_id)
+    judge_id = reference_judge(session, answer_id)
+    judge = session.get(RaterRow, judge_id) if judge_id is not None else None
+    by_key = tags_by_key(session, answer_id)
     names = dict(
         session.execute(
             select(PassageRow.id, PassageRow.citation_id).where(
@@ -167,10 +170,22 @@ def review_points(session: Session, answer_id: str, reviewer_id: int) -> list[Re
             )
         ).all()
     )
-    return [
-        ReviewPoint(p, tuple(names[pid] for pid in p.passage_ids if pid in names), *judge_labels.get(p.id, (None,) * 3))
-        for p in points
-    ]
+    out = []
+    for p in points:
+        others = tags_of_point(by_key, p.key, p.replaces, me.name if me else "")
+        mine = next((t for t in others if judge is not None and t.rater == judge.name and not t.earlier), None)
+        out.append(
+            ReviewPoint(
+                p,
+                tuple(names[pid] for pid in p.passage_ids if pid in names),
+                mine.tag if mine else None,
+                mine.confidence if mine else None,
+                mine.rationale if mine else None,
+                tuple(others),
+                judge.name if judge is not None else None,
+            )
+        )
+    return out
 
 
 # ---------------------------------------------------------------- reviews
@@ -226,14 +241,13 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
         if reviewer_id is not None
         else None
     )
-    done = (
-        select(ReviewRow.answer_id, func.count().label("n"))
-        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value)
-        .group_by(ReviewRow.answer_id)
-        .subquery()
-    )
+    done = select(ReviewRow.answer_id, func.count().label("n")).where(ReviewRow.status == ReviewStatus.SUBMITTED.value)
+    if answer_id is not None:  # one row of the queue: count that answer's reviews, not every one's
+        done = done.where(ReviewRow.answer_id == answer_id)
+    done = done.group_by(ReviewRow.answer_id).subquery()
+    source = AnswerRow.meta["source"].as_string()  # read in SQL: parsing 100,000 JSON objects took seconds
     statement = (
-        select(AnswerRow.id, DocumentRow.name, QuestionRow.text, AnswerRow.meta, done.c.n)
+        select(AnswerRow.id, DocumentRow.name, QuestionRow.text, source, done.c.n)
         .join(QuestionRow, AnswerRow.question_id == QuestionRow.id)
         .join(DocumentRow, QuestionRow.document_id == DocumentRow.id)
         .outerjoin(done, done.c.answer_id == AnswerRow.id)
@@ -252,7 +266,7 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
                 row[0],
                 row[1],
                 row[2],
-                (row[3] or {}).get("source"),
+                row[3],
                 ReviewStatus(status),
                 row[4] or 0,
                 counts.get(row[0]),
@@ -262,6 +276,8 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
 
 
 def _judge_counts(session: Session, answer_id: str | None) -> dict[str, tuple[int, int, int, int]]:
+    if answer_id is None:
+        return _every_judge_count(session)
     latest_query = (
         select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
         .where(JudgeOutcomeRow.status == "judged")
@@ -283,6 +299,42 @@ def _judge_counts(session: Session, answer_id: str | None) -> dict[str, tuple[in
         .group_by(DataPointRow.answer_id)
     )
     return {answer_id: (int(c), int(i), int(irr), int(m)) for answer_id, c, i, irr, m in session.execute(statement)}
+
+
+def _every_judge_count(session: Session) -> dict[str, tuple[int, int, int, int]]:
+    """`_judge_counts` of every answer, on label columns: the SQL join kept a 100,000-answer queue
+    waiting for seconds."""
+    import numpy as np
+
+    from storage import columns
+
+    latest = (
+        select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
+        .where(JudgeOutcomeRow.status == "judged")
+        .group_by(JudgeOutcomeRow.answer_id)
+        .subquery()
+    )
+    judge_of = dict(
+        session.connection()
+        .execute(
+            select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(
+                latest, latest.c.outcome_id == JudgeOutcomeRow.id
+            )
+        )
+        .all()
+    )
+    if not judge_of:
+        return {}
+    labels = columns.labels(session, sorted(set(judge_of.values())), creators=True)
+    judge = np.array([judge_of.get(a, -1) for a in labels.answers], dtype=np.int64)
+    keep = (labels.rater == labels.creator) & (labels.rater == judge[labels.answer])
+    size = len(columns.TAGS)
+    counts = np.bincount(labels.answer[keep] * size + labels.tag[keep], minlength=len(labels.answers) * size)
+    return {
+        answer: tuple(row)
+        for answer, row in zip(labels.answers, counts.reshape(-1, size).tolist(), strict=True)
+        if any(row)
+    }
 
 
 def human_rater_names(session: Session) -> list[str]:

@@ -11,6 +11,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -92,6 +93,7 @@ class AnswerRow(Base):
     gold_helpful: Mapped[str | None] = mapped_column(Text)
     gold_spans: Mapped[list[Any] | None] = mapped_column(JSON)
     meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    position: Mapped[int | None] = mapped_column(Integer, index=True)  # its place in the dataset: `judge --limit`
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -107,7 +109,12 @@ class RaterRow(Base):
 
 
 class DataPointRow(Base):
+    """One rater's record of a data point. Records of different raters that say the same thing (the
+    same span, or for a missing point the same words and passage) share a `point_key`: that key is
+    the data point every rater tags (models/identity.py)."""
+
     __tablename__ = "data_points"
+    __table_args__ = (Index("ix_data_points_answer_key", "answer_id", "point_key"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
@@ -121,6 +128,9 @@ class DataPointRow(Base):
     context_end: Mapped[int | None] = mapped_column(Integer)
     # A reviewer's copy of a judge's point: the tag the judge gave it is the one shown beside theirs.
     source_id: Mapped[int | None] = mapped_column(ForeignKey("data_points.id", ondelete="SET NULL"))
+    point_key: Mapped[str | None] = mapped_column(String(80))
+    # A reviewer's split, merge or edit: the keys of the points this one replaces.
+    replaces: Mapped[list[Any] | None] = mapped_column(JSON)
     comment: Mapped[str | None] = mapped_column(Text)
     # Ids a judge cited that its document does not have: kept for the reviewer, never linked.
     unverified_citations: Mapped[list[Any] | None] = mapped_column(JSON)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -143,14 +144,30 @@ def test_round_trip_into_a_fresh_project_gives_the_same_scores(
     fresh.close()
 
 
-def test_bad_label_line_is_named_and_nothing_is_written(sample_project: Project, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("second", "problem"),
+    [
+        ({"text": "y", "tag": "great"}, "data point 1: 'tag' must be"),
+        ({"text": "y", "tag": {"a": 1}}, "data point 1: 'tag' must be"),
+        (
+            {"text": "y", "tag": "correct", "confidence": "high"},
+            "data point 1: 'confidence' must be a number from 0 to 1",
+        ),
+        ({"text": "y", "tag": "correct", "span": [0, "5"]}, "data point 1: 'span' must be two offsets"),
+        ({"text": "y", "tag": "missing", "citations": "par_1"}, "data point 1: 'citations' must be a list"),
+    ],
+    ids=["unknown tag", "tag not text", "confidence not a number", "span not offsets", "citations not a list"],
+)
+def test_bad_label_line_is_named_and_nothing_is_written(
+    sample_project: Project, tmp_path: Path, second: dict, problem: str
+) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(
         json.dumps({"answer_id": "contractnli-027", "rater": "ana", "data_points": [{"text": "x", "tag": "missing"}]})
         + "\n"
-        + json.dumps({"answer_id": "contractnli-027", "rater": "ana", "data_points": [{"text": "y", "tag": "great"}]})
+        + json.dumps({"answer_id": "contractnli-027", "rater": "ana", "data_points": [second]})
     )
-    with pytest.raises(InvalidInput, match=r"bad\.jsonl line 2: data point 1: 'tag' must be"):
+    with pytest.raises(InvalidInput, match=r"bad\.jsonl line 2: " + re.escape(problem)):
         import_labels(sample_project, path)
     assert sample_project.counts()["labels"] == 0
 

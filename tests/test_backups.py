@@ -15,6 +15,7 @@ from app import backups
 from app.cli import main
 from app.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
+from models.vocabulary import Tag
 from storage.db import url_for_path
 
 
@@ -221,3 +222,43 @@ def test_a_timed_backup_is_due_only_after_a_change(sample_file: Path) -> None:
     schedule.done()
     assert not schedule.due()
     project.close()
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda item: item.pop("review"), "the field 'review' is missing"),
+        (lambda item: item["review"].update(holistic_correctness=9), "holistic_correctness is 9, not a rating"),
+        (lambda item: item["points"][0].update(span=[0, 10**30]), "point 1 has offsets 0, 10000000000"),
+        (lambda item: item["points"][0].update(text={"a": 1}), 'point 1\'s text is {"a": 1}, not text'),
+    ],
+    ids=["field missing", "rating out of range", "span past the answer", "text of the wrong type"],
+)
+def test_a_resealed_bundle_that_is_not_well_formed_is_refused_whole(
+    sample_file: Path, tmp_path: Path, capsys, edit, problem
+) -> None:
+    from app.review import ReviewService
+    from app.team import _digest
+
+    reviewed = tmp_path / "reviewed.assay"
+    shutil.copy(sample_file, reviewed)
+    project = Project.open(url_for_path(reviewed))
+    service = ReviewService(project, "ana")
+    answer = project.answers()[0].id
+    service.set_tag(answer, service.open(answer).points[0].point.id, Tag.CORRECT)
+    project.close()
+    bundle = tmp_path / "ana.json"
+    assert _run(capsys, "--project", str(reviewed), "bundle", "export", str(bundle), "--reviewer", "ana")[0] == 0
+    body = json.loads(bundle.read_text(encoding="utf-8"))
+    body.pop("sha256")
+    edit(body["items"][0])  # a tool that writes its own bundles got a field wrong, then sealed it
+    bundle.write_text(json.dumps({**body, "sha256": _digest(body)}), encoding="utf-8")
+    with sqlite3.connect(sample_file) as db:
+        before = db.execute("SELECT count(*) FROM labels").fetchone()
+
+    status, _out, err = _run(capsys, "--project", str(sample_file), "bundle", "import", str(bundle))
+
+    assert status == 2 and "Traceback" not in err
+    assert f"{bundle}: not a valid bundle, nothing was merged: " in err and problem in err
+    with sqlite3.connect(sample_file) as db:
+        assert db.execute("SELECT count(*) FROM labels").fetchone() == before

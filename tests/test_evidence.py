@@ -15,6 +15,7 @@ from models.backends.llama_local import LlamaBackend
 from models.evidence import echoes_prompt, is_evidence
 from models.judge import LemajJudge, Mode, Tagging
 from models.prompts import LABELS, EvidencePassage, Prompt, Strictness, tag_all_prompt
+from models.segmentation import segment_answer
 from models.vocabulary import Tag
 from storage import queries
 
@@ -79,14 +80,19 @@ def test_both_taggings_store_ranked_evidence_for_every_point_and_show_lists_it(
         judge = LemajJudge(backend, Mode.TWO_STAGE, find_missing=False, tagging=tagging)
         assert run_judge(sample_project.sessions, judge, tagging.value, answer_ids=[answer_id]).judged == 1
 
-    passages = {p.citation_id: p for p in sample_project.passages(sample_project.answer(answer_id).document_id)}
+    answer = sample_project.answer(answer_id)
+    passages = {p.citation_id: p for p in sample_project.passages(answer.document_id)}
+    segments = [(s.start, s.end) for s in segment_answer(answer.text)]
+    assert len(segments) >= 2  # more than one slot: the layout, not a single prompt, is under test
     with sample_project.sessions() as session:
         for tagging in Tagging:
             rater = queries.rater_named(session, tagging.value)
             assert rater.config["tagging"] == tagging.value
             seen = set(queries.judge_outcomes(session, rater.id)[answer_id].passages_seen)
             points = queries.data_points_of(session, answer_id, rater.id)
-            assert points
+            # The same points either way: one per segment, in order, each stored once with one tag.
+            assert [(p.span_start, p.span_end) for p in points] == segments
+            assert len({p.id for p in points}) == len(points)
             for point in points:
                 assert point.tag in (Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT)
                 assert point.evidence, point.text  # every tag carries the passages it relied on

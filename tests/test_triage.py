@@ -113,6 +113,7 @@ def overconfident_labels(tmp_path: Path, seed: int = 5) -> tuple[Path, set[str],
     return path, sample, lines
 
 
+@pytest.mark.every_store
 def test_imported_labels_are_triaged_with_an_exact_bound_and_picked_reviews_left_out(
     sample_project: Project, tmp_path: Path, capsys
 ) -> None:
@@ -141,9 +142,16 @@ def test_imported_labels_are_triaged_with_an_exact_bound_and_picked_reviews_left
     loose = _json(capsys, "--db", sample_project.url, "triage", "--target-miss-rate", "0.35", "--json")
     chosen = loose["recommended"]
     assert chosen["miss_rate_upper_95"] <= 0.35 and loose["reviews_needed"] is None
+    fields = ("cleared_share", "hours_saved", "reviewed_cleared", "missed", "miss_rate_upper_95_by_document")
+    assert set(fields) | {"reviews_used"} <= set(chosen) and chosen["reviews_used"] == 60
     assert chosen["cleared_share"] >= result["cleared_share"]
+    # No review time recorded: hours saved are not made up, and the report says what to give.
+    assert result["hours_saved"] is None and "--minutes-per-answer" in result["hours_saved_basis"]
+    timed = _json(capsys, "--db", sample_project.url, "triage", "--minutes-per-answer", "6", "--json")
+    assert timed["hours_saved"] == pytest.approx(len(truth["clean"]) * 6 / 60)
 
 
+@pytest.mark.every_store
 def test_a_random_sample_is_seeded_recorded_and_only_its_reviews_back_the_bound(
     sample_project: Project, tmp_path: Path, capsys
 ) -> None:
@@ -179,6 +187,10 @@ def test_estimates_per_source_give_ppi_beside_judge_and_human_alone(
 ) -> None:
     truth = _labels(sample_project, tmp_path, sampled=80)
     assert main(["--db", sample_project.url, "import-labels", str(truth["path"])]) == 0
+    # The model-free verifier runs after the judge; it stays a second opinion, not "the judge".
+    verified = ",".join(a.id for a in sample_project.answers()[:8])
+    assert main(["--db", sample_project.url, "verify", "--answers", verified]) == 0
+    assert set(_json(capsys, "--db", sample_project.url, "triage", "--json")["cleared"]) == truth["clean"]
     result = _json(capsys, "--db", sample_project.url, "estimate", "--by", "source", "--json")
     groups = {g["source"]: g for g in result["groups"]}
     assert set(groups) == {"cuad", "maud", "contractnli", "privacyqa"}
@@ -201,6 +213,7 @@ def test_estimates_per_source_give_ppi_beside_judge_and_human_alone(
     assert width(figures["ppi"]) < width(figures["human_only"])
 
 
+@pytest.mark.every_store
 def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     sample_project: Project, tmp_path: Path, capsys
 ) -> None:
@@ -232,9 +245,10 @@ def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     assert all(certainty[a] >= 0.55 for a in floor["cleared"])
 
 
-def test_two_generators_compared_on_the_same_questions(project: Project, tmp_path: Path, capsys) -> None:
-    """Every question answered by model-a and model-b (the sample contracts' answers, twice); model-b
-    truly errs more. The judge sees only half of the errors, so alone it shrinks the gap."""
+def two_generators(project: Project, tmp_path: Path) -> dict[str, float]:
+    """Every question of the sample contracts answered by model-a and model-b (the answers, twice);
+    model-b truly errs more. The judge sees only half of the errors (sure of them, unsure of the
+    rest); a reviewer checks 160 random answers. Returns each answer's truth (1 = has an error)."""
     folder = tmp_path / "two-generators"
     folder.mkdir()
     (folder / "documents").symlink_to(SAMPLE_DATASET / "documents")
@@ -258,17 +272,28 @@ def test_two_generators_compared_on_the_same_questions(project: Project, tmp_pat
             seen = wrong and rng.random() < 0.5
             judge = ["incorrect" if seen and i == 0 else "correct" for i in range(len(points))]
             human = ["incorrect" if wrong and i == 0 else "correct" for i in range(len(points))]
-            lines.append(_line(answer_id, "j", "judge", points, judge))
+            sure = [round(rng.uniform(0.85, 1.0) if seen or not wrong else rng.uniform(0.5, 0.8), 3) for _ in points]
+            line = _line(answer_id, "j", "judge", points, judge)
+            for point, confidence in zip(line["data_points"], sure, strict=True):
+                point["confidence"] = confidence
+            lines.append(line)
             if answer_id in sample:
                 lines.append({**_line(answer_id, "ana", "human", points, human), "sampled": True})
     path = tmp_path / "labels.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
     assert main(["--db", project.url, "import-labels", str(path)]) == 0
+    return truth
+
+
+def test_two_generators_compared_on_the_same_questions(project: Project, tmp_path: Path, capsys) -> None:
+    """The judge alone shrinks model-b's extra errors; the paired PPI difference recovers the gap."""
+    truth = two_generators(project, tmp_path)
+    questions = {a.rsplit("-model-", 1)[0] for a in truth}
 
     result = _json(capsys, "--db", project.url, "estimate", "--compare", "model-a,model-b", "--json")
     gap = result["metrics"]["any_incorrect"]
-    true_gap = sum(truth[f"{r['id']}-model-a"] - truth[f"{r['id']}-model-b"] for r in rows) / len(rows)
-    assert gap["questions"] == len(rows) == result["questions"]
+    true_gap = sum(truth[f"{q}-model-a"] - truth[f"{q}-model-b"] for q in questions) / len(questions)
+    assert gap["questions"] == len(questions) == result["questions"]
     low, high = gap["ppi"]["ci"]
     assert low <= true_gap <= high and high < 0  # model-a errs less, and the interval says so
     assert abs(gap["judge_only"]["estimate"]) < abs(true_gap)  # the judge alone understates the gap
@@ -276,6 +301,11 @@ def test_two_generators_compared_on_the_same_questions(project: Project, tmp_pat
     assert high - low < human_high - human_low
     groups = {g["generator"]: g for g in result["estimates"]["groups"]}
     assert set(groups) == {"model-a", "model-b"}
+
+    # The report carries the same difference with its interval.
+    html = export(project, "report", tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Paired comparison of generators" in html
+    assert f"<td>{gap['ppi']['estimate']:.3f} [{low:.3f}, {high:.3f}]</td>" in html
 
 
 def _line(answer_id: str, rater: str, kind: str, points: list[str], tags: list[str]) -> dict:
@@ -285,3 +315,11 @@ def _line(answer_id: str, rater: str, kind: str, points: list[str], tags: list[s
         "kind": kind,
         "data_points": [{"text": p, "tag": t} for p, t in zip(points, tags, strict=True)],
     }
+
+
+def test_a_missing_label_file_and_an_uncalibrated_judge_are_said_plainly(project: Project, tmp_path: Path, capsys):
+    missing = tmp_path / "labels.jsonl"
+    assert main(["--db", project.url, "import-labels", str(missing)]) != 0
+    assert f"{missing}: no such file" in capsys.readouterr().err
+    assert main(["--db", project.url, "calibration"]) == 0
+    assert "nothing to calibrate" in capsys.readouterr().out

@@ -179,7 +179,8 @@ def test_gui_command_opens_an_answer_and_saves_a_screenshot(sample_project: Proj
 def test_dashboard_shows_scores_agreement_and_plots(qtbot, window: ReviewWindow, sample_project: Project) -> None:
     for _ in window.state.points:
         qtbot.keyClick(window.points, Qt.Key.Key_1)
-    window.tabs.setCurrentWidget(window.dashboard)
+    with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
+        window.tabs.setCurrentWidget(window.dashboard)
     dashboard = window.dashboard
     raters = {dashboard.table.item(r, 0).text() for r in range(dashboard.table.rowCount())}
     assert raters == {"ana", "judge-run"}

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtGui import QAction
+
 from app.cli import main
 from app.project import Project
 from ui.review_window import ReviewWindow
 from ui.sample_actions import draw_random_sample, least_certain_first
 
-from .test_triage import overconfident_labels
+from .test_triage import overconfident_labels, two_generators
 from .test_ui import SHOTS
 
 
@@ -35,8 +37,12 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     assert certainty == sorted(certainty) and certainty[0] < certainty[-1]
     first = window.proxy.index(0, 0).data()
     assert window.state.answer.id == first  # "next answer" now walks from the least certain
+    (next_answer,) = [a for a in window.findChildren(QAction) if a.text() == "Next answer"]
+    next_answer.trigger()
+    assert window.state.answer.id == window.proxy.index(1, 0).data()
 
-    window.tabs.setCurrentWidget(window.dashboard)
+    with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
+        window.tabs.setCurrentWidget(window.dashboard)
     dashboard = window.dashboard
     assert dashboard.figure_choice.itemText(0).startswith("Reliability diagram")
     assert "expected calibration error" in dashboard.calibration.text()
@@ -45,3 +51,29 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     assert dashboard.estimates.item(0, 3).text().count("[") == 1  # an estimate with its interval
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert window.grab().save(str(SHOTS / "dashboard-calibration.png"))
+
+
+def test_the_dashboard_compares_two_generators_on_the_same_questions(qtbot, project: Project, tmp_path: Path, capsys):
+    from app import estimates, triage
+
+    two_generators(project, tmp_path)
+    window = ReviewWindow(project, "ben")
+    qtbot.addWidget(window)
+    window.resize(1500, 1000)
+    with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
+        window.tabs.setCurrentWidget(window.dashboard)
+    (pair,) = estimates.comparisons(project)
+    gap = pair["metrics"]["any_incorrect"]["ppi"]
+    text = window.dashboard.comparison.text()
+    assert "model-a minus model-b</b> on 119 shared questions" in text
+    low, high = gap["ci"]
+    assert f"Share with an incorrect point {gap['estimate']:+.2f} [{low:+.2f}, {high:+.2f}]" in text
+    assert window.dashboard.figure_choice.itemText(0).startswith("Reliability diagram")
+    rule = triage.triage(project)  # the window's rule: LeMAJ's default thresholds
+    shown = window.dashboard.triage.text()
+    assert f"clears {rule['cleared_count']} of 238 judged answers" in shown
+    assert f"miss rate at most {rule['miss_rate_upper_95']:.1%} (95 %, over answers)" in shown
+    groups = {window.dashboard.estimates.item(r, 0).text() for r in range(window.dashboard.estimates.rowCount())}
+    assert groups == {"model-a", "model-b"}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert window.grab().save(str(SHOTS / "dashboard-estimates.png"))

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from app.cli import main
-from app.paired_stress import VerifierRater, latest_figures, paired_stress_test, remember
+from app.paired_stress import VerifierRater, paired_stress_test, remember
 from app.project import Project
+from app.standing import latest_figures
 from app.verification import VERIFIER, PointReport, Verifier, stored_report
 from models.perturbations import TYPES
 from models.verifier.values import read_values
@@ -106,6 +107,29 @@ def test_a_missing_or_unrelated_section_is_a_bad_citation(sample_project: Projec
     assert checks_of(missing) == ["bad_citation"]
     unrelated = check(sample_project, "cuad-025", claim + " (Section 1).")
     assert checks_of(unrelated) == ["bad_citation"]
+
+
+def test_a_section_cited_by_its_number_is_the_whole_section(sample_project: Project) -> None:
+    # The merger agreement's Section 2.01 has no passage of its own; its clauses (a), (b)... hold the offer.
+    quote = (
+        "Merger Subsidiary shall “commence (within the meaning of Rule 14d-2 promulgated by the SEC under the 1934"
+        " Act) the Offer to purchase any (subject to the Minimum Tender Condition) and all of the Shares”"
+    )
+    assert "bad_citation" not in checks_of(check(sample_project, "maud-000", quote + " (Section 2.01)."))
+    # Section 10.01 (Termination) is named in the offer clause, but the quotation is not in it.
+    wrong = check(sample_project, "maud-000", quote + " (Section 10.01).")
+    assert checks_of(wrong) == ["bad_citation"]
+    assert "not in the cited section" in wrong.reasons[0]["document"]
+
+
+def test_a_title_the_cited_section_does_not_have_is_a_bad_citation(sample_project: Project) -> None:
+    grant = "says “Licensor grants to Licensee an exclusive (save for rights reserved to Licensor hereunder)…license”"
+    assert "bad_citation" not in checks_of(check(sample_project, "cuad-034", "Section 3.1 (Content License) " + grant))
+    misnamed = check(sample_project, "cuad-034", "Section 11 (License Grant) " + grant)
+    assert checks_of(misnamed)[0] == "bad_citation"
+    assert "Miscellaneous" in misnamed.reasons[0]["document"]
+    # The dataset's own answer cites 3.2 for words of 3.1: a real slip, caught.
+    assert "bad_citation" in checks_of(check(sample_project, "cuad-034", "Section 3.2 (License Grant) " + grant))
 
 
 def test_an_exception_in_the_passage_needs_review(sample_project: Project) -> None:

@@ -3,11 +3,19 @@ evidence passage, and the judge's tags say how good the judge is."""
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from PySide6.QtCore import Qt
+
+from app.labels import import_labels
 from app.paired_stress import VerifierRater, paired_stress_test, remember
 from app.project import Project
+from app.settings import ModelChoice
+from app.standing import standing_of_model
 from app.verification import verify_project
+from models.perturbations import TYPES
+from ui.judge_dialog import JudgeDialog
 from ui.review_window import ReviewWindow
 
 ANSWER = "cuad-006"  # cites the excerpt's "¶1", which in the contract is its cover line
@@ -45,10 +53,85 @@ def test_the_judge_is_called_a_demonstration_model_until_measured(
     qtbot, window: ReviewWindow, sample_project: Project
 ) -> None:
     _select_flagged(window)
-    assert "demonstration model: not stress-tested" in window.rationale.text()
+    assert "not stress-tested" in window.rationale.text()
+    assert "demonstration model" not in window.rationale.text()  # the verifier is no model
     result = paired_stress_test(sample_project.sessions, [VerifierRater(sample_project.sessions)], limit=6, seed=2)
     remember(sample_project.sessions, result)
-    window.points.selectRow(0)
+    window.open_answer(ANSWER)  # figures are read when an answer opens
     _select_flagged(window)
     assert "of planted errors" in window.rationale.text()
     assert "not stress-tested" not in window.rationale.text()
+
+
+def _judge_tags(project: Project, tmp_path, answer: str = ANSWER) -> None:
+    """A judge's tags on the answer, as `assay import-labels` brings in a judge run made elsewhere."""
+    text = project.answer(answer).text
+    point = text.split(". ")[0]
+    record = {
+        "answer_id": answer,
+        "rater": "smol",
+        "kind": "judge",
+        "data_points": [{"text": point, "tag": "incorrect"}],
+    }
+    path = tmp_path / "judge.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    import_labels(project, path)
+
+
+def _figures(caught: int, trials: int) -> dict:
+    by_type = {t: {"trials": 0, "caught": 0, "recall": None, "ci": None} for t in TYPES}
+    by_type["change_value"] = {"trials": trials, "caught": caught, "recall": caught / trials, "ci": [0.01, 0.2]}
+    figures = {"by_type": by_type, "unperturbed": 50, "false_alarms": 1, "false_alarm_rate": 0.02}
+    return {"answers": 12, "seed": 1, "points": 0, "qualifying_points": 50, "raters": {"smol": figures}}
+
+
+def test_the_judge_column_says_how_good_the_judge_is_and_offers_a_capable_model(
+    qtbot, sample_project: Project, tmp_path, monkeypatch
+) -> None:
+    _judge_tags(sample_project, tmp_path)
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    window.open_answer(ANSWER)
+    header = window.points_model.headerData(2, Qt.Orientation.Horizontal)
+    tip = window.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert header == "Judge ⚠ demo" and "smol: demonstration model: not stress-tested" in tip
+    window.points.selectRow(0)
+    assert 'href="judge"' in window.rationale.text()
+    opened = []
+    monkeypatch.setattr(window, "open_judge_dialog", lambda: opened.append(True))
+    window.rationale.linkActivated.emit("judge")
+    assert opened  # one click to the model picker
+
+    remember(sample_project.sessions, _figures(3, 100))  # near chance: still a demonstration model
+    window.open_answer("cuad-007")
+    window.open_answer(ANSWER)
+    tip = window.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "demonstration model: caught 3% of planted errors" in tip and "change_value: caught 3 of 100" in tip
+
+    remember(sample_project.sessions, _figures(90, 100))
+    window.open_answer("cuad-007")
+    window.open_answer(ANSWER)
+    assert window.points_model.headerData(2, Qt.Orientation.Horizontal) == "Judge (caught 90%)"
+    window.points.selectRow(0)
+    assert "demonstration" not in window.rationale.text() and "href" not in window.rationale.text()
+
+
+def test_the_judge_dialog_shows_the_models_figures_and_the_way_to_a_capable_one(
+    qtbot, sample_project: Project, monkeypatch
+) -> None:
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    dialog = JudgeDialog(
+        choice=ModelChoice(kind="embedded"), standing=lambda c: standing_of_model(sample_project.sessions, c)
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert "demonstration model: not stress-tested" in dialog.standing.text()
+    assert dialog.use_file.isVisible() and dialog.use_api.isVisible()
+    dialog.use_api.click()
+    assert dialog.picker.kind == "openai"
+    assert "not stress-tested" in dialog.standing.text() and dialog.picker.base_url.isEnabled()
+    browsed = []
+    monkeypatch.setattr(dialog.picker, "browse", lambda: browsed.append(dialog.picker.kind))
+    dialog.use_file.click()
+    assert browsed == ["gguf"]

@@ -1,13 +1,21 @@
 """The numbers a team takes away, in the window: scores by slice and rater, agreement, estimates with
 95 % intervals (prediction-powered, beside judge-only and human-only), the judge's calibration, and
-the report's plots (matplotlib on explicit Figures in Qt canvases)."""
+the report's plots. A child process computes them all (app/dashboard.py) and draws the plots to pictures,
+so at a million data points the window keeps answering while a progress bar fills."""
 
 from __future__ import annotations
 
+import html
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -15,14 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import analytics, calibration, estimates
+from app import dashboard as figures_of
 from app.errors import AssayError
-from app.exports import report_figures
 from app.project import Project
 from app.scores import shown
 
-SLICES = ["rater", "source", "document", "generator", "question"]
-ESTIMATE_GROUPS = ["generator", "source", "all"]
+SLICES = list(figures_of.SLICES)
+ESTIMATE_GROUPS = list(figures_of.ESTIMATE_GROUPS)
 METRIC_NAMES = {
     "correctness": "Correctness",
     "precision": "Precision",
@@ -32,18 +39,64 @@ METRIC_NAMES = {
 }
 
 
-class Dashboard(QWidget):
-    """Scores, agreement and plots for the whole project; refreshed on demand."""
+class _Signals(QObject):
+    progressed = Signal(int, str)
+    finished = Signal(object)
+    failed = Signal(str)
 
-    def __init__(self, project: Project) -> None:
+
+class DashboardWorker(QRunnable):
+    """Waits on a pool thread for the process computing every figure; the window only shows the result."""
+
+    def __init__(self, project: Project, triage_rule: tuple[float, float]) -> None:
         super().__init__()
         self.project = project
+        self.triage_rule = triage_rule
+        self.cancel = threading.Event()
+        self.signals = _Signals()
+
+    def run(self) -> None:
+        try:
+            result = figures_of.compute_elsewhere(
+                self.project, self.signals.progressed.emit, self.cancel, self.triage_rule
+            )
+        except figures_of.Cancelled:
+            return
+        except AssayError as exc:
+            self.signals.failed.emit(f"The dashboard could not be computed: {exc}.")
+            return
+        except Exception as exc:  # a bug: said in the dashboard, and raised for the log
+            self.signals.failed.emit(f"The dashboard could not be computed: {exc}")
+            raise
+        self.signals.finished.emit(result)
+
+
+class Dashboard(QWidget):
+    """Scores, agreement and plots for the whole project, computed off the window's thread when the
+    tab is opened or Refresh is pressed; a progress bar says how far along that is."""
+
+    refreshed = Signal()  # the figures on screen are the ones just computed
+
+    def __init__(self, project: Project, triage_rule: Callable[[], tuple[float, float]] = lambda: (1.0, 0.8)) -> None:
+        super().__init__()
+        self.project = project
+        self.triage_rule = triage_rule  # the window's thresholds, read at each refresh
+        self.triage = QLabel(wordWrap=True)
+        self.figures: figures_of.DashboardFigures | None = None
+        self.worker: DashboardWorker | None = None
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
         self.slice = QComboBox()
         self.slice.addItems(SLICES)
         self.rater = QComboBox()
         self.figure_choice = QComboBox()
-        refresh = QPushButton("Refresh")
-        refresh.clicked.connect(self.refresh)
+        self.figure_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setFormat("computing %p %")
+        self.progress.hide()
         self.slice.currentTextChanged.connect(self._fill_scores)
         self.rater.currentTextChanged.connect(self._fill_scores)
         self.figure_choice.currentIndexChanged.connect(self._show_figure)
@@ -52,6 +105,7 @@ class Dashboard(QWidget):
         self.estimate_by.addItems(ESTIMATE_GROUPS)
         self.estimate_by.currentTextChanged.connect(self._fill_estimates)
         self.estimates = QTableWidget()
+        self.comparison = QLabel(wordWrap=True)
         self.calibration = QLabel(wordWrap=True)
         self.agreement = QLabel(wordWrap=True)
         self.canvas_holder = QVBoxLayout()
@@ -60,7 +114,8 @@ class Dashboard(QWidget):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget)
         controls.addStretch()
-        controls.addWidget(refresh)
+        controls.addWidget(self.progress)
+        controls.addWidget(self.refresh_button)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.table, 2)
@@ -72,30 +127,70 @@ class Dashboard(QWidget):
         estimate_controls.addStretch()
         layout.addLayout(estimate_controls)
         layout.addWidget(self.estimates, 2)
+        layout.addWidget(self.comparison)
+        layout.addWidget(self.triage)
         layout.addWidget(self.agreement)
         layout.addWidget(self.calibration)
         layout.addLayout(self.canvas_holder, 3)
-        self.figures: list = []
 
     def refresh(self) -> None:
-        names = sorted({row["rater"] for row in analytics.scores(self.project, "rater")})
+        """Compute every figure again in the background; figures already shown stay until then."""
+        self.stop()
+        worker = DashboardWorker(self.project, self.triage_rule())
+        worker.signals.progressed.connect(self._on_worker_progressed)
+        worker.signals.finished.connect(self._on_worker_finished)
+        worker.signals.failed.connect(self._on_worker_failed)
+        self.worker = worker
+        self.progress.setValue(0)
+        self.progress.show()
+        self.pool.start(worker)
+
+    def stop(self) -> None:
+        """Cancel a computation in flight (its figures are dropped): on refresh and on close."""
+        if self.worker is not None:
+            self.worker.cancel.set()
+            for signal in (self.worker.signals.progressed, self.worker.signals.finished, self.worker.signals.failed):
+                signal.disconnect()
+            self.worker = None
+        self.progress.hide()
+
+    def wait(self, ms: int = 60_000) -> None:
+        self.pool.waitForDone(ms)
+
+    def _on_worker_progressed(self, percent: int, step: str) -> None:
+        self.progress.setValue(percent)
+        self.progress.setFormat(f"{step} · %p %")
+
+    def _on_worker_failed(self, sentence: str) -> None:
+        self.worker = None
+        self.progress.hide()
+        self.agreement.setText(sentence)
+
+    def _on_worker_finished(self, figures: figures_of.DashboardFigures) -> None:
+        self.worker = None
+        self.progress.hide()
+        self.figures = figures
         self.rater.blockSignals(True)
+        chosen = self.rater.currentText()
         self.rater.clear()
-        self.rater.addItems(["all raters", *names])
+        self.rater.addItems([figures_of.ALL_RATERS, *figures.raters])
+        if chosen in figures.raters:
+            self.rater.setCurrentText(chosen)
         self.rater.blockSignals(False)
         self._fill_scores()
-        try:
-            stats = analytics.agreement(self.project)
+        stats = figures.agreement
+        if stats is None:
+            self.agreement.setText(f"Agreement: {figures.agreement_error}.")
+        else:
             self.agreement.setText(
                 f"<b>Agreement</b> on {stats['n_items']} data points between {', '.join(stats['raters'])}: "
                 f"{shown(stats['percent_agreement'])} observed · Cohen's κ {shown(stats['cohen_kappa'])} · "
                 f"Fleiss' κ {shown(stats['fleiss_kappa'])} · Krippendorff's α {shown(stats['krippendorff_alpha'])}"
                 f" · Gwet's AC1 {shown(stats['gwet_ac1'])}"
             )
-        except AssayError as exc:
-            self.agreement.setText(f"Agreement: {exc}.")
         self._fill_estimates()
-        report = calibration.reliability(self.project)
+        self.triage.setText(triage_text(figures.triage))
+        report = figures.calibration
         overall = report["overall"]
         if overall["points"]:
             per_tag = " · ".join(
@@ -108,22 +203,22 @@ class Dashboard(QWidget):
                 f"{_pct(overall['ece_calibrated'])} calibrated (isotonic, cross-fitted). Per tag: {per_tag}. "
                 "Triage and the queue's certainty use the calibrated value."
             )
-            reliability = [("Reliability diagram (calibration)", calibration.reliability_figure(report))]
         else:
             self.calibration.setText("<b>Calibration</b>: no reviewed data point carries a judge confidence yet.")
-            reliability = []
-        self.figures = reliability + report_figures(self.project)
         self.figure_choice.blockSignals(True)
         self.figure_choice.clear()
-        self.figure_choice.addItems([title for title, _ in self.figures])
+        self.figure_choice.addItems([title for title, _ in figures.plots])
         self.figure_choice.blockSignals(False)
         self._show_figure(0)
+        self.refreshed.emit()
 
     def _fill_scores(self, *_: object) -> None:
+        if self.figures is None:
+            return
         by = self.slice.currentText()
-        rater = self.rater.currentText()
-        rows = analytics.scores(self.project, by, None if rater in ("", "all raters") else [rater])
+        rows = self.figures.scores.get((by, self.rater.currentText() or figures_of.ALL_RATERS), [])
         columns = ([] if by == "rater" else [by]) + ["rater", "answers", "correctness", "precision", "recall", "f1"]
+        self.table.setUpdatesEnabled(False)
         self.table.clear()
         self.table.setColumnCount(len(columns))
         self.table.setHorizontalHeaderLabels(columns)
@@ -134,9 +229,12 @@ class Dashboard(QWidget):
                 text = shown(value) if column in ("correctness", "precision", "recall", "f1") else str(value)
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.table.resizeColumnsToContents()
+        self.table.setUpdatesEnabled(True)
 
     def _fill_estimates(self, *_: object) -> None:
-        result = estimates.estimate(self.project, self.estimate_by.currentText())
+        if self.figures is None:
+            return
+        result = self.figures.estimates[self.estimate_by.currentText()]
         columns = ["group", "figure", "reviewed", "PPI estimate [95 % CI]", "judge only", "human only"]
         rows = [(g, metric, f) for g in result["groups"] for metric, f in g["metrics"].items()]
         self.estimates.clear()
@@ -155,26 +253,67 @@ class Dashboard(QWidget):
             for c, text in enumerate(cells):
                 self.estimates.setItem(r, c, QTableWidgetItem(text))
         self.estimates.resizeColumnsToContents()
+        self.comparison.setText(comparison_text(self.figures.comparisons))
 
     def _show_figure(self, index: int) -> None:
-        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-
         while self.canvas_holder.count():
             widget = self.canvas_holder.takeAt(0).widget()
             if widget is not None:
+                widget.hide()  # deleted only at the next event loop turn: until then it would paint at (0, 0)
                 widget.deleteLater()
-        if 0 <= index < len(self.figures):
-            canvas = FigureCanvasQTAgg(self.figures[index][1])
-            canvas.setMinimumHeight(320)
-            self.canvas_holder.addWidget(canvas)
-            canvas.show()
+        if self.figures is not None and 0 <= index < len(self.figures.plots):
+            picture = QPixmap()
+            picture.loadFromData(self.figures.plots[index][1], "PNG")  # drawn by the worker, not here
+            plot = QLabel()
+            plot.setPixmap(picture)
+            plot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            plot.setMinimumHeight(320)
+            self.canvas_holder.addWidget(plot)
 
 
-def _interval(figures: dict | None) -> str:
+def triage_text(result: dict) -> str:
+    """The triage rule's cleared share and its miss rate with the 95 % bounds a firm can sign."""
+    rule = result["rule"]
+    head = (
+        f"<b>Triage</b> (correctness ≥ {rule['min_correctness']:.2f}, relevance ≥ {rule['min_relevance']:.2f}): "
+        f"clears {result['cleared_count']} of {result['judged']} judged answers"
+    )
+    if not result["reviewed_cleared"]:
+        return f"{head}; no randomly reviewed answer among them yet, so no bound on what it lets through."
+    return (
+        f"{head}; {result['missed']} misses in {result['reviewed_cleared']} randomly reviewed cleared answers: "
+        f"miss rate at most {_pct(result['miss_rate_upper_95'])} (95 %, over answers), "
+        f"{_pct(result['miss_rate_upper_95_by_document'])} with the contract as unit. "
+        f"{html.escape(result['reviews_basis'])}."
+    )
+
+
+def comparison_text(pairs: list[dict]) -> str:
+    """Each pair of generators on the questions both answered: the difference with its interval."""
+    if not pairs:
+        return "<b>Paired comparison</b>: needs two generators that answered the same questions."
+    lines = []
+    for pair in pairs:
+        parts = []
+        for metric in ("correctness", "any_incorrect"):
+            figures = pair["metrics"][metric]
+            reviewed = " and ".join(map(str, figures["reviewed"]))
+            parts.append(
+                f"{METRIC_NAMES[metric]} {_interval(figures['ppi'], signed=True)} "
+                f"(judge only {_interval(figures['judge_only'], signed=True)}, "
+                f"human only {_interval(figures['human_only'], signed=True)}; {reviewed} random reviews)"
+            )
+        heading = f"<b>{html.escape(pair['difference'])}</b> on {pair['questions']} shared questions: "
+        lines.append(heading + " · ".join(parts))
+    return "<b>Paired comparison</b> (difference, 95 % interval; PPI unless said)<br>" + "<br>".join(lines)
+
+
+def _interval(figures: dict | None, signed: bool = False) -> str:
     if not figures:
         return "—"
     low, high = figures["ci"]
-    return f"{figures['estimate']:.2f} [{low:.2f}, {high:.2f}]"
+    form = "+.2f" if signed else ".2f"
+    return f"{figures['estimate']:{form}} [{low:{form}}, {high:{form}}]"
 
 
 def _pct(value: float | None) -> str:

@@ -7,9 +7,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
-from app.review import QueueRow, ReviewPoint
+from app.review import QueueRow, RaterTag, ReviewPoint
 from app.scores import Scores, shown, triage_bucket
-from models.vocabulary import ReviewStatus, Tag
+from app.standing import Standing, figure_lines
+from models.vocabulary import RaterKind, ReviewStatus, Tag
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -51,9 +52,10 @@ class AnswerQueueModel(_TableModel):
     """Every answer of the project: the judge's verdict and scores, and this reviewer's status.
 
     Every column fits the queue pane: the document is chosen above the table; the question is in
-    each row's tooltip, in the review pane, and found by the filter box. Cells are computed once
-    per row, and sorting happens here in Python (QueueFilterModel passes it on): a queue of 10,000
-    answers sorts in milliseconds instead of a Qt sort calling data() for every comparison."""
+    each row's tooltip, in the review pane, and found by the filter box. A row's cells are computed
+    when it is first shown, sorted or searched, so 100,000 answers open at once; sorting happens
+    here in Python (QueueFilterModel passes it on): a queue of 10,000 answers sorts in milliseconds
+    instead of a Qt sort calling data() for every comparison."""
 
     HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review", "Cert.", "Sample")
     HEADER_TIPS = (
@@ -75,17 +77,27 @@ class AnswerQueueModel(_TableModel):
         self.certainty: dict[str, float | None] = {}
         self.sampled: dict[str, int] = {}
         self.rows: list[QueueRow] = []
-        self._cells: list[tuple[Any, ...]] = []
+        self._cells: list[tuple[Any, ...] | None] = []
+        self._where: dict[str, int] | None = None
         self.reset(rows)
 
     def reset(self, rows: list[QueueRow]) -> None:
         self.beginResetModel()
         self.rows = list(rows)
-        self._cells = [self._row_cells(row) for row in self.rows]
+        self._cells = [None] * len(self.rows)
+        self._where = None
         self.endResetModel()
 
+    def cells(self, row: int) -> tuple[Any, ...]:
+        found = self._cells[row]
+        if found is None:
+            found = self._cells[row] = self._row_cells(self.rows[row])
+        return found
+
     def update_row(self, row: QueueRow) -> None:
-        index = next((i for i, r in enumerate(self.rows) if r.id == row.id), None)
+        if self._where is None:  # where each answer is: looked up at every move, rebuilt after a sort
+            self._where = {r.id: i for i, r in enumerate(self.rows)}
+        index = self._where.get(row.id)
         if index is None:
             return
         self.rows[index] = row
@@ -103,17 +115,18 @@ class AnswerQueueModel(_TableModel):
     def haystack(self, row: int) -> str:
         """What the filter box searches: every cell, the document and the whole question, lower-cased."""
         answer = self.rows[row]
-        return " ".join([*(str(c) for c in self._cells[row]), answer.document, answer.question]).lower()
+        return " ".join([*(str(c) for c in self.cells(row)), answer.document, answer.question]).lower()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.layoutAboutToBeChanged.emit()
         paired = sorted(
-            zip(self.rows, self._cells, strict=True),
+            zip(self.rows, [self.cells(r) for r in range(len(self.rows))], strict=True),
             key=lambda pair: _sort_key(pair[1][column]),
             reverse=order == Qt.SortOrder.DescendingOrder,
         )
         self.rows = [row for row, _ in paired]
         self._cells = [cells for _, cells in paired]
+        self._where = None
         self.layoutChanged.emit()
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
@@ -122,7 +135,7 @@ class AnswerQueueModel(_TableModel):
         return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        value = self._cells[index.row()][index.column()]
+        value = self.cells(index.row())[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return shown(value) if index.column() in self.SCORES else str(value)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -188,13 +201,32 @@ class QueueFilterModel(QSortFilterProxyModel):
 
 
 class DataPointTableModel(_TableModel):
-    """The data points of the answer under review: the judge's view beside the reviewer's."""
+    """The data points of the answer under review: the reference judge's view and the reviewer's,
+    then one column for every other rater who tagged the same points (other judge runs, the jury,
+    other reviewers, imported labels), whatever order their tags came in."""
 
-    HEADERS = ("#", "Data point", "Judge", "Conf.", "Yours", "Citations")
+    FIXED = ("#", "Data point", "Judge", "Conf.", "Yours", "Citations")
+    HEADERS = FIXED
+    JUDGE = 2
 
     def __init__(self) -> None:
         super().__init__()
         self.points: list[ReviewPoint] = []
+        self.raters: list[RaterTag] = []  # one per extra column: the rater's name and kind
+        self.standing: Standing | None = None  # how good the judge whose tags are shown is
+
+    def set_standing(self, standing: Standing | None) -> None:
+        self.standing = standing
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.JUDGE, self.JUDGE)
+
+    def standing_tip(self) -> str:
+        if self.standing is None:
+            return "No judge has tagged this answer."
+        lines = [f"{self.standing.run}: {self.standing.text}", *figure_lines(self.standing.figures)]
+        if self.standing.demonstration:
+            verdict = "close to chance" if self.standing.figures else "unmeasured, maybe no better than chance"
+            lines.append(f"Its tags are {verdict}: run a capable model (a GGUF file or an API).")
+        return "\n".join(lines)
 
     def _rows(self) -> list[Any]:
         return self.points
@@ -202,18 +234,48 @@ class DataPointTableModel(_TableModel):
     def set_points(self, points: list[ReviewPoint]) -> None:
         self.beginResetModel()
         self.points = points
+        seen: dict[str, RaterTag] = {}
+        for point in points:
+            for tag in point.others:
+                if tag.rater != point.judge:
+                    seen.setdefault(tag.rater, tag)
+        # Judges (runs, jury, a verifier) before people, each group by name.
+        self.raters = sorted(seen.values(), key=lambda t: (t.kind is RaterKind.HUMAN, t.rater))
+        self.HEADERS = self.FIXED + tuple(t.rater for t in self.raters)
         self.endResetModel()
+
+    def tag_of(self, row: int, rater: str) -> RaterTag | None:
+        """A rater's tag on a point (or, marked earlier, on the point it replaced)."""
+        return next((t for t in self.points[row].others if t.rater == rater), None)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and section == self.JUDGE and self.standing is not None:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return f"Judge ({self.standing.short})" if not self.standing.demonstration else "Judge ⚠ demo"
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self.standing_tip()
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            if section >= len(self.FIXED):
+                rater = self.raters[section - len(self.FIXED)]
+                return f"{rater.rater} ({rater.kind.value}): its tag on the same data point"
+            return None
+        return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         point = self.points[index.row()]
         column = index.column()
+        if column >= len(self.FIXED):
+            return self._rater_cell(index.row(), self.raters[column - len(self.FIXED)].rater, role)
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
                 return str(index.row() + 1)
             if column == 1:
                 return point.point.text + (f"\n💬 {point.point.comment}" if point.point.comment else "")
             if column == 2:
-                return tag_text(point.judge_tag) if point.judge_tag else "—"
+                if point.judge_tag:
+                    return tag_text(point.judge_tag)
+                earlier = self.tag_of(index.row(), point.judge or "")
+                return _earlier_text(earlier) if earlier else "—"
             if column == 3:
                 return f"{point.judge_confidence:.2f}" if point.judge_confidence is not None else "—"
             if column == 4:
@@ -224,6 +286,28 @@ class DataPointTableModel(_TableModel):
             if column == 2 and tag is None:
                 return None
             return QColor(TAG_STYLE[tag][1])
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.JUDGE and point.judge_tag is not None:
+            return (point.judge_rationale or tag_text(point.judge_tag)) + "\n\n" + self.standing_tip()
         if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):
             return point.judge_rationale or point.point.text
         return None
+
+    def _rater_cell(self, row: int, rater: str, role: int) -> Any:
+        found = self.tag_of(row, rater)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "—" if found is None else (_earlier_text(found) if found.earlier else tag_text(found.tag))
+        if role == Qt.ItemDataRole.BackgroundRole and found is not None and not found.earlier:
+            return QColor(TAG_STYLE[found.tag][1])
+        if role == Qt.ItemDataRole.ToolTipRole and found is not None:
+            lines = [f"{rater}: {found.tag.value}" + (" (on the point this one replaced)" if found.earlier else "")]
+            if found.confidence is not None:
+                lines.append(f"confidence {found.confidence:.2f}")
+            if found.rationale:
+                lines.append(found.rationale)
+            return "\n".join(lines)
+        return None
+
+
+def _earlier_text(tag: RaterTag) -> str:
+    """A tag given before the reviewer split, merged or edited the point: context, not a tag of it."""
+    return f"({tag_text(tag.tag)}, before edit)"

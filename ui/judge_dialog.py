@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import html
 import threading
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QRunnable, Signal
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QWidget,
+)
 
 from app.errors import AssayError
 from app.judging import JudgeSettings, Progress, RunSummary, device_sentence, make_backend, run_judge
 from app.model_files import record_speed
 from app.project import Project
 from app.settings import ModelChoice
+from app.standing import Standing, figure_lines
 from models.judge import Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
-from ui.model_picker import LOCAL, ModelPicker
+from ui.model_picker import KINDS, LOCAL, ModelPicker
 
 
 class JudgeDialog(QDialog):
@@ -28,10 +40,22 @@ class JudgeDialog(QDialog):
         selected_answer: str | None = None,
         choice: ModelChoice | None = None,
         allowed_hosts: list[str] = (),
+        standing: Callable[[ModelChoice], Standing] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run the judge")
         self.picker = ModelPicker(choice, ask_permission=True, allowed_hosts=allowed_hosts)
+        self.standing_of = standing
+        self.standing = QLabel(wordWrap=True)  # the chosen model's latest stress-test figures
+        self.standing.setStyleSheet("padding: 6px; border: 1px solid #c9c2ae; background: #fbf8ef;")
+        self.use_file = QPushButton("Choose a GGUF file…")
+        self.use_file.clicked.connect(self._on_use_file_clicked)
+        self.use_api = QPushButton("Use an API judge…")
+        self.use_api.clicked.connect(self._on_use_api_clicked)
+        capable = QHBoxLayout()
+        capable.addWidget(self.use_file)
+        capable.addWidget(self.use_api)
+        capable.addStretch()
         self.mode = QComboBox()
         self.mode.addItems([m.value for m in Mode])
         self.mode.setCurrentText(Mode.TWO_STAGE.value)  # the default everywhere: tags with confidences
@@ -52,13 +76,44 @@ class JudgeDialog(QDialog):
 
         form = QFormLayout(self)
         form.addRow(self.picker)
+        form.addRow(self.standing)
+        form.addRow(capable)
         form.addRow("Rubric", self.rubric)
         form.addRow("Mode", self.mode)
         form.addRow("Relevance", self.strictness)
         form.addRow("Answers", self.scope)
         form.addRow(buttons)
         self.picker.changed.connect(lambda: self.run_button.setEnabled(self.picker.ready()))
+        self.picker.changed.connect(self._on_model_changed)
+        self.picker.model.textChanged.connect(self._on_model_changed)
         self.run_button.setEnabled(self.picker.ready())
+        self._on_model_changed()
+
+    def _on_model_changed(self, *_: object) -> None:
+        """Say how well the chosen model caught planted errors; near chance, offer a capable one."""
+        if self.standing_of is None:
+            self.standing.hide()
+            return
+        found = self.standing_of(self.picker.choice())
+        lines = figure_lines(found.figures)
+        where = f" (run {html.escape(found.run)}, {found.figures['answers']} answers)" if found.figures else ""
+        text = f"<b>Latest stress test of this model</b>{where}: {html.escape(found.text)}"
+        if lines:
+            text += "<br>" + "<br>".join(html.escape(line) for line in lines)
+        if found.demonstration:
+            verdict = "close to chance" if found.figures else "never measured, and may be no better than chance"
+            text += f"<br><b>Its tags are {verdict}: use it to try Assay, not to review.</b> A capable model:"
+        self.standing.setText(text)
+        self.use_file.setVisible(found.demonstration)
+        self.use_api.setVisible(found.demonstration)
+
+    def _on_use_file_clicked(self) -> None:
+        self.picker.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == "gguf"))
+        self.picker.browse()
+
+    def _on_use_api_clicked(self) -> None:
+        self.picker.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == "openai"))
+        self.picker.base_url.setFocus()
 
     def settings(self) -> JudgeSettings:
         choice = self.picker.choice()

@@ -125,4 +125,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # the dashboard computes in a child process, also in a frozen build
     sys.exit(main())

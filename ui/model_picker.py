@@ -183,6 +183,10 @@ class ModelPicker(QWidget):
         self.changed.emit()
 
     def _on_browse_clicked(self) -> None:
+        self.browse()
+
+    def browse(self) -> None:
+        """Ask for a GGUF file and use it."""
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf)")
         if path:
             self._use_file(path)

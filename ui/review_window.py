@@ -48,7 +48,7 @@ from app.redaction import keep_everything
 from app.review import BLIND, ReviewService, ReviewState
 from app.scores import shown
 from app.settings import Settings, save_settings
-from app.verification import reference_judge_standing
+from app.standing import reference_standing, standing_of_model
 from models.vocabulary import ReviewStatus, Tag
 from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
 from ui.backups_dialog import BackupKeeper, BackupsDialog
@@ -184,7 +184,7 @@ class ReviewWindow(QMainWindow):
         self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
         self.resize(1500, 900)
         self._build_queue()
-        refresh_queue_statistics(self, certainty=False)
+        refresh_queue_statistics(self, certainty=False, requery=False)  # the queue was just read
         self._build_review_pane()
         self._build_document_pane()
         self._build_actions()
@@ -195,7 +195,7 @@ class ReviewWindow(QMainWindow):
         splitter.addWidget(self.review_panel)
         splitter.addWidget(self.document_panel)
         splitter.setSizes([470, 560, 470])
-        self.dashboard = Dashboard(project)
+        self.dashboard = Dashboard(project, lambda: (self.settings.min_correctness, self.settings.min_relevance))
         self.tabs = QTabWidget()
         self.tabs.addTab(splitter, "Review")
         self.tabs.addTab(self.dashboard, "Dashboard")
@@ -260,6 +260,7 @@ class ReviewWindow(QMainWindow):
         self.rubrics = QLabel(wordWrap=True)
         self.rationale = QLabel(wordWrap=True)
         self.rationale.setStyleSheet("color: #444;")
+        self.rationale.linkActivated.connect(lambda _link: self.open_judge_dialog())  # the model picker
         self.verifier_flag = VerifierFlagLabel(self.show_passage)
         self.correctness = QComboBox()
         self.correctness.addItems(CORRECTNESS_LABELS)
@@ -418,6 +419,7 @@ class ReviewWindow(QMainWindow):
         answer = state.answer
         self.question.setText(html.escape(answer.question))
         self.points_model.set_points(state.points)
+        self.points_model.set_standing(reference_standing(self.project.sessions, answer.id))
         if state.points:
             self.points.selectRow(min(max(row, 0), len(state.points) - 1))
         if document_changed:
@@ -517,10 +519,13 @@ class ReviewWindow(QMainWindow):
         if point is None:
             return
         why = point.judge_rationale or ""
-        standing = reference_judge_standing(self.project.sessions, self.state.answer.id)
-        judge = f"Judge ({standing[1]})" if standing and point.judge_tag is not None else "Judge"
+        standing = reference_standing(self.project.sessions, self.state.answer.id)  # a stress test may have run
+        self.points_model.set_standing(standing)
+        judge = f"Judge ({standing.text})" if standing and point.judge_tag is not None else "Judge"
         shown_why = why or (f"tagged {point.judge_tag.value}" if point.judge_tag is not None else "")
-        self.rationale.setText(f"<i>{html.escape(judge)}: {html.escape(shown_why)}</i>" if shown_why else "")
+        capable = ' — <a href="judge">use a capable model…</a>' if standing and standing.demonstration else ""
+        text = f"<i>{html.escape(judge)}: {html.escape(shown_why)}</i>{capable}"
+        self.rationale.setText(text if shown_why else "")
         self.verifier_flag.show_point(self.project, self.state.answer.id, point.point.span_start, point.point.span_end)
         self._render_answer()
         show_what_it_is_about(self.document, self.project, self.state, point)  # its evidence, most relevant first
@@ -714,6 +719,7 @@ class ReviewWindow(QMainWindow):
             selected_answer=self.state.answer.id if self.state else None,
             choice=self.settings.model,
             allowed_hosts=self.project.allowed_hosts(),
+            standing=lambda choice: standing_of_model(self.project.sessions, choice),
         )
         if dialog.exec():
             settings = dialog.settings()
@@ -800,6 +806,8 @@ class ReviewWindow(QMainWindow):
         """Nothing to save: every action already is. Record the last active seconds, stop a run."""
         self.clock.flush()
         QApplication.instance().removeEventFilter(self.clock)
+        self.dashboard.stop()
+        self.dashboard.wait()
         if self.worker is not None:
             self.worker.cancel.set()
             QThreadPool.globalInstance().waitForDone(60_000)

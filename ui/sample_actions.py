@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from ui.review_window import ReviewWindow
 
 
-def refresh_queue_statistics(window: ReviewWindow, certainty: bool = True) -> None:
+def refresh_queue_statistics(window: ReviewWindow, certainty: bool = True, requery: bool = True) -> None:
     """Give the queue each answer's random draw and (when asked: it reads every label, so not at
-    every window opening) its calibrated certainty."""
+    every window opening) its calibrated certainty; `requery=False` keeps the rows just read."""
     model = window.queue_model
     if certainty:
         model.certainty = calibration.review_certainty(window.project)
     model.sampled = sampling.sampled_answers(window.project)
-    model.reset(window.service.queue())
+    model.reset(window.service.queue() if requery else model.rows)
 
 
 def draw_random_sample(window: ReviewWindow, size: int | None = None, seed: int | None = None) -> bool:

@@ -1,0 +1,176 @@
+"""The fast figures (numpy on label columns) equal the slow definitions (SQL aggregates, a pandas
+pivot, row-by-row matching) on small projects: every score, every agreement coefficient, the
+judge–human confusion and disagreements, the queue's judge counts."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import analytics, columnar
+from app.cli import main
+from app.project import Project
+from models.segmentation import segment_answer
+from storage import analytics as sql
+from storage import columns, scoring
+
+pytestmark = pytest.mark.every_store
+
+TAGS = ["correct", "incorrect", "irrelevant", "missing"]
+
+
+def _import(project: Project, tmp_path: Path, seed: int) -> None:
+    """Three raters on real answers: ana tags everything, ben most segments (skipping some, so ratings
+    go missing), carl only a few answers and only 'irrelevant' or 'missing' (undefined scores)."""
+    rng = random.Random(seed)
+    lines = []
+    for n, answer in enumerate(project.answers()):
+        segments = segment_answer(project.answer(answer.id).text)
+        ana = [rng.choice(TAGS[:3]) for _ in segments]
+        lines.append({"answer_id": answer.id, "rater": "ana", "data_points": _points(segments, ana)})
+        kept = [(s, t if rng.random() < 0.7 else rng.choice(TAGS[:3])) for s, t in zip(segments, ana, strict=True)]
+        kept = [(s, t) for s, t in kept if rng.random() < 0.8]
+        if kept:
+            ben = _points([s for s, _ in kept], [t for _, t in kept])
+            if n % 3 == 0:  # a point only ben saw, found missing
+                ben.append({"text": "The notice period is not stated.", "tag": "missing"})
+            lines.append({"answer_id": answer.id, "rater": "ben", "data_points": ben})
+        if n % 4 == 1:
+            carl = _points(segments[:2], ["irrelevant", "missing"][: len(segments[:2])])
+            lines.append({"answer_id": answer.id, "rater": "carl", "data_points": carl})
+    path = tmp_path / f"labels{seed}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["--db", project.url, "import-labels", str(path)]) == 0
+
+
+def _points(segments, tags) -> list[dict]:
+    return [{"text": s.text, "tag": t} for s, t in zip(segments, tags, strict=True)]
+
+
+def test_scores_equal_the_sql_aggregates(sample_project: Project, tmp_path: Path, store: str) -> None:
+    _import(sample_project, tmp_path, seed=3)
+    for by in sql.SLICES:
+        with sample_project.sessions() as session:
+            table = scoring.score_table(session)
+            if by == "answer":
+                fast = [(a, r, 1, *rest) for a, r, *rest in table.rows()]
+            else:
+                fast = scoring.slice_means(table, scoring.answer_keys(session, by))
+            slow = [tuple(vars(r).values()) for r in sql.scores_in_sql(session, by)]
+        assert len(fast) == len(slow) > 0
+        for got, want in zip(fast, slow, strict=True):
+            assert got[:7] == want[:7]  # slice, rater, answers, counts: exactly
+            if by == "answer" and store == "sqlite":
+                assert got == want  # one answer's scores: the same divisions, bit for bit
+            else:  # a slice's means add in another order; PostgreSQL's float SQL differs in the 16th digit
+                assert [g is None for g in got[7:]] == [w is None for w in want[7:]]
+                assert [g for g in got[7:] if g is not None] == pytest.approx([w for w in want[7:] if w is not None])
+        if by == "answer":
+            assert any(row[7] is None for row in slow)  # carl's answers: correctness undefined, not 0
+    with sample_project.sessions() as session:
+        dashboard = columnar.scores_by_slice(session, ("source", "rater"))
+    assert {row["rater"] for row in dashboard["rater"]["carl"]} == {"carl"}
+    assert len(dashboard["source"]["all raters"]) > len(dashboard["source"]["ana"]) > 0
+
+
+def test_the_queue_counts_every_answer_as_it_counts_one(sample_project: Project) -> None:
+    """The queue's judge tag counts, read at once on label columns, equal those read answer by answer."""
+    from app.judging import run_judge
+    from models.judge import LemajJudge, Mode
+    from storage import reviews
+
+    from .test_judge import ScriptedBackendStandIn
+
+    ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][:3]
+    outputs = [json.dumps({"tag": t}) for t in TAGS[:3] * 40] + [json.dumps({"missing": []})] * 5
+    judge = LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE)
+    run_judge(sample_project.sessions, judge, "judge", answer_ids=ids)
+    with sample_project.sessions() as session:
+        every = reviews._judge_counts(session, None)
+        one_by_one = {a: reviews._judge_counts(session, a)[a] for a in ids}
+    assert every == one_by_one and len(every) == 3
+
+
+def test_agreement_equals_the_pandas_pivot(sample_project: Project, tmp_path: Path) -> None:
+    import pandas as pd
+
+    _import(sample_project, tmp_path, seed=5)
+    for raters in (["ana", "ben"], ["ana", "ben", "carl"], None):
+        fast = analytics.agreement(sample_project, raters)
+        with sample_project.sessions() as session:
+            ids = analytics._pick_raters(session, raters)
+            frame = pd.DataFrame(sql.item_labels(session, list(ids.values())))
+            sources = sql.answer_sources(session)
+        frame["code"] = frame["tag"].map({t: i for i, t in enumerate(TAGS)}).astype(float)
+        wide = frame.pivot_table(index=["answer", "item"], columns="rater_id", values="code", aggfunc="first")
+        wide = wide.reindex(columns=list(ids.values()))
+        slow = analytics.agreement_of(wide.to_numpy(), TAGS)
+        assert {k: fast[k] for k in slow} == slow
+        per_source = wide.index.get_level_values("answer").map(lambda a, sources=sources: sources.get(a) or "unknown")
+        for source, stats in fast["by_source"].items():
+            part = analytics.agreement_of(wide[per_source == source].to_numpy(), TAGS)
+            assert stats == {k: part[k] for k in stats}
+    assert fast["n_items"] > 0 and fast["cohen_kappa"] is None and fast["krippendorff_alpha"] is not None
+
+
+def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> None:
+    """A judge run, then a reviewer who keeps some points, splits one, rewords one and adds a missing
+    one: points paired by identity, by words, or not at all, on both paths."""
+    from app.judging import run_judge
+    from app.review import ReviewService
+    from models.judge import LemajJudge, Mode
+    from models.vocabulary import Tag
+
+    from .test_judge import ScriptedBackendStandIn
+
+    ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][:4]
+    outputs = [
+        json.dumps({"tag": t, "confidence": c}) for t, c in zip(TAGS[:3] * 40, [0.9, 0.6, 0.75] * 40, strict=True)
+    ]
+    judge = LemajJudge(ScriptedBackendStandIn(outputs + [json.dumps({"missing": []})] * 5), Mode.TWO_STAGE)
+    run_judge(sample_project.sessions, judge, "judge", answer_ids=ids)
+    reviewer = ReviewService(sample_project, "ana")
+    for n, answer_id in enumerate(ids[:3]):
+        state = reviewer.open(answer_id)
+        for i, point in enumerate(state.points):
+            reviewer.set_tag(answer_id, point.point.id, [Tag.CORRECT, Tag.INCORRECT, Tag.MISSING][(i + n) % 3])
+        first = reviewer.state(answer_id).points[0].point
+        if n == 1:
+            reviewer.split(answer_id, first.id, max(1, len(first.text) // 2))
+        if n == 2:
+            reviewer.edit_text(answer_id, first.id, first.text + " (as amended)")
+            reviewer.add_missing(answer_id, "The notice period is not stated.", [])
+        for point in reviewer.state(answer_id).points:
+            if point.point.tag is None:
+                reviewer.set_tag(answer_id, point.point.id, Tag.IRRELEVANT)
+    fast = analytics.alignment(sample_project, "judge", "ana")
+    slow = analytics.alignment_by_rows(sample_project, "judge", "ana")
+    assert fast == slow
+    assert fast["n_pairs"] > 0 and fast["disagreements"] and fast["correctness"]["n_answers"] == 3
+
+
+def test_label_columns_line_up_with_the_rows(sample_project: Project, tmp_path: Path) -> None:
+    _import(sample_project, tmp_path, seed=2)
+    with sample_project.sessions() as session:
+        got = columns.labels(session, items=True, creators=True)
+        rows = sql.item_labels(session, list(sql.rater_ids(session, None).values()))
+        ids = {v: k for k, v in sql.rater_ids(session, None).items()}
+    seen = sorted(
+        (got.answers[a], ids[r], TAGS[t])
+        for a, r, t in zip(got.answer.tolist(), got.rater.tolist(), got.tag.tolist(), strict=True)
+    )
+    assert seen == sorted((a, ids[r], t) for a, r, t in zip(rows["answer"], rows["rater_id"], rows["tag"], strict=True))
+    assert len(np.unique(got.item)) == len(set(zip(rows["answer"], rows["item"], strict=True)))
+
+
+def test_a_project_with_no_data_points_yet_has_empty_figures(project: Project, tmp_path: Path) -> None:
+    """Before anyone tags anything, the dashboard and the exports read empty columns, not a crash."""
+    with project.sessions() as session:
+        got = columns.labels(session, items=True, creators=True)
+    assert len(got) == 0 and len(got.item) == 0 and got.answers == []
+    agreement = analytics.agreement(project)
+    assert not agreement or all(not value for value in agreement.values() if isinstance(value, (int, list)))
