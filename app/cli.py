@@ -39,9 +39,9 @@ from models.judge import Mode, Tagging
 from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import Tag
-from storage import queries
 from storage.analytics import SLICES
-from storage.audit_check import verify_audit
+from storage.audit import audit_entries, verify_audit
+from storage.raters import rater_named
 
 EXIT_INVALID = 2
 
@@ -554,7 +554,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
     if not args.judge:
         raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
     with project.sessions() as session:
-        run = queries.rater_named(session, args.judge)
+        run = rater_named(session, args.judge)
     if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
         raise AssayError(f"no LeMAJ judge run named {args.judge!r}")
     config = run.config
@@ -654,24 +654,8 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
             if args.out is None:
                 raise AssayError("audit export needs an output file")
             with args.out.open("w", encoding="utf-8") as handle:
-                for row in queries.audit_entries(session):
-                    handle.write(
-                        json.dumps(
-                            {
-                                "id": row.id,
-                                "at": str(row.at),
-                                "actor": row.actor,
-                                "action": row.action,
-                                "entity": row.entity,
-                                "entity_id": row.entity_id,
-                                "payload": row.payload,
-                                "prev_hash": row.prev_hash,
-                                "hash": row.hash,
-                            },
-                            ensure_ascii=False,
-                        )
-                        + "\n"
-                    )
+                for entry in audit_entries(session):
+                    handle.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
             print(f"wrote {args.out}")
             return 0
         count, problems = verify_audit(session)
