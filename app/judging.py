@@ -402,7 +402,9 @@ def _save(
     )
     if isinstance(verdict, RubricResult):
         result = None if verdict.failed else (verdict.label, verdict.score, verdict.payload)
-        rubric_results.save_rubric_result(session, rater_id, case.answer_id, verdict.rubric.value, result, outcome, actor)
+        rubric_results.save_rubric_result(
+            session, rater_id, case.answer_id, verdict.rubric.value, result, outcome, actor
+        )
         return
     passage_ids = {p.citation_id: p.id for p in passages}
     points = []

@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.errors import InvalidInput, PassphraseNeeded
 from storage import audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail, AnswerSummary, answer_detail, list_answers
+from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_project, sqlite_path, url_for_path
 from storage.documents import Passage, SearchHit
 from storage.judgements import StoredDataPoint
-from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_project, sqlite_path, url_for_path
 
 __all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
 

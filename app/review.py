@@ -21,9 +21,9 @@ from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage import audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail
 from storage.documents import Passage
-from storage.rubric_results import RubricRecord, rubric_results
 from storage.points import RaterTag
 from storage.reviews import PointSnapshot, QueueRow, ReviewPoint
+from storage.rubric_results import RubricRecord, rubric_results
 
 ASSISTED, BLIND = "assisted", "blind"
 __all__ = ["ASSISTED", "BLIND", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]

@@ -113,9 +113,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict, seal: str, actor: 
     with project.sessions.begin() as session:
         if audit_has(session, "bundle.imported", seal):
             return BundleSummary(reviewer, len(bundle["items"]), already_imported=True)
-        rater = raters.rater_named(session, reviewer) or raters.add_rater(
-            session, reviewer, RaterKind.HUMAN, {}, actor
-        )
+        rater = raters.rater_named(session, reviewer) or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, actor)
         if rater.kind is not RaterKind.HUMAN:
             raise InvalidInput(str(path), f"{reviewer!r} is a judge run in this project")
         for item in bundle["items"]:

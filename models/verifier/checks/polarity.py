@@ -68,26 +68,26 @@ def check_polarity(claim: str, window: str, pid: str, out: Outcome) -> None:
         return
     claimed = _verbs(mine, only_after_aux=True)
     present = _verbs(theirs, only_after_aux=False)
-    for stem in dict.fromkeys(s for s, _, _, _ in claimed):
-        said = [(n, m, lead) for s, n, m, lead in claimed if s == stem]
-        there = [(n, m, lead) for s, n, m, lead in present if s == stem]
+    for root in dict.fromkeys(s for s, _, _, _ in claimed):
+        said = [(n, m, lead) for s, n, m, lead in claimed if s == root]
+        there = [(n, m, lead) for s, n, m, lead in present if s == root]
         if not there:
             continue
         leads = frozenset().union(*(lead for _, _, lead in said))
         alike = [(n, m) for n, m, lead in there if lead & leads] or [(n, m) for n, m, _ in there]
-        shown = f"{stem}… ({'negated' if said[0][0] else 'affirmed'})"
+        shown = f"{root}… ({'negated' if said[0][0] else 'affirmed'})"
         if not {n for n, _, _ in said} & {n for n, _ in alike}:
             out.flags.append(Reason("negation", shown, window.strip(), pid, ("case",), differences(claim, window)))
             return
         if all(n for n, _, _ in said):
-            out.checked.append(f"'{stem}' has the passage's polarity")
+            out.checked.append(f"'{root}' has the passage's polarity")
             continue  # "may not" and "shall not" both forbid
         modals = {m for _, m, _ in said if m}
         theirs_modals = {m for _, m in alike if m}
         if modals and theirs_modals and not modals & theirs_modals:
             out.flags.append(Reason("modality", shown, window.strip(), pid, ("case",), differences(claim, window)))
             return
-        out.checked.append(f"'{stem}' has the passage's polarity")
+        out.checked.append(f"'{root}' has the passage's polarity")
 
 
 _OPPOSITES = (
