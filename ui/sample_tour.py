@@ -10,7 +10,7 @@ from app.sample_tour import SampleTour, judge_sample
 from ui.judge_dialog import JudgeWorker
 
 if TYPE_CHECKING:
-    from ui.review_window import ReviewWindow
+    from ui.review.window import ReviewWindow
 
 
 class SampleJudgeWorker(JudgeWorker):

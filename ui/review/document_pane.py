@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.errors import AssayError
 from app.project import Project
 from app.review import ReviewPoint, ReviewState
-from ui.document_view import ABOUT, DocumentView
+from ui.review.document_view import ABOUT, DocumentView
 from ui.item_models import short_question
 
 

@@ -50,18 +50,18 @@ from app.scores import shown
 from app.settings import Settings, save_settings
 from app.standing import reference_standing, standing_of_model
 from models.vocabulary import ReviewStatus, Tag
-from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
+from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR, AnswerView
 from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
-from ui.document_pane import show_what_it_is_about
-from ui.document_view import DocumentView
+from ui.review.document_pane import show_what_it_is_about
+from ui.review.document_view import DocumentView
 from ui.export_dialog import ExportDialog
 from ui.help import about_dialog, shortcut_sheet
 from ui.item_models import TAG_STYLE, AnswerQueueModel, DataPointTableModel, QueueFilterModel
 from ui.judge_dialog import JudgeDialog, JudgeWorker
-from ui.queue_view import document_chooser, fit_queue_columns
-from ui.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
-from ui.verifier_flags import VerifierFlagLabel
+from ui.review.queue_pane import document_chooser, fit_queue_columns
+from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
+from ui.review.verifier_flags import VerifierFlagLabel
 
 IDLE_AFTER_SECONDS = 60  # no key or mouse for this long: the reviewer is away, the clock stops
 CORRECTNESS_LABELS = [
