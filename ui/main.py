@@ -116,7 +116,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
         app.processEvents()
         current = window.current_point()
         if current is not None and current.citations:
-            window.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
+            window.document_pane.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
         app.processEvents()
         window.grab().save(str(args.screenshot))
         window.close()

@@ -38,7 +38,7 @@ def start_sample_tour(window: ReviewWindow, tour: SampleTour | None) -> SampleJu
     if tour is None:
         return None
     worker = SampleJudgeWorker(window.project, tour)
-    window.start_worker(worker, tour.settings)
+    window.judge_runner.start(worker, tour.settings)
     window.say(
         f"The embedded judge is judging {len(tour.answer_ids)} sample answers on this computer, this one first: "
         "its tags appear beside yours as each answer is done. The window stays usable."
