@@ -167,14 +167,14 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
     return AnswerReport(answer_id, points)
 
 
-def findings(sessions: sessionmaker[Session], answer_id: str) -> AnswerReport:
+def findings(sessions: sessionmaker[Session], answer_id: str, verifier: Verifier | None = None) -> AnswerReport:
     """The verifier's findings on an answer for the review window: as stored by the last `verify`, else
-    checked now (seconds at most, nothing stored)."""
+    checked now (seconds at most, nothing stored) by `verifier`, which keeps the documents it prepared."""
     with sessions() as session:
         stored = stored_report(session, answer_id)
         if stored is not None:
             return stored
-        return Verifier(sessions).verify_answer(session, answer_id)
+        return (verifier or Verifier(sessions)).verify_answer(session, answer_id)
 
 
 def all_findings(sessions: sessionmaker[Session], answer_ids: list[str]) -> dict[str, AnswerReport]:
