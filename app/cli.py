@@ -38,7 +38,7 @@ from models.backends.base import JudgeBackend
 from models.judge import Mode, Tagging
 from models.prompts import Strictness
 from models.rubrics import Rubric
-from models.vocabulary import Tag
+from models.vocabulary import BackendKind, Tag
 from storage.analytics import SLICES
 from storage.audit import audit_entries, verify_audit
 from storage.raters import rater_named
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     seg.add_argument("--json", action="store_true")
 
     judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
-    judge.add_argument("--backend", choices=["local", "openai", "anthropic"], default="local")
+    judge.add_argument("--backend", choices=[k.value for k in BackendKind], default=BackendKind.LOCAL.value)
     judge.add_argument("--model", help="GGUF file (local; default: the embedded SmolLM2) or the API's model name")
     judge.add_argument("--base-url", help="API base URL, e.g. http://127.0.0.1:8000/v1")
     judge.add_argument("--allow-network", action="store_true", help="let an API judge send the texts to its host")
@@ -383,14 +383,14 @@ def _settings(project: Project, args: argparse.Namespace) -> JudgeSettings:
 
 def _permitted(project: Project, settings: JudgeSettings, this_run: bool) -> JudgeSettings:
     """An API judge may send texts when --allow-network says so, or the project allows its host."""
-    if settings.backend == "local":
+    if settings.backend == BackendKind.LOCAL:
         return settings
     return replace(settings, allow_network=this_run or destination(settings) in project.allowed_hosts())
 
 
 def _settings_from_flags(args: argparse.Namespace) -> JudgeSettings:
     return JudgeSettings(
-        backend=args.backend,
+        backend=BackendKind(args.backend),
         model=args.model,
         base_url=args.base_url,
         gpu_layers=args.gpu_layers,
@@ -478,7 +478,7 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     print(file=sys.stderr)
-    if settings.backend == "local" and speeds and speeds[-1] > 0:  # `assay models` shows it
+    if settings.backend == BackendKind.LOCAL and speeds and speeds[-1] > 0:  # `assay models` shows it
         from models.backends.llama_local import embedded_model_path
 
         record_speed(Path(settings.model) if settings.model else embedded_model_path(), speeds[-1])
@@ -559,7 +559,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         raise AssayError(f"no LeMAJ judge run named {args.judge!r}")
     config = run.config
     settings = JudgeSettings(
-        backend=config.get("backend", "local"),
+        backend=BackendKind(config.get("backend", BackendKind.LOCAL)),
         model=config.get("model_path") or config.get("model"),
         base_url=config.get("base_url"),
         gpu_layers=config.get("gpu_layers"),
@@ -568,10 +568,10 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         strictness=Strictness(config.get("strictness", "standard")),
         seed=config.get("seed", 0),
         structured=config.get("structured", "json_schema"),
-        allow_network=config.get("backend") == "local",
+        allow_network=config.get("backend") == BackendKind.LOCAL,
         tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),
     )
-    if settings.backend != "local":
+    if settings.backend != BackendKind.LOCAL:
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
     judge = settings.judge(make_backend(settings))
     report = stress_test(project, judge, args.judge, limit=args.limit or 3)

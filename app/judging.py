@@ -26,7 +26,7 @@ from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_
 from models.rubrics import Rubric, RubricCase, RubricJudge, RubricResult
 from models.segmentation import segment_answer
 from models.verdict import Verdict
-from models.vocabulary import PassageKind, RaterKind
+from models.vocabulary import BackendKind, OutcomeStatus, PassageKind, RaterKind
 from storage import answers, documents, judgements, raters, rubric_results
 
 GENERATION_RESERVE = 1200  # tokens kept free for the judge's reply and the task text
@@ -37,7 +37,7 @@ STOP_AFTER_UNAVAILABLE = 3  # the model or server is gone: stop instead of faili
 class JudgeSettings:
     """What the user chose for a run (CLI flags, or the judge dialog)."""
 
-    backend: str = "local"  # local | openai | anthropic
+    backend: BackendKind = BackendKind.LOCAL
     model: str | None = None  # GGUF path (local) or model name (API); None: the embedded model
     base_url: str | None = None
     gpu_layers: int | None = None
@@ -78,7 +78,7 @@ def destination(settings: JudgeSettings) -> str:
     """The host an API judge sends texts to."""
     from urllib.parse import urlsplit
 
-    default = "api.anthropic.com" if settings.backend == "anthropic" else ""
+    default = "api.anthropic.com" if settings.backend == BackendKind.ANTHROPIC else ""
     return urlsplit(settings.base_url or "").hostname or default or "an unnamed server"
 
 
@@ -120,7 +120,7 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
     """The backend the settings name; API backends refuse to exist without network permission."""
     if settings.parallel < 1:
         raise AssayError("--parallel is at least 1")
-    if settings.backend == "local":
+    if settings.backend == BackendKind.LOCAL:
         from models.backends.llama_local import LlamaBackend
 
         if settings.parallel > 1:
@@ -138,7 +138,7 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
         )
     from models.backends.http import AnthropicBackend, OpenAIBackend
 
-    if settings.backend == "openai":
+    if settings.backend == BackendKind.OPENAI:
         if not settings.base_url or not settings.model:
             raise AssayError("an OpenAI-compatible judge needs --base-url and --model")
         return OpenAIBackend(
@@ -148,7 +148,7 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
             allow_network=settings.allow_network,
             concurrency=settings.parallel,
         )
-    if settings.backend == "anthropic":
+    if settings.backend == BackendKind.ANTHROPIC:
         if not settings.model:
             raise AssayError("an Anthropic judge needs --model")
         return AnthropicBackend(
@@ -390,7 +390,7 @@ def _save(
     actor: str,
 ) -> None:
     outcome = judgements.JudgeOutcome(
-        status="failed" if verdict.failed else "judged",
+        status=OutcomeStatus.FAILED if verdict.failed else OutcomeStatus.JUDGED,
         attempts=verdict.attempts,
         error=verdict.error,
         raw_output=verdict.raw_output,

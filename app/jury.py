@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.errors import AssayError
 from app.judging import Progress, RunSummary, open_run, run_judge
 from models.judge import LemajJudge
-from models.vocabulary import Tag
+from models.vocabulary import OutcomeStatus, Tag
 from storage import answers, documents, judgements, raters
 
 DEFAULT_PRIORITY = (Tag.INCORRECT, Tag.MISSING, Tag.IRRELEVANT, Tag.CORRECT)  # red, grey, orange, green
@@ -99,7 +99,7 @@ def combine_jury(
         if missing_jurors:
             raise AssayError(f"no judge run named {', '.join(missing_jurors)}")
         outcomes = {n: judgements.judge_outcomes(session, r.id) for n, r in jurors.items()}
-    common = set.intersection(*({a for a, o in out.items() if o.status == "judged"} for out in outcomes.values()))
+    common = set.intersection(*({a for a, o in out.items() if o.status is OutcomeStatus.JUDGED} for out in outcomes.values()))
     if answer_ids is not None:
         common &= set(answer_ids)
     for answer_id in sorted(common):
@@ -107,7 +107,7 @@ def combine_jury(
             passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
             by_juror = {n: judgements.data_points_of(session, answer_id, r.id) for n, r in jurors.items()}
             points = _combined_points(by_juror, how, priority, passages)
-            outcome = judgements.JudgeOutcome("judged", 0, None, None, (), 0, 0, 0.0)
+            outcome = judgements.JudgeOutcome(OutcomeStatus.JUDGED, 0, None, None, (), 0, 0, 0.0)
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
 
@@ -118,7 +118,7 @@ def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids
 
     with sessions() as session:
         judged = [
-            {a for a, o in judgements.judge_outcomes(session, r.id).items() if o.status == "judged"}
+            {a for a, o in judgements.judge_outcomes(session, r.id).items() if o.status is OutcomeStatus.JUDGED}
             for r in (raters.rater_named(session, n) for n in models)
             if r is not None
         ]

@@ -24,7 +24,7 @@ from app.datasets import jsonl_objects
 from app.errors import InvalidInput
 from app.project import Project
 from models.verdict import align
-from models.vocabulary import RaterKind, ReviewStatus, Tag
+from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage import answers, audit, documents, raters, reviews, statistics
 from storage.points import key_points
 from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow
@@ -173,9 +173,9 @@ def _judged(session, rater_id: int, answer_id: str) -> None:
         select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.answer_id == answer_id)
     )
     if found is None:
-        session.add(JudgeOutcomeRow(rater_id=rater_id, answer_id=answer_id, status="judged", attempts=0))
-    elif found.status != "judged":
-        found.status, found.error = "judged", None
+        session.add(JudgeOutcomeRow(rater_id=rater_id, answer_id=answer_id, status=OutcomeStatus.JUDGED.value, attempts=0))
+    elif found.status != OutcomeStatus.JUDGED:
+        found.status, found.error = OutcomeStatus.JUDGED.value, None
     session.flush()
 
 

@@ -25,7 +25,7 @@ from app.standing import STRESS_SETTING
 from app.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
 from models.segmentation import segment_answer
-from models.vocabulary import Tag
+from models.vocabulary import BackendKind, Tag
 from storage import documents, reviews
 from storage.answers import answer_detail, list_answers
 from storage.raters import rater_named
@@ -418,10 +418,10 @@ def judge_from_run(config: dict[str, Any]) -> Any:
     from models.judge import Mode, Tagging
     from models.prompts import Strictness
 
-    if config.get("backend", "local") != "local":
+    if config.get("backend", BackendKind.LOCAL) != BackendKind.LOCAL:
         raise AssayError("the stress test re-runs the judge: test a local judge run")
     settings = JudgeSettings(
-        backend="local",
+        backend=BackendKind.LOCAL,
         model=config.get("model_path") or config.get("model"),
         gpu_layers=config.get("gpu_layers"),
         context_tokens=config.get("context_tokens", 8192),

@@ -16,11 +16,12 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import ModelChoice
+from models.vocabulary import BackendKind
 from storage import raters, reviews
 
 DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin
 STRESS_SETTING = "stress.{}"  # the latest figures of each rater, kept in the project's settings
-MODEL_RATERS = ("local", "openai", "anthropic")  # the backends whose runs are language models
+MODEL_RATERS = tuple(BackendKind)  # the backends whose runs are language models
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from app.citations import CITATION, CitationIndex
 from app.judging import open_run
 from models.segmentation import segment_answer
 from models.verifier import INCORRECT, VERSION, CitedRef, ClaimResult, Document, Source, verify_claim
-from models.vocabulary import Tag
+from models.vocabulary import OutcomeStatus, Tag
 from storage import answers, documents, judgements, raters
 
 VERIFIER = "verifier"
@@ -146,7 +146,7 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
         for p in report.points
     ]
     outcome = judgements.JudgeOutcome(
-        "judged", 1, None, json.dumps(report.as_dict()), tuple(p.passage for p in report.points if p.passage), 0, 0, 0.0
+        OutcomeStatus.JUDGED, 1, None, json.dumps(report.as_dict()), tuple(p.passage for p in report.points if p.passage), 0, 0, 0.0
     )
     judgements.save_judgement(session, rater_id, report.answer_id, points, outcome, VERIFIER)
 

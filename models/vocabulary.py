@@ -1,4 +1,5 @@
-"""Words shared by every layer: the LeMAJ tags and the kinds of raters and passages."""
+"""Words shared by every layer: the LeMAJ tags and holistic ratings, the kinds of raters and passages,
+where a judge runs and how its attempt at an answer ended."""
 
 from __future__ import annotations
 
@@ -29,6 +30,21 @@ class ReviewStatus(StrEnum):
     UNREVIEWED = "unreviewed"
     IN_REVIEW = "in_review"
     SUBMITTED = "submitted"
+
+
+class BackendKind(StrEnum):
+    """Where a judge runs (a run's `backend` setting)."""
+
+    LOCAL = "local"  # llama.cpp in this process: the embedded model or the user's GGUF file
+    OPENAI = "openai"  # an OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI)
+    ANTHROPIC = "anthropic"
+
+
+class OutcomeStatus(StrEnum):
+    """How a judge's attempt at an answer ended."""
+
+    JUDGED = "judged"
+    FAILED = "failed"  # kept with its raw output; the next run tries the answer again
 
 
 # LeMAJ's holistic answer ratings (Table 8), stored on a review as 1-5 (storage/schema.py's ReviewRow);

@@ -14,7 +14,7 @@ from sqlalchemy import Float, String, case, cast, func, literal, select
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql import ColumnElement
 
-from models.vocabulary import Tag
+from models.vocabulary import OutcomeStatus, Tag
 from storage.schema import (
     AnswerRow,
     CitationRow,
@@ -236,7 +236,7 @@ def reviews(session: Session) -> list[ReviewFacts]:
 def latest_judge_per_answer(session: Session) -> dict[str, int]:
     latest = (
         select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome"))
-        .where(JudgeOutcomeRow.status == "judged")
+        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
         .group_by(JudgeOutcomeRow.answer_id)
         .subquery()
     )

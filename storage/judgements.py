@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from models.vocabulary import Tag
+from models.vocabulary import OutcomeStatus, Tag
 from storage.audit import append_audit
 from storage.points import key_points
 from storage.schema import AnswerRow, CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow, QuestionRow
@@ -26,7 +26,7 @@ def answers_to_judge(
     judged = set(
         session.scalars(
             select(JudgeOutcomeRow.answer_id).where(
-                JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == "judged"
+                JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
             )
         )
     )
@@ -65,7 +65,7 @@ class NewDataPoint:
 
 @dataclass(frozen=True)
 class JudgeOutcome:
-    status: str  # judged | failed
+    status: OutcomeStatus
     attempts: int
     error: str | None
     raw_output: str | None
@@ -116,7 +116,7 @@ def save_judgement(
     key_points(session, answer_id, new_ids)  # the same points as other raters' get their keys
     replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
-        session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
+        session, actor, f"judge.{outcome.status.value}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
     )
 
 
@@ -196,7 +196,7 @@ def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:
     rows = session.scalars(select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id))
     return {
         row.answer_id: JudgeOutcome(
-            row.status,
+            OutcomeStatus(row.status),
             row.attempts,
             row.error,
             row.raw_output,
@@ -219,7 +219,7 @@ def replace_outcome(session: Session, rater_id: int, answer_id: str, outcome: Ju
         JudgeOutcomeRow(
             rater_id=rater_id,
             answer_id=answer_id,
-            status=outcome.status,
+            status=outcome.status.value,
             attempts=outcome.attempts,
             error=outcome.error,
             raw_output=outcome.raw_output,

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import case, delete, func, select
 from sqlalchemy.orm import Session
 
-from models.vocabulary import ReviewStatus, Tag
+from models.vocabulary import OutcomeStatus, ReviewStatus, Tag
 from storage.points import RaterTag, key_points, tags_by_key, tags_of_point
 from storage.schema import (
     AnswerRow,
@@ -74,7 +74,7 @@ def reference_judge(session: Session, answer_id: str) -> int | None:
     return session.scalar(
         select(JudgeOutcomeRow.rater_id)
         .join(RaterRow, RaterRow.id == JudgeOutcomeRow.rater_id)
-        .where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.status == "judged")
+        .where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
         .order_by(RaterRow.name == "verifier", JudgeOutcomeRow.created_at.desc(), JudgeOutcomeRow.id.desc())
         .limit(1)
     )
@@ -280,7 +280,7 @@ def _judge_counts(session: Session, answer_id: str | None) -> dict[str, tuple[in
         return _every_judge_count(session)
     latest_query = (
         select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
-        .where(JudgeOutcomeRow.status == "judged")
+        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
         .group_by(JudgeOutcomeRow.answer_id)
     )
     if answer_id is not None:
@@ -310,7 +310,7 @@ def _every_judge_count(session: Session) -> dict[str, tuple[int, int, int, int]]
 
     latest = (
         select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
-        .where(JudgeOutcomeRow.status == "judged")
+        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
         .group_by(JudgeOutcomeRow.answer_id)
         .subquery()
     )

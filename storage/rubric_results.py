@@ -39,7 +39,7 @@ def save_rubric_result(
         )
     replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
-        session, actor, f"judge.{outcome.status}", "answer", answer_id, {"rater_id": rater_id, "rubric": rubric}
+        session, actor, f"judge.{outcome.status.value}", "answer", answer_id, {"rater_id": rater_id, "rubric": rubric}
     )
 
 

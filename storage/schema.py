@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from models.vocabulary import PassageKind, RaterKind, ReviewStatus, Tag
+from models.vocabulary import OutcomeStatus, PassageKind, RaterKind, ReviewStatus, Tag
 
 
 def utcnow() -> datetime:
@@ -191,7 +191,7 @@ class JudgeOutcomeRow(Base):
     __tablename__ = "judge_outcomes"
     __table_args__ = (
         UniqueConstraint("rater_id", "answer_id"),
-        CheckConstraint("status IN ('judged', 'failed')", name="judge_outcome_status"),
+        CheckConstraint(_in("status", OutcomeStatus), name="judge_outcome_status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

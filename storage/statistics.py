@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import Session
 
-from models.vocabulary import ReviewStatus
+from models.vocabulary import OutcomeStatus, ReviewStatus
 from storage.schema import (
     AnswerRow,
     DataPointRow,
@@ -46,7 +46,7 @@ def latest_judge_per_answer(session: Session, verifier: str = "verifier") -> dic
     latest = (
         select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome"))
         .join(RaterRow, RaterRow.id == JudgeOutcomeRow.rater_id)
-        .where(JudgeOutcomeRow.status == "judged", RaterRow.name != verifier)
+        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value, RaterRow.name != verifier)
         .group_by(JudgeOutcomeRow.answer_id)
         .subquery()
     )

@@ -27,6 +27,7 @@ from app.standing import Standing, figure_lines
 from models.judge import Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
+from models.vocabulary import BackendKind
 from ui.model_picker import KINDS, LOCAL, ModelPicker
 
 
@@ -118,7 +119,7 @@ class JudgeDialog(QDialog):
     def settings(self) -> JudgeSettings:
         choice = self.picker.choice()
         return JudgeSettings(
-            backend="local" if choice.kind in LOCAL else choice.kind,
+            backend=BackendKind.LOCAL if choice.kind in LOCAL else BackendKind(choice.kind),
             model=choice.model,
             base_url=choice.base_url,
             gpu_layers=choice.gpu_layers,
