@@ -71,6 +71,7 @@ lint: install
 	$(BIN)/ruff check app ui models storage tests bench
 	$(BIN)/ruff format --check app ui models storage tests bench
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # The storage, analytics and team tests also run against a real PostgreSQL server that
 # tests/with_postgres.sh installs (apt) when missing, starts for the run and stops. Every window

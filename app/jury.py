@@ -99,7 +99,9 @@ def combine_jury(
         if missing_jurors:
             raise AssayError(f"no judge run named {', '.join(missing_jurors)}")
         outcomes = {n: judgements.judge_outcomes(session, r.id) for n, r in jurors.items()}
-    common = set.intersection(*({a for a, o in out.items() if o.status is OutcomeStatus.JUDGED} for out in outcomes.values()))
+    common = set.intersection(
+        *({a for a, o in out.items() if o.status is OutcomeStatus.JUDGED} for out in outcomes.values())
+    )
     if answer_ids is not None:
         common &= set(answer_ids)
     for answer_id in sorted(common):

@@ -173,7 +173,9 @@ def _judged(session, rater_id: int, answer_id: str) -> None:
         select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.answer_id == answer_id)
     )
     if found is None:
-        session.add(JudgeOutcomeRow(rater_id=rater_id, answer_id=answer_id, status=OutcomeStatus.JUDGED.value, attempts=0))
+        session.add(
+            JudgeOutcomeRow(rater_id=rater_id, answer_id=answer_id, status=OutcomeStatus.JUDGED.value, attempts=0)
+        )
     elif found.status != OutcomeStatus.JUDGED:
         found.status, found.error = OutcomeStatus.JUDGED.value, None
     session.flush()

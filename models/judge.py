@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from models.backends.base import Generation, JudgeBackend
 from models.errors import JudgeOutputInvalid, JudgeUnavailable
@@ -39,6 +40,8 @@ from models.verdict import (
     missing_points,
 )
 from models.vocabulary import Tag
+
+T = TypeVar("T")  # what a judge's output parses to
 
 
 class Mode(StrEnum):
@@ -197,7 +200,7 @@ class LemajJudge:
             verdict.error, verdict.raw_output = f"missing-point step: {exc}", exc.raw
 
     def tag_points(
-        self, case: JudgeCase, segments: list, verdict: Verdict, cancel: threading.Event
+        self, case: JudgeCase, segments: list[Any], verdict: Verdict, cancel: threading.Event
     ) -> list[tuple[Tag, float | None]]:
         """The tag (and confidence) of each point of the answer, the way this judge tags: all in one
         evaluation, or one prompt per point."""
@@ -210,7 +213,7 @@ class LemajJudge:
             tags.append(self._tag(case, _as_read(segment), verdict, cancel))
         return tags
 
-    def _tag_all(self, case: JudgeCase, segments: list, verdict: Verdict) -> list[tuple[Tag, float | None]]:
+    def _tag_all(self, case: JudgeCase, segments: list[Any], verdict: Verdict) -> list[tuple[Tag, float | None]]:
         prompt = tag_all_prompt(case.evidence, case.question, [_as_read(s) for s in segments], self.strictness)
         scores = self.backend.slot_label_scores(prompt, LABELS)  # type: ignore[attr-defined]
         verdict.prompt_tokens += scores.prompt_tokens
@@ -228,7 +231,15 @@ class LemajJudge:
         value = self._generate_valid(prompt, TAG_SCHEMA, 20, lambda raw: load_json(raw, TAG_SCHEMA), verdict, cancel)
         return Tag(value["tag"]), None
 
-    def _generate_valid(self, prompt: Prompt, schema: dict[str, Any], max_tokens: int, parse, verdict: Verdict, cancel):
+    def _generate_valid(
+        self,
+        prompt: Prompt,
+        schema: dict[str, Any],
+        max_tokens: int,
+        parse: Callable[[str], T],
+        verdict: Verdict,
+        cancel: threading.Event,
+    ) -> T:
         return generate_valid(
             self.backend,
             prompt,
@@ -244,18 +255,18 @@ class LemajJudge:
 
 
 def generate_valid(
-    backend,
+    backend: JudgeBackend,
     prompt: Prompt,
     schema: dict[str, Any],
     max_tokens: int,
-    parse,
-    counter,
-    cancel,
+    parse: Callable[[str], T],
+    counter: JudgeWork,
+    cancel: threading.Event,
     *,
     attempts: int = 3,
     seed: int = 0,
     temperature: float = 0.0,
-):
+) -> T:
     """Generate and parse; on invalid output try again with a new seed (and some temperature, or a
     deterministic model would say the same again), up to `attempts` times. `counter` (a Verdict or
     rubric result) accumulates attempts and tokens."""

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
+from typing import Any
 
 
 class Strictness(StrEnum):
@@ -153,7 +154,7 @@ def missing_prompt(evidence: list[EvidencePassage], question: str, answer: str, 
 LABELS = ("correct", "incorrect", "irrelevant")  # what a data point of the answer can be tagged
 
 
-def one_pass_schema(max_points: int = 24) -> dict:
+def one_pass_schema(max_points: int = 24) -> dict[str, Any]:
     """Bounded (maxItems, maxLength): an unbounded grammar lets a small model loop to max_tokens."""
     return {
         "type": "object",
@@ -181,7 +182,7 @@ def one_pass_schema(max_points: int = 24) -> dict:
     }
 
 
-def missing_schema(max_points: int = 3) -> dict:
+def missing_schema(max_points: int = 3) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {

@@ -208,7 +208,7 @@ class RubricJudge:
         prompt: Prompt,
         schema: dict[str, Any],
         result: RubricResult,
-        cancel,
+        cancel: threading.Event,
         *,
         temperature: float = 0.0,
         max_tokens: int = 450,
@@ -239,7 +239,7 @@ class RubricJudge:
 
     # ------------------------------------------------------------------ rubrics
 
-    def _pointwise(self, case: RubricCase, result: RubricResult, cancel) -> None:
+    def _pointwise(self, case: RubricCase, result: RubricResult, cancel: threading.Event) -> None:
         value = self._ask(
             self._prompt(read_prompt("pointwise.txt"), case, gold=self._gold(case)),
             SCHEMAS["pointwise"],
@@ -254,7 +254,7 @@ class RubricJudge:
             "justification": value["justification"],
         }
 
-    def _coverage(self, case: RubricCase, result: RubricResult, cancel) -> None:
+    def _coverage(self, case: RubricCase, result: RubricResult, cancel: threading.Event) -> None:
         value = self._ask(
             self._prompt(read_prompt("coverage.txt"), case, gold=self._gold(case)), SCHEMAS["coverage"], result, cancel
         )
@@ -262,7 +262,7 @@ class RubricJudge:
         result.score = COVERAGE_POINTS[value["decision"]] / 2
         result.payload = {"necessary_claims": value["necessary_claims"], "thought_process": value["thought_process"]}
 
-    def _two_dimensional(self, case: RubricCase, result: RubricResult, cancel) -> None:
+    def _two_dimensional(self, case: RubricCase, result: RubricResult, cancel: threading.Event) -> None:
         system = read_prompt("two_dimensional.txt")
         if self.disputatio:
             system += "\n" + read_prompt("two_dimensional_disputatio.txt")
@@ -278,7 +278,7 @@ class RubricJudge:
             # The paper's self-enhancement control: the judge must not grade its own answers.
             result.payload["bias_warning"] = f"the judge ({model}) is the model that wrote the answer"
 
-    def _dece(self, case: RubricCase, result: RubricResult, cancel) -> None:
+    def _dece(self, case: RubricCase, result: RubricResult, cancel: threading.Event) -> None:
         gold = case.gold_required or case.gold_answer
         if not gold:
             raise JudgeOutputInvalid("DeCE needs a gold answer (gold_required or gold_answer); this answer has none")
@@ -331,7 +331,7 @@ class RubricJudge:
         against_name: str,
         case: RubricCase,
         result: RubricResult,
-        cancel,
+        cancel: threading.Event,
     ) -> list[int]:
         """Steps 2 and 4 (temperature 0): one 0/1 per numbered item; a wrong count is invalid output."""
         if not items:
@@ -352,7 +352,8 @@ class RubricJudge:
             value = load_json(raw, schema)
             if len(value["scores"]) != len(items):
                 raise JudgeOutputInvalid(f"{len(value['scores'])} scores for {len(items)} items", raw)
-            return value["scores"]
+            scores: list[int] = value["scores"]
+            return scores
 
         return generate_valid(
             self.backend,
@@ -366,7 +367,7 @@ class RubricJudge:
             seed=self.seed,
         )
 
-    def _score(self, case: RubricCase, result: RubricResult, cancel) -> None:
+    def _score(self, case: RubricCase, result: RubricResult, cancel: threading.Event) -> None:
         result.payload = readability(case.answer)
         result.label = f"FRE {result.payload['flesch_reading_ease']:.0f}"
         if not case.evidence:
@@ -395,7 +396,7 @@ class RubricJudge:
         full = confidence(case.evidence)
         if full is None:
             return
-        contributions = []
+        contributions: list[dict[str, Any]] = []
         for passage in case.evidence:
             rest = [p for p in case.evidence if p is not passage]
             without = confidence(rest)
@@ -404,9 +405,10 @@ class RubricJudge:
                 {"citation_id": passage.citation_id, "delta": full - without, "relative": (full - without) / full}
             )
         result.score = sum(c["delta"] for c in contributions) / len(contributions)
-        result.payload |= {
+        measured: dict[str, Any] = {
             "answer_confidence": full,
             "context_utilisation": result.score,
             "relative_context_utilisation": sum(c["relative"] for c in contributions) / len(contributions),
             "passages": sorted(contributions, key=lambda c: -c["delta"]),
         }
+        result.payload |= measured

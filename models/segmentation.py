@@ -175,8 +175,8 @@ def _outline(answer: str) -> list[_Unit]:
         if previous is not None and _continues(answer, previous, unit):
             previous.end = unit.end
             continue
-        parent = previous
-        while parent is not None and not _under(answer, unit, parent, previous):
+        parent = previous  # None when previous is: the first unit has no parent
+        while previous is not None and parent is not None and not _under(answer, unit, parent, previous):
             parent = parent.parent
         unit.parent = parent
         if parent is not None:

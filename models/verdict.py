@@ -70,7 +70,7 @@ def load_json(raw: str, schema: dict[str, Any]) -> dict[str, Any]:
     import jsonschema
 
     try:
-        value = json.loads(raw)
+        value: dict[str, Any] = json.loads(raw)  # an object: the schema says so, and is checked next
     except json.JSONDecodeError as exc:
         raise JudgeOutputInvalid(f"the judge's output is not JSON ({exc.msg} at character {exc.pos})", raw) from exc
     try:
@@ -90,7 +90,9 @@ REJECT_UNCITED = "cites no passage"  # no citation names an existing passage of 
 REJECT_UNALIGNED = "not in the answer"  # an asserted point whose words the answer does not have
 
 
-def validated_citations(cited: Sequence[str], text: str, known: frozenset[str], resolve: CitationResolver | None):
+def validated_citations(
+    cited: Sequence[str], text: str, known: frozenset[str], resolve: CitationResolver | None
+) -> Cited:
     """What a point's citations name: through the document's resolver, else by exact id."""
     if resolve is not None:
         return resolve(cited, text)

@@ -12,7 +12,8 @@ from typing import Any
 
 from sqlalchemy import Float, String, case, cast, func, literal, select
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.sql import ColumnElement
+from sqlalchemy.orm.attributes import InstrumentedAttribute
+from sqlalchemy.sql import ColumnElement, Subquery
 
 from models.vocabulary import OutcomeStatus, Tag
 from storage.schema import (
@@ -54,9 +55,9 @@ def _ratio(numerator: ColumnElement[Any], denominator: ColumnElement[Any]) -> Co
     return cast(numerator, Float) / func.nullif(denominator, 0)
 
 
-def per_answer(session: Session, rater_ids: list[int] | None = None):
+def per_answer(session: Session, rater_ids: list[int] | None = None) -> Subquery:
     """A subquery: one row per (answer, rater) with tag counts and LeMAJ scores."""
-    counts = (
+    tagged = (
         select(
             DataPointRow.answer_id.label("answer_id"),
             LabelRow.rater_id.label("rater_id"),
@@ -69,8 +70,8 @@ def per_answer(session: Session, rater_ids: list[int] | None = None):
         .group_by(DataPointRow.answer_id, LabelRow.rater_id)
     )
     if rater_ids is not None:
-        counts = counts.where(LabelRow.rater_id.in_(rater_ids))
-    counts = counts.subquery()
+        tagged = tagged.where(LabelRow.rater_id.in_(rater_ids))
+    counts = tagged.subquery()
     precision = _ratio(counts.c.c, counts.c.c + counts.c.irr)
     recall = _ratio(counts.c.c, counts.c.c + counts.c.m)
     return select(
@@ -87,7 +88,7 @@ def per_answer(session: Session, rater_ids: list[int] | None = None):
     ).subquery()
 
 
-def _slice_column(by: str) -> ColumnElement[Any]:
+def _slice_column(by: str) -> ColumnElement[Any] | InstrumentedAttribute[str]:
     if by == "answer":
         return AnswerRow.id
     if by == "document":

@@ -69,8 +69,9 @@ def labels(
         columns.append(concat(func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR))
     if creators:
         columns.append(concat(DataPointRow.rater_id))
-    groups = connection.execute(select(*columns).group_by(DataPointRow.answer_id)).all()
-    groups.sort(key=lambda group: group[0])  # Python's order on every store, whatever its collation
+    groups = sorted(  # Python's order on every store, whatever its collation
+        connection.execute(select(*columns).group_by(DataPointRow.answer_id)).all(), key=lambda group: group[0]
+    )
     answers = [group[0] for group in groups]
     point_answer = np.repeat(np.arange(len(groups)), [group[1] for group in groups])
     ids = _ints(",".join(group[2] for group in groups))
@@ -111,7 +112,7 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     if ids.max() < 4 * len(ids) + 1024:  # ids are dense: a lookup table beats a sort
         table = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
         table[ids] = np.arange(len(ids))
-        found = table[wanted]
+        found: np.ndarray = table[wanted]
     else:
         order = np.argsort(ids, kind="stable")
         found = order[np.minimum(np.searchsorted(ids, wanted, sorter=order), len(ids) - 1)]
@@ -136,7 +137,7 @@ def _tags(text: str) -> np.ndarray:
     cuts = np.flatnonzero(data == ord(","))
     starts = np.concatenate(([0], cuts + 1))
     lengths = np.diff(np.concatenate((starts, [len(data) + 1]))) - 1
-    codes = _SIGNATURES[np.minimum(lengths, 15) * 256 + data[starts]]
+    codes: np.ndarray = _SIGNATURES[np.minimum(lengths, 15) * 256 + data[starts]]
     if (codes < 0).any():
         raise StorageError("a label carries a tag that is not a LeMAJ tag")
     return codes

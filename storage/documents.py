@@ -7,6 +7,7 @@ words); its passages are what a citation names.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +111,9 @@ def search_passages(session: Session, document_id: int, query: str, limit: int =
     return []
 
 
-def _sqlite_search(session: Session, document_id: int, words: list[str], every_word: bool, limit: int):
+def _sqlite_search(
+    session: Session, document_id: int, words: list[str], every_word: bool, limit: int
+) -> list[SearchHit]:
     quoted = [f'"{w}"' for w in words]  # quoted: the user's words are never FTS5 syntax
     ranked = session.execute(
         text(
@@ -124,7 +127,9 @@ def _sqlite_search(session: Session, document_id: int, words: list[str], every_w
     return _hits(session, ranked)
 
 
-def _postgres_search(session: Session, document_id: int, words: list[str], every_word: bool, limit: int):
+def _postgres_search(
+    session: Session, document_id: int, words: list[str], every_word: bool, limit: int
+) -> list[SearchHit]:
     # plainto_tsquery treats the words as plain text (never query syntax) and joins them with &.
     query = "plainto_tsquery('english', :words)"
     if not every_word:
@@ -145,6 +150,6 @@ def _postgres_search(session: Session, document_id: int, words: list[str], every
     return _hits(session, ranked)
 
 
-def _hits(session: Session, ranked: list[Any]) -> list[SearchHit]:
+def _hits(session: Session, ranked: Sequence[Any]) -> list[SearchHit]:
     rows = {row.id: row for row in session.scalars(select(PassageRow).where(PassageRow.id.in_([r[0] for r in ranked])))}
     return [SearchHit(_passage(rows[passage_id]), float(score)) for passage_id, score in ranked]

@@ -116,7 +116,12 @@ def save_judgement(
     key_points(session, answer_id, new_ids)  # the same points as other raters' get their keys
     replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
-        session, actor, f"judge.{outcome.status.value}", "answer", answer_id, {"rater_id": rater_id, "points": len(points)}
+        session,
+        actor,
+        f"judge.{outcome.status.value}",
+        "answer",
+        answer_id,
+        {"rater_id": rater_id, "points": len(points)},
     )
 
 

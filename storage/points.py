@@ -71,6 +71,7 @@ def tags_by_key(session: Session, answer_id: str) -> dict[str, list[RaterTag]]:
     )
     found: dict[str, dict[str, RaterTag]] = {}
     for key, name, kind, tag, confidence, rationale in rows:
+        assert key is not None  # the query leaves out points without a key
         found.setdefault(key, {}).setdefault(name, RaterTag(name, RaterKind(kind), Tag(tag), confidence, rationale))
     return {key: list(by_rater.values()) for key, by_rater in found.items()}
 

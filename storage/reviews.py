@@ -241,10 +241,12 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
         if reviewer_id is not None
         else None
     )
-    done = select(ReviewRow.answer_id, func.count().label("n")).where(ReviewRow.status == ReviewStatus.SUBMITTED.value)
+    submitted = select(ReviewRow.answer_id, func.count().label("n")).where(
+        ReviewRow.status == ReviewStatus.SUBMITTED.value
+    )
     if answer_id is not None:  # one row of the queue: count that answer's reviews, not every one's
-        done = done.where(ReviewRow.answer_id == answer_id)
-    done = done.group_by(ReviewRow.answer_id).subquery()
+        submitted = submitted.where(ReviewRow.answer_id == answer_id)
+    done = submitted.group_by(ReviewRow.answer_id).subquery()
     source = AnswerRow.meta["source"].as_string()  # read in SQL: parsing 100,000 JSON objects took seconds
     statement = (
         select(AnswerRow.id, DocumentRow.name, QuestionRow.text, source, done.c.n)
@@ -331,9 +333,9 @@ def _every_judge_count(session: Session) -> dict[str, tuple[int, int, int, int]]
     size = len(columns.TAGS)
     counts = np.bincount(labels.answer[keep] * size + labels.tag[keep], minlength=len(labels.answers) * size)
     return {
-        answer: tuple(row)
-        for answer, row in zip(labels.answers, counts.reshape(-1, size).tolist(), strict=True)
-        if any(row)
+        answer: (c, i, irr, m)
+        for answer, (c, i, irr, m) in zip(labels.answers, counts.reshape(-1, size).tolist(), strict=True)
+        if c or i or irr or m
     }
 
 

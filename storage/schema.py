@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any, ClassVar
 
 from sqlalchemy import (
@@ -26,7 +27,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _in(column: str, values: type) -> str:
+def _in(column: str, values: type[Enum]) -> str:
     return f"{column} IN ({', '.join(repr(v.value) for v in values)})"
 
 

@@ -143,7 +143,7 @@ def answer_keys(session: Session, by: str) -> dict[str, str]:
 
 
 def _nullable(values: np.ndarray) -> list[float | None]:
-    out = values.tolist()
+    out: list[float | None] = values.tolist()
     if np.isnan(values).any():
         out = [None if v != v else v for v in out]
     return out

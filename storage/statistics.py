@@ -80,7 +80,7 @@ def answer_slices(session: Session) -> list[dict[str, Any]]:
     ]
 
 
-def point_labels(session: Session, *, reviewed_only: bool = False, judges_only: bool = False) -> dict[str, list]:
+def point_labels(session: Session, *, reviewed_only: bool = False, judges_only: bool = False) -> dict[str, list[Any]]:
     """Labels on data points with a span, as columns (answer_id, item, rater_id, kind, tag, confidence,
     submitted): every rater's record of the same point (its identity, storage/points.py) is one item.
     `submitted` says whether that rater submitted a review of the answer. `reviewed_only` keeps

@@ -104,7 +104,8 @@ class _HttpJudge:
                     f"{self.host} refused the request ({response.status_code}: {response.text[:200]})"
                 )
             try:
-                return response.json()
+                reply: dict[str, Any] = response.json()
+                return reply
             except json.JSONDecodeError as exc:
                 raise JudgeOutputInvalid(f"{self.host} sent a reply that is not JSON", response.text[:2000]) from exc
         raise JudgeUnavailable(f"{problem}; gave up after {self.max_retries + 1} tries")
@@ -115,7 +116,7 @@ class _HttpJudge:
         hinted, self._retry_after = self._retry_after, None
         if hinted and hinted.replace(".", "", 1).isdigit():
             return min(float(hinted), 60.0)
-        return self.backoff * 2 ** (attempt - 1)
+        return float(self.backoff * 2 ** (attempt - 1))
 
     def close(self) -> None:
         self.client.close()

