@@ -92,4 +92,4 @@ package: install
 	packaging/smoke_test.sh dist/Assay build/screenshots/packaged-app.png
 
 clean:
-	rm -rf $(VENV) .sample .pytest_cache .ruff_cache build dist
+	rm -rf $(VENV) .sample .pytest_cache .ruff_cache .mypy_cache build dist
