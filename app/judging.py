@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,21 @@ class JudgeSettings:
     parallel: int = 1  # answers judged at once; API servers only (one local model runs one at a time)
     tagging: Tagging = Tagging.ONE_PASS  # two-stage on a local model: all points in one evaluation
 
+    @classmethod
+    def from_run_config(cls, config: Mapping[str, Any]) -> JudgeSettings:
+        """The settings a run's stored configuration names (its judge's `describe()`), or the `assay
+        judge` flags, whose names are the same. The one place settings are rebuilt: a setting added
+        here is kept by every run that replays a stored one (the stress tests). What the
+        configuration does not say keeps its default, except `tagging`: runs from before one-pass
+        tagging tagged point by point."""
+        values = {f.name: config[f.name] for f in fields(cls) if f.name in config}
+        values["model"] = config.get("model_path") or config.get("model")  # a local run keeps the file's path
+        values["tagging"] = values.get("tagging", Tagging.PER_POINT.value)
+        for name, kind in (("mode", Mode), ("strictness", Strictness), ("rubric", Rubric), ("tagging", Tagging)):
+            if name in values:
+                values[name] = kind(values[name])
+        return cls(**values)
+
     def default_name(self, backend: JudgeBackend) -> str:
         model = Path(str(backend.describe().get("model", "model"))).stem
         if self.rubric is not Rubric.LEMAJ:
@@ -80,6 +95,13 @@ def destination(settings: JudgeSettings) -> str:
 
     default = "api.anthropic.com" if settings.backend == "anthropic" else ""
     return urlsplit(settings.base_url or "").hostname or default or "an unnamed server"
+
+
+def permitted(settings: JudgeSettings, allowed_hosts: Collection[str], this_run: bool) -> JudgeSettings:
+    """An API judge may send texts when this run says so (--allow-network), or the project allows its host."""
+    if settings.backend == "local":
+        return settings
+    return replace(settings, allow_network=this_run or destination(settings) in allowed_hosts)
 
 
 def is_on_premise(host: str) -> bool:

@@ -413,21 +413,10 @@ def remember(sessions: sessionmaker[Session], result: dict[str, Any]) -> None:
 def judge_from_run(config: dict[str, Any]) -> Any:
     """The LeMAJ judge a run's stored settings describe (local runs only: the test re-runs the model)."""
     from app.judging import JudgeSettings, make_backend
-    from models.judge import Mode, Tagging
-    from models.prompts import Strictness
 
     if config.get("backend", "local") != "local":
         raise AssayError("the stress test re-runs the judge: test a local judge run")
-    settings = JudgeSettings(
-        backend="local",
-        model=config.get("model_path") or config.get("model"),
-        gpu_layers=config.get("gpu_layers"),
-        context_tokens=config.get("context_tokens", 8192),
-        mode=Mode(config.get("mode", "two-stage")),
-        strictness=Strictness(config.get("strictness", "standard")),
-        seed=config.get("seed", 0),
-        tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),  # older runs tagged point by point
-    )
+    settings = JudgeSettings.from_run_config(config)
     return settings.judge(make_backend(settings))
 
 
