@@ -88,7 +88,7 @@ def main() -> None:
 
     from app.project import Project
     from storage.db import url_for_path
-    from ui.review_window import ReviewWindow
+    from ui.review.window import ReviewWindow
 
     app = QApplication([])
     started = time.perf_counter()

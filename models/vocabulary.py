@@ -29,3 +29,23 @@ class ReviewStatus(StrEnum):
     UNREVIEWED = "unreviewed"
     IN_REVIEW = "in_review"
     SUBMITTED = "submitted"
+
+
+# LeMAJ's holistic answer ratings (Table 8), stored on a review as 1-5 (storage/schema.py's ReviewRow);
+# index 0, "—", is "not rated yet", so a label's index is the stored rating.
+CORRECTNESS_LABELS = [
+    "—",
+    "1 Completely incorrect",
+    "2 Mostly incorrect",
+    "3 Equally correct and incorrect",
+    "4 Mostly correct",
+    "5 Completely correct",
+]
+RELEVANCE_LABELS = [
+    "—",
+    "1 Completely irrelevant",
+    "2 Mostly irrelevant",
+    "3 Equally relevant and irrelevant",
+    "4 Mostly relevant",
+    "5 Completely relevant",
+]

@@ -15,8 +15,9 @@ from app import analytics, columnar
 from app.cli import main
 from app.project import Project
 from models.segmentation import segment_answer
+from models.vocabulary import RaterKind
 from storage import analytics as sql
-from storage import columns, scoring
+from storage import columns, queries, scoring
 
 pytestmark = pytest.mark.every_store
 
@@ -167,10 +168,14 @@ def test_label_columns_line_up_with_the_rows(sample_project: Project, tmp_path: 
     assert len(np.unique(got.item)) == len(set(zip(rows["answer"], rows["item"], strict=True)))
 
 
-def test_a_project_with_no_data_points_yet_has_empty_figures(project: Project, tmp_path: Path) -> None:
-    """Before anyone tags anything, the dashboard and the exports read empty columns, not a crash."""
+def test_raters_with_no_data_points_yet_agree_on_nothing(project: Project) -> None:
+    """Two judges ran only answer-level rubrics (no data points): the dashboard and the exports read
+    empty label columns and report agreement over 0 items, not a crash."""
+    with project.sessions.begin() as session:
+        for name in ("judge-a", "judge-b"):
+            queries.add_rater(session, name, RaterKind.JUDGE, {}, actor="test")
     with project.sessions() as session:
         got = columns.labels(session, items=True, creators=True)
     assert len(got) == 0 and len(got.item) == 0 and got.answers == []
     agreement = analytics.agreement(project)
-    assert not agreement or all(not value for value in agreement.values() if isinstance(value, (int, list)))
+    assert agreement["raters"] == ["judge-a", "judge-b"] and agreement["n_items"] == 0

@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 
 from app.project import Project
 from app.review import ReviewService
-from ui.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
-from ui.review_window import ReviewWindow
+from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
+from ui.review.window import ReviewWindow
 
 SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 VERDICT = "cuad-004"  # "Yes. The Agreement contains an anti‑assignment clause.  Specifically, ...:" ‑ “MA may not…”

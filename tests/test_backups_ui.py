@@ -14,7 +14,7 @@ from app.settings import Settings
 from models.vocabulary import Tag
 from storage.db import sqlite_path
 from ui.backups_dialog import BackupsDialog
-from ui.review_window import ReviewWindow
+from ui.review.window import ReviewWindow
 from ui.welcome import WelcomeWindow
 
 ANSWER = "contractnli-027"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.project import Passage
 from models.vocabulary import PassageKind
-from ui.document_view import DocumentView
+from ui.review.document_view import DocumentView
 
 
 def _passage(n: int, text: str, section: str | None = None, ocr: float | None = None) -> Passage:

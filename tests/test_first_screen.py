@@ -18,7 +18,7 @@ from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
 from ui import platform_check
 from ui.item_models import CLEARED, FLAGGED
-from ui.review_window import ReviewWindow
+from ui.review.window import ReviewWindow
 
 from .test_judge import ScriptedBackendStandIn
 from .test_ui import SHOTS

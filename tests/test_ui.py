@@ -14,7 +14,7 @@ from app.project import Project
 from app.review import ReviewService
 from models.judge import LemajJudge, Mode
 from models.vocabulary import Tag
-from ui.review_window import ReviewWindow
+from ui.review.window import ReviewWindow
 
 from .test_judge import ScriptedBackendStandIn
 

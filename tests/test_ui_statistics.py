@@ -9,8 +9,8 @@ from PySide6.QtGui import QAction
 
 from app.cli import main
 from app.project import Project
-from ui.review_window import ReviewWindow
-from ui.sample_actions import draw_random_sample, least_certain_first
+from ui.review.sample_actions import draw_random_sample, least_certain_first
+from ui.review.window import ReviewWindow
 
 from .test_triage import overconfident_labels, two_generators
 from .test_ui import SHOTS

@@ -16,7 +16,7 @@ from app.standing import standing_of_model
 from app.verification import verify_project
 from models.perturbations import TYPES
 from ui.judge_dialog import JudgeDialog
-from ui.review_window import ReviewWindow
+from ui.review.window import ReviewWindow
 
 ANSWER = "cuad-006"  # cites the excerpt's "¶1", which in the contract is its cover line
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -18,7 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.exports import FORMATS, Redact
+from app.errors import AssayError
+from app.exports import FORMATS, Redact, export
+from app.project import Project
 from app.redaction import Redaction, keep_everything
 
 DESCRIPTIONS = {
@@ -90,3 +95,26 @@ class ExportDialog(QDialog):
         path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), f"*.{suffix}")
         if path:
             self.path.setText(path)
+
+
+def export_project(project: Project, fmt: str, out: Path, redact: Redact, say: Callable[[str], None]) -> bool:
+    """Export with a wait cursor; where it went, or why nothing was exported, is one sentence to `say`."""
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        export(project, fmt, out, redact)
+    except (AssayError, OSError) as exc:
+        say(f"Nothing exported: {exc}")
+        return False
+    finally:
+        QApplication.restoreOverrideCursor()
+    say(f"Exported to {out}" + (" (redacted)" if redact is not keep_everything else ""))
+    return True
+
+
+def export_from_dialog(parent: QWidget, project: Project, say: Callable[[str], None]) -> None:
+    """Ask for the format, the file (beside the project file at first) and the redaction; export."""
+    url = project.url
+    folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
+    dialog = ExportDialog(parent, folder)
+    if dialog.exec():
+        export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say)

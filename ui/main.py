@@ -62,7 +62,7 @@ def _ask_passphrase(where: str, new: bool) -> str | None:
 
 
 def welcome() -> int:
-    from ui.review_window import ReviewWindow
+    from ui.review.window import ReviewWindow
     from ui.sample_tour import start_sample_tour
     from ui.welcome import WelcomeWindow
 
@@ -89,7 +89,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
     prepare_gui(project, args)
     from PySide6.QtWidgets import QInputDialog
 
-    from ui.review_window import ReviewWindow
+    from ui.review.window import ReviewWindow
     from ui.sample_tour import start_sample_tour
 
     app = _application()
@@ -117,7 +117,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
         app.processEvents()
         current = window.current_point()
         if current is not None and current.citations:
-            window.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
+            window.document_pane.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
         app.processEvents()
         window.grab().save(str(args.screenshot))
         window.close()

@@ -10,7 +10,7 @@ from app.sample_tour import SampleTour, judge_sample
 from ui.judge_dialog import JudgeWorker
 
 if TYPE_CHECKING:
-    from ui.review_window import ReviewWindow
+    from ui.review.window import ReviewWindow
 
 
 class SampleJudgeWorker(JudgeWorker):
@@ -38,7 +38,7 @@ def start_sample_tour(window: ReviewWindow, tour: SampleTour | None) -> SampleJu
     if tour is None:
         return None
     worker = SampleJudgeWorker(window.project, tour)
-    window.start_worker(worker, tour.settings)
+    window.judge_runner.start(worker, tour.settings)
     window.say(
         f"The embedded judge is judging {len(tour.answer_ids)} sample answers on this computer, this one first: "
         "its tags appear beside yours as each answer is done. The window stays usable."

@@ -12,7 +12,7 @@ from app import calibration, sampling
 from app.errors import AssayError
 
 if TYPE_CHECKING:
-    from ui.review_window import ReviewWindow
+    from ui.review.window import ReviewWindow
 
 
 def refresh_queue_statistics(window: ReviewWindow, certainty: bool = True, requery: bool = True) -> None:

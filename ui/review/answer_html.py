@@ -1,0 +1,74 @@
+"""The answer pane's rich text, as pure functions of the review state: the tag legend, the live
+scores, the answer-level rubric results and the judge's rationale. No widget needed to test them."""
+
+from __future__ import annotations
+
+import html
+
+from app.review import ReviewPoint, ReviewState
+from app.scores import shown
+from app.standing import Standing
+from ui.item_models import TAG_STYLE
+from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
+
+NOTE_COLOUR = "#555"  # what a value is made of, beside the value
+RATER_COLOUR = "#666"  # who gave a rubric result
+RATIONALE_COLOUR = "#444"  # the judge's rationale on the selected point
+
+
+def legend_html() -> str:
+    """The tag colours, the lead-in and uncovered-text marks, and the review keys."""
+    legend = "  ".join(
+        f"<span style='background:{colour}'>&nbsp;{html.escape(text)}&nbsp;</span>"
+        for tag, (text, colour) in TAG_STYLE.items()
+        if tag
+    )
+    legend += (
+        f"  <span style='color:{CONTEXT_COLOUR}'><i>lead-in</i></span>"
+        f"  <span style='color:{UNCOVERED_COLOUR}; text-decoration: underline'>in no data point</span>"
+    )
+    return (
+        f"{legend}<br><span style='color:{NOTE_COLOUR}'>1 correct · 2 incorrect · 3 irrelevant · "
+        "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>"
+    )
+
+
+def scores_html(state: ReviewState) -> str:
+    """LeMAJ's scores of the answer as tagged so far, the tag counts, the status and the review mode."""
+    scores = state.scores
+    mode = "blind: the judge is hidden until you submit" if not state.judge_visible else "assisted"
+    return (
+        f"<b>Correctness</b> {shown(scores.correctness)} · <b>Precision</b> {shown(scores.precision)} · "
+        f"<b>Recall</b> {shown(scores.recall)} · <b>F1</b> {shown(scores.f1)} &nbsp; "
+        f"<span style='color:{NOTE_COLOUR}'>(C {scores.correct} · I {scores.incorrect} · "
+        f"Irr {scores.irrelevant} · M {scores.missing}; {state.status.value.replace('_', ' ')}; {mode})</span>"
+    )
+
+
+def rubrics_html(state: ReviewState) -> str:
+    """The answer-level rubrics (DeCE criteria as a checklist, labels for the others); empty if none."""
+    lines = []
+    for result in state.rubric_results:
+        score = f" ({result.score:.2f})" if result.score is not None else ""
+        lines.append(
+            f"<b>{html.escape(result.rubric)}</b> {html.escape(result.label or '')}{score} "
+            f"<span style='color:{RATER_COLOUR}'>— {html.escape(result.rater)}</span>"
+        )
+        for number, criterion in enumerate(result.payload.get("criteria", ()), start=1):
+            mark = "☑" if criterion.get("satisfied") else "☐"
+            lines.append(
+                f"&nbsp;&nbsp;{mark} {number}. {html.escape(criterion.get('text', ''))} "
+                f"<i>[{criterion.get('status')}]</i>"
+            )
+        if result.payload.get("bias_warning"):
+            lines.append(f"&nbsp;&nbsp;⚠ {html.escape(result.payload['bias_warning'])}")
+    return "<br>".join(lines)
+
+
+def rationale_html(point: ReviewPoint, standing: Standing | None) -> str:
+    """Why the judge tagged the point, naming the judge's standing; a demonstration model's rationale
+    links to the model picker (href "judge"). Empty when the judge said nothing about the point."""
+    judge = f"Judge ({standing.text})" if standing and point.judge_tag is not None else "Judge"
+    why = point.judge_rationale or (f"tagged {point.judge_tag.value}" if point.judge_tag is not None else "")
+    capable = ' — <a href="judge">use a capable model…</a>' if standing and standing.demonstration else ""
+    return f"<i>{html.escape(judge)}: {html.escape(why)}</i>{capable}" if why else ""

@@ -1,0 +1,151 @@
+"""The middle pane: the open answer's question and text, its data points with the review keys, the
+judge's rationale and the verifier's flag on the selected point, live scores, rubric results, the
+holistic ratings and a comment on the whole answer."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.citations import find_citations
+from app.project import Passage, Project
+from app.review import ReviewPoint, ReviewState
+from app.standing import Standing
+from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus, Tag
+from ui.item_models import DataPointTableModel
+from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html, rubrics_html, scores_html
+from ui.review.answer_view import AnswerView
+from ui.review.verifier_flags import VerifierFlagLabel
+
+TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
+
+
+class DataPointView(QTableView):
+    """The data point list; it turns the review keys into past-tense signals."""
+
+    tagPressed = Signal(object)  # Tag  # noqa: N815 - Qt signal names
+    missingPressed = Signal()  # noqa: N815
+    acceptPressed = Signal()  # noqa: N815
+    movePressed = Signal(int)  # noqa: N815
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        key = event.key()
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            super().keyPressEvent(event)
+        elif key in TAG_KEYS:
+            self.tagPressed.emit(TAG_KEYS[key])
+        elif key == Qt.Key.Key_4:
+            self.missingPressed.emit()
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.acceptPressed.emit()
+        elif key == Qt.Key.Key_J:
+            self.movePressed.emit(1)
+        elif key == Qt.Key.Key_K:
+            self.movePressed.emit(-1)
+        else:
+            super().keyPressEvent(event)
+
+
+class AnswerPane(QWidget):
+    """Shows one ReviewState; the window wires its widgets' signals to the review actions."""
+
+    passageRequested = Signal(str)  # noqa: N815 - a citation in the answer, or the verifier's evidence, was clicked
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.question = QLabel(wordWrap=True)
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.answer_view = AnswerView()
+        self.answer_view.citationClicked.connect(self.passageRequested)
+        self.points_model = DataPointTableModel()
+        self.points = DataPointView()
+        self.points.setModel(self.points_model)
+        self.points.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.points.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.points.verticalHeader().hide()
+        self.points.setWordWrap(True)
+        header = self.points.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column in (0, 2, 3, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+        self.scores = QLabel()
+        self.rubrics = QLabel(wordWrap=True)
+        self.rationale = QLabel(wordWrap=True)
+        self.rationale.setStyleSheet(f"color: {RATIONALE_COLOUR};")
+        self.verifier_flag = VerifierFlagLabel(self.passageRequested.emit)
+        self.correctness = QComboBox()
+        self.correctness.addItems(CORRECTNESS_LABELS)
+        self.relevance = QComboBox()
+        self.relevance.addItems(RELEVANCE_LABELS)
+        for combo in (self.correctness, self.relevance):  # narrow enough for the queue and the document beside
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
+        self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved when you leave the field)")
+        self.submit_button = QPushButton("Submit review  (Ctrl+Enter)")
+        ratings = QHBoxLayout()
+        ratings.addWidget(QLabel("Holistic correctness"))
+        ratings.addWidget(self.correctness)
+        ratings.addWidget(QLabel("relevance"))
+        ratings.addWidget(self.relevance)
+        ratings.addStretch()
+        ratings.addWidget(self.submit_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Question</b>"))
+        layout.addWidget(self.question)
+        layout.addWidget(QLabel("<b>Answer</b>"))
+        layout.addWidget(self.answer_view, 2)
+        layout.addWidget(QLabel(legend_html(), wordWrap=True))
+        layout.addWidget(self.points, 3)
+        layout.addWidget(self.rationale)
+        layout.addWidget(self.verifier_flag)
+        layout.addWidget(self.scores)
+        layout.addWidget(self.rubrics)
+        layout.addLayout(ratings)
+        layout.addWidget(self.comment)
+
+    def show_state(self, state: ReviewState, standing: Standing | None, row: int) -> None:
+        """Everything but the answer text (which needs the document's passages): the question, the
+        points with `row` selected, the scores, the rubric results, the ratings and the comment."""
+        self.question.setText(html.escape(state.answer.question))
+        self.points_model.set_points(state.points)
+        self.points_model.set_standing(standing)
+        if state.points:
+            self.points.selectRow(min(max(row, 0), len(state.points) - 1))
+        self.scores.setText(scores_html(state))
+        rubrics = rubrics_html(state)
+        self.rubrics.setText(rubrics)
+        self.rubrics.setVisible(bool(rubrics))
+        self.correctness.setCurrentIndex(state.holistic_correctness or 0)
+        self.relevance.setCurrentIndex(state.holistic_relevance or 0)
+        self.comment.setText(state.comment or "")
+        self.submit_button.setEnabled(state.status is not ReviewStatus.SUBMITTED)
+
+    def show_answer(self, state: ReviewState, current: ReviewPoint | None, passages: list[Passage]) -> None:
+        """The answer text, each point in its tag colour, the current one marked, citations linked."""
+        citations = find_citations(state.answer.text, passages)
+        self.answer_view.show_answer(state.answer.text, state.points, current.point.id if current else None, citations)
+
+    def show_point(self, project: Project, answer_id: str, point: ReviewPoint, standing: Standing | None) -> None:
+        """What the judge and the verifier said about the selected point."""
+        self.points_model.set_standing(standing)
+        self.rationale.setText(rationale_html(point, standing))
+        self.verifier_flag.show_point(project, answer_id, point.point.span_start, point.point.span_end)
+
+    def ratings(self) -> tuple[int | None, int | None]:
+        """The holistic correctness and relevance chosen, None where not rated."""
+        return self.correctness.currentIndex() or None, self.relevance.currentIndex() or None

@@ -1,0 +1,91 @@
+"""The right-hand pane: the contract of the open answer, a BM25 search over its passages, and the
+button that makes a missing data point of the text selected in it. It opens at the passages the
+selected data point, or else the question, is about."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
+
+from app.errors import AssayError
+from app.project import Passage, Project
+from app.review import ReviewPoint, ReviewState
+from ui.item_models import short_question
+from ui.review.document_view import ABOUT, DocumentView
+
+
+class DocumentPane(QWidget):
+    """The document of the open answer, with its search; problems are said through `say`."""
+
+    missingRequested = Signal()  # noqa: N815 - "Add selection as missing" was pressed
+
+    def __init__(self, project: Project, say: Callable[[str], None]) -> None:
+        super().__init__()
+        self.project = project
+        self.say = say
+        self.title = QLabel()
+        self.view = DocumentView()
+        self.search = QLineEdit(placeholderText="Search the document (Ctrl+F), ranked by BM25")
+        self.hits = QListWidget()
+        self.hits.setWordWrap(True)
+        self.hits.hide()
+        self.hits.itemActivated.connect(self._on_hit_activated)
+        self.hits.itemClicked.connect(self._on_hit_activated)
+        add = QPushButton("Add selection as missing  (4)")
+        add.clicked.connect(self.missingRequested)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.search)
+        layout.addWidget(self.hits, 1)
+        layout.addWidget(self.view, 4)
+        layout.addWidget(add)
+
+    def show_document(self, name: str, document_id: int, passages: list[Passage]) -> None:
+        self.title.setText(f"<b>{html.escape(name)}</b>")
+        self.view.show_document(document_id, passages)
+
+    def show_passage(self, citation_id: str) -> None:
+        if not self.view.focus_passage(citation_id):
+            self.say(f"{citation_id} is not a passage of this document.")
+
+    def show_what_it_is_about(self, state: ReviewState, point: ReviewPoint | None) -> None:
+        """The point's first cited passage; else the passage that best matches its words (BM25), else the
+        question's. A passage found by search is tinted apart from a cited one: no citation vouches for it."""
+        if point is not None and point.citations and self.view.focus_passage(point.citations[0]):
+            return
+        for query in ([point.point.text] if point is not None else []) + [short_question(state.answer.question)]:
+            try:
+                hits = self.project.search(state.answer.document, query, limit=1)
+            except AssayError:
+                continue
+            if hits and self.view.focus_passage(hits[0].passage.citation_id, ABOUT):
+                return
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def search_document(self, document: str) -> None:
+        """List the passages of `document` that best match the search words, and open the best."""
+        try:
+            hits = self.project.search(document, self.search.text(), limit=15)
+        except AssayError as exc:
+            self.say(str(exc))
+            return
+        self.hits.clear()
+        for hit in hits:
+            where = f" §{hit.passage.section}" if hit.passage.section else ""
+            item = QListWidgetItem(f"{hit.passage.citation_id}{where}  {hit.passage.text[:160]}")
+            item.setData(Qt.ItemDataRole.UserRole, hit.passage.citation_id)
+            self.hits.addItem(item)
+        self.hits.setVisible(bool(hits))
+        self.say(f"{len(hits)} passages match." if hits else "No passage of this document matches.")
+        if hits:
+            self.hits.setCurrentRow(0)
+            self.hits.setFocus()
+
+    def _on_hit_activated(self, item: QListWidgetItem) -> None:
+        self.show_passage(item.data(Qt.ItemDataRole.UserRole))

@@ -1,0 +1,103 @@
+"""The left-hand pane: the answer queue, filtered by document and by words, triaged by the judge's
+scores; choosing a row opens that answer. Its columns fit their contents and the pane fits them."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.review import QueueRow
+from ui.item_models import AnswerQueueModel, QueueFilterModel
+
+
+def document_chooser(rows: list[QueueRow]) -> QComboBox:
+    """All documents, or one: a contract's name is too long for a queue column."""
+    box = QComboBox()
+    counts = Counter(row.document for row in rows)
+    box.addItem(f"All documents ({len(counts)}) · {len(rows)} answers", None)
+    for document, count in sorted(counts.items(), key=lambda item: item[0].lower()):
+        box.addItem(f"{document.rsplit('.', 1)[0]} · {count}", document)
+        box.setItemData(box.count() - 1, document, Qt.ItemDataRole.ToolTipRole)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(20)  # the pane sets the width, not the longest contract name
+    return box
+
+
+def fit_queue_columns(table: QTableView, panel: QWidget) -> None:
+    """Every column as wide as its contents, and the queue's pane wide enough for all of them."""
+    table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+    table.setSortingEnabled(True)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)  # one line a row
+    table.setWordWrap(False)
+    header = table.horizontalHeader()
+    header.setMinimumSectionSize(36)
+    header.setResizeContentsPrecision(100)  # a 10,000-answer queue: measure a screenful, not every row
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+
+    def fit_panel() -> None:  # again when a sample draw or a judge run widens a column
+        columns = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(header.count()))
+        margins = panel.layout().contentsMargins() if panel.layout() else None
+        side = (margins.left() + margins.right()) if margins else 0
+        panel.setMinimumWidth(columns + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth() + side)
+
+    table.model().modelReset.connect(fit_panel)
+    table.model().layoutChanged.connect(fit_panel)
+    fit_panel()
+
+
+class QueuePane(QWidget):
+    """The queue of answers; emits answerChosen(answer id) when the current row changes."""
+
+    answerChosen = Signal(str)  # noqa: N815 - Qt signal names
+
+    def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float]) -> None:
+        super().__init__()
+        self.model = AnswerQueueModel(rows, triage_rule=triage_rule)
+        self.proxy = QueueFilterModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.documents = document_chooser(self.model.rows)
+        self.documents.currentIndexChanged.connect(lambda: self.proxy.set_document(self.documents.currentData()))
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Answers</b>"))
+        layout.addWidget(self.documents)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table)
+        fit_queue_columns(self.table, self)
+
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.answerChosen.emit(self.model.rows[self.proxy.mapToSource(current).row()].id)
+
+    def select_answer(self, answer_id: str) -> bool:
+        """Select an answer's row (and so open it); False if the queue, as filtered, has no such answer."""
+        for row in range(self.proxy.rowCount()):
+            if self.proxy.index(row, 0).data() == answer_id:
+                self.table.selectRow(row)
+                return True
+        return False
+
+    def move(self, step: int) -> None:
+        """Select the answer `step` rows down (up if negative), if there is one."""
+        row = self.table.currentIndex().row() + step
+        if 0 <= row < self.proxy.rowCount():
+            self.table.selectRow(row)

@@ -1,0 +1,293 @@
+"""The reviewer's window: the answer queue, the answer split into data points, and the contract.
+
+Keyboard first: 1 correct · 2 incorrect · 3 irrelevant · 4 missing (from the text selected in the
+document) · Enter accept the judge's tag and move on · J/K next/previous point · Ctrl+Z/Ctrl+Shift+Z
+undo/redo · Ctrl+F search the document · Ctrl+Enter submit. Every action is saved at once.
+
+The window composes its parts (QueuePane, AnswerPane, DocumentPane, JudgeRunner, ActivityClock) and
+holds the menus and the wiring: each review action goes through app.review.ReviewService, and the
+state it returns is shown in the panes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QSplitter, QTabWidget
+
+from app.exports import Redact
+from app.judging import JudgeSettings
+from app.project import Project
+from app.redaction import keep_everything
+from app.review import BLIND, ReviewPoint, ReviewService, ReviewState
+from app.settings import Settings, save_settings
+from app.standing import reference_standing
+from ui.backups_dialog import BackupKeeper, BackupsDialog
+from ui.dashboard import Dashboard
+from ui.export_dialog import export_from_dialog, export_project
+from ui.help import about_dialog, shortcut_sheet
+from ui.judge_dialog import JudgeWorker
+from ui.review import review_actions
+from ui.review.activity_clock import ActivityClock
+from ui.review.answer_pane import AnswerPane
+from ui.review.document_pane import DocumentPane
+from ui.review.judge_runner import JudgeRunner
+from ui.review.queue_pane import QueuePane
+from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
+from ui.thresholds_dialog import ThresholdsDialog
+
+
+class ReviewWindow(QMainWindow):
+    """One reviewer reviewing one project."""
+
+    def __init__(
+        self, project: Project, reviewer: str, settings: Settings | None = None, first_answer: str | None = None
+    ) -> None:
+        super().__init__()
+        self.project = project
+        self.settings = settings or Settings()
+        self.service = ReviewService(project, reviewer)
+        self.state: ReviewState | None = None
+        self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
+        self.resize(1500, 900)
+        self.message = QLabel()
+        self.statusBar().addWidget(self.message, 1)
+
+        rule = (self.settings.min_correctness, self.settings.min_relevance)
+        self.queue_pane = QueuePane(self.service.queue(), rule)
+        self.answer_pane = AnswerPane()
+        self.document_pane = DocumentPane(project, self.say)
+        self.judge_runner = JudgeRunner(project, self.settings, self.say, self)
+        # The parts' widgets by short names: the statistics actions, the backups dialog and the tests reach them.
+        queue, answer, document = self.queue_pane, self.answer_pane, self.document_pane
+        self.queue_model, self.proxy, self.table = queue.model, queue.proxy, queue.table
+        self.filter, self.documents = queue.filter, queue.documents
+        self.points, self.points_model, self.answer_view = answer.points, answer.points_model, answer.answer_view
+        self.scores, self.rationale, self.verifier_flag = answer.scores, answer.rationale, answer.verifier_flag
+        self.document, self.search, self.hits = document.view, document.search, document.hits
+        runner = self.judge_runner
+        self.network_banner, self.progress = runner.network_banner, runner.progress
+        self.cancel_button = runner.cancel_button
+        refresh_queue_statistics(self, certainty=False, requery=False)  # the queue was just read
+        self._wire_parts()
+        self._build_menus()
+
+        splitter = QSplitter()
+        splitter.addWidget(self.queue_pane)
+        splitter.addWidget(self.answer_pane)
+        splitter.addWidget(self.document_pane)
+        splitter.setSizes([470, 560, 470])
+        self.dashboard = Dashboard(project, lambda: (self.settings.min_correctness, self.settings.min_relevance))
+        self.tabs = QTabWidget()
+        self.tabs.addTab(splitter, "Review")
+        self.tabs.addTab(self.dashboard, "Dashboard")
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.setCentralWidget(self.tabs)
+        self.clock = ActivityClock(self._on_active_time, self)
+        QApplication.instance().installEventFilter(self.clock)
+        if first_answer:
+            self.open_answer(first_answer)
+        elif self.queue_model.rows:
+            self.table.selectRow(0)
+        self.backup_keeper = BackupKeeper(self)  # on open, then every few minutes after a change
+
+    @property
+    def worker(self) -> JudgeWorker | None:
+        """The judge run in progress, if any."""
+        return self.judge_runner.worker
+
+    # ------------------------------------------------------------------ building
+
+    def _wire_parts(self) -> None:
+        self.queue_pane.answerChosen.connect(self._on_answer_chosen)
+        answer = self.answer_pane
+        answer.passageRequested.connect(self.document_pane.show_passage)
+        answer.answer_view.pointClicked.connect(self._on_answer_point_clicked)
+        answer.answer_view.pointRequested.connect(lambda: review_actions.add_point_from_selection(self))
+        answer.points.tagPressed.connect(lambda tag: review_actions.tag_current_point(self, tag))
+        answer.points.missingPressed.connect(lambda: review_actions.add_missing_from_selection(self))
+        answer.points.acceptPressed.connect(lambda: review_actions.accept_judge_tag(self))
+        answer.points.movePressed.connect(lambda step: review_actions.move_to_point(self, step))
+        answer.points.selectionModel().currentRowChanged.connect(self._on_point_changed)
+        answer.points.clicked.connect(self._on_point_clicked)
+        answer.rationale.linkActivated.connect(lambda _link: self.open_judge_dialog())  # the model picker
+        answer.correctness.activated.connect(lambda: review_actions.rate_answer(self))
+        answer.relevance.activated.connect(lambda: review_actions.rate_answer(self))
+        answer.comment.editingFinished.connect(lambda: review_actions.comment_answer(self))
+        answer.submit_button.clicked.connect(self.submit)
+        self.document_pane.missingRequested.connect(lambda: review_actions.add_missing_from_selection(self))
+        self.search.returnPressed.connect(self._on_search_entered)
+        self.judge_runner.answerJudged.connect(self._on_answer_judged)
+        self.judge_runner.runEnded.connect(lambda: self.queue_model.reset(self.service.queue()))
+
+    def _build_menus(self) -> None:
+        def action(text: str, shortcut: QKeySequence | str, slot: Callable[[], object], menu: QMenu) -> QAction:
+            act = QAction(text, self)
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+
+        review = self.menuBar().addMenu("&Review")
+        self.undo_action = action("Undo", QKeySequence.StandardKey.Undo, lambda: review_actions.undo(self), review)
+        self.redo_action = action("Redo", "Ctrl+Shift+Z", lambda: review_actions.redo(self), review)
+        review.addSeparator()
+        action(
+            "Make a data point of the selected answer text",
+            "Ctrl+Shift+N",
+            lambda: review_actions.add_point_from_selection(self),
+            review,
+        )
+        action("Edit data point…", "F2", lambda: review_actions.edit_point(self), review)
+        action("Split data point…", "Ctrl+Shift+S", lambda: review_actions.split_point(self), review)
+        action("Merge with next data point", "Ctrl+Shift+M", lambda: review_actions.merge_point(self), review)
+        action("Delete data point", QKeySequence.StandardKey.Delete, lambda: review_actions.delete_point(self), review)
+        action("Comment on data point…", "Ctrl+Shift+C", lambda: review_actions.comment_point(self), review)
+        review.addSeparator()
+        action("Submit review", "Ctrl+Return", self.submit, review)
+        action("Search document", QKeySequence.StandardKey.Find, self.document_pane.focus_search, review)
+        action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
+        action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
+        action("Least certain first", "Ctrl+Shift+U", lambda: least_certain_first(self), review)
+        project = self.menuBar().addMenu("&Project")
+        self.blind_action = QAction("Blind review (hide the judge until submitted)", self, checkable=True)
+        self.blind_action.setChecked(self.service.mode == BLIND)
+        self.blind_action.toggled.connect(lambda blind: review_actions.set_blind(self, blind))
+        project.addAction(self.blind_action)
+        action("Run the judge…", "Ctrl+J", self.open_judge_dialog, project)
+        action("Export the reviewed set…", "Ctrl+E", lambda: export_from_dialog(self, self.project, self.say), project)
+        project.addAction("Triage thresholds…", self.open_thresholds_dialog)
+        project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper).exec())
+        project.addAction("Review a random sample…", lambda: draw_random_sample(self))
+        help_menu = self.menuBar().addMenu("&Help")
+        action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
+        help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
+
+    def show_shortcuts(self) -> QDialog:
+        actions = [a for menu in self.menuBar().findChildren(QMenu) for a in menu.actions()]
+        sheet = shortcut_sheet(self, actions)
+        sheet.open()
+        return sheet
+
+    # ------------------------------------------------------------------ showing an answer
+
+    def open_answer(self, answer_id: str) -> None:
+        """Select an answer in the queue (and so open it)."""
+        if not self.queue_pane.select_answer(answer_id):
+            self.say(f"No answer {answer_id} in this project.")
+
+    def _on_answer_chosen(self, answer_id: str) -> None:
+        if self.state is not None:
+            self.clock.flush()
+        review_actions.call_and_show(self, lambda: self.service.open(answer_id), keep_point=False)
+        self.points.setFocus()
+
+    def show_state(self, state: ReviewState, keep_point: bool = True) -> None:
+        """Show the open answer's state in the panes; `keep_point` keeps the selected row."""
+        row = self.points.currentIndex().row() if keep_point else 0
+        document_changed = self.state is None or self.state.answer.document_id != state.answer.document_id
+        self.state = state
+        answer = state.answer
+        self.answer_pane.show_state(state, reference_standing(self.project.sessions, answer.id), row)
+        if document_changed:
+            self.document_pane.show_document(answer.document, answer.document_id, self.service.passages(answer))
+        self.document.mark({c for p in state.points for c in p.citations}, answer.gold_spans)
+        self.answer_pane.show_answer(state, self.current_point(), self.document.passages)
+        self.undo_action.setEnabled(self.service.can_undo)
+        self.redo_action.setEnabled(self.service.can_redo)
+        self.queue_model.update_row(self.service.queue_row(answer.id))
+        self.document_pane.show_what_it_is_about(state, self.current_point())
+
+    def current_point(self) -> ReviewPoint | None:
+        row = self.points.currentIndex().row()
+        return self.state.points[row] if self.state is not None and 0 <= row < len(self.state.points) else None
+
+    def _on_point_changed(self, *_: object) -> None:
+        point = self.current_point()
+        if point is None:
+            return
+        standing = reference_standing(self.project.sessions, self.state.answer.id)  # a stress test may have run
+        self.answer_pane.show_point(self.project, self.state.answer.id, point, standing)
+        self.answer_pane.show_answer(self.state, point, self.document.passages)
+        self.document_pane.show_what_it_is_about(self.state, point)  # its evidence, most relevant first
+
+    def _on_point_clicked(self, index: QModelIndex) -> None:
+        point = self.current_point()
+        if point is not None and index.column() == 5 and point.citations:
+            self.document_pane.show_passage(point.citations[0])
+
+    def _on_answer_point_clicked(self, point_id: int) -> None:
+        if self.state is not None:
+            self.points.selectRow(next(i for i, p in enumerate(self.state.points) if p.point.id == point_id))
+
+    def _move_answer(self, step: int) -> None:
+        self.queue_pane.move(step)
+
+    def _on_search_entered(self) -> None:
+        if self.state is not None:
+            self.document_pane.search_document(self.state.answer.document)
+
+    def _on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.dashboard:
+            self.dashboard.refresh()  # computed when looked at, not at every tag
+
+    def _on_active_time(self, seconds: float) -> None:
+        if self.state is not None:
+            self.service.add_active_time(self.state.answer.id, seconds)
+
+    def submit(self) -> None:
+        review_actions.submit(self)
+
+    # ------------------------------------------------------------------ dialogs: thresholds, export, judge
+
+    def open_thresholds_dialog(self) -> None:
+        dialog = ThresholdsDialog(self, self.settings.min_correctness, self.settings.min_relevance)
+        if dialog.exec():
+            self.set_triage_rule(*dialog.values())
+
+    def set_triage_rule(self, min_correctness: float, min_relevance: float) -> None:
+        """Answers the judge scores at or above both thresholds are cleared; the rest are flagged."""
+        self.settings.min_correctness, self.settings.min_relevance = min_correctness, min_relevance
+        save_settings(self.settings)
+        self.queue_model.triage_rule = (min_correctness, min_relevance)
+        self.queue_model.reset(self.service.queue())
+        self.say(
+            f"Triage: cleared when the judge's correctness ≥ {min_correctness:.2f} and relevance ≥ {min_relevance:.2f}."
+        )
+
+    def export(self, fmt: str, out: Path, redact: Redact = keep_everything) -> bool:
+        """Export the reviewed set to `out`; False (and said why) if nothing was exported."""
+        return export_project(self.project, fmt, out, redact, self.say)
+
+    def open_judge_dialog(self) -> None:
+        self.judge_runner.open_dialog(self.state.answer.id if self.state else None, self.service.reviewer)
+
+    def start_judge(self, settings: JudgeSettings, answer_ids: list[str] | None) -> JudgeWorker:
+        """Run the judge without blocking the window; progress and Cancel live in the status bar."""
+        return self.judge_runner.start_judge(settings, answer_ids)
+
+    def _on_answer_judged(self, answer_id: str) -> None:
+        """The queue row gets its scores; the open answer gets the judge's tags if still untouched."""
+        self.queue_model.update_row(self.service.queue_row(answer_id))
+        if self.state is not None and self.state.answer.id == answer_id:
+            adopted = self.service.adopt_judge(answer_id)
+            self.show_state(adopted or self.service.state(answer_id), keep_point=adopted is None)
+
+    # ------------------------------------------------------------------ the rest
+
+    def say(self, sentence: str) -> None:
+        """Expected problems are one sentence here, never a crash or a dialog."""
+        self.message.setText(sentence)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Nothing to save: every action already is. Record the last active seconds, stop a run."""
+        self.clock.flush()
+        QApplication.instance().removeEventFilter(self.clock)
+        self.dashboard.stop()
+        self.dashboard.wait()
+        self.judge_runner.stop_and_wait()
+        super().closeEvent(event)
