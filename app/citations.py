@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from storage.queries import Passage
+from storage.documents import Passage
 
 _SUBS = r"(?:\([A-Za-z0-9]{1,5}\))*"
 _NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?<!\.){_SUBS}"

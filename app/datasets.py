@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from app.errors import InvalidInput
-from storage import queries
-from storage.schema import AnswerRow, DocumentRow, PassageRow
+from storage import answers, audit
+from storage.documents import document_by_name
+from storage.schema import DocumentRow, PassageRow
 
 REQUIRED = ("id", "document", "question", "answer")
 GOLD = ("gold_answer", "gold_required", "gold_helpful", "gold_spans")
@@ -69,7 +70,7 @@ def import_dataset(
     summary = ImportSummary()
     with sessions.begin() as session:
         document_ids = {name: _store_document(session, doc, actor, summary) for name, doc in documents.items()}
-        position = queries.last_answer_position(session)
+        position = answers.last_answer_position(session)
         for row in rows:
             position += _store_answer(session, row, document_ids[row.document], actor, summary, position + 1)
     return summary
@@ -259,7 +260,7 @@ def _parse_documents(
 
 
 def _store_document(session: Session, parsed: ParsedDocument, actor: str, summary: ImportSummary) -> int:
-    existing = queries.document_by_name(session, parsed.name)
+    existing = document_by_name(session, parsed.name)
     if existing is not None:
         if existing.sha256 != parsed.sha256:
             # Citation ids must keep pointing at the same words, so a document never changes in place.
@@ -294,7 +295,7 @@ def _store_document(session: Session, parsed: ParsedDocument, actor: str, summar
     for p in parsed.passages:
         if p.refers_to is not None:
             by_citation[p.citation_id].refers_to_id = by_citation[p.refers_to].id
-    queries.append_audit(
+    audit.append_audit(
         session,
         actor,
         "document.imported",
@@ -310,7 +311,7 @@ def _store_answer(
     session: Session, row: DatasetRow, document_id: int, actor: str, summary: ImportSummary, position: int
 ) -> int:
     """Add or update one answer; 1 when it is new (it takes `position`, its place in dataset order)."""
-    question_id = queries.question_id(session, document_id, row.question)
+    question_id = answers.question_id(session, document_id, row.question)
     values = {
         "question_id": question_id,
         "text": row.answer,
@@ -321,20 +322,19 @@ def _store_answer(
         "gold_spans": row.gold_spans,
         "meta": row.meta,
     }
-    existing = queries.answer_row(session, row.id)
+    existing = answers.answer_fields(session, row.id, values)
     if existing is None:
-        session.add(AnswerRow(id=row.id, position=position, **values))
-        queries.append_audit(session, actor, "answer.imported", "answer", row.id, {"place": row.place})
+        answers.add_answer(session, row.id, position, values)
+        audit.append_audit(session, actor, "answer.imported", "answer", row.id, {"place": row.place})
         summary.answers_added += 1
         return 1
-    changed = {k: v for k, v in values.items() if getattr(existing, k) != v}
+    changed = {k: v for k, v in values.items() if existing[k] != v}
     if not changed:
         summary.answers_unchanged += 1
         return 0
-    if "text" in changed and queries.has_data_points(session, row.id):
+    if "text" in changed and answers.has_data_points(session, row.id):
         raise InvalidInput(row.place, f"answer {row.id!r} has review data, so its text cannot change on re-import")
-    for key, value in changed.items():
-        setattr(existing, key, value)
-    queries.append_audit(session, actor, "answer.updated", "answer", row.id, {"fields": sorted(changed)})
+    answers.update_answer(session, row.id, changed)
+    audit.append_audit(session, actor, "answer.updated", "answer", row.id, {"fields": sorted(changed)})
     summary.answers_updated += 1
     return 0

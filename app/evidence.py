@@ -14,7 +14,7 @@ from app.citations import _NUM, CITATION, CitationIndex, _section_key
 from models.evidence import EVIDENCE_PER_POINT, Cited, is_evidence, rank_passages
 from models.prompts import EvidencePassage
 from models.vocabulary import PassageKind
-from storage.queries import Passage
+from storage.documents import Passage
 
 _BARE = re.compile(rf"(?:Section|Clause|§|¶)?\s*(?P<bare>{_NUM})", re.IGNORECASE)
 

@@ -17,7 +17,7 @@ from app.errors import AssayError
 from app.project import Project
 from app.redaction import keep_everything
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
-from storage import analytics, queries
+from storage import analytics, rubric_results
 
 FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
 Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
@@ -92,7 +92,7 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
 
 def _rubric_rows(project: Project, redact: Redact) -> list[dict[str, Any]]:
     with project.sessions() as session:
-        records = queries.rubric_results(session)
+        records = rubric_results.rubric_results(session)
     return redact(
         [
             {

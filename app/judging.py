@@ -27,7 +27,7 @@ from models.rubrics import Rubric, RubricCase, RubricJudge, RubricResult
 from models.segmentation import segment_answer
 from models.verdict import Verdict
 from models.vocabulary import PassageKind, RaterKind
-from storage import queries
+from storage import answers, documents, judgements, raters, rubric_results
 
 GENERATION_RESERVE = 1200  # tokens kept free for the judge's reply and the task text
 STOP_AFTER_UNAVAILABLE = 3  # the model or server is gone: stop instead of failing every answer
@@ -188,7 +188,7 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
 def select_evidence(
     session: Session,
     backend: JudgeBackend,
-    passages: list[queries.Passage],
+    passages: list[documents.Passage],
     question: str,
     answer: str,
     strictness: Strictness,
@@ -209,7 +209,7 @@ def select_evidence(
     for citation in find_citations(answer, passages):
         wanted += citation.passages[:3]
     for query in [question] + [s.text for s in segment_answer(answer)]:
-        hits = queries.search_passages(session, passages[0].document_id, query, 4)
+        hits = documents.search_passages(session, passages[0].document_id, query, 4)
         wanted += [hit.passage.citation_id for hit in hits]
     chosen: set[str] = set()
     used = 0
@@ -259,9 +259,9 @@ class RunSummary:
 def open_run(sessions: sessionmaker[Session], name: str, config: dict[str, Any], actor: str) -> int:
     """The rater of a run: created with its configuration, or the same run resumed."""
     with sessions.begin() as session:
-        existing = queries.rater_named(session, name)
+        existing = raters.rater_named(session, name)
         if existing is None:
-            return queries.add_rater(session, name, RaterKind.JUDGE, config, actor).id
+            return raters.add_rater(session, name, RaterKind.JUDGE, config, actor).id
         if existing.kind is not RaterKind.JUDGE:
             raise AssayError(f"{name!r} is a human reviewer, not a judge run")
         changed = sorted(k for k in set(config) | set(existing.config) if config.get(k) != existing.config.get(k))
@@ -297,10 +297,10 @@ def run_judge(
     cancel = cancel or threading.Event()
     rater_id = open_run(sessions, name, judge.describe(), actor)
     with sessions() as session:
-        pending, done_before = queries.answers_to_judge(session, rater_id, answer_ids, first=limit, more=more)
+        pending, done_before = judgements.answers_to_judge(session, rater_id, answer_ids, first=limit, more=more)
     summary = RunSummary(name, skipped=done_before)
     queue = iter(pending)
-    in_flight: dict[Future, tuple[JudgeCase | RubricCase, list[queries.Passage]]] = {}
+    in_flight: dict[Future, tuple[JudgeCase | RubricCase, list[documents.Passage]]] = {}
     started, tokens, unavailable, last_error = time.perf_counter(), 0, 0, ""
 
     with ThreadPoolExecutor(max_workers=max(parallel, 1), thread_name_prefix="judge") as pool:
@@ -365,10 +365,10 @@ def _evaluate(judge: AnyJudge, case: JudgeCase | RubricCase, cancel: threading.E
 SCORE_PASSAGES = 6  # SCORE's leave-one-out costs a teacher-forced pass per passage: the most relevant few
 
 
-def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase | RubricCase, list[queries.Passage]]:
-    answer = queries.answer_detail(session, answer_id)
+def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase | RubricCase, list[documents.Passage]]:
+    answer = answers.answer_detail(session, answer_id)
     assert answer is not None
-    passages = queries.passages_of(session, answer.document_id)
+    passages = documents.passages_of(session, answer.document_id)
     strictness = judge.strictness if isinstance(judge, LemajJudge) else Strictness.STANDARD
     evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, strictness)
     if isinstance(judge, LemajJudge):
@@ -377,29 +377,27 @@ def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase 
         return JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve), passages
     if judge.rubric is Rubric.SCORE:
         evidence = _most_relevant(session, passages, answer.question, answer.text)
-    row = queries.answer_row(session, answer_id)
-    assert row is not None
     case = RubricCase(
         answer_id,
         answer.question,
         answer.text,
         evidence,
-        row.gold_answer,
-        row.gold_required,
-        row.gold_helpful,
-        row.generator,
+        answer.gold_answer,
+        answer.gold_required,
+        answer.gold_helpful,
+        answer.generator,
     )
     return case, passages
 
 
 def _most_relevant(
-    session: Session, passages: list[queries.Passage], question: str, answer: str
+    session: Session, passages: list[documents.Passage], question: str, answer: str
 ) -> list[EvidencePassage]:
     """The passages the answer cites, then the best BM25 matches for the question."""
     wanted = [c for found in find_citations(answer, passages) for c in found.passages[:2]]
     if passages:
         wanted += [
-            h.passage.citation_id for h in queries.search_passages(session, passages[0].document_id, question, 6)
+            h.passage.citation_id for h in documents.search_passages(session, passages[0].document_id, question, 6)
         ]
     chosen = list(dict.fromkeys(wanted))[:SCORE_PASSAGES]
     return [EvidencePassage(p.citation_id, p.section, p.text) for p in passages if p.citation_id in chosen]
@@ -410,10 +408,10 @@ def _save(
     rater_id: int,
     case: JudgeCase | RubricCase,
     verdict: Verdict | RubricResult,
-    passages: list[queries.Passage],
+    passages: list[documents.Passage],
     actor: str,
 ) -> None:
-    outcome = queries.JudgeOutcome(
+    outcome = judgements.JudgeOutcome(
         status="failed" if verdict.failed else "judged",
         attempts=verdict.attempts,
         error=verdict.error,
@@ -426,7 +424,9 @@ def _save(
     )
     if isinstance(verdict, RubricResult):
         result = None if verdict.failed else (verdict.label, verdict.score, verdict.payload)
-        queries.save_rubric_result(session, rater_id, case.answer_id, verdict.rubric.value, result, outcome, actor)
+        rubric_results.save_rubric_result(
+            session, rater_id, case.answer_id, verdict.rubric.value, result, outcome, actor
+        )
         return
     passage_ids = {p.citation_id: p.id for p in passages}
     points = []
@@ -438,7 +438,7 @@ def _save(
             for c in citation.passages[:3]:
                 cited.setdefault(c, "answer")
         points.append(
-            queries.NewDataPoint(
+            judgements.NewDataPoint(
                 text=point.text,
                 span_start=point.start,
                 span_end=point.end,
@@ -452,4 +452,4 @@ def _save(
                 context_end=point.context_end,
             )
         )
-    queries.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)
+    judgements.save_judgement(session, rater_id, case.answer_id, points, outcome, actor)

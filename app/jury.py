@@ -16,7 +16,7 @@ from app.errors import AssayError
 from app.judging import Progress, RunSummary, open_run, run_judge
 from models.judge import LemajJudge
 from models.vocabulary import Tag
-from storage import queries
+from storage import answers, documents, judgements, raters
 
 DEFAULT_PRIORITY = (Tag.INCORRECT, Tag.MISSING, Tag.IRRELEVANT, Tag.CORRECT)  # red, grey, orange, green
 COMBINATIONS = ("majority", "rule", "both")
@@ -94,21 +94,21 @@ def combine_jury(
     config = {"backend": "jury", "jurors": juror_names, "combine": how, "priority": [t.value for t in priority]}
     rater_id = open_run(sessions, name, config, "jury")
     with sessions() as session:
-        jurors = {n: queries.rater_named(session, n) for n in juror_names}
+        jurors = {n: raters.rater_named(session, n) for n in juror_names}
         missing_jurors = [n for n, r in jurors.items() if r is None]
         if missing_jurors:
             raise AssayError(f"no judge run named {', '.join(missing_jurors)}")
-        outcomes = {n: queries.judge_outcomes(session, r.id) for n, r in jurors.items()}
+        outcomes = {n: judgements.judge_outcomes(session, r.id) for n, r in jurors.items()}
     common = set.intersection(*({a for a, o in out.items() if o.status == "judged"} for out in outcomes.values()))
     if answer_ids is not None:
         common &= set(answer_ids)
     for answer_id in sorted(common):
         with sessions.begin() as session:
-            passages = {p.citation_id: p.id for p in queries.passages_of(session, _document(session, answer_id))}
-            by_juror = {n: queries.data_points_of(session, answer_id, r.id) for n, r in jurors.items()}
+            passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
+            by_juror = {n: judgements.data_points_of(session, answer_id, r.id) for n, r in jurors.items()}
             points = _combined_points(by_juror, how, priority, passages)
-            outcome = queries.JudgeOutcome("judged", 0, None, None, (), 0, 0, 0.0)
-            queries.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
+            outcome = judgements.JudgeOutcome("judged", 0, None, None, (), 0, 0, 0.0)
+            judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
 
 
@@ -118,8 +118,8 @@ def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids
 
     with sessions() as session:
         judged = [
-            {a for a, o in queries.judge_outcomes(session, r.id).items() if o.status == "judged"}
-            for r in (queries.rater_named(session, n) for n in models)
+            {a for a, o in judgements.judge_outcomes(session, r.id).items() if o.status == "judged"}
+            for r in (raters.rater_named(session, n) for n in models)
             if r is not None
         ]
     ids = sorted(set.intersection(*judged)) if judged else []
@@ -130,12 +130,12 @@ def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids
 
 
 def _document(session: Session, answer_id: str) -> int:
-    answer = queries.answer_detail(session, answer_id)
+    answer = answers.answer_detail(session, answer_id)
     assert answer is not None
     return answer.document_id
 
 
-def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> list[queries.NewDataPoint]:
+def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> list[judgements.NewDataPoint]:
     n = len(by_juror)
     spans: dict[tuple[int, int], list] = {}
     for points in by_juror.values():
@@ -148,7 +148,7 @@ def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> 
         cited = sorted({passages[c] for v in votes for c in v.citations if c in passages})
         agreeing = sum(v.tag is tag for v in votes) / n
         combined.append(
-            queries.NewDataPoint(
+            judgements.NewDataPoint(
                 votes[0].text,
                 start,
                 end,
@@ -172,7 +172,7 @@ def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> 
         if len(cluster) >= needed:
             cited = sorted({passages[c] for v in cluster for c in v.citations if c in passages})
             combined.append(
-                queries.NewDataPoint(
+                judgements.NewDataPoint(
                     cluster[0].text,
                     None,
                     None,

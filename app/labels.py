@@ -25,7 +25,7 @@ from app.errors import InvalidInput
 from app.project import Project
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import queries, reviews, statistics
+from storage import answers, audit, documents, raters, reviews, statistics
 from storage.points import key_points
 from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow
 
@@ -104,15 +104,15 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
     sampled: list[str] = []
     with project.sessions.begin() as session:
         for place, record in records:
-            answer = queries.answer_detail(session, record["answer_id"])
+            answer = answers.answer_detail(session, record["answer_id"])
             if answer is None:
                 raise InvalidInput(place, f"no answer {record['answer_id']!r} in the project")
-            rater = queries.rater_named(session, record["rater"])
+            rater = raters.rater_named(session, record["rater"])
             if rater is None:
                 kind = RaterKind(record.get("kind", "human"))
-                rater = queries.add_rater(session, record["rater"], kind, {"imported_from": path.name}, actor)
+                rater = raters.add_rater(session, record["rater"], kind, {"imported_from": path.name}, actor)
                 summary.raters_created.append(rater.name)
-            passages = {p.citation_id: p.id for p in queries.passages_of(session, answer.document_id)}
+            passages = {p.citation_id: p.id for p in documents.passages_of(session, answer.document_id)}
             existing = {
                 row.id: row for row in session.scalars(select(DataPointRow).where(DataPointRow.answer_id == answer.id))
             }
@@ -152,7 +152,7 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
                 reviews.update_review(session, answer.id, rater.id, status=ReviewStatus.SUBMITTED)
                 if record.get("sampled"):
                     sampled.append(answer.id)
-            queries.append_audit(
+            audit.append_audit(
                 session,
                 actor,
                 "labels.imported",

@@ -26,7 +26,9 @@ from app.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
 from models.segmentation import segment_answer
 from models.vocabulary import Tag
-from storage import queries, reviews
+from storage import documents, reviews
+from storage.answers import answer_detail, list_answers
+from storage.raters import rater_named
 
 SUPPORT = 0.7  # share of a point's words one passage must hold for the point to count as supported
 
@@ -48,7 +50,7 @@ class _DocumentFacts:
     context_pairs: tuple[tuple[str, str], ...]
     sections: dict[str, list[str]]  # section number -> citation ids of its passages
     count: int
-    sources: list[queries.Passage]
+    sources: list[documents.Passage]
     index: CitationIndex = field(init=False)
     text_of: dict[str, str] = field(init=False)
 
@@ -57,7 +59,7 @@ class _DocumentFacts:
         self.text_of = {p.citation_id: p.text for p in self.sources}
 
 
-def _facts(passages: list[queries.Passage]) -> _DocumentFacts:
+def _facts(passages: list[documents.Passage]) -> _DocumentFacts:
     text = "\n".join(p.text for p in passages)
     sections: dict[str, list[str]] = {}
     for p in passages:
@@ -154,7 +156,7 @@ class VerifierRater(Rater):
     def flags(self, answer_id: str, text: str, spans: list[tuple[int, int]]) -> list[bool]:
         with self.sessions() as session:
             if answer_id not in self._documents:
-                answer = queries.answer_detail(session, answer_id)
+                answer = answer_detail(session, answer_id)
                 assert answer is not None
                 self._documents[answer_id] = answer.document_id
             reports = self.verifier.check(session, self._documents[answer_id], text, spans)
@@ -178,9 +180,9 @@ class JudgeRater(Rater):
 
         if answer_id not in self._cases:
             with self.sessions() as session:
-                answer = queries.answer_detail(session, answer_id)
+                answer = answer_detail(session, answer_id)
                 assert answer is not None
-                passages = queries.passages_of(session, answer.document_id)
+                passages = documents.passages_of(session, answer.document_id)
                 evidence = select_evidence(
                     session, self.judge.backend, passages, answer.question, answer.text, self.judge.strictness
                 )
@@ -282,7 +284,7 @@ def paired_stress_test(
     """Per rater and perturbation type: trials, catches, recall with its Wilson interval; false alarms."""
     rng = random.Random(seed)
     with sessions() as session:
-        answers = [a.id for a in queries.list_answers(session)]
+        answers = [a.id for a in list_answers(session)]
     if answer_ids is not None:  # the answers named, in the project's order
         unknown = sorted(set(answer_ids) - set(answers))
         if unknown:
@@ -296,10 +298,10 @@ def paired_stress_test(
     qualifying = points_seen = 0
     for done, answer_id in enumerate(chosen, start=1):
         with sessions() as session:
-            answer = queries.answer_detail(session, answer_id)
+            answer = answer_detail(session, answer_id)
             assert answer is not None
             if answer.document_id not in facts_by_document:
-                facts_by_document[answer.document_id] = _facts(queries.passages_of(session, answer.document_id))
+                facts_by_document[answer.document_id] = _facts(documents.passages_of(session, answer.document_id))
         facts = facts_by_document[answer.document_id]
         segments = segment_answer(answer.text)
         points_seen += len(segments)
@@ -434,7 +436,7 @@ def raters_named(
             built[name] = VerifierRater(sessions)
             return built[name]
         with sessions() as session:
-            run = queries.rater_named(session, name)
+            run = rater_named(session, name)
         if run is None or run.kind.value != "judge":
             raise AssayError(f"no judge run named {name!r} (raters: verifier, judge runs, jury runs)")
         if run.config.get("backend") == "jury":

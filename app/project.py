@@ -10,9 +10,11 @@ from pathlib import Path
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import InvalidInput, PassphraseNeeded
-from storage import queries, reviews
-from storage.db import NotAProject, ProjectDamaged, is_encrypted, open_project, sqlite_path, url_for_path
-from storage.queries import AnswerDetail, AnswerSummary, Passage, SearchHit, StoredDataPoint
+from storage import audit, documents, judgements, raters, reviews
+from storage.answers import AnswerDetail, AnswerSummary, answer_detail, list_answers
+from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_project, sqlite_path, url_for_path
+from storage.documents import Passage, SearchHit
+from storage.judgements import StoredDataPoint
 
 __all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
 
@@ -87,7 +89,7 @@ class Project:
 
     def counts(self) -> dict[str, int]:
         with self.sessions() as session:
-            return queries.counts(session)
+            return counts(session)
 
     # The per-project opt-in for API judges: a host texts may be sent to, recorded and audited.
 
@@ -101,40 +103,40 @@ class Project:
             hosts = hosts | {host} if allowed else hosts - {host}
             reviews.set_setting(session, ALLOWED_HOSTS, sorted(hosts))
             action = "network.allowed" if allowed else "network.forbidden"
-            queries.append_audit(session, actor, action, "host", host, {"host": host})
+            audit.append_audit(session, actor, action, "host", host, {"host": host})
 
     def answers(self) -> list[AnswerSummary]:
         with self.sessions() as session:
-            return queries.list_answers(session)
+            return list_answers(session)
 
     def answer(self, answer_id: str) -> AnswerDetail | None:
         with self.sessions() as session:
-            return queries.answer_detail(session, answer_id)
+            return answer_detail(session, answer_id)
 
     def passages(self, document_id: int) -> list[Passage]:
         with self.sessions() as session:
-            return queries.passages_of(session, document_id)
+            return documents.passages_of(session, document_id)
 
     def search(self, document: str, query: str, limit: int = 20) -> list[SearchHit]:
         with self.sessions() as session:
             name = self.document_named(document)
-            document_id = queries.document_id_by_name(session, name)
+            document_id = documents.document_id_by_name(session, name)
             assert document_id is not None
-            return queries.search_passages(session, document_id, query, limit)
+            return documents.search_passages(session, document_id, query, limit)
 
     def data_points(self, answer_id: str) -> dict[str, list[StoredDataPoint]]:
         """Each rater's data points on an answer, by rater name."""
         with self.sessions() as session:
             return {
                 rater.name: points
-                for rater in queries.raters(session)
-                if (points := queries.data_points_of(session, answer_id, rater.id))
+                for rater in raters.raters(session)
+                if (points := judgements.data_points_of(session, answer_id, rater.id))
             }
 
     def document_named(self, wanted: str) -> str:
         """The document whose name is, or uniquely contains, what the user typed."""
         with self.sessions() as session:
-            names = queries.document_names(session)
+            names = documents.document_names(session)
         if wanted in names:
             return wanted
         candidates = [n for n in names if wanted.lower() in n.lower()]

@@ -18,10 +18,12 @@ from app.scores import Scores
 from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import queries, reviews
+from storage import audit, documents, judgements, raters, reviews
+from storage.answers import AnswerDetail
+from storage.documents import Passage
 from storage.points import RaterTag
-from storage.queries import AnswerDetail, Passage
 from storage.reviews import PointSnapshot, QueueRow, ReviewPoint
+from storage.rubric_results import RubricRecord, rubric_results
 
 ASSISTED, BLIND = "assisted", "blind"
 __all__ = ["ASSISTED", "BLIND", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
@@ -39,7 +41,7 @@ class ReviewState:
     comment: str | None
     active_seconds: float
     judge_visible: bool  # blind mode hides the judge until the reviewer submits
-    rubric_results: tuple[queries.RubricRecord, ...] = ()  # answer-level verdicts of the other rubrics
+    rubric_results: tuple[RubricRecord, ...] = ()  # answer-level verdicts of the other rubrics
 
     @property
     def scores(self) -> Scores:
@@ -64,10 +66,10 @@ class ReviewService:
         self.project = project
         self.reviewer = reviewer
         with project.sessions.begin() as session:
-            existing = queries.rater_named(session, reviewer)
+            existing = raters.rater_named(session, reviewer)
             if existing is not None and existing.kind is not RaterKind.HUMAN:
                 raise AssayError(f"{reviewer!r} is the name of a judge run; choose another reviewer name")
-            rater = existing or queries.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
+            rater = existing or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
         self.rater_id = rater.id
         self._undo: list[_Step] = []
         self._redo: list[_Step] = []
@@ -84,7 +86,7 @@ class ReviewService:
             raise AssayError(f"review mode is {ASSISTED} or {BLIND}, not {mode!r}")
         with self.project.sessions.begin() as session:
             reviews.set_setting(session, "review_mode", mode)
-            queries.append_audit(session, self.reviewer, "project.review_mode", "project", "-", {"mode": mode})
+            audit.append_audit(session, self.reviewer, "project.review_mode", "project", "-", {"mode": mode})
 
     def queue(self) -> list[QueueRow]:
         with self.project.sessions() as session:
@@ -115,7 +117,7 @@ class ReviewService:
             review = reviews.review(session, answer_id, self.rater_id)
             points = reviews.review_points(session, answer_id, self.rater_id)
             visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
-            rubric = tuple(queries.rubric_results(session, answer_id=answer_id))
+            rubric = tuple(rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED
         if not visible:
             points = [
@@ -139,7 +141,7 @@ class ReviewService:
 
     def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
         judge = reviews.reference_judge(session, answer.id)
-        passages = queries.passages_of(session, answer.document_id)
+        passages = documents.passages_of(session, answer.document_id)
         if judge is not None:
             ids = {p.citation_id: p.id for p in passages}
             return [
@@ -156,7 +158,7 @@ class ReviewService:
                     p.context_start,
                     p.context_end,
                 )
-                for p in queries.data_points_of(session, answer.id, judge)
+                for p in judgements.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
         return self._segmented(answer, passages)
@@ -192,7 +194,7 @@ class ReviewService:
                 return None
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
                 return None
-            untouched = self._segmented(answer, queries.passages_of(session, answer.document_id))
+            untouched = self._segmented(answer, documents.passages_of(session, answer.document_id))
             if [replace(p, id=0, ordinal=0, key=None) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
                 return None
             reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
@@ -411,7 +413,7 @@ class ReviewService:
             before = reviews.snapshot(session, answer_id, self.rater_id)
             reviews.restore(session, answer_id, self.rater_id, change(before))
             after = reviews.snapshot(session, answer_id, self.rater_id)
-            queries.append_audit(
+            audit.append_audit(
                 session,
                 self.reviewer,
                 f"review.{name}",
@@ -426,14 +428,14 @@ class ReviewService:
     def _restore(self, answer_id: str, points: list[PointSnapshot], action: str) -> ReviewState:
         with self.project.sessions.begin() as session:
             reviews.restore(session, answer_id, self.rater_id, points)
-            queries.append_audit(session, self.reviewer, f"review.{action.replace(' ', '_')}", "answer", answer_id, {})
+            audit.append_audit(session, self.reviewer, f"review.{action.replace(' ', '_')}", "answer", answer_id, {})
         return self.state(answer_id)
 
     def _update_review(self, answer_id: str, action: str, **fields) -> ReviewState:
         with self.project.sessions.begin() as session:
             reviews.update_review(session, answer_id, self.rater_id, **fields)
             payload = {k: (v.value if isinstance(v, ReviewStatus) else v) for k, v in fields.items()}
-            queries.append_audit(session, self.reviewer, action, "answer", answer_id, payload)
+            audit.append_audit(session, self.reviewer, action, "answer", answer_id, payload)
         return self.state(answer_id)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from app.errors import AssayError
 from app.project import Project
 from models.rubrics import Rubric, coverage_score, f_beta
-from storage import queries
+from storage import audit, rubric_results
 
 CRITERION_STATUSES = ("proposed", "accepted", "edited", "rejected", "added")
 
@@ -21,8 +21,8 @@ def _mean(values: list[float | None]) -> float | None:
 def rubric_summary(project: Project, rubric: Rubric) -> dict[str, Any]:
     """Per rater (judge run): the rubric's own figures."""
     with project.sessions() as session:
-        records = queries.rubric_results(session, rubric.value)
-    by_rater: dict[str, list[queries.RubricRecord]] = defaultdict(list)
+        records = rubric_results.rubric_results(session, rubric.value)
+    by_rater: dict[str, list[rubric_results.RubricRecord]] = defaultdict(list)
     for record in records:
         by_rater[record.rater].append(record)
     summary: dict[str, Any] = {"rubric": rubric.value, "raters": {}}
@@ -90,7 +90,7 @@ def review_criteria(
         record = next(
             (
                 r
-                for r in queries.rubric_results(session, Rubric.DECE.value)
+                for r in rubric_results.rubric_results(session, Rubric.DECE.value)
                 if r.answer_id == answer_id and r.rater == run
             ),
             None,
@@ -116,8 +116,8 @@ def review_criteria(
         payload["recall"] = sum(c["satisfied"] for c in standing) / len(standing) if standing else None
         payload["f2"] = f_beta(payload.get("precision"), payload["recall"], 2.0)
         payload["revision_rate"] = revision_rate(criteria)
-        queries.update_rubric_payload(session, answer_id, run, Rubric.DECE.value, payload, payload["f2"])
-        queries.append_audit(
+        rubric_results.update_rubric_payload(session, answer_id, run, Rubric.DECE.value, payload, payload["f2"])
+        audit.append_audit(
             session,
             reviewer,
             "dece.criteria_reviewed",

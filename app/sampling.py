@@ -15,7 +15,7 @@ import numpy as np
 
 from app.errors import AssayError
 from app.project import Project
-from storage import queries, statistics
+from storage import audit, statistics
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def draw_sample(project: Project, size: int, seed: int | None = None, actor: str
         size = min(size, len(remaining))
         chosen = sorted(np.random.default_rng(seed).choice(remaining, size=size, replace=False).tolist())
         number = statistics.add_sampled(session, chosen, seed, len(remaining), actor)
-        queries.append_audit(
+        audit.append_audit(
             session,
             actor,
             "sample.drawn",

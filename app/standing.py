@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import ModelChoice
-from storage import queries, reviews
+from storage import raters, reviews
 
 DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin
 STRESS_SETTING = "stress.{}"  # the latest figures of each rater, kept in the project's settings
@@ -58,7 +58,7 @@ def standing_from(run: str | None, figures: dict[str, Any] | None, is_model: boo
 
 def standing_of_run(sessions: sessionmaker[Session], rater: str) -> Standing:
     with sessions() as session:
-        run = queries.rater_named(session, rater)
+        run = raters.rater_named(session, rater)
         figures = latest_figures(session, rater)
     is_model = run is None or run.config.get("backend", "local") in MODEL_RATERS
     return standing_from(rater, figures, is_model)
@@ -68,7 +68,7 @@ def reference_standing(sessions: sessionmaker[Session], answer_id: str) -> Stand
     """The standing of the judge run whose tags the reviewer sees on this answer (None: no judge ran)."""
     with sessions() as session:
         rater_id = reviews.reference_judge(session, answer_id)
-        names = {r.id: r.name for r in queries.raters(session)}
+        names = {r.id: r.name for r in raters.raters(session)}
     return None if rater_id is None else standing_of_run(sessions, names[rater_id])
 
 
@@ -95,7 +95,7 @@ def standing_of_model(sessions: sessionmaker[Session], choice: ModelChoice) -> S
     wanted = choice_key(choice)
     measured = []
     with sessions() as session:
-        for run in queries.raters(session):
+        for run in raters.raters(session):
             if run.kind.value == "judge" and model_key(run.config) == wanted:
                 figures = latest_figures(session, run.name)
                 if figures and figures.get("caught_share") is not None:
@@ -109,7 +109,7 @@ def standing_of_model(sessions: sessionmaker[Session], choice: ModelChoice) -> S
 def judge_standings(sessions: sessionmaker[Session]) -> list[Standing]:
     """Every judge run's standing (juries and the verifier too), for the report."""
     with sessions() as session:
-        runs = [r for r in queries.raters(session) if r.kind.value == "judge"]
+        runs = [r for r in raters.raters(session) if r.kind.value == "judge"]
         figures = {r.name: latest_figures(session, r.name) for r in runs}
     return [standing_from(r.name, figures[r.name], r.config.get("backend", "local") in MODEL_RATERS) for r in runs]
 

@@ -23,7 +23,7 @@ from app.judging import select_evidence
 from app.project import Project
 from models.judge import JudgeCase, LemajJudge
 from models.vocabulary import RaterKind, Tag
-from storage import queries, reviews
+from storage import judgements, raters, reviews
 
 PERTURBATIONS = ("remove_point", "change_value", "contradiction", "add_claim")
 ADDED_CLAIM = (
@@ -180,8 +180,8 @@ def _base(project: Project, judge_name: str) -> list[tuple[str, str, list[tuple[
     """Answers with correct points: from submitted human reviews when there are any (the point of a
     stress test), else from the judge run itself."""
     with project.sessions() as session:
-        raters = queries.raters(session)
-        humans = [r for r in raters if r.kind is RaterKind.HUMAN]
+        everyone = raters.raters(session)
+        humans = [r for r in everyone if r.kind is RaterKind.HUMAN]
         out = []
         for answer in project.answers():
             for human in humans:
@@ -189,7 +189,7 @@ def _base(project: Project, judge_name: str) -> list[tuple[str, str, list[tuple[
                     continue
                 correct = [
                     (p.span_start, p.span_end)
-                    for p in queries.data_points_of(session, answer.id, human.id)
+                    for p in judgements.data_points_of(session, answer.id, human.id)
                     if p.tag is Tag.CORRECT and p.span_start is not None
                 ]
                 if correct:
@@ -197,13 +197,13 @@ def _base(project: Project, judge_name: str) -> list[tuple[str, str, list[tuple[
                     break
         if out:
             return out
-        judge = queries.rater_named(session, judge_name)
+        judge = raters.rater_named(session, judge_name)
         if judge is None:
             raise AssayError(f"no judge run named {judge_name!r}")
         for answer in project.answers():
             correct = [
                 (p.span_start, p.span_end)
-                for p in queries.data_points_of(session, answer.id, judge.id)
+                for p in judgements.data_points_of(session, answer.id, judge.id)
                 if p.tag is Tag.CORRECT and p.span_start is not None
             ]
             if correct:

@@ -12,7 +12,10 @@ from typing import Any
 from app.errors import AssayError, InvalidInput
 from app.project import Project
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import queries, reviews
+from storage import documents, raters, reviews
+from storage.answers import answer_detail
+from storage.audit import append_audit, audit_entries, audit_has
+from storage.points import data_point_id, data_point_ref
 from storage.reviews import PointSnapshot
 
 BUNDLE_FORMAT = "assay-bundle/1"
@@ -26,7 +29,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
     """Write one reviewer's points, labels, reviews and audit entries, sealed with a hash."""
     items = []
     with project.sessions() as session:
-        rater = queries.rater_named(session, reviewer)
+        rater = raters.rater_named(session, reviewer)
         if rater is None or rater.kind is not RaterKind.HUMAN:
             raise AssayError(f"no reviewer named {reviewer!r}")
         passages_by_id: dict[int, str] = {}
@@ -35,10 +38,10 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
             review = reviews.review(session, answer.id, rater.id)
             if not points and review.status is ReviewStatus.UNREVIEWED:
                 continue
-            detail = queries.answer_detail(session, answer.id)
+            detail = answer_detail(session, answer.id)
             assert detail is not None
             if detail.document_id not in passages_by_id:
-                passages_by_id |= {p.id: p.citation_id for p in queries.passages_of(session, detail.document_id)}
+                passages_by_id |= {p.id: p.citation_id for p in documents.passages_of(session, detail.document_id)}
             items.append(
                 {
                     "answer_id": answer.id,
@@ -64,17 +67,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
                     },
                 }
             )
-        audit = [
-            {
-                "at": str(row.at),
-                "action": row.action,
-                "entity": row.entity,
-                "entity_id": row.entity_id,
-                "payload": row.payload,
-                "hash": row.hash,
-            }
-            for row in queries.audit_entries(session, actor=reviewer)
-        ]
+        audit = [entry.as_dict(portable=True) for entry in audit_entries(session, actor=reviewer)]
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
     out.write_text(json.dumps({**body, "sha256": _digest(body)}, ensure_ascii=False, indent=1), encoding="utf-8")
     return len(items)
@@ -84,7 +77,7 @@ def _source_ref(session, source_id: int | None) -> dict[str, Any] | None:
     """A copied judge point, named portably: the judge run and the point's position."""
     if source_id is None:
         return None
-    found = queries.data_point_ref(session, source_id)
+    found = data_point_ref(session, source_id)
     return None if found is None else {"rater": found[0], "ordinal": found[1]}
 
 
@@ -118,25 +111,23 @@ def _merge_bundle(project: Project, path: Path, bundle: dict, seal: str, actor: 
     _check_shapes(bundle)
     reviewer = bundle["reviewer"]
     with project.sessions.begin() as session:
-        if queries.audit_has(session, "bundle.imported", seal):
+        if audit_has(session, "bundle.imported", seal):
             return BundleSummary(reviewer, len(bundle["items"]), already_imported=True)
-        rater = queries.rater_named(session, reviewer) or queries.add_rater(
-            session, reviewer, RaterKind.HUMAN, {}, actor
-        )
+        rater = raters.rater_named(session, reviewer) or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, actor)
         if rater.kind is not RaterKind.HUMAN:
             raise InvalidInput(str(path), f"{reviewer!r} is a judge run in this project")
         for item in bundle["items"]:
-            detail = queries.answer_detail(session, item["answer_id"])
+            detail = answer_detail(session, item["answer_id"])
             if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item["answer_sha256"]:
                 raise InvalidInput(str(path), f"answer {item['answer_id']!r} is not the same in this project")
-            passages = {p.citation_id: p.id for p in queries.passages_of(session, detail.document_id)}
+            passages = {p.citation_id: p.id for p in documents.passages_of(session, detail.document_id)}
             points = [
                 PointSnapshot(
                     0,
                     i,
                     p["text"],
                     *(p["span"] or (None, None)),
-                    queries.data_point_id(session, detail.id, p["source"]["rater"], p["source"]["ordinal"])
+                    data_point_id(session, detail.id, p["source"]["rater"], p["source"]["ordinal"])
                     if p.get("source")
                     else None,
                     p.get("comment"),
@@ -160,7 +151,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict, seal: str, actor: 
                 holistic_relevance=review["holistic_relevance"],
                 comment=review["comment"],
             )
-        queries.append_audit(
+        append_audit(
             session,
             actor,
             "bundle.imported",
@@ -242,7 +233,7 @@ def assign(project: Project, reviewers: list[str], per_answer: int) -> dict[str,
     }
     with project.sessions.begin() as session:
         reviews.set_setting(session, "assignments", plan)
-        queries.append_audit(
+        append_audit(
             session, "assign", "project.assigned", "project", "-", {"reviewers": reviewers, "per_answer": per_answer}
         )
     return plan

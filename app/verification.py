@@ -21,7 +21,7 @@ from app.judging import open_run
 from models.segmentation import segment_answer
 from models.verifier import INCORRECT, VERSION, CitedRef, ClaimResult, Document, Source, verify_claim
 from models.vocabulary import Tag
-from storage import queries
+from storage import answers, documents, judgements, raters
 
 VERIFIER = "verifier"
 SEARCH_HITS = 5
@@ -66,7 +66,7 @@ class Verifier:
 
     def document(self, session: Session, document_id: int) -> tuple[Document, CitationIndex]:
         if document_id not in self._documents:
-            passages = queries.passages_of(session, document_id)
+            passages = documents.passages_of(session, document_id)
             sources = [Source(p.citation_id, p.text) for p in passages]
             self._documents[document_id] = (Document(sources), CitationIndex(passages))
         return self._documents[document_id]
@@ -86,7 +86,7 @@ class Verifier:
         return reports
 
     def verify_answer(self, session: Session, answer_id: str, text: str | None = None) -> AnswerReport:
-        answer = queries.answer_detail(session, answer_id)
+        answer = answers.answer_detail(session, answer_id)
         assert answer is not None
         text = answer.text if text is None else text
         spans = [(s.start, s.end) for s in segment_answer(text)]
@@ -109,8 +109,8 @@ def verify_project(
     """Verify the answers (all by default) and, with `save`, store the findings as the verifier run."""
     verifier = Verifier(sessions)
     with sessions() as session:
-        ids = answer_ids if answer_ids is not None else [a.id for a in queries.list_answers(session)]
-        missing = [a for a in ids if queries.answer_row(session, a) is None]
+        ids = answer_ids if answer_ids is not None else [a.id for a in answers.list_answers(session)]
+        missing = [a for a in ids if not answers.answer_exists(session, a)]
     if missing:
         from app.errors import InvalidInput
 
@@ -129,11 +129,11 @@ def verify_project(
 
 
 def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
-    answer = queries.answer_detail(session, report.answer_id)
+    answer = answers.answer_detail(session, report.answer_id)
     assert answer is not None
-    ids = queries.passage_ids_by_citation(session, answer.document_id)
+    ids = documents.passage_ids_by_citation(session, answer.document_id)
     points = [
-        queries.NewDataPoint(
+        judgements.NewDataPoint(
             text=p.text,
             span_start=p.start,
             span_end=p.end,
@@ -145,18 +145,18 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
         )
         for p in report.points
     ]
-    outcome = queries.JudgeOutcome(
+    outcome = judgements.JudgeOutcome(
         "judged", 1, None, json.dumps(report.as_dict()), tuple(p.passage for p in report.points if p.passage), 0, 0, 0.0
     )
-    queries.save_judgement(session, rater_id, report.answer_id, points, outcome, VERIFIER)
+    judgements.save_judgement(session, rater_id, report.answer_id, points, outcome, VERIFIER)
 
 
 def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
     """The verifier's last findings on an answer, with every reason, as stored."""
-    rater = queries.rater_named(session, VERIFIER)
+    rater = raters.rater_named(session, VERIFIER)
     if rater is None:
         return None
-    outcome = queries.judge_outcomes(session, rater.id).get(answer_id)
+    outcome = judgements.judge_outcomes(session, rater.id).get(answer_id)
     if outcome is None or not outcome.raw_output:
         return None
     data = json.loads(outcome.raw_output)
@@ -167,14 +167,14 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
     return AnswerReport(answer_id, points)
 
 
-def findings(sessions: sessionmaker[Session], answer_id: str) -> AnswerReport:
+def findings(sessions: sessionmaker[Session], answer_id: str, verifier: Verifier | None = None) -> AnswerReport:
     """The verifier's findings on an answer for the review window: as stored by the last `verify`, else
-    checked now (seconds at most, nothing stored)."""
+    checked now (seconds at most, nothing stored) by `verifier`, which keeps the documents it prepared."""
     with sessions() as session:
         stored = stored_report(session, answer_id)
         if stored is not None:
             return stored
-        return Verifier(sessions).verify_answer(session, answer_id)
+        return (verifier or Verifier(sessions)).verify_answer(session, answer_id)
 
 
 def all_findings(sessions: sessionmaker[Session], answer_ids: list[str]) -> dict[str, AnswerReport]:

@@ -1,4 +1,4 @@
-"""Open a project database and bring its schema up to this version of Assay."""
+"""Open a project database, bring its schema up to this version of Assay, and count what it holds."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from models.errors import AssayError
+from storage.schema import AnswerRow, DataPointRow, DocumentRow, LabelRow, PassageRow, QuestionRow, RaterRow
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -186,3 +187,17 @@ def open_project(url: str, passphrase: str | None = None) -> sessionmaker[Sessio
             raise integrity.as_storage_error(path, exc) from exc
         raise
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def counts(session: Session) -> dict[str, int]:
+    """How many of each thing the project holds (what `assay info` prints)."""
+    tables = {
+        "documents": DocumentRow,
+        "passages": PassageRow,
+        "questions": QuestionRow,
+        "answers": AnswerRow,
+        "data_points": DataPointRow,
+        "labels": LabelRow,
+        "raters": RaterRow,
+    }
+    return {name: session.scalar(select(func.count()).select_from(table)) or 0 for name, table in tables.items()}

@@ -1,5 +1,6 @@
 """One data point, every rater's tag: identity keys for new records, and the tags that every rater
-(judge runs, jury, reviewers, imports, a verifier) put on the points of an answer."""
+(judge runs, jury, reviewers, imports, a verifier) put on the points of an answer, and a point named
+portably (its rater and position) for a bundle that travels to another project."""
 
 from __future__ import annotations
 
@@ -88,3 +89,20 @@ def tags_of_point(
                 seen.add(t.rater)
                 earlier.append(RaterTag(t.rater, t.kind, t.tag, t.confidence, t.rationale, earlier=True))
     return own + earlier
+
+
+def data_point_ref(session: Session, point_id: int) -> tuple[str, int] | None:
+    row = session.execute(
+        select(RaterRow.name, DataPointRow.ordinal)
+        .join(RaterRow, RaterRow.id == DataPointRow.rater_id)
+        .where(DataPointRow.id == point_id)
+    ).first()
+    return None if row is None else (row[0], row[1])
+
+
+def data_point_id(session: Session, answer_id: str, rater: str, ordinal: int) -> int | None:
+    return session.scalar(
+        select(DataPointRow.id)
+        .join(RaterRow, RaterRow.id == DataPointRow.rater_id)
+        .where(DataPointRow.answer_id == answer_id, RaterRow.name == rater, DataPointRow.ordinal == ordinal)
+    )

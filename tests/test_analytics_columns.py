@@ -17,7 +17,8 @@ from app.project import Project
 from models.segmentation import segment_answer
 from models.vocabulary import RaterKind
 from storage import analytics as sql
-from storage import columns, queries, scoring
+from storage import columns, scoring
+from storage.raters import add_rater
 
 pytestmark = pytest.mark.every_store
 
@@ -173,7 +174,7 @@ def test_raters_with_no_data_points_yet_agree_on_nothing(project: Project) -> No
     empty label columns and report agreement over 0 items, not a crash."""
     with project.sessions.begin() as session:
         for name in ("judge-a", "judge-b"):
-            queries.add_rater(session, name, RaterKind.JUDGE, {}, actor="test")
+            add_rater(session, name, RaterKind.JUDGE, {}, actor="test")
     with project.sessions() as session:
         got = columns.labels(session, items=True, creators=True)
     assert len(got) == 0 and len(got.item) == 0 and got.answers == []

@@ -9,7 +9,7 @@ import pytest
 from app.citations import find_citations
 from app.documents import parse_document
 from app.project import Project
-from storage.queries import Passage
+from storage.documents import Passage
 
 from .test_documents import CONTRACT
 

@@ -17,7 +17,7 @@ from models.judge import LemajJudge, Mode, Tagging
 from models.prompts import LABELS, EvidencePassage, Prompt, Strictness, tag_all_prompt
 from models.segmentation import segment_answer
 from models.vocabulary import Tag
-from storage import queries
+from storage import judgements, raters
 
 from .test_judge import NDA, ScriptedBackendStandIn
 
@@ -86,10 +86,10 @@ def test_both_taggings_store_ranked_evidence_for_every_point_and_show_lists_it(
     assert len(segments) >= 2  # more than one slot: the layout, not a single prompt, is under test
     with sample_project.sessions() as session:
         for tagging in Tagging:
-            rater = queries.rater_named(session, tagging.value)
+            rater = raters.rater_named(session, tagging.value)
             assert rater.config["tagging"] == tagging.value
-            seen = set(queries.judge_outcomes(session, rater.id)[answer_id].passages_seen)
-            points = queries.data_points_of(session, answer_id, rater.id)
+            seen = set(judgements.judge_outcomes(session, rater.id)[answer_id].passages_seen)
+            points = judgements.data_points_of(session, answer_id, rater.id)
             # The same points either way: one per segment, in order, each stored once with one tag.
             assert [(p.span_start, p.span_end) for p in points] == segments
             assert len({p.id for p in points}) == len(points)
@@ -149,9 +149,9 @@ def test_prompt_echoes_and_uncited_points_are_refused_counted_and_never_stored(s
     assert summary.judged == 1
     assert summary.rejected == {"prompt echo": 2, "cites no passage": 2}
     with sample_project.sessions() as session:
-        rater = queries.rater_named(session, "scripted-one-pass")
-        assert queries.judge_outcomes(session, rater.id)[answer.id].rejected == summary.rejected
-        points = queries.data_points_of(session, answer.id, rater.id)
+        rater = raters.rater_named(session, "scripted-one-pass")
+        assert judgements.judge_outcomes(session, rater.id)[answer.id].rejected == summary.rejected
+        points = judgements.data_points_of(session, answer.id, rater.id)
     texts = " ".join(p.text for p in points)
     assert "evaluate follow" not in texts and "Tag each data point" not in texts and "outside date" not in texts
     tagged = [p for p in points if p.tag is not None]

@@ -26,7 +26,7 @@ from models.backends.llama_local import LlamaBackend, embedded_model_path
 from models.judge import JudgeCase, LemajJudge, Mode
 from models.prompts import LABELS, EvidencePassage, Prompt, Strictness, evidence_text, tag_prompt
 from models.vocabulary import Tag
-from storage import queries
+from storage import judgements, raters
 
 from .judge_helpers import chat_reply, llama_cpp_server, scripted_http_server, wait_for
 
@@ -42,7 +42,7 @@ def _nda_answers(project: Project, n: int) -> list[str]:
     return [a.id for a in project.answers() if a.document == NDA][:n]
 
 
-def _stored(project: Project, rater: str) -> dict[str, list[queries.StoredDataPoint]]:
+def _stored(project: Project, rater: str) -> dict[str, list[judgements.StoredDataPoint]]:
     answers = [a.id for a in project.answers()]
     return {a: points[rater] for a in answers if rater in (points := project.data_points(a))}
 
@@ -69,8 +69,8 @@ def test_two_stage_tags_each_sentence_of_real_answers(sample_project: Project, b
         assert all(p.tag is Tag.MISSING for p in points if p.span_start is None)
 
     with sample_project.sessions() as session:
-        rater = queries.rater_named(session, "two-stage")
-        outcomes = queries.judge_outcomes(session, rater.id)
+        rater = raters.rater_named(session, "two-stage")
+        outcomes = judgements.judge_outcomes(session, rater.id)
     assert rater.config["mode"] == "two-stage" and len(rater.config["model_sha256"]) == 64
     assert rater.config["prompt_version"] and rater.config["backend"] == "local"
     nda_passages = {p.citation_id for p in sample_project.passages(sample_project.answer(ids[0]).document_id)}
@@ -100,8 +100,8 @@ def test_one_pass_gives_aligned_points_or_a_recorded_failure(sample_project: Pro
     summary = run_judge(sample_project.sessions, judge, "one-pass", answer_ids=[answer_id])
     assert summary.judged + summary.failed == 1
     with sample_project.sessions() as session:
-        rater = queries.rater_named(session, "one-pass")
-        outcome = queries.judge_outcomes(session, rater.id)[answer_id]
+        rater = raters.rater_named(session, "one-pass")
+        outcome = judgements.judge_outcomes(session, rater.id)[answer_id]
     answer = sample_project.answer(answer_id).text
     if outcome.status == "failed":  # a 135M model often writes nonsense: kept, not crashed on
         assert outcome.attempts == 3 and outcome.raw_output and "attempts" in outcome.error
@@ -196,7 +196,7 @@ def test_garbage_is_retried_then_recorded_failed_and_the_run_goes_on(sample_proj
     )
     assert (summary.judged, summary.failed) == (1, 1) and backend.calls == 4
     with sample_project.sessions() as session:
-        outcomes = queries.judge_outcomes(session, queries.rater_named(session, "scripted").id)
+        outcomes = judgements.judge_outcomes(session, raters.rater_named(session, "scripted").id)
     assert outcomes[first].status == "failed" and outcomes[first].raw_output == "{" * 50
     assert "after 3 attempts" in outcomes[first].error
     points = sample_project.data_points(second)["scripted"]

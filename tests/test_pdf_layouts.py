@@ -10,7 +10,7 @@ import pytest
 from app.citations import find_citations
 from app.documents import parse_document
 from app.errors import InvalidInput, PasswordRequired
-from storage.queries import Passage
+from storage.documents import Passage
 
 PDFS = Path(__file__).parent / "fixtures" / "pdfs"
 

@@ -13,7 +13,7 @@ import pytest
 from app.cli import main
 from app.exports import export
 from app.project import SAMPLE_DATASET, Project
-from storage import queries
+from storage import audit
 
 from .test_analytics import _json
 
@@ -162,7 +162,7 @@ def test_a_random_sample_is_seeded_recorded_and_only_its_reviews_back_the_bound(
     assert len(first["answer_ids"]) == 12 and not set(first["answer_ids"]) & set(again["answer_ids"])
     assert again["population"] == first["population"] - 12
     with sample_project.sessions() as session:
-        drawn = [e.payload for e in queries.audit_entries(session) if e.action == "sample.drawn"]
+        drawn = [e.payload for e in audit.audit_entries(session) if e.action == "sample.drawn"]
     assert [(d["seed"], d["answers"]) for d in drawn] == [(5, first["answer_ids"]), (5, again["answer_ids"])]
 
     labels = _labels(sample_project, tmp_path, sampled=1)

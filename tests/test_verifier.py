@@ -14,7 +14,7 @@ from app.standing import latest_figures
 from app.verification import VERIFIER, PointReport, Verifier, stored_report
 from models.perturbations import TYPES
 from models.verifier.values import read_values
-from storage import queries
+from storage import judgements, raters
 
 
 def check(project: Project, answer_id: str, claim: str) -> PointReport:
@@ -153,9 +153,9 @@ def test_verify_prints_the_issue_json_and_stores_a_rater(
         for reason in point["reasons"]:
             assert {"check", "claim", "document", "passage", "normalisations"} <= set(reason)
     with sample_project.sessions() as session:
-        rater = queries.rater_named(session, VERIFIER)
+        rater = raters.rater_named(session, VERIFIER)
         assert rater is not None and rater.config["backend"] == "verifier"
-        stored = queries.data_points_of(session, "cuad-002", rater.id)
+        stored = judgements.data_points_of(session, "cuad-002", rater.id)
         report = stored_report(session, "cuad-002")
     flagged = [p for p in data["answers"][0]["points"] if p["verdict"] == "incorrect"]
     assert len([p for p in stored if p.tag is not None]) == len(flagged)

@@ -116,12 +116,12 @@ def test_the_stress_test_takes_the_answers_named(sample_project: Project, capsys
 
 def test_a_planted_citation_never_names_the_section_that_holds_the_point(sample_project: Project) -> None:
     from app.paired_stress import _facts, _unrelated_section
-    from storage import queries
+    from storage import documents
 
     answer = sample_project.answer("cuad-036")  # the assignment clause: 11.7, inside "11. Miscellaneous"
     assert answer is not None
     with sample_project.sessions() as session:
-        facts = _facts(queries.passages_of(session, answer.document_id))
+        facts = _facts(documents.passages_of(session, answer.document_id))
     point = next(line for line in answer.text.splitlines() if "shall not assign" in line)
     planted = _unrelated_section(point, facts)
     assert planted is not None and planted.startswith("Section ") and planted != "Section 11"

@@ -28,7 +28,7 @@ from models.judge import Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import Tag
-from storage import queries
+from storage.raters import rater_named
 
 BackendKey = tuple[str, str | None, str | None, int | None, int]  # backend, model, base URL, GPU layers, context
 
@@ -187,7 +187,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
     if not args.judge:
         raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
     with project.sessions() as session:
-        run = queries.rater_named(session, args.judge)
+        run = rater_named(session, args.judge)
     if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
         raise AssayError(f"no LeMAJ judge run named {args.judge!r}")
     settings = JudgeSettings.from_run_config(run.config)

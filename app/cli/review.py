@@ -16,8 +16,7 @@ from app.errors import AssayError
 from app.project import Project
 from app.team import assign, export_bundle, import_bundle
 from app.verification import VERIFIER, finding_at, findings, reasons_text
-from storage import queries
-from storage.audit_check import verify_audit
+from storage.audit import audit_entries, verify_audit
 
 
 def _show(project: Project, args: argparse.Namespace) -> int:
@@ -94,24 +93,8 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
             if args.out is None:
                 raise AssayError("audit export needs an output file")
             with args.out.open("w", encoding="utf-8") as handle:
-                for row in queries.audit_entries(session):
-                    handle.write(
-                        json.dumps(
-                            {
-                                "id": row.id,
-                                "at": str(row.at),
-                                "actor": row.actor,
-                                "action": row.action,
-                                "entity": row.entity,
-                                "entity_id": row.entity_id,
-                                "payload": row.payload,
-                                "prev_hash": row.prev_hash,
-                                "hash": row.hash,
-                            },
-                            ensure_ascii=False,
-                        )
-                        + "\n"
-                    )
+                for entry in audit_entries(session):
+                    handle.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
             print(f"wrote {args.out}")
             return 0
         count, problems = verify_audit(session)

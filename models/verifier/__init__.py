@@ -1,5 +1,10 @@
 """The model-free evidence verifier: quotations, values, polarity, roles and citations of each claim
-checked against the contract, with the evidence and every normalisation applied."""
+checked against the contract, with the evidence and every normalisation applied.
+
+`document` holds the contract as passages with their citations and search; `text` and `values`
+read words, quotations and values (amounts, dates, periods) from text; `checks/` holds one module
+per check family (its docstring says which); `verify` runs them all on one claim for its verdict.
+"""
 
 from models.verifier.checks import Reason
 from models.verifier.document import CitedRef, Document, Source

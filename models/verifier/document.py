@@ -140,7 +140,7 @@ class Document:
 
     @cached_property
     def role_contexts(self) -> dict[tuple[str, str], int]:
-        from models.verifier.checks import role_contexts
+        from models.verifier.checks.roles import role_contexts
 
         return role_contexts(" \n ".join(self.canonical.values()), self.roles)
 

@@ -99,3 +99,11 @@ _ELLIPSIS = re.compile(r"\.\s*\.\s*\.|…|\[[^\]]*\]")
 def fragments(quotation: str) -> list[str]:
     """The pieces of a quotation between ellipses and bracketed insertions ("[the Company]")."""
     return [piece for piece in _ELLIPSIS.split(quotation) if words(piece)]
+
+
+def stem(word: str) -> str:
+    """A crude stem, enough to match "terminates" with "terminated": a common suffix off a long word."""
+    for suffix in ("ing", "ed", "es", "s", "e", "d"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word

@@ -10,18 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from models.verifier.checks import (
-    Outcome,
-    Reason,
-    check_citations,
-    check_opposites,
-    check_polarity,
-    check_quotes,
-    check_roles,
-    check_values,
-    exception_in,
-    without_citations,
-)
+from models.verifier.checks import Outcome, Reason
+from models.verifier.checks.citations import check_citations, without_citations
+from models.verifier.checks.exceptions import exception_in
+from models.verifier.checks.polarity import check_opposites, check_polarity
+from models.verifier.checks.quotations import check_quotes
+from models.verifier.checks.roles import check_roles
+from models.verifier.checks.values import check_values
 from models.verifier.document import CitedRef, Document, aligned
 from models.verifier.text import canonical, content_words
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QLabel
 
-from app.verification import AnswerReport, PointReport, findings
+from app.verification import AnswerReport, PointReport, Verifier, findings
 
 _BADGE = {
     "incorrect": ("⚑ Verifier flags this point", "#b00020"),
@@ -26,13 +26,16 @@ class VerifierFlagLabel(QLabel):
         self.setOpenExternalLinks(False)
         self.linkActivated.connect(lambda link: show_passage(link.removeprefix("passage:")))
         self._cache: dict[str, AnswerReport] = {}
+        self._verifier: Verifier | None = None  # a contract is prepared once for all its answers
 
     def show_point(self, project, answer_id: str, start: int | None, end: int | None) -> None:
         if start is None or end is None:
             self.setText("")
             return
         if answer_id not in self._cache:
-            self._cache[answer_id] = findings(project.sessions, answer_id)
+            if self._verifier is None or self._verifier.sessions is not project.sessions:
+                self._verifier = Verifier(project.sessions)
+            self._cache[answer_id] = findings(project.sessions, answer_id, self._verifier)
         point = _overlapping(self._cache[answer_id], start, end)
         self.setText(describe(point) if point else "")
 

@@ -1,0 +1,203 @@
+"""The hash-chained audit log: appending an entry, reading entries, and verifying the chain.
+
+Each entry's hash covers the previous entry's hash and its own content, canonically written.
+Verifying reports every kind of tampering rather than failing on it. Rows are read as raw text: a
+payload edited into something that is not JSON, or a time that is no time, is a finding to report,
+not an exception. What is found: an edited entry (its hash no longer matches), a payload or time no
+longer readable, an entry removed or inserted (the next entry's link points nowhere), entries
+reordered (a link points to another entry), and a dropped or disabled trigger (the log is no longer
+append-only). A forger who rewrites every later hash, or deletes only the newest entries, is not
+caught by a chain alone; backups keep the older state to compare with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from storage.schema import AuditRow, utcnow
+
+GENESIS = "0" * 64
+SQLITE_TRIGGERS = ("audit_log_no_update", "audit_log_no_delete")
+POSTGRES_TRIGGERS = ("audit_log_append_only", "audit_log_no_truncate")
+
+
+def audit_hash(
+    prev_hash: str, at: datetime, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
+) -> str:
+    """The chain link: SHA-256 over the previous hash and this entry's content, canonically written."""
+    stamp = at.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+    content = json.dumps(
+        [prev_hash, stamp, actor, action, entity, entity_id, payload],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def append_audit(
+    session: Session, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
+) -> None:
+    """Add an entry to the log, chained to the newest one."""
+    session.flush()  # earlier entries of this transaction first, so the chain sees them
+    prev = session.scalar(select(AuditRow.hash).order_by(AuditRow.id.desc()).limit(1)) or GENESIS
+    at = utcnow()
+    payload = json.loads(json.dumps(payload, default=str))  # exactly what the JSON column will give back
+    session.add(
+        AuditRow(
+            at=at,
+            actor=actor,
+            action=action,
+            entity=entity,
+            entity_id=entity_id,
+            payload=payload,
+            prev_hash=prev,
+            hash=audit_hash(prev, at, actor, action, entity, entity_id, payload),
+        )
+    )
+    session.flush()
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One entry of the log, as stored."""
+
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    entity: str
+    entity_id: str
+    payload: dict[str, Any]
+    prev_hash: str | None
+    hash: str | None
+
+    def as_dict(self, *, portable: bool = False) -> dict[str, Any]:
+        """The entry as JSON values, its time as text. `portable`: for a reviewer's bundle, which
+        travels to another project: without the row id and the link to the previous entry, which
+        mean something only in this project's log, and without the actor, whom the bundle names."""
+        whole = {
+            "id": self.id,
+            "at": str(self.at),
+            "actor": self.actor,
+            "action": self.action,
+            "entity": self.entity,
+            "entity_id": self.entity_id,
+            "payload": self.payload,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+        if portable:
+            for key in ("id", "actor", "prev_hash"):
+                del whole[key]
+        return whole
+
+
+def audit_entries(session: Session, actor: str | None = None) -> list[AuditEntry]:
+    """The log in order, or one actor's entries."""
+    statement = select(AuditRow).order_by(AuditRow.id)
+    if actor is not None:
+        statement = statement.where(AuditRow.actor == actor)
+    return [
+        AuditEntry(
+            row.id,
+            row.at,
+            row.actor,
+            row.action,
+            row.entity,
+            row.entity_id,
+            row.payload,
+            row.prev_hash,
+            row.hash,
+        )
+        for row in session.scalars(statement)
+    ]
+
+
+def audit_has(session: Session, action: str, sha256: str | None) -> bool:
+    """Whether an entry of this action already records this content hash (bundles import once)."""
+    for payload in session.scalars(select(AuditRow.payload).where(AuditRow.action == action)):
+        if (payload or {}).get("sha256") == sha256:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class AuditProblem:
+    entry_id: int | None  # None: the log as a whole (a trigger)
+    problem: str
+
+
+def _time(value: Any) -> datetime:
+    at = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return at.astimezone(UTC).replace(tzinfo=None) if at.tzinfo else at  # stored in UTC
+
+
+def _trigger_problems(session: Session) -> list[AuditProblem]:
+    dialect = session.get_bind().dialect.name
+    if dialect == "sqlite":
+        present = {r[0]: "O" for r in session.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+        wanted = SQLITE_TRIGGERS
+    elif dialect == "postgresql":
+        present = dict(
+            session.execute(
+                text("SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'audit_log'::regclass")
+            ).all()
+        )
+        wanted = POSTGRES_TRIGGERS
+    else:
+        return []
+    problems = []
+    for name in wanted:
+        if name not in present:
+            problems.append(AuditProblem(None, f"the trigger {name} that keeps the log append-only was dropped"))
+        elif present[name] == "D":
+            problems.append(AuditProblem(None, f"the trigger {name} that keeps the log append-only is disabled"))
+    return problems
+
+
+def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
+    """The number of entries and what is wrong with them, entries in log order, then the log's own."""
+    rows = session.execute(
+        text(
+            "SELECT id, CAST(at AS TEXT), actor, action, entity, entity_id, CAST(payload AS TEXT), prev_hash, hash "
+            "FROM audit_log ORDER BY id"
+        )
+    ).all()
+    position = {row.hash: i for i, row in enumerate(rows) if row.hash}
+    problems: list[AuditProblem] = []
+    expected_prev = GENESIS
+    for i, (entry_id, at, actor, action, entity, entity_id, payload_text, prev_hash, digest) in enumerate(rows):
+        if prev_hash != expected_prev:
+            linked = position.get(prev_hash)
+            if linked is not None and linked != i - 1:
+                problems.append(
+                    AuditProblem(entry_id, f"it follows entry {rows[linked][0]}, not the one before it (reordered)")
+                )
+            else:
+                problems.append(
+                    AuditProblem(entry_id, "it does not follow the entry before it (an entry was removed or inserted)")
+                )
+        expected_prev = digest or ""
+        try:
+            payload = json.loads(payload_text) if payload_text is not None else {}
+        except ValueError:
+            shown = payload_text[:60]
+            problems.append(AuditProblem(entry_id, f"its payload is no longer JSON (it was edited): {shown!r}"))
+            continue
+        try:
+            stamp = _time(at)
+        except (TypeError, ValueError):
+            problems.append(AuditProblem(entry_id, f"its time {at!r} is not a time (it was edited)"))
+            continue
+        if audit_hash(prev_hash or "", stamp, actor, action, entity, entity_id, payload or {}) != digest:
+            problems.append(AuditProblem(entry_id, "its content does not match its hash (it was edited)"))
+    return len(rows), problems + _trigger_problems(session)
