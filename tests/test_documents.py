@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.documents import parse_document
 from app.errors import InvalidInput
+from app.ingest.documents import parse_document
 from models.vocabulary import PassageKind
 
 CONTRACT = """SERVICES AGREEMENT

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from app.cli import main
-from app.datasets import import_dataset
-from app.exports import export
-from app.judging import JudgeSettings, open_run
-from app.jury import combine_tags, run_jury
+from app.export.formats import export
+from app.ingest.datasets import import_dataset
+from app.judging.jury import combine_tags, run_jury
+from app.judging.rubric_results import review_criteria, rubric_summary
+from app.judging.runs import JudgeSettings, open_run
+from app.judging.stress import PERTURBATIONS, perturb
 from app.project import SAMPLE_DATASET, Project
-from app.review import ReviewService
-from app.rubric_results import review_criteria, rubric_summary
-from app.stress import PERTURBATIONS, perturb
+from app.review.service import ReviewService
 from models.backends.llama_local import LlamaBackend
 from models.errors import JudgeUnavailable
 from models.judge import LemajJudge, Mode, Tagging
@@ -91,7 +91,7 @@ def test_dece_scores_and_criteria_validation(gold_project: Project) -> None:
         json.dumps({"scores": [1, 0, 0], "reasoning": ["a", "b", "c"]}),
         json.dumps({"scores": [1, 0], "reasoning": ["a", "b"]}),
     ]
-    from app.judging import run_judge
+    from app.judging.runs import run_judge
 
     answer_id = gold_project.answers()[0].id
     run_judge(gold_project.sessions, RubricJudge(RubricStandIn(outputs), Rubric.DECE), "dece", answer_ids=[answer_id])
@@ -255,7 +255,7 @@ def test_both_stress_tests_replay_a_stored_run_with_every_setting_it_was_made_wi
         raise Replayed
 
     monkeypatch.setattr("app.cli.judging.make_backend", make_backend)
-    monkeypatch.setattr("app.judging.make_backend", make_backend)
+    monkeypatch.setattr("app.judging.runs.make_backend", make_backend)
     path = project.url.removeprefix("sqlite:///")
     with pytest.raises(Replayed):
         main(["--project", path, "stress-test", "--judge", "run"])

@@ -15,8 +15,8 @@ from sqlalchemy.exc import DatabaseError
 
 from app.cli import admin, export, figures, ingest, judging, review
 from app.cli.parser import build_parser
-from app.datasets import import_dataset
 from app.errors import AssayError
+from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
 
 EXIT_INVALID = 2

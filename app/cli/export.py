@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from app.errors import InvalidInput
-from app.exports import export
+from app.export.formats import export
+from app.export.redaction import Redaction, keep_everything
 from app.project import Project
-from app.redaction import Redaction, keep_everything
 
 
 def _export(project: Project, args: argparse.Namespace) -> int:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from app import analytics, calibration, estimates, triage
 from app.cli.output import ci, pct, print_json_or_lines
 from app.errors import AssayError
+from app.figures import analytics, calibration, estimates, triage
+from app.figures.scores import shown
 from app.project import Project
-from app.scores import shown
 
 
 def _scores(project: Project, args: argparse.Namespace) -> int:

@@ -9,13 +9,13 @@ import json
 import sys
 from dataclasses import asdict
 
-from app.citations import find_citations
 from app.cli.output import print_pages, print_summary
-from app.datasets import import_dataset
 from app.errors import AssayError, InvalidInput, PasswordRequired
-from app.labels import import_labels
+from app.ingest.citations import find_citations
+from app.ingest.datasets import import_dataset
+from app.ingest.labels import import_labels
+from app.ingest.segments import segment_report
 from app.project import Project
-from app.segments import segment_report
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:

@@ -14,15 +14,15 @@ from pathlib import Path
 
 from app.cli.output import print_json_or_lines, print_progress, print_summary
 from app.errors import AssayError, InvalidInput
-from app.judging import JudgeSettings, Progress, device_sentence, make_backend, permitted, run_judge
-from app.jury import run_jury
-from app.model_files import describe, read_model_info, recent_models, record_speed
-from app.paired_stress import paired_stress_test, raters_named, remember, stress_table
+from app.figures.scores import shown
+from app.judging.jury import run_jury
+from app.judging.model_files import describe, read_model_info, recent_models, record_speed
+from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
+from app.judging.rubric_results import review_criteria, rubric_summary
+from app.judging.runs import JudgeSettings, Progress, device_sentence, make_backend, permitted, run_judge
+from app.judging.stress import stress_test
+from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
-from app.rubric_results import review_criteria, rubric_summary
-from app.scores import shown
-from app.stress import stress_test
-from app.verification import VERIFIER, verify_project
 from models.backends.base import JudgeBackend
 from models.judge import Mode
 from models.prompts import Strictness

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
-from app.documents import PageProgress
-from app.judging import Progress
+from app.ingest.documents import PageProgress
+from app.judging.runs import Progress
 
 
 def print_summary(summary: Any, as_json: bool, text: Callable[[], str]) -> None:

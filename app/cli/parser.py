@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app import estimates
-from app.exports import FORMATS
+from app.export.formats import FORMATS
+from app.figures import estimates
 from app.project import PASSPHRASE_ENV
 from models.judge import Mode, Tagging
 from models.prompts import Strictness

@@ -10,12 +10,12 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
-from app import sampling
 from app.cli.output import print_summary
 from app.errors import AssayError
+from app.judging.verification import VERIFIER, finding_at, findings, reasons_text
 from app.project import Project
-from app.team import assign, export_bundle, import_bundle
-from app.verification import VERIFIER, finding_at, findings, reasons_text
+from app.review import sampling
+from app.review.team import assign, export_bundle, import_bundle
 from storage.audit import audit_entries, verify_audit
 
 

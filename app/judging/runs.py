@@ -17,9 +17,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.citations import find_citations
 from app.errors import AssayError, JudgeUnavailable
-from app.evidence import DocumentEvidence
+from app.ingest.citations import find_citations
+from app.judging.evidence import DocumentEvidence
 from models.backends.base import JudgeBackend
 from models.judge import Cancelled, JudgeCase, LemajJudge, Mode, Tagging
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
@@ -119,7 +119,7 @@ def is_on_premise(host: str) -> bool:
 
 def _check_model_fits(path: Path, settings: JudgeSettings) -> None:
     """Refuse, before llama.cpp tries, a model that cannot fit: the estimate is in the message."""
-    from app.model_files import check_fit, read_model_info, remember_model
+    from app.judging.model_files import check_fit, read_model_info, remember_model
     from models.backends.llama_local import gpu_offload_supported
 
     if not path.is_file():
