@@ -26,6 +26,8 @@ class InvalidInput(AssayError):
     """A file the user gave is malformed; the message names the file, line or row, and field."""
 
     def __init__(self, place: str, problem: str) -> None:
+        # One line, whatever a library's message holds (a PDF parser quotes the bad byte, newline included).
+        problem = " ".join("".join(c if c.isprintable() else " " for c in problem).split())
         super().__init__(f"{place}: {problem}")
         self.place = place
         self.problem = problem

@@ -195,7 +195,7 @@ def check_scores(fast: list[dict], baseline) -> None:
 
 
 def measure(url: str, quiet: bool) -> dict:
-    from app import analytics
+    from app.figures import analytics
     from app.project import Project
 
     project = Project.open(url)

@@ -103,9 +103,9 @@ def build_fixtures(root: Path) -> dict[str, Path]:
     from reportlab.pdfgen import canvas
 
     from app.cli import main
-    from app.datasets import import_dataset
+    from app.ingest.datasets import import_dataset
     from app.project import SAMPLE_DATASET, Project
-    from app.review import ReviewService
+    from app.review.service import ReviewService
     from models.vocabulary import Tag
     from storage.db import url_for_path
 
@@ -287,7 +287,7 @@ def json_case(kind: str, files, work: Path, rng: random.Random, tally: Tally) ->
     victim = work / source.name
     if rng.random() < 0.5:
         if kind == "bundle":
-            from app.team import _digest
+            from app.review.team import _digest
 
             body = json.loads(source.read_text(encoding="utf-8"))
             body.pop("sha256")

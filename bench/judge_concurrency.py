@@ -17,8 +17,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from app.datasets import import_dataset
-from app.judging import JudgeSettings, make_backend, run_judge
+from app.ingest.datasets import import_dataset
+from app.judging.runs import JudgeSettings, make_backend, run_judge
 from app.project import SAMPLE_DATASET, Project
 from models.backends.llama_local import embedded_model_path
 from storage.db import url_for_path

@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.datasets import import_dataset
-from app.judging import select_evidence
+from app.ingest.datasets import import_dataset
+from app.judging.runs import select_evidence
 from app.project import SAMPLE_DATASET, Project
 from models.backends.llama_local import LlamaBackend
 from models.judge import JudgeCase, LemajJudge, Mode, Tagging

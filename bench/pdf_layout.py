@@ -53,7 +53,7 @@ def order_score(text: str, lines: list[str]) -> float:
 
 
 def read_assay() -> str:
-    from app.documents import parse_document
+    from app.ingest.documents import parse_document
 
     return parse_document(PDF).text
 

@@ -1,4 +1,4 @@
-"""Assay's PPI++ mean (app/guarantees.py, NumPy/SciPy) against `ppi_py.ppi_mean_ci` itself, and what
+"""Assay's PPI++ mean (app/figures/guarantees.py, NumPy/SciPy) against `ppi_py.ppi_mean_ci` itself, and what
 installing ppi-python would add to the app. Not part of the app: run it in a throwaway environment
 that has ppi-python, numpy and scipy (it is not a dependency of Assay):
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
-from app.guarantees import ppi_mean
+from app.figures.guarantees import ppi_mean
 
 ADDED = ("numba", "llvmlite", "gdown", "beautifulsoup4", "soupsieve", "filelock", "PySocks")
 

@@ -1,6 +1,6 @@
 """One-pass tagging against per-point tagging on the same answers, at temperature 0 (log-probabilities,
 no sampling): how often the tags agree (and Cohen's kappa), the time each takes, and each one's
-stress-test recall (app.stress.stress_test, both judges perturbing the same base points).
+stress-test recall (app.judging.stress.stress_test, both judges perturbing the same base points).
 
     nice .venv/bin/python bench/tagging_agreement.py [--dataset DIR] [--documents A,B] [--answers 10] [--stress 3]
 
@@ -16,10 +16,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from app.datasets import import_dataset
-from app.judging import _case, run_judge
+from app.ingest.datasets import import_dataset
+from app.judging.runs import _case, run_judge
+from app.judging.stress import stress_test
 from app.project import SAMPLE_DATASET, Project
-from app.stress import stress_test
 from models.backends.llama_local import LlamaBackend
 from models.judge import LemajJudge, Mode, Tagging
 from storage.db import url_for_path

@@ -21,7 +21,7 @@ def build(path: Path, answers: int, per_answer: int) -> None:
     """The sample, its answers copied until there are `answers`, each with judged data points."""
     import sqlite3
 
-    from app.datasets import import_dataset
+    from app.ingest.datasets import import_dataset
     from app.project import SAMPLE_DATASET, Project
     from storage.db import url_for_path
 

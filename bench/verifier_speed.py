@@ -13,10 +13,10 @@ from pathlib import Path
 
 
 def main() -> None:
-    from app.datasets import import_dataset
-    from app.paired_stress import VerifierRater, paired_stress_test
+    from app.ingest.datasets import import_dataset
+    from app.judging.paired_stress import VerifierRater, paired_stress_test
+    from app.judging.verification import verify_project
     from app.project import SAMPLE_DATASET, Project
-    from app.verification import verify_project
     from storage.db import url_for_path
 
     with tempfile.TemporaryDirectory() as folder:

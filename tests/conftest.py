@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from app.datasets import import_dataset
+from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
 from storage.db import url_for_path
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import analytics
 from app.cli import main
-from app.datasets import import_dataset
 from app.errors import InvalidInput
-from app.labels import import_labels
+from app.figures import analytics
+from app.ingest.datasets import import_dataset
+from app.ingest.labels import import_labels
 from app.project import SAMPLE_DATASET, Project
-from app.review import ReviewService
+from app.review.service import ReviewService
 from models.segmentation import segment_answer
 from models.vocabulary import Tag
 
@@ -173,7 +173,7 @@ def test_bad_label_line_is_named_and_nothing_is_written(
 
 
 def _judge_and_review(project: Project, judge_tag: str, human_tags: list[Tag | None]) -> None:
-    from app.judging import run_judge
+    from app.judging.runs import run_judge
     from models.judge import LemajJudge, Mode
 
     from .test_judge import ScriptedBackendStandIn
@@ -217,7 +217,7 @@ def test_xlsx_has_four_sheets_and_report_has_its_plots(sample_project: Project, 
     import pandas as pd
 
     _judge_and_review(sample_project, "correct", [Tag.CORRECT, Tag.IRRELEVANT])
-    from app.exports import export
+    from app.export.formats import export
 
     sheets = pd.read_excel(export(sample_project, "xlsx", tmp_path / "set.xlsx"), sheet_name=None)
     assert set(sheets) == {"answers", "data_points", "agreement", "triage"}

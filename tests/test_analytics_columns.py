@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import analytics, columnar
 from app.cli import main
+from app.figures import analytics, columnar
 from app.project import Project
 from models.segmentation import segment_answer
 from models.vocabulary import RaterKind
@@ -81,7 +81,7 @@ def test_scores_equal_the_sql_aggregates(sample_project: Project, tmp_path: Path
 
 def test_the_queue_counts_every_answer_as_it_counts_one(sample_project: Project) -> None:
     """The queue's judge tag counts, read at once on label columns, equal those read answer by answer."""
-    from app.judging import run_judge
+    from app.judging.runs import run_judge
     from models.judge import LemajJudge, Mode
     from storage import reviews
 
@@ -122,8 +122,8 @@ def test_agreement_equals_the_pandas_pivot(sample_project: Project, tmp_path: Pa
 def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> None:
     """A judge run, then a reviewer who keeps some points, splits one, rewords one and adds a missing
     one: points paired by identity, by words, or not at all, on both paths."""
-    from app.judging import run_judge
-    from app.review import ReviewService
+    from app.judging.runs import run_judge
+    from app.review.service import ReviewService
     from models.judge import LemajJudge, Mode
     from models.vocabulary import Tag
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 
 from app.project import Project
-from app.review import ReviewService
+from app.review.service import ReviewService
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
 from ui.review.window import ReviewWindow
 

@@ -13,7 +13,7 @@ import pytest
 
 from app import backups
 from app.cli import main
-from app.datasets import import_dataset
+from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
 from models.vocabulary import Tag
 from storage.db import url_for_path
@@ -237,8 +237,8 @@ def test_a_timed_backup_is_due_only_after_a_change(sample_file: Path) -> None:
 def test_a_resealed_bundle_that_is_not_well_formed_is_refused_whole(
     sample_file: Path, tmp_path: Path, capsys, edit, problem
 ) -> None:
-    from app.review import ReviewService
-    from app.team import _digest
+    from app.review.service import ReviewService
+    from app.review.team import _digest
 
     reviewed = tmp_path / "reviewed.assay"
     shutil.copy(sample_file, reviewed)

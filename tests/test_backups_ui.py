@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app import backups
 from app.project import Project
-from app.review import ReviewService
+from app.review.service import ReviewService
 from app.settings import Settings
 from models.vocabulary import Tag
 from storage.db import sqlite_path

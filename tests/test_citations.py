@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.citations import find_citations
-from app.documents import parse_document
+from app.ingest.citations import find_citations
+from app.ingest.documents import parse_document
 from app.project import Project
 from storage.documents import Passage
 

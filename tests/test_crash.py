@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.datasets import import_dataset
+from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
 from storage.db import url_for_path
 
@@ -52,7 +52,7 @@ def test_killed_imports_are_all_or_nothing(tmp_path: Path) -> None:
 REVIEWER = """
 import sys
 from app.project import Project
-from app.review import ReviewService
+from app.review.service import ReviewService
 from models.vocabulary import Tag
 from storage.db import url_for_path
 service = ReviewService(Project.open(url_for_path(sys.argv[1])), "ana")

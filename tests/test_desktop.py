@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from app.judging.sample_tour import sample_tour
 from app.project import Project
-from app.review import ReviewService
-from app.sample_tour import sample_tour
+from app.review.service import ReviewService
 from models.vocabulary import ReviewStatus, Tag
 
 from .test_ui import SHOTS

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.documents import parse_document
 from app.errors import InvalidInput
+from app.ingest.documents import parse_document
 from models.vocabulary import PassageKind
 
 CONTRACT = """SERVICES AGREEMENT
@@ -155,6 +155,13 @@ def test_docx_numbered_clauses(tmp_path: Path) -> None:
     assert sections["1 Each party keeps the other's information secret."] == "1"
     assert sections["2 The obligations survive termination for five years."] == "2"
     assert sections["2.1 Disclosure required by law is permitted."] == "2.1"
+
+
+def test_a_refusal_is_one_line_whatever_the_library_said() -> None:
+    """pypdf quotes the byte it choked on ("Non-Ascii85 digit found: \\x1c"): the user still gets
+    one line naming the file, not a message torn across lines (found by bench/fuzz_damaged.py)."""
+    refused = InvalidInput("nda.pdf", "cannot read this pdf file (Non-Ascii85 digit found: \x1c\n\x0b)")
+    assert str(refused).splitlines() == ["nda.pdf: cannot read this pdf file (Non-Ascii85 digit found: )"]
 
 
 def test_unreadable_files_name_the_file(tmp_path: Path) -> None:

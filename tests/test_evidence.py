@@ -8,8 +8,8 @@ import json
 import pytest
 
 from app.cli import main
-from app.evidence import DocumentEvidence
-from app.judging import run_judge
+from app.judging.evidence import DocumentEvidence
+from app.judging.runs import run_judge
 from app.project import Project
 from models.backends.llama_local import LlamaBackend
 from models.evidence import echoes_prompt, is_evidence

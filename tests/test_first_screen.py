@@ -9,11 +9,11 @@ import sys
 import pytest
 from PySide6.QtCore import Qt, QUrl
 
-from app.judging import run_judge
+from app.judging.runs import run_judge
+from app.judging.sample_tour import judge_sample, sample_jury, sample_tour
+from app.judging.verification import VERIFIER
 from app.project import Project
-from app.review import ReviewService
-from app.sample_tour import judge_sample, sample_jury, sample_tour
-from app.verification import VERIFIER
+from app.review.service import ReviewService
 from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
 from ui import platform_check

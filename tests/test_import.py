@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.datasets import import_dataset
 from app.errors import InvalidInput
+from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
 
 

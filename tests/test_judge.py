@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from app.citations import find_citations
 from app.cli import main
 from app.errors import AssayError, JudgeUnavailable, NetworkNotAllowed
-from app.judging import GENERATION_RESERVE, run_judge, select_evidence
+from app.ingest.citations import find_citations
+from app.judging.runs import GENERATION_RESERVE, run_judge, select_evidence
 from app.project import Project
 from models.backends.base import Generation, LabelScores
 from models.backends.http import AnthropicBackend, OpenAIBackend
@@ -338,7 +338,7 @@ def test_anthropic_backend_against_a_stand_in_of_the_messages_api(monkeypatch) -
 def test_a_parallel_api_run_keeps_several_requests_in_flight_and_saves_each_answer_once(
     sample_project: Project,
 ) -> None:
-    from app.judging import JudgeSettings, make_backend
+    from app.judging.runs import JudgeSettings, make_backend
 
     ids = [a.id for a in sample_project.answers()][:8]
     settings = JudgeSettings(backend="openai", model="m", allow_network=True, find_missing=False, parallel=4)

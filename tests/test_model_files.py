@@ -13,7 +13,7 @@ import pytest
 
 from app.cli import main
 from app.errors import InvalidInput
-from app.model_files import check_fit, describe, read_model_info, recent_models
+from app.judging.model_files import check_fit, describe, read_model_info, recent_models
 from app.project import Project
 from models.backends.llama_local import embedded_model_path, gpu_offload_supported
 
@@ -93,7 +93,7 @@ def test_picker_takes_a_dropped_gguf_and_shows_what_it_is_and_whether_it_fits(qt
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent
 
-    from app.model_files import remember_model
+    from app.judging.model_files import remember_model
     from ui.model_picker import ModelPicker
 
     model = embedded_model_path()

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.documents import parse_document
 from app.errors import InvalidInput
-from app.ocr import LOW_CONFIDENCE
+from app.ingest.documents import parse_document
+from app.ingest.ocr import LOW_CONFIDENCE
 from app.project import Project
 from storage.db import url_for_path
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.citations import find_citations
-from app.documents import parse_document
 from app.errors import InvalidInput, PasswordRequired
+from app.ingest.citations import find_citations
+from app.ingest.documents import parse_document
 from storage.documents import Passage
 
 PDFS = Path(__file__).parent / "fixtures" / "pdfs"

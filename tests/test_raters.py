@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from app import analytics
-from app.judging import run_judge
-from app.labels import import_labels
+from app.figures import analytics
+from app.ingest.labels import import_labels
+from app.judging.runs import run_judge
 from app.project import SAMPLE_DATASET, Project
-from app.review import ReviewService
+from app.review.service import ReviewService
 from models.backends.llama_local import LlamaBackend
 from models.identity import MATCH_THRESHOLD, PointContent, same_point
 from models.judge import LemajJudge, Mode
@@ -139,7 +139,7 @@ def _two_raters(n_answers: int) -> tuple[list[dict], list[tuple[str, str]]]:
 def test_agreement_is_the_same_whatever_order_labels_are_imported(
     sample_project: Project, new_project_url, tmp_path: Path
 ) -> None:
-    from app.datasets import import_dataset
+    from app.ingest.datasets import import_dataset
 
     records, pairs = _two_raters(25)
     assert any(a == "missing" for a, _ in pairs) and any(b == "missing" for _, b in pairs)

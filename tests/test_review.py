@@ -7,9 +7,9 @@ import json
 import pytest
 
 from app.errors import AssayError
-from app.judging import run_judge
+from app.judging.runs import run_judge
 from app.project import Project
-from app.review import BLIND, ReviewService
+from app.review.service import BLIND, ReviewService
 from models.judge import LemajJudge, Mode
 from models.vocabulary import ReviewStatus, Tag
 from storage.db import url_for_path
@@ -101,7 +101,7 @@ def test_blind_mode_hides_the_judge_until_submission(sample_project: Project) ->
 
 
 def test_each_reviewer_has_labels_of_their_own(tmp_path) -> None:
-    from app.datasets import import_dataset
+    from app.ingest.datasets import import_dataset
     from app.project import SAMPLE_DATASET
 
     project = Project.open(url_for_path(tmp_path / "p.assay"))

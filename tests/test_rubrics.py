@@ -10,17 +10,18 @@ from typing import Any
 import pytest
 
 from app.cli import main
-from app.datasets import import_dataset
-from app.exports import export
-from app.jury import combine_tags, run_jury
+from app.export.formats import export
+from app.ingest.datasets import import_dataset
+from app.judging.jury import combine_tags, run_jury
+from app.judging.rubric_results import review_criteria, rubric_summary
+from app.judging.runs import JudgeSettings, open_run
+from app.judging.stress import PERTURBATIONS, perturb
 from app.project import SAMPLE_DATASET, Project
-from app.review import ReviewService
-from app.rubric_results import review_criteria, rubric_summary
-from app.stress import PERTURBATIONS, perturb
+from app.review.service import ReviewService
 from models.backends.llama_local import LlamaBackend
 from models.errors import JudgeUnavailable
-from models.judge import LemajJudge, Mode
-from models.prompts import Message, Part, Prompt
+from models.judge import LemajJudge, Mode, Tagging
+from models.prompts import Message, Part, Prompt, Strictness
 from models.rubrics import Rubric, RubricCase, RubricJudge, coverage_score, readability
 from models.vocabulary import Tag
 from storage.db import url_for_path
@@ -90,7 +91,7 @@ def test_dece_scores_and_criteria_validation(gold_project: Project) -> None:
         json.dumps({"scores": [1, 0, 0], "reasoning": ["a", "b", "c"]}),
         json.dumps({"scores": [1, 0], "reasoning": ["a", "b"]}),
     ]
-    from app.judging import run_judge
+    from app.judging.runs import run_judge
 
     answer_id = gold_project.answers()[0].id
     run_judge(gold_project.sessions, RubricJudge(RubricStandIn(outputs), Rubric.DECE), "dece", answer_ids=[answer_id])
@@ -203,6 +204,64 @@ def test_stress_test_reports_recall_per_perturbation(sample_project: Project, ca
     assert set(report["per_type"]) == set(PERTURBATIONS)
     assert all(r["detection_recall"] is None or 0 <= r["detection_recall"] <= 1 for r in report["per_type"].values())
     assert report["untouched_points"] > 0 and 0 <= report["false_alarm_rate"] <= 1
+
+
+class LocalModelStandIn:
+    """Describes itself as llama.cpp does, so a judge over it stores a local run's configuration."""
+
+    slot_label_scores = None  # what one-pass tagging needs of a local model
+
+    def __init__(self, settings: JudgeSettings) -> None:
+        self.settings = settings
+
+    def describe(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "backend": "local",
+            "model": Path(str(s.model)).name,
+            "model_path": s.model,
+            "context_tokens": s.context_tokens,
+            "gpu_layers": s.gpu_layers,
+            "threads": s.threads,
+            "flash_attn": s.flash_attn,
+            "seed": s.seed,
+        }
+
+
+class Replayed(Exception):
+    """Stops a stress test once it has built its judge's backend."""
+
+
+def test_both_stress_tests_replay_a_stored_run_with_every_setting_it_was_made_with(
+    project: Project, monkeypatch
+) -> None:
+    """A setting the run chose never falls back to its default when a stress test re-runs its judge."""
+    made = JudgeSettings(
+        model="/models/judge.gguf",
+        gpu_layers=0,
+        context_tokens=4096,
+        threads=3,
+        strictness=Strictness.STRICT,
+        seed=7,
+        flash_attn=True,
+        find_missing=False,
+        tagging=Tagging.ONE_PASS,
+    )
+    open_run(project.sessions, "run", made.judge(LocalModelStandIn(made)).describe(), "lead")
+    replayed: list[JudgeSettings] = []
+
+    def make_backend(settings: JudgeSettings) -> LocalModelStandIn:
+        replayed.append(settings)
+        raise Replayed
+
+    monkeypatch.setattr("app.cli.judging.make_backend", make_backend)
+    monkeypatch.setattr("app.judging.runs.make_backend", make_backend)
+    path = project.url.removeprefix("sqlite:///")
+    with pytest.raises(Replayed):
+        main(["--project", path, "stress-test", "--judge", "run"])
+    with pytest.raises(Replayed):
+        main(["--project", path, "stress-test", "--raters", "run"])
+    assert replayed == [made, made]
 
 
 def test_a_schema_llama_cpp_cannot_compile_is_an_error_not_a_crash() -> None:

@@ -161,7 +161,7 @@ def test_segment_command_prints_points_with_their_context(
 
 
 def test_a_reviewer_starts_from_points_that_carry_their_lead_in(sample_project: Project) -> None:
-    from app.review import ReviewService
+    from app.review.service import ReviewService
 
     state = ReviewService(sample_project, "ana").open("contractnli-001")
     know_how = next(p.point for p in state.points if p.point.text == "3. Know‑how")

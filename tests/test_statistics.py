@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from app.guarantees import (
+from app.figures.guarantees import (
     classical_mean,
     clustered_upper,
     cp_upper,
@@ -66,9 +66,9 @@ def test_the_recommended_rule_keeps_its_miss_rate_in_at_least_95_percent_of_proj
 
 
 def _recommended_by_triage(k: np.ndarray, n: np.ndarray, cleared: np.ndarray) -> int:
-    """The rule app.triage.recommend chooses from this repetition's sweep (-1: none), given in an
+    """The rule app.figures.triage.recommend chooses from this repetition's sweep (-1: none), given in an
     order of its own so that the test order comes from the cleared counts, as in the app."""
-    from app.triage import recommend
+    from app.figures.triage import recommend
 
     shuffled = np.random.default_rng(int(k.sum())).permutation(len(k))
     sweep = [
@@ -160,7 +160,7 @@ def test_the_paired_difference_of_two_generators_covers_and_beats_humans_alone()
 
 
 def test_reviews_needed_is_what_the_same_procedure_would_pass_with() -> None:
-    from app.guarantees import more_reviews_needed
+    from app.figures.guarantees import more_reviews_needed
 
     # One rule clearing half the answers, 30 of its answers reviewed, no miss: the bound with no miss
     # is 1 - 0.05^(1/n), under 5 % from n = log 0.05 / log 0.95 = 58.4; half the new reviews land there.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.exports import export
+from app.export.formats import export
 from app.project import SAMPLE_DATASET, Project
 from storage import audit
 
@@ -155,7 +155,7 @@ def test_imported_labels_are_triaged_with_an_exact_bound_and_picked_reviews_left
 def test_a_random_sample_is_seeded_recorded_and_only_its_reviews_back_the_bound(
     sample_project: Project, tmp_path: Path, capsys
 ) -> None:
-    from app.review import ReviewService
+    from app.review.service import ReviewService
 
     first = _json(capsys, "--db", sample_project.url, "sample", "--size", "12", "--seed", "5", "--json")
     again = _json(capsys, "--db", sample_project.url, "sample", "--size", "12", "--seed", "5", "--json")
@@ -218,8 +218,8 @@ def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     sample_project: Project, tmp_path: Path, capsys
 ) -> None:
     """The judge says 0.6–1.0 but a reviewer keeps its tag 0.3 less often than it claims."""
-    from app import calibration
-    from app.triage import test_half
+    from app.figures import calibration
+    from app.figures.triage import test_half
 
     path, sample, lines = overconfident_labels(tmp_path)
     rows = lines_of_sample()

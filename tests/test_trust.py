@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from app.cli import main
-from app.datasets import import_dataset
 from app.errors import InvalidInput
-from app.exports import export
+from app.export.formats import export
+from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
-from app.review import ReviewService
-from app.team import assign, export_bundle, import_bundle
+from app.review.service import ReviewService
+from app.review.team import assign, export_bundle, import_bundle
 from models.vocabulary import Tag
 from storage.db import url_for_path
 
@@ -265,7 +265,7 @@ def test_an_encrypted_project_is_unreadable_without_its_passphrase(monkeypatch, 
 def test_redacted_exports_hide_emails_phones_and_listed_names(sample_project: Project, tmp_path: Path) -> None:
     import pandas as pd
 
-    from app.labels import import_labels
+    from app.ingest.labels import import_labels
 
     said = (
         "Notices go to Jane  Doe, jane.doe@fulucai.com, Telephone: 403-689-3901, for fees of $1,000,000 in 2019-2020."

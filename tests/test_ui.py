@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from app.judging import JudgeSettings, run_judge
+from app.judging.runs import JudgeSettings, run_judge
 from app.project import Project
-from app.review import ReviewService
+from app.review.service import ReviewService
 from models.judge import LemajJudge, Mode
 from models.vocabulary import Tag
 from ui.review.window import ReviewWindow

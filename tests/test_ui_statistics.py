@@ -54,7 +54,7 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
 
 
 def test_the_dashboard_compares_two_generators_on_the_same_questions(qtbot, project: Project, tmp_path: Path, capsys):
-    from app import estimates, triage
+    from app.figures import estimates, triage
 
     two_generators(project, tmp_path)
     window = ReviewWindow(project, "ben")

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from app.cli import main
-from app.paired_stress import VerifierRater, paired_stress_test, remember
+from app.judging.paired_stress import VerifierRater, paired_stress_test, remember
+from app.judging.standing import latest_figures
+from app.judging.verification import VERIFIER, PointReport, Verifier, stored_report
 from app.project import Project
-from app.standing import latest_figures
-from app.verification import VERIFIER, PointReport, Verifier, stored_report
 from models.perturbations import TYPES
 from models.verifier.values import read_values
 from storage import judgements, raters

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.exports import export
-from app.labels import import_labels
-from app.paired_stress import remember
+from app.export.formats import export
+from app.ingest.labels import import_labels
+from app.judging.paired_stress import remember
+from app.judging.verification import verify_project
 from app.project import Project
-from app.verification import verify_project
 from models.perturbations import TYPES
 
 ANSWER = "cuad-006"  # its first list item cites "¶1", which in the contract is the cover line
@@ -81,8 +81,8 @@ def test_the_report_names_a_near_chance_judge_a_demonstration_model(sample_proje
 
 
 def test_a_jury_of_the_verifier_and_a_model_is_incorrect_where_the_verifier_flags(sample_project: Project) -> None:
-    from app.jury import run_jury
-    from app.review import ReviewService
+    from app.judging.jury import run_jury
+    from app.review.service import ReviewService
     from models.judge import LemajJudge, Mode
     from models.vocabulary import Tag
 
@@ -115,7 +115,7 @@ def test_the_stress_test_takes_the_answers_named(sample_project: Project, capsys
 
 
 def test_a_planted_citation_never_names_the_section_that_holds_the_point(sample_project: Project) -> None:
-    from app.paired_stress import _facts, _unrelated_section
+    from app.judging.paired_stress import _facts, _unrelated_section
     from storage import documents
 
     answer = sample_project.answer("cuad-036")  # the assignment clause: 11.7, inside "11. Miscellaneous"

@@ -8,12 +8,12 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from app.labels import import_labels
-from app.paired_stress import VerifierRater, paired_stress_test, remember
+from app.ingest.labels import import_labels
+from app.judging.paired_stress import VerifierRater, paired_stress_test, remember
+from app.judging.standing import standing_of_model
+from app.judging.verification import verify_project
 from app.project import Project
 from app.settings import ModelChoice
-from app.standing import standing_of_model
-from app.verification import verify_project
 from models.perturbations import TYPES
 from ui.judge_dialog import JudgeDialog
 from ui.review.window import ReviewWindow

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app import backups
 from app.errors import AssayError, NotAProject, ProjectDamaged
 from app.project import AskPassphrase, Project, project_passphrase, project_url
-from app.review import ReviewService
+from app.review.service import ReviewService
 
 
 class BackupSignals(QObject):

@@ -1,6 +1,6 @@
 """The numbers a team takes away, in the window: scores by slice and rater, agreement, estimates with
 95 % intervals (prediction-powered, beside judge-only and human-only), the judge's calibration, and
-the report's plots. A child process computes them all (app/dashboard.py) and draws the plots to pictures,
+the report's plots. A child process computes them all (app/figures/dashboard.py) and draws the plots to pictures,
 so at a million data points the window keeps answering while a progress bar fills."""
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import dashboard as figures_of
 from app.errors import AssayError
+from app.figures import dashboard as figures_of
+from app.figures.scores import shown
 from app.project import Project
-from app.scores import shown
 
 SLICES = list(figures_of.SLICES)
 ESTIMATE_GROUPS = list(figures_of.ESTIMATE_GROUPS)

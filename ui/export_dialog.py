@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
-from app.exports import FORMATS, Redact, export
+from app.export.formats import FORMATS, Redact, export
+from app.export.redaction import Redaction, keep_everything
 from app.project import Project
-from app.redaction import Redaction, keep_everything
 
 DESCRIPTIONS = {
     "xlsx": ("Excel workbook: answers, data points, agreement, triage", "xlsx"),

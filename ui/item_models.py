@@ -7,9 +7,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
-from app.review import QueueRow, RaterTag, ReviewPoint
-from app.scores import Scores, shown, triage_bucket
-from app.standing import Standing, figure_lines
+from app.figures.scores import Scores, shown, triage_bucket
+from app.judging.standing import Standing, figure_lines
+from app.review.service import QueueRow, RaterTag, ReviewPoint
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 
 Index = QModelIndex | QPersistentModelIndex

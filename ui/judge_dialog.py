@@ -1,4 +1,4 @@
-"""Run the judge from the window: a dialog to choose it, a worker that runs app.judging off the GUI thread."""
+"""Run the judge from the window: a dialog to choose it, a worker that runs app.judging.runs off the GUI thread."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
-from app.judging import JudgeSettings, Progress, RunSummary, device_sentence, make_backend, run_judge
-from app.model_files import record_speed
+from app.judging.model_files import record_speed
+from app.judging.runs import JudgeSettings, Progress, RunSummary, device_sentence, make_backend, run_judge
+from app.judging.standing import Standing, figure_lines
 from app.project import Project
 from app.settings import ModelChoice
-from app.standing import Standing, figure_lines
 from models.judge import Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
@@ -142,7 +142,7 @@ class JudgeSignals(QObject):
 
 
 class JudgeWorker(QRunnable):
-    """Runs app.judging.run_judge on a pool thread; results reach the GUI thread through signals."""
+    """Runs app.judging.runs.run_judge on a pool thread; results reach the GUI thread through signals."""
 
     def __init__(self, project: Project, settings: JudgeSettings, answer_ids: list[str] | None) -> None:
         super().__init__()

@@ -9,10 +9,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from app.cli import build_parser, prepare_gui
 from app.cli import main as cli_main
+from app.cli import prepare_gui
+from app.cli.parser import build_parser
+from app.judging.sample_tour import sample_tour
 from app.project import ICON, Project
-from app.sample_tour import sample_tour
 from app.settings import load_settings, save_settings
 from ui import platform_check
 

@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.about import gpu_offload
 from app.errors import InvalidInput
-from app.judging import is_on_premise
-from app.model_files import (
+from app.judging.model_files import (
     cached_model_info,
     check_fit,
     describe,
@@ -34,6 +33,7 @@ from app.model_files import (
     read_model_info,
     recent_models,
 )
+from app.judging.runs import is_on_premise
 from app.settings import ModelChoice
 
 KINDS = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.errors import AssayError
+from app.judging.sample_tour import SampleTour, judge_sample
 from app.project import Project
-from app.sample_tour import SampleTour, judge_sample
 from ui.judge_dialog import JudgeWorker
 
 if TYPE_CHECKING:
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class SampleJudgeWorker(JudgeWorker):
-    """app.sample_tour.judge_sample on a pool thread, with the judge worker's signals."""
+    """app.judging.sample_tour.judge_sample on a pool thread, with the judge worker's signals."""
 
     def __init__(self, project: Project, tour: SampleTour) -> None:
         super().__init__(project, tour.settings, list(tour.answer_ids))
@@ -33,7 +33,7 @@ class SampleJudgeWorker(JudgeWorker):
 
 
 def start_sample_tour(window: ReviewWindow, tour: SampleTour | None) -> SampleJudgeWorker | None:
-    """On the sample's first open (tour from app.sample_tour.sample_tour, the window opened at its
+    """On the sample's first open (tour from app.judging.sample_tour.sample_tour, the window opened at its
     first answer): start judging in the background, progress in the status bar; else nothing."""
     if tour is None:
         return None

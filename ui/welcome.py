@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.datasets import import_dataset
-from app.documents import PageProgress
 from app.errors import AssayError, PasswordRequired
+from app.ingest.datasets import import_dataset
+from app.ingest.documents import PageProgress
 from app.project import (
     SAMPLE_DATASET,
     AskPassphrase,

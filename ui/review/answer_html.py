@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import html
 
-from app.review import ReviewPoint, ReviewState
-from app.scores import shown
-from app.standing import Standing
+from app.figures.scores import shown
+from app.judging.standing import Standing
+from app.review.service import ReviewPoint, ReviewState
 from ui.item_models import TAG_STYLE
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
 

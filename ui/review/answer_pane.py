@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.citations import find_citations
+from app.ingest.citations import find_citations
+from app.judging.standing import Standing
 from app.project import Passage, Project
-from app.review import ReviewPoint, ReviewState
-from app.standing import Standing
+from app.review.service import ReviewPoint, ReviewState
 from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus, Tag
 from ui.item_models import DataPointTableModel
 from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html, rubrics_html, scores_html

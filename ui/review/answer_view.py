@@ -18,8 +18,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 
-from app.citations import Citation
-from app.review import ReviewPoint
+from app.ingest.citations import Citation
+from app.review.service import ReviewPoint
 from models.segmentation import answer_lines
 from models.vocabulary import Tag
 from ui.item_models import TAG_STYLE, tag_text

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, Q
 
 from app.errors import AssayError
 from app.project import Passage, Project
-from app.review import ReviewPoint, ReviewState
+from app.review.service import ReviewPoint, ReviewState
 from ui.item_models import short_question
 from ui.review.document_view import ABOUT, DocumentView
 

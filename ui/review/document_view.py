@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
-from app.ocr import LOW_CONFIDENCE as LOW_OCR_CONFIDENCE
+from app.ingest.ocr import LOW_CONFIDENCE as LOW_OCR_CONFIDENCE
 from app.project import Passage
 from models.vocabulary import PassageKind
 

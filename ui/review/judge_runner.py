@@ -10,10 +10,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QPushButton
 
-from app.judging import JudgeSettings, Progress, RunSummary, destination, is_on_premise
+from app.judging.runs import JudgeSettings, Progress, RunSummary, destination, is_on_premise
+from app.judging.standing import standing_of_model
 from app.project import Project
 from app.settings import Settings, save_settings
-from app.standing import standing_of_model
 from ui.judge_dialog import JudgeDialog, JudgeWorker
 
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.review import QueueRow
+from app.review.service import QueueRow
 from ui.item_models import AnswerQueueModel, QueueFilterModel
 
 

@@ -2,7 +2,7 @@
 the selected data point and move on, make one from selected text, edit, split, merge, delete or
 comment on it; rate, comment on and submit the answer; undo and redo; blind review.
 
-Each is one call to app.review.ReviewService (one short transaction, saved at once); the window
+Each is one call to app.review.service.ReviewService (one short transaction, saved at once); the window
 shows the state it returns, and an expected failure is one sentence in the status bar.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QInputDialog
 
 from app.errors import AssayError
-from app.review import BLIND, ReviewState
+from app.review.service import BLIND, ReviewState
 from models.vocabulary import Tag
 
 if TYPE_CHECKING:

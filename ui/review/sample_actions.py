@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
 
-from app import calibration, sampling
 from app.errors import AssayError
+from app.figures import calibration
+from app.review import sampling
 
 if TYPE_CHECKING:
     from ui.review.window import ReviewWindow

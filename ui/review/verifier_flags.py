@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QLabel
 
-from app.verification import AnswerReport, PointReport, Verifier, findings
+from app.judging.verification import AnswerReport, PointReport, Verifier, findings
 
 _BADGE = {
     "incorrect": ("⚑ Verifier flags this point", "#b00020"),

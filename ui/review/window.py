@@ -5,7 +5,7 @@ document) · Enter accept the judge's tag and move on · J/K next/previous point
 undo/redo · Ctrl+F search the document · Ctrl+Enter submit. Every action is saved at once.
 
 The window composes its parts (QueuePane, AnswerPane, DocumentPane, JudgeRunner, ActivityClock) and
-holds the menus and the wiring: each review action goes through app.review.ReviewService, and the
+holds the menus and the wiring: each review action goes through app.review.service.ReviewService, and the
 state it returns is shown in the panes.
 """
 
@@ -18,13 +18,13 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QSplitter, QTabWidget
 
-from app.exports import Redact
-from app.judging import JudgeSettings
+from app.export.formats import Redact
+from app.export.redaction import keep_everything
+from app.judging.runs import JudgeSettings
+from app.judging.standing import reference_standing
 from app.project import Project
-from app.redaction import keep_everything
-from app.review import BLIND, ReviewPoint, ReviewService, ReviewState
+from app.review.service import BLIND, ReviewPoint, ReviewService, ReviewState
 from app.settings import Settings, save_settings
-from app.standing import reference_standing
 from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
 from ui.export_dialog import export_from_dialog, export_project

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.citations import find_citations
 from app.errors import AssayError
+from app.figures.scores import Scores
+from app.ingest.citations import find_citations
 from app.project import Project
-from app.scores import Scores
 from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.documents import _TERMINAL, Unit, _normalise_running
 from app.errors import PasswordRequired
-from app.ocr import OcrParagraph
-from app.pdf_layout import Line, PageText, read_page
+from app.ingest.documents import _TERMINAL, Unit, _normalise_running
+from app.ingest.ocr import OcrParagraph
+from app.ingest.pdf_layout import Line, PageText, read_page
 
 
 def open_pdf(path: Path, password: str | None) -> Any:
@@ -41,7 +41,7 @@ def pdf_units(
     with open_pdf(path, password) as pdf:
         sizes = [float(c["size"]) for page in pdf.pages for c in page.chars if c["text"].strip() and c["upright"]]
         if not sizes:
-            from app.ocr import ocr_pdf
+            from app.ingest.ocr import ocr_pdf
 
             report = (lambda done, total: on_page(done, total, True)) if on_page else None
             return _ocr_units(ocr_pdf(path, pdf, report))

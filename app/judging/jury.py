@@ -13,7 +13,7 @@ from rapidfuzz import fuzz
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import AssayError
-from app.judging import Progress, RunSummary, open_run, run_judge
+from app.judging.runs import Progress, RunSummary, open_run, run_judge
 from models.judge import LemajJudge
 from models.vocabulary import OutcomeStatus, Tag
 from storage import answers, documents, judgements, raters
@@ -116,7 +116,7 @@ def combine_jury(
 
 def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids: list[str] | None) -> RunSummary:
     """The model-free verifier as a juror (it flags or abstains): run on what the model jurors judged."""
-    from app.verification import VERIFIER, verify_project
+    from app.judging.verification import VERIFIER, verify_project
 
     with sessions() as session:
         judged = [

@@ -90,7 +90,7 @@ def parse_document(
         raise InvalidInput(str(path), f"{size:.0f} MiB is larger than the {MAX_DOCUMENT_BYTES >> 20} MiB Assay takes")
     try:
         if fmt == "pdf":
-            from app.pdf_reading import pdf_units
+            from app.ingest.pdf_reading import pdf_units
 
             report = (lambda d, t, o: on_progress(PageProgress(path.name, d, t, o))) if on_progress else None
             text, units = pdf_units(path, password, report)
@@ -184,7 +184,7 @@ def _split_wide_gaps(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [strip_span(text, s, e) for s, e in pieces if text[s:e].strip()]
 
 
-# ---------------------------------------------------------------- PDF (app/pdf_reading.py)
+# ---------------------------------------------------------------- PDF (app/ingest/pdf_reading.py)
 
 _DIGITS = re.compile(r"\d+")
 

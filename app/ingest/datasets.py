@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from app.errors import InvalidInput
+from app.ingest.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from storage import answers, audit
 from storage.documents import document_by_name
 from storage.schema import DocumentRow, PassageRow

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.citations import _NUM, CITATION, CitationIndex, _section_key
+from app.ingest.citations import _NUM, CITATION, CitationIndex, _section_key
 from models.evidence import EVIDENCE_PER_POINT, Cited, is_evidence, rank_passages
 from models.prompts import EvidencePassage
 from models.vocabulary import PassageKind

@@ -9,7 +9,7 @@ same functions serve one project and a 500-repetition simulation (the last axis 
   fixed before the reviews are seen, stop at the first that fails; every rule that passed has a miss
   rate at most the target, with probability at least 1 - delta, however many rules were tried.
 - PPI++ mean (Angelopoulos, Duchi, Zrnic 2023): the few lines of `ppi_py.ppi_mean_ci` with its power
-  tuning, reimplemented so the app does not carry numba and llvmlite (see docs in app/estimates.py).
+  tuning, reimplemented so the app does not carry numba and llvmlite (see docs in app/figures/estimates.py).
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import analytics as stats
 from app.errors import AssayError
+from app.export.redaction import keep_everything
+from app.figures import analytics as stats
 from app.project import Project
-from app.redaction import keep_everything
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
 from storage import analytics, rubric_results
 
@@ -44,7 +44,7 @@ def _points(project: Project, redact: Redact, verifier: bool = False) -> list[di
     with project.sessions() as session:
         points = analytics.labelled_points(session)
     if verifier:
-        from app.verification import with_verifier_columns
+        from app.judging.verification import with_verifier_columns
 
         points = with_verifier_columns(project.sessions, points)
     return redact(points)
@@ -318,7 +318,7 @@ def export_report(project: Project, out: Path, redact: Redact = keep_everything)
 
 def _judge_sections(project: Project) -> list[str]:
     """How good each judge is: its latest paired stress test, a near-chance model named as such."""
-    from app.standing import judge_standings
+    from app.judging.standing import judge_standings
 
     standings = judge_standings(project.sessions)
     if not standings:
@@ -356,7 +356,7 @@ def _recall(t: dict[str, Any]) -> str:
 
 def _statistics_sections(project: Project, redact: Redact) -> list[str]:
     """Estimates with 95 % intervals per generator, and the judge's calibration with its diagram."""
-    from app import calibration, estimates
+    from app.figures import calibration, estimates
 
     rows = []
     for group in redact(estimates.estimate(project, "generator"))["groups"]:

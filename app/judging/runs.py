@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.citations import find_citations
 from app.errors import AssayError, JudgeUnavailable
-from app.evidence import DocumentEvidence
+from app.ingest.citations import find_citations
+from app.judging.evidence import DocumentEvidence
 from models.backends.base import JudgeBackend
 from models.judge import Cancelled, JudgeCase, LemajJudge, Mode, Tagging
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
@@ -55,6 +55,22 @@ class JudgeSettings:
     parallel: int = 1  # answers judged at once; API servers only (one local model runs one at a time)
     tagging: Tagging = Tagging.ONE_PASS  # two-stage on a local model: all points in one evaluation
 
+    @classmethod
+    def from_run_config(cls, config: Mapping[str, Any]) -> JudgeSettings:
+        """The settings a run's stored configuration names (its judge's `describe()`), or the `assay
+        judge` flags, whose names are the same. The one place settings are rebuilt: a setting added
+        here is kept by every run that replays a stored one (the stress tests). What the
+        configuration does not say keeps its default, except `tagging`: runs from before one-pass
+        tagging tagged point by point."""
+        values = {f.name: config[f.name] for f in fields(cls) if f.name in config}
+        values["model"] = config.get("model_path") or config.get("model")  # a local run keeps the file's path
+        values["tagging"] = values.get("tagging", Tagging.PER_POINT.value)
+        kinds = {"backend": BackendKind, "mode": Mode, "strictness": Strictness, "rubric": Rubric, "tagging": Tagging}
+        for name, kind in kinds.items():
+            if name in values:
+                values[name] = kind(values[name])
+        return cls(**values)
+
     def default_name(self, backend: JudgeBackend) -> str:
         model = Path(str(backend.describe().get("model", "model"))).stem
         if self.rubric is not Rubric.LEMAJ:
@@ -82,6 +98,13 @@ def destination(settings: JudgeSettings) -> str:
     return urlsplit(settings.base_url or "").hostname or default or "an unnamed server"
 
 
+def permitted(settings: JudgeSettings, allowed_hosts: Collection[str], this_run: bool) -> JudgeSettings:
+    """An API judge may send texts when this run says so (--allow-network), or the project allows its host."""
+    if settings.backend == BackendKind.LOCAL:
+        return settings
+    return replace(settings, allow_network=this_run or destination(settings) in allowed_hosts)
+
+
 def is_on_premise(host: str) -> bool:
     """Loopback and private-range addresses stay inside the organisation's network."""
     import ipaddress
@@ -97,7 +120,7 @@ def is_on_premise(host: str) -> bool:
 
 def _check_model_fits(path: Path, settings: JudgeSettings) -> None:
     """Refuse, before llama.cpp tries, a model that cannot fit: the estimate is in the message."""
-    from app.model_files import check_fit, read_model_info, remember_model
+    from app.judging.model_files import check_fit, read_model_info, remember_model
     from models.backends.llama_local import gpu_offload_supported
 
     if not path.is_file():

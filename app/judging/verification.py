@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.citations import CITATION, CitationIndex
-from app.judging import open_run
+from app.ingest.citations import CITATION, CitationIndex
+from app.judging.runs import open_run
 from models.segmentation import segment_answer
 from models.verifier import INCORRECT, VERSION, CitedRef, ClaimResult, Document, Source, verify_claim
 from models.vocabulary import OutcomeStatus, Tag
@@ -227,15 +227,15 @@ def with_verifier_columns(sessions: sessionmaker[Session], points: list[dict[str
 
 
 def judge_standing(sessions: sessionmaker[Session], rater: str) -> str:
-    """How good a judge run is, in the words its tags are shown with (see app.standing)."""
-    from app.standing import standing_of_run
+    """How good a judge run is, in the words its tags are shown with (see app.judging.standing)."""
+    from app.judging.standing import standing_of_run
 
     return standing_of_run(sessions, rater).text
 
 
 def reference_judge_standing(sessions: sessionmaker[Session], answer_id: str) -> tuple[str, str] | None:
     """The judge run whose tags the reviewer sees on this answer, and how good it is."""
-    from app.standing import reference_standing
+    from app.judging.standing import reference_standing
 
     found = reference_standing(sessions, answer_id)
     return None if found is None or found.run is None else (found.run, found.text)

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from app import calibration
-from app.guarantees import (
+from app.figures import calibration
+from app.figures.guarantees import (
     DELTA,
     clustered_upper,
     cp_upper,

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app import analytics, calibration, columnar, estimates
 from app.errors import AssayError
+from app.figures import analytics, calibration, columnar, estimates
 from app.project import Project
 
 SLICES = ("rater", "source", "document", "generator", "question")
@@ -52,7 +52,7 @@ def compute(
     triage_rule: tuple[float, float] = (1.0, 0.8),
 ) -> DashboardFigures:
     """Every figure of the dashboard; raises Cancelled when `cancel` is set between two of them."""
-    from app.exports import report_figures
+    from app.export.formats import report_figures
 
     cancel = cancel or threading.Event()
     out = DashboardFigures()

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from app import columnar
 from app.errors import AssayError
+from app.figures import columnar
 from app.project import Project
 from models.vocabulary import Tag
 from storage import analytics, columns, scoring
@@ -365,8 +365,8 @@ def _alignment_result(
 
 
 def triage(project: Project, *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """LeMAJ triage with a guaranteed miss rate: see app/triage.py."""
-    from app.triage import triage as run
+    """LeMAJ triage with a guaranteed miss rate: see app/figures/triage.py."""
+    from app.figures.triage import triage as run
 
     return run(project, *args, **kwargs)
 

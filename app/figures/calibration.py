@@ -4,7 +4,7 @@ with the expected calibration error before and after and a reliability diagram.
 A judge's "0.9" means little until reviews say how often a lawyer kept such a tag. The fit uses the
 latest judge run of each answer against the tags submitted by reviewers on the same data points.
 Calibration makes triage clear more answers at the same risk; it does not make a bound valid, so
-triage fits it on reviews it does not test on (app/triage.py).
+triage fits it on reviews it does not test on (app/figures/triage.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`assay backup` and `assay restore`: the CLI side of app.backups, kept out of app/cli.py.
+"""`assay init`, `info`, `network`, `backup` and `restore`: the project file itself, its passphrase,
+the hosts it allows, its backups.
 
 `restore` runs before the project is opened: the file it replaces may be too damaged to open.
 """
@@ -6,23 +7,49 @@
 from __future__ import annotations
 
 import argparse
+import getpass
+import sys
 from pathlib import Path
-from typing import Any
 
 from app import backups
+from app.cli.output import print_summary
+from app.errors import AssayError, InvalidInput
 from app.project import AskPassphrase, Project, project_passphrase, project_url
 from storage.db import url_for_path
 from storage.integrity import as_storage_error
 
 
-def add_commands(commands: Any) -> None:
-    commands.add_parser("backup", help="copy the project into its backup folder now (the last 10 are kept, 1 a day)")
-    restore = commands.add_parser("restore", help="put a backup in the project's place (the current file kept aside)")
-    restore.add_argument("backup", nargs="?", help="a backup's number in --list (1 = newest), its name or its path")
-    restore.add_argument("--list", action="store_true", help="list this project's backups, newest first")
+def ask_in_terminal(where: str, new: bool) -> str | None:
+    if not sys.stdin.isatty():
+        return None
+    passphrase = getpass.getpass(f"Passphrase for {where}: ")
+    if new and getpass.getpass("The same passphrase again: ") != passphrase:
+        raise InvalidInput("passphrase", "the two entries differ")
+    return passphrase
 
 
-def backup(project: Project, _args: argparse.Namespace) -> int:
+def _init(project: Project, _args: argparse.Namespace) -> int:
+    print(f"project ready: {project.url}")
+    return 0
+
+
+def _info(project: Project, args: argparse.Namespace) -> int:
+    counts = project.counts()
+    print_summary(counts, args.json, lambda: "\n".join([project.url, *(f"  {n:12} {c}" for n, c in counts.items())]))
+    return 0
+
+
+def _network(project: Project, args: argparse.Namespace) -> int:
+    if args.action != "list":
+        if not args.host:
+            raise AssayError(f"network {args.action} needs a host, e.g. 10.0.0.7 or llm.example.com")
+        project.set_host_allowed(args.host, args.action == "allow", getpass.getuser())
+    hosts = project.allowed_hosts()
+    print("\n".join(hosts) if hosts else "no host allowed: API judges need --allow-network for each run")
+    return 0
+
+
+def _backup(project: Project, _args: argparse.Namespace) -> int:
     path = backups.project_file(project.url)
     made = backups.make_backup(path, project.passphrase)
     kept = backups.list_backups(path)
@@ -59,3 +86,6 @@ def damaged(args: argparse.Namespace, exc: Exception) -> str:
         return f"the database reported an error: {str(getattr(exc, 'orig', exc)).splitlines()[0]}"
     error = as_storage_error(path, exc)
     return f"{error}; {backups.advice(path)}" if hasattr(error, "problem") else str(error)
+
+
+COMMANDS = {"init": _init, "info": _info, "network": _network, "backup": _backup}

@@ -19,10 +19,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.citations import CitationIndex, find_citations
 from app.errors import AssayError
-from app.standing import STRESS_SETTING
-from app.verification import VERIFIER, Verifier
+from app.ingest.citations import CitationIndex, find_citations
+from app.judging.standing import STRESS_SETTING
+from app.judging.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
 from models.segmentation import segment_answer
 from models.vocabulary import BackendKind, Tag
@@ -175,7 +175,7 @@ class JudgeRater(Rater):
         self._tags: dict[tuple[str, str, int, int], Tag | None] = {}
 
     def _case(self, answer_id: str) -> Any:
-        from app.judging import select_evidence
+        from app.judging.runs import select_evidence
         from models.judge import JudgeCase
 
         if answer_id not in self._cases:
@@ -241,7 +241,7 @@ class JuryRater(Rater):
         self.name, self.jurors, self.how, self.priority = name, jurors, how, priority
 
     def flags(self, answer_id: str, text: str, spans: list[tuple[int, int]]) -> list[bool]:
-        from app.jury import combine_tags
+        from app.judging.jury import combine_tags
 
         by_juror = [j.tags(answer_id, text, spans) for j in self.jurors]
         out = []
@@ -414,22 +414,11 @@ def remember(sessions: sessionmaker[Session], result: dict[str, Any]) -> None:
 
 def judge_from_run(config: dict[str, Any]) -> Any:
     """The LeMAJ judge a run's stored settings describe (local runs only: the test re-runs the model)."""
-    from app.judging import JudgeSettings, make_backend
-    from models.judge import Mode, Tagging
-    from models.prompts import Strictness
+    from app.judging.runs import JudgeSettings, make_backend
 
     if config.get("backend", BackendKind.LOCAL) != BackendKind.LOCAL:
         raise AssayError("the stress test re-runs the judge: test a local judge run")
-    settings = JudgeSettings(
-        backend=BackendKind.LOCAL,
-        model=config.get("model_path") or config.get("model"),
-        gpu_layers=config.get("gpu_layers"),
-        context_tokens=config.get("context_tokens", 8192),
-        mode=Mode(config.get("mode", "two-stage")),
-        strictness=Strictness(config.get("strictness", "standard")),
-        seed=config.get("seed", 0),
-        tagging=Tagging(config.get("tagging", Tagging.PER_POINT.value)),  # older runs tagged point by point
-    )
+    settings = JudgeSettings.from_run_config(config)
     return settings.judge(make_backend(settings))
 
 
@@ -451,7 +440,7 @@ def raters_named(
         if run is None or run.kind.value != "judge":
             raise AssayError(f"no judge run named {name!r} (raters: verifier, judge runs, jury runs)")
         if run.config.get("backend") == "jury":
-            from app.jury import DEFAULT_PRIORITY
+            from app.judging.jury import DEFAULT_PRIORITY
 
             priority = tuple(Tag(t) for t in run.config.get("priority", [t.value for t in DEFAULT_PRIORITY]))
             jurors = [build(j) for j in run.config.get("jurors", [])]

@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.judging import JudgeSettings, Progress, RunSummary, make_backend, run_judge
-from app.jury import combine_jury
+from app.judging.jury import combine_jury
+from app.judging.runs import JudgeSettings, Progress, RunSummary, make_backend, run_judge
+from app.judging.verification import VERIFIER, verify_project
 from app.project import SAMPLE_DATASET, Project
-from app.verification import VERIFIER, verify_project
 from storage import reviews
 
 FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project → Run the judge does the rest

@@ -20,8 +20,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.datasets import jsonl_objects
 from app.errors import InvalidInput
+from app.ingest.datasets import jsonl_objects
 from app.project import Project
 from models.verdict import align
 from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag

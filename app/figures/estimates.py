@@ -6,7 +6,7 @@ The judge may be biased; the reviews correct the bias and the judge's many tags 
 Intervals are asymptotic (CLT), not exact; with few reviews per group read them as approximate.
 
 Why not `ppi-python` itself: its `ppi_mean_ci` is about twenty lines of NumPy, which
-app/guarantees.py reproduces (the same intervals to 3e-16 over 600 random projects, beside
+app/figures/guarantees.py reproduces (the same intervals to 3e-16 over 600 random projects, beside
 ppi-python 0.2.3: bench/ppi_equivalence.py). Installed beside this app, ppi-python adds numba and
 llvmlite (203 MB), gdown, beautifulsoup4, soupsieve, filelock and PySocks: 206 MB in all for a
 desktop bundle, and a JIT compiler the app would never use.
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.errors import AssayError
-from app.guarantees import classical_mean, difference_of_means, paired_difference, ppi_mean
+from app.figures.guarantees import classical_mean, difference_of_means, paired_difference, ppi_mean
 from app.project import Project
 from storage import analytics, statistics
 

@@ -1,0 +1,113 @@
+"""`assay import`, `import-labels`, `search`, `citations` and `segment`: what comes into a project
+(documents, answers, other raters' labels) and how Assay reads it."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from dataclasses import asdict
+
+from app.cli.output import print_pages, print_summary
+from app.errors import AssayError, InvalidInput, PasswordRequired
+from app.ingest.citations import find_citations
+from app.ingest.datasets import import_dataset
+from app.ingest.labels import import_labels
+from app.ingest.segments import segment_report
+from app.project import Project
+
+
+def _import(project: Project, args: argparse.Namespace) -> int:
+    passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
+    while True:
+        try:
+            summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=print_pages)
+            break
+        except PasswordRequired as exc:
+            if not sys.stdin.isatty():
+                raise InvalidInput(exc.place, f"{exc.problem} (--pdf-password {exc.name}=…)") from exc
+            again = " (that one was wrong)" if exc.wrong else ""
+            passwords[exc.name] = getpass.getpass(f"Password for {exc.name}{again}: ")
+    print_summary(
+        summary,
+        args.json,
+        lambda: (
+            f"imported {args.path}: {summary.documents_added} new documents, {summary.answers_added} new answers, "
+            f"{summary.answers_updated} updated, {summary.answers_unchanged} unchanged"
+        ),
+    )
+    return 0
+
+
+def _import_labels(project: Project, args: argparse.Namespace) -> int:
+    summary = import_labels(project, args.path)
+    print_summary(
+        summary,
+        args.json,
+        lambda: (
+            f"imported {summary.labels} labels from {summary.lines} lines "
+            f"({summary.data_points_created} new data points; {summary.sampled} answers marked as randomly sampled)"
+        ),
+    )
+    return 0
+
+
+def _search(project: Project, args: argparse.Namespace) -> int:
+    hits = project.search(args.document, args.query, args.limit)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "citation_id": h.passage.citation_id,
+                        "section": h.passage.section,
+                        "heading": h.passage.heading_path,
+                        "score": h.score,
+                        "text": h.passage.text,
+                    }
+                    for h in hits
+                ]
+            )
+        )
+    else:
+        for hit in hits:
+            where = hit.passage.section or hit.passage.heading_path
+            print(f"{hit.passage.citation_id:>8}  {where[:30]:30}  {hit.passage.text[:100]}")
+    return 0
+
+
+def _citations(project: Project, args: argparse.Namespace) -> int:
+    answer = project.answer(args.answer_id)
+    if answer is None:
+        raise AssayError(f"no answer with id {args.answer_id!r}")
+    citations = find_citations(answer.text, project.passages(answer.document_id))
+    if args.json:
+        print(json.dumps([asdict(c) for c in citations]))
+    else:
+        for c in citations:
+            print(f"{c.written!r:28} -> {', '.join(c.passages[:5]) or 'not in the document'}")
+    return 0
+
+
+def _segment(project: Project, args: argparse.Namespace) -> int:
+    report = segment_report(project, args.answer)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    for answer in report["answers"]:
+        print(f"{answer['answer_id']}  coverage {answer['coverage']:.3f}")
+        for p in answer["points"]:
+            context = f"[{' '.join(p['context'].split())[-40:]}] " if p["context"] else ""
+            print(f"  {p['start']:>5}-{p['end']:<5} {context}{' '.join(p['text'].split())[:100]}")
+    print(f"coverage of letters and digits: {report['coverage']:.3f}")
+    return 0
+
+
+COMMANDS = {
+    "import": _import,
+    "import-labels": _import_labels,
+    "search": _search,
+    "citations": _citations,
+    "segment": _segment,
+}

@@ -1,0 +1,302 @@
+"""`assay judge`, `verify`, `stress-test`, `models`, `rubric-scores` and `criteria`: judge runs and
+juries, the model-free verifier, how far a judge can be trusted, and the judges' own figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections import Counter
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from app.cli.output import print_json_or_lines, print_progress, print_summary
+from app.errors import AssayError, InvalidInput
+from app.figures.scores import shown
+from app.judging.jury import run_jury
+from app.judging.model_files import describe, read_model_info, recent_models, record_speed
+from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
+from app.judging.rubric_results import review_criteria, rubric_summary
+from app.judging.runs import JudgeSettings, Progress, device_sentence, make_backend, permitted, run_judge
+from app.judging.stress import stress_test
+from app.judging.verification import VERIFIER, verify_project
+from app.project import Project
+from models.backends.base import JudgeBackend
+from models.judge import Mode
+from models.prompts import Strictness
+from models.rubrics import Rubric
+from models.vocabulary import BackendKind, Tag
+from storage.raters import rater_named
+
+BackendKey = tuple[str, str | None, str | None, int | None, int]  # backend, model, base URL, GPU layers, context
+
+
+def _judge(project: Project, args: argparse.Namespace) -> int:
+    settings = permitted(JudgeSettings.from_run_config(vars(args)), project.allowed_hosts(), args.allow_network)
+    shared: dict[BackendKey, JudgeBackend] = {}
+    cancel = threading.Event()
+
+    def stop(_signum: int, _frame: object) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        print("\nassay: stopping after the answer in flight (Ctrl-C again to abandon it)", file=sys.stderr)
+
+    answer_ids = args.answers.split(",") if args.answers else None
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        if args.jury:
+            return _run_jury(project, args, settings, shared, answer_ids, cancel)
+        backend = _backend(settings, shared)
+        if device := device_sentence(backend):
+            print(f"judge: {device}", file=sys.stderr)
+        speeds: list[float] = []
+
+        def progress(p: Progress) -> None:
+            speeds.append(p.tokens_per_second)
+            print_progress(p)
+
+        summary = run_judge(
+            project.sessions,
+            settings.judge(backend),
+            args.name or settings.default_name(backend),
+            answer_ids=answer_ids,
+            limit=args.limit,
+            more=args.more,
+            on_progress=progress,
+            cancel=cancel,
+            parallel=settings.parallel,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    print(file=sys.stderr)
+    if settings.backend == BackendKind.LOCAL and speeds and speeds[-1] > 0:  # `assay models` shows it
+        from models.backends.llama_local import embedded_model_path
+
+        record_speed(Path(settings.model) if settings.model else embedded_model_path(), speeds[-1])
+
+    def text() -> str:
+        state = " (stopped; run it again to resume)" if summary.cancelled else ""
+        lines = [f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{state}"]
+        lines += [f"  {answer_id}: {error}" for answer_id, error in summary.failures.items()]
+        if summary.rejected:
+            refused = ", ".join(f"{count} {reason}" for reason, count in sorted(summary.rejected.items()))
+            lines.append(f"  judge points refused by validation (not stored): {refused}")
+        return "\n".join(lines)
+
+    print_summary(summary, args.json, text)
+    return 0
+
+
+def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend]) -> JudgeBackend:
+    """One backend per model: jurors on the same local model share its weights and cache."""
+    key = (settings.backend, settings.model, settings.base_url, settings.gpu_layers, settings.context_tokens)
+    if key not in shared:
+        shared[key] = make_backend(settings)
+        described = shared[key].describe()
+        if "host" in described:
+            print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
+    return shared[key]
+
+
+def _juror(spec: str, base: JudgeSettings) -> JudgeSettings:
+    """'local', 'local:seed=2,strictness=strict', 'openai:base_url=http://…/v1,model=m'."""
+    backend, _, options = spec.partition(":")
+    values: dict = {"backend": backend or base.backend}
+    for option in filter(None, options.split(",")):
+        key, sep, value = option.partition("=")
+        if not sep or key not in {"model", "base_url", "seed", "strictness", "mode", "structured"}:
+            raise AssayError(f"juror option {option!r}: use model=, base_url=, seed=, strictness=, mode=, structured=")
+        values[key] = (
+            int(value)
+            if key == "seed"
+            else Strictness(value)
+            if key == "strictness"
+            else (Mode(value) if key == "mode" else value)
+        )
+    return replace(base, **values)
+
+
+def _run_jury(
+    project: Project,
+    args: argparse.Namespace,
+    settings: JudgeSettings,
+    shared: dict[BackendKey, JudgeBackend],
+    answer_ids: list[str] | None,
+    cancel: threading.Event,
+) -> int:
+    if settings.rubric is not Rubric.LEMAJ:
+        raise AssayError("a jury tags LeMAJ data points: leave --rubric at lemaj")
+    jurors = []
+    for spec in args.jury:
+        if spec == VERIFIER:  # the model-free verifier: it flags or abstains
+            jurors.append((VERIFIER, None))
+            continue
+        juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
+        juror = permitted(juror, project.allowed_hosts(), args.allow_network)  # each juror's host its own opt-in
+        backend = _backend(juror, shared)
+        judge = juror.judge(backend)
+        jurors.append((f"juror:{spec}", judge))
+    priority = tuple(Tag(t.strip()) for t in args.priority.split(","))
+    name = args.name or f"jury:{args.combine}:" + "+".join(args.jury)
+    summary = run_jury(
+        project.sessions,
+        jurors,
+        name,
+        args.combine,
+        priority,
+        answer_ids=answer_ids,
+        limit=args.limit,
+        more=args.more,
+        on_progress=print_progress,
+        cancel=cancel,
+    )
+    print(file=sys.stderr)
+    print_summary(
+        summary,
+        args.json,
+        lambda: "\n".join(
+            [f"{j.rater}: {j.judged} judged, {j.failed} failed" for j in summary.jurors]
+            + [f"{summary.jury}: {summary.combined} answers combined"]
+        ),
+    )
+    return 0
+
+
+def _verify(project: Project, args: argparse.Namespace) -> int:
+    answer_ids = [a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None
+    reports = verify_project(project.sessions, answer_ids)
+    if args.json:
+        print(json.dumps({"answers": [r.as_dict() for r in reports]}))
+        return 0
+    counts = Counter(p.verdict for r in reports for p in r.points)
+    for report in reports:
+        for point in report.points:
+            if point.verdict in ("incorrect", "needs_review"):
+                print(f"{report.answer_id} [{point.start}:{point.end}] {point.verdict}: {point.summary}")
+    print(", ".join(f"{counts[v]} {v}" for v in ("supported", "incorrect", "needs_review", "unverifiable")))
+    print(f"saved as the rater {VERIFIER!r} ({len(reports)} answers)")
+    return 0
+
+
+def _stress(project: Project, args: argparse.Namespace) -> int:
+    if args.raters:
+        return _paired_stress(project, args)
+    if not args.judge:
+        raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
+    with project.sessions() as session:
+        run = rater_named(session, args.judge)
+    if run is None or run.kind.value != "judge" or run.config.get("rubric", "lemaj") != "lemaj":
+        raise AssayError(f"no LeMAJ judge run named {args.judge!r}")
+    settings = JudgeSettings.from_run_config(run.config)
+    if settings.backend != BackendKind.LOCAL:
+        raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
+    judge = settings.judge(make_backend(settings))
+    report = stress_test(project, judge, args.judge, limit=args.limit or 3)
+    result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"stress test of {report.judge} on {report.answers} answers (base: {report.base})")
+    for kind, figures in (report.per_type or {}).items():
+        recall = shown(figures["detection_recall"])
+        print(f"  {kind:15} detected {figures['detected']}/{figures['cases']}  recall {recall}")
+    print(f"  false alarms on untouched correct points: {report.false_alarms}/{report.untouched_points}")
+    return 0
+
+
+def _paired_stress(project: Project, args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.raters.split(",") if n.strip()]
+    raters = raters_named(project.sessions, names)
+    result = paired_stress_test(
+        project.sessions,
+        raters,
+        limit=args.limit,
+        seed=args.seed,
+        answer_ids=[a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None,
+        on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
+    )
+    print(file=sys.stderr)
+    remember(project.sessions, result)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"paired stress test on {result['answers']} answers (seed {result['seed']}): {result['qualifying_points']} "
+        f"of {result['points']} points are supported by the document and had errors planted"
+    )
+    print(stress_table(result))
+    return 0
+
+
+def _models(_project: Project, args: argparse.Namespace) -> int:
+    rows = []
+    for recent in recent_models():
+        try:
+            info: str | dict = describe(read_model_info(Path(recent["path"])))
+        except InvalidInput as exc:
+            info = exc.problem
+        speed = recent.get("tokens_per_second")
+        rows.append({**recent, "about": info})
+        if not args.json:
+            measured = f"{speed:.1f} tokens/s (judge run of {recent['measured_at'][:10]})" if speed else "not run yet"
+            print(f"{recent['path']}\n    {info}\n    {measured}")
+    if args.json:
+        print(json.dumps(rows))
+    elif not rows:
+        print("no models used yet: choose one in the judge dialog or run `assay judge --model FILE.gguf`")
+    return 0
+
+
+def _rubric_scores(project: Project, args: argparse.Namespace) -> int:
+    print_json_or_lines(rubric_summary(project, Rubric(args.rubric)), args.json)
+    return 0
+
+
+def _criteria(project: Project, args: argparse.Namespace) -> int:
+    def numbers(text: str) -> list[int]:
+        return [int(n) for n in text.split(",") if n.strip()]
+
+    edits = {}
+    for item in args.edit:
+        number, sep, text = item.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise AssayError(f"--edit {item!r}: write N=new text")
+        edits[int(number)] = text
+    payload = review_criteria(
+        project,
+        args.answer_id,
+        args.run,
+        accept=numbers(args.accept),
+        reject=numbers(args.reject),
+        edit=edits,
+        add=args.add,
+        reviewer=args.reviewer,
+    )
+    print_summary(
+        payload,
+        args.json,
+        lambda: "\n".join(
+            [
+                f"{i:3} [{c['status']:8}] {'✓' if c['satisfied'] else '✗'} {c['text']}"
+                for i, c in enumerate(payload["criteria"], start=1)
+            ]
+            + [
+                f"recall {shown(payload['recall'])} · F2 {shown(payload['f2'])} · revision rate "
+                f"{shown(payload['revision_rate'])}"
+            ]
+        ),
+    )
+    return 0
+
+
+COMMANDS = {
+    "judge": _judge,
+    "verify": _verify,
+    "stress-test": _stress,
+    "models": _models,
+    "rubric-scores": _rubric_scores,
+    "criteria": _criteria,
+}

@@ -1,0 +1,242 @@
+"""The `assay` command line as declarations only: every command, its arguments and their help.
+What each command does lives in the handler modules beside this one.
+
+The judge command's settings flags carry the names of `JudgeSettings`' fields (`--context` is
+`context_tokens`), so `JudgeSettings.from_run_config` reads them as it reads a stored run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.export.formats import FORMATS
+from app.figures import estimates
+from app.project import PASSPHRASE_ENV
+from models.judge import Mode, Tagging
+from models.prompts import Strictness
+from models.rubrics import Rubric
+from models.vocabulary import BackendKind
+from storage.analytics import SLICES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assay", description="Review LLM answers about legal documents.")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--project", type=Path, help="project file (SQLite); default in the user data folder")
+    where.add_argument("--db", help="database URL, e.g. postgresql+psycopg://user@host/assay")
+    parser.add_argument(
+        "--encrypt",
+        action="store_true",
+        help=f"create the project file encrypted (SQLCipher); the passphrase comes from {PASSPHRASE_ENV} or is asked",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("init", help="create the project (or bring an old one up to date)")
+
+    models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
+    models.add_argument("--json", action="store_true")
+
+    imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
+    imp.add_argument("path", type=Path)
+    imp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    imp.add_argument(
+        "--pdf-password",
+        action="append",
+        default=[],
+        metavar="FILE=PASSWORD",
+        help="the password of an encrypted PDF (asked in a terminal when missing)",
+    )
+
+    info = commands.add_parser("info", help="what the project holds")
+    info.add_argument("--json", action="store_true")
+
+    search = commands.add_parser("search", help="BM25-ranked passages of one document")
+    search.add_argument("document", help="document name, or a unique part of it")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--json", action="store_true")
+
+    cite = commands.add_parser("citations", help="the citations an answer writes, resolved to passages")
+    cite.add_argument("answer_id")
+    cite.add_argument("--json", action="store_true")
+
+    seg = commands.add_parser("segment", help="the data points each answer is cut into, and their coverage")
+    seg.add_argument("--answer", help="only this answer (default: every answer)")
+    seg.add_argument("--json", action="store_true")
+
+    judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
+    judge.add_argument("--backend", choices=[k.value for k in BackendKind], default=BackendKind.LOCAL.value)
+    judge.add_argument("--model", help="GGUF file (local; default: the embedded SmolLM2) or the API's model name")
+    judge.add_argument("--base-url", help="API base URL, e.g. http://127.0.0.1:8000/v1")
+    judge.add_argument("--allow-network", action="store_true", help="let an API judge send the texts to its host")
+    judge.add_argument(
+        "--structured",
+        choices=["json_schema", "json_object", "none"],
+        default="json_schema",
+        help="how an OpenAI-compatible server constrains JSON (llama-cpp server: json_object)",
+    )
+    judge.add_argument("--gpu-layers", type=int, help="layers to offload (default: all when the build supports it)")
+    judge.add_argument(
+        "--context",
+        dest="context_tokens",
+        metavar="CONTEXT",
+        type=int,
+        default=8192,
+        help="context size in tokens (local)",
+    )
+    judge.add_argument("--threads", type=int)
+    judge.add_argument("--flash-attn", action="store_true")
+    judge.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.TWO_STAGE.value)
+    judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
+    judge.add_argument("--seed", type=int, default=0)
+    judge.add_argument(
+        "--no-missing",
+        dest="find_missing",
+        action="store_false",
+        help="two-stage: tag only, do not search for omissions",
+    )
+    judge.add_argument(
+        "--tagging",
+        choices=[t.value for t in Tagging],
+        default=Tagging.ONE_PASS.value,
+        help="two-stage: every point's tag from one evaluation (local models), or a prompt per point",
+    )
+    judge.add_argument("--rubric", choices=[r.value for r in Rubric], default=Rubric.LEMAJ.value)
+    judge.add_argument("--disputatio", action="store_true", help="two-dimensional: the disputatio prompt")
+    judge.add_argument(
+        "--jury",
+        action="append",
+        metavar="JUROR",
+        help="a juror, e.g. local:seed=1, openai:base_url=URL,model=M or verifier (repeat: 2 or more)",
+    )
+    judge.add_argument(
+        "--combine",
+        choices=["majority", "rule", "both"],
+        default="both",
+        help="how the jury's tags are combined (rule: incorrect first)",
+    )
+    judge.add_argument(
+        "--priority", default="incorrect,missing,irrelevant,correct", help="the rule's order of tags, highest first"
+    )
+    judge.add_argument("--answers", help="comma-separated answer ids (default: all not yet judged by this run)")
+    howmany = judge.add_mutually_exclusive_group()
+    howmany.add_argument(
+        "--limit",
+        type=int,
+        help="the first N answers of the selection, in dataset order (run again: finishes those N, no others)",
+    )
+    howmany.add_argument("--more", type=int, help="the next N answers this run has not judged yet")
+    judge.add_argument("--parallel", type=int, default=1, help="API judges: answers judged at once (default 1)")
+    judge.add_argument("--name", help="run name; the same name resumes the run")
+    judge.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    ver = commands.add_parser("verify", help="check answers against their documents without a model (the verifier)")
+    ver.add_argument("--answers", help="comma-separated answer ids (default: all)")
+    ver.add_argument("--json", action="store_true", help="every point with its verdict and reasons, as JSON")
+
+    st = commands.add_parser(
+        "stress-test", help="plant errors in answers and measure what each rater catches (no review needed)"
+    )
+    st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
+    st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
+    st.add_argument("--limit", type=int, help="answers to perturb (default: all with --raters, 3 with --judge)")
+    st.add_argument("--answers", help="paired test: comma-separated answer ids to perturb (default: drawn by --seed)")
+    st.add_argument("--seed", type=int, default=0, help="which answers and which changes (paired test)")
+    st.add_argument("--json", action="store_true")
+
+    rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
+    rs.add_argument("--rubric", required=True, choices=[r.value for r in Rubric if r is not Rubric.LEMAJ])
+    rs.add_argument("--json", action="store_true")
+
+    cr = commands.add_parser("criteria", help="validate a DeCE run's criteria for an answer")
+    cr.add_argument("answer_id")
+    cr.add_argument("--run", required=True)
+    cr.add_argument("--accept", default="", help="criterion numbers, comma-separated")
+    cr.add_argument("--reject", default="")
+    cr.add_argument("--edit", action="append", default=[], metavar="N=TEXT")
+    cr.add_argument("--add", action="append", default=[], metavar="TEXT")
+    cr.add_argument("--reviewer", default="reviewer")
+    cr.add_argument("--json", action="store_true")
+
+    audit = commands.add_parser("audit", help="the hash-chained audit log")
+    audit.add_argument("action", choices=["verify", "export"])
+    audit.add_argument("out", nargs="?", type=Path, help="export: a JSONL file")
+    audit.add_argument("--json", action="store_true")
+
+    network = commands.add_parser("network", help="the hosts this project allows API judges to send texts to")
+    network.add_argument("action", choices=["list", "allow", "forbid"])
+    network.add_argument("host", nargs="?")
+
+    bundle = commands.add_parser("bundle", help="a reviewer's work as one file, for laptops without a server")
+    bundle.add_argument("action", choices=["export", "import"])
+    bundle.add_argument("path", type=Path)
+    bundle.add_argument("--reviewer", help="export: whose work")
+
+    assign = commands.add_parser("assign", help="spread review evenly among reviewers")
+    assign.add_argument("--reviewers", required=True, help="comma-separated names")
+    assign.add_argument("--per-answer", type=int, default=2)
+    assign.add_argument("--json", action="store_true")
+
+    show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
+    show.add_argument("answer_id")
+    show.add_argument("--json", action="store_true")
+
+    sc = commands.add_parser("scores", help="LeMAJ scores per answer and rater, or averaged over a slice")
+    sc.add_argument("--rater", action="append", help="only this rater (repeatable)")
+    sc.add_argument("--by", default="answer", choices=SLICES)
+    sc.add_argument("--json", action="store_true")
+
+    ag = commands.add_parser("agreement", help="agreement between raters (human or judge)")
+    ag.add_argument("--raters", help="comma-separated rater names (default: all)")
+    ag.add_argument("--level", choices=["data-point", "answer"], default="data-point")
+    ag.add_argument("--json", action="store_true")
+
+    al = commands.add_parser("alignment", help="a judge run against a human reviewer")
+    al.add_argument("--judge", required=True)
+    al.add_argument("--human", required=True)
+    al.add_argument("--json", action="store_true")
+
+    tr = commands.add_parser("triage", help="which answers the judge clears, with a 95 %% bound on the miss rate")
+    tr.add_argument("--min-correctness", type=float, default=1.0)
+    tr.add_argument("--min-relevance", type=float, default=0.8)
+    tr.add_argument("--min-confidence", type=float, help="floor on every judge tag's calibrated confidence")
+    tr.add_argument("--target-miss-rate", type=float, help="recommend the loosest rule whose bound reaches it")
+    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
+    tr.add_argument("--json", action="store_true")
+
+    sa = commands.add_parser("sample", help="draw answers uniformly at random for review (seeded, recorded)")
+    sa.add_argument("--size", type=int, required=True)
+    sa.add_argument("--seed", type=int, help="default: a fresh seed, printed and recorded")
+    sa.add_argument("--json", action="store_true")
+
+    es = commands.add_parser("estimate", help="mean scores per group with 95 %% intervals (prediction-powered)")
+    es.add_argument("--by", choices=estimates.GROUPS, default="generator")
+    es.add_argument("--compare", metavar="A,B", help="paired difference of two generators on shared questions")
+    es.add_argument("--json", action="store_true")
+
+    ca = commands.add_parser("calibration", help="how far the judge's confidence matches reviewers (ECE)")
+    ca.add_argument("--json", action="store_true")
+
+    il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
+    il.add_argument("path", type=Path)
+    il.add_argument("--json", action="store_true")
+
+    ex = commands.add_parser("export", help="export the reviewed set")
+    ex.add_argument("--format", required=True, choices=FORMATS)
+    ex.add_argument("out", type=Path)
+    ex.add_argument("--redact", action="store_true", help="replace e-mail addresses and phone numbers")
+    ex.add_argument("--redact-name", action="append", default=[], metavar="NAME", help="also replace NAME (repeatable)")
+    ex.add_argument("--redact-names-file", type=Path, help="also replace the names in this file, one per line")
+
+    commands.add_parser("backup", help="copy the project into its backup folder now (the last 10 are kept, 1 a day)")
+    restore = commands.add_parser("restore", help="put a backup in the project's place (the current file kept aside)")
+    restore.add_argument("backup", nargs="?", help="a backup's number in --list (1 = newest), its name or its path")
+    restore.add_argument("--list", action="store_true", help="list this project's backups, newest first")
+
+    gui = commands.add_parser("gui", help="open the review window")
+    gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
+    gui.add_argument("--open", dest="open_answer", metavar="ANSWER_ID", help="open this answer")
+    gui.add_argument("--reviewer", help="your name as a reviewer (asked at start when not given)")
+    gui.add_argument("--screenshot", type=Path, help="save a PNG of the window once loaded, then exit")
+    return parser
