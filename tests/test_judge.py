@@ -166,6 +166,9 @@ class ScriptedBackendStandIn:
     def reset_cache(self) -> None:
         pass
 
+    def close(self) -> None:
+        pass
+
     def label_scores(self, prompt: Prompt, labels: Any) -> LabelScores | None:
         return None
 

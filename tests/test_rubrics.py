@@ -227,6 +227,9 @@ class LocalModelStandIn:
             "seed": s.seed,
         }
 
+    def close(self) -> None:
+        pass
+
 
 class Replayed(Exception):
     """Stops a stress test once it has built its judge's backend."""

@@ -154,6 +154,7 @@ class JudgeWorker(QRunnable):
         self._speed = 0.0  # the last tokens/s the run measured
 
     def run(self) -> None:
+        backend = None
         try:
             backend = make_backend(self.settings)
             if device := device_sentence(backend):
@@ -175,6 +176,9 @@ class JudgeWorker(QRunnable):
         except Exception as exc:  # a bug: say so in the window rather than kill a pool thread silently
             self.signals.failed.emit(f"the judge run stopped on an unexpected error: {exc!r}")
             return
+        finally:
+            if backend is not None:
+                backend.close()
         self.signals.finished.emit(summary)
 
     def _report(self, progress: Progress) -> None:

@@ -71,6 +71,8 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         )
     finally:
         signal.signal(signal.SIGINT, previous)
+        for opened in shared.values():  # an HTTP client left open warns at exit (and leaks its socket)
+            opened.close()
     print(file=sys.stderr)
     if settings.backend == BackendKind.LOCAL and speeds and speeds[-1] > 0:  # `assay models` shows it
         from models.backends.llama_local import embedded_model_path
@@ -193,8 +195,11 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
     settings = JudgeSettings.from_run_config(run.config)
     if settings.backend != BackendKind.LOCAL:
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
-    judge = settings.judge(make_backend(settings))
-    report = stress_test(project, judge, args.judge, limit=args.limit or 3)
+    backend = make_backend(settings)
+    try:
+        report = stress_test(project, settings.judge(backend), args.judge, limit=args.limit or 3)
+    finally:
+        backend.close()
     result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
     if args.json:
         print(json.dumps(result))

@@ -70,19 +70,24 @@ def judge_sample(
     total = RunSummary(name)
     started, count = time.perf_counter(), len(tour.answer_ids)
     last: list[Progress] = []
-    for answer_id in tour.answer_ids:  # one by one: run_judge orders a batch by document
-        if cancel.is_set():
-            break
-        last.clear()
-        verify_project(project.sessions, [answer_id])  # seconds at most: no model
-        one = run_judge(project.sessions, judge, name, answer_ids=[answer_id], cancel=cancel, on_progress=last.append)
-        combine_jury(project.sessions, [VERIFIER, name], sample_jury(name), "rule", answer_ids=[answer_id])
-        total.judged, total.failed = total.judged + one.judged, total.failed + one.failed
-        total.failures.update(one.failures)
-        done = total.judged + total.failed
-        if last:
-            speed, eta = last[-1].tokens_per_second, (time.perf_counter() - started) / done * (count - done)
-            on_progress(Progress(done, count, total.failed, answer_id, speed, eta))
+    try:
+        for answer_id in tour.answer_ids:  # one by one: run_judge orders a batch by document
+            if cancel.is_set():
+                break
+            last.clear()
+            verify_project(project.sessions, [answer_id])  # seconds at most: no model
+            one = run_judge(
+                project.sessions, judge, name, answer_ids=[answer_id], cancel=cancel, on_progress=last.append
+            )
+            combine_jury(project.sessions, [VERIFIER, name], sample_jury(name), "rule", answer_ids=[answer_id])
+            total.judged, total.failed = total.judged + one.judged, total.failed + one.failed
+            total.failures.update(one.failures)
+            done = total.judged + total.failed
+            if last:
+                speed, eta = last[-1].tokens_per_second, (time.perf_counter() - started) / done * (count - done)
+                on_progress(Progress(done, count, total.failed, answer_id, speed, eta))
+    finally:
+        backend.close()
     total.cancelled = cancel.is_set() and total.judged + total.failed < count
     return total
 

@@ -66,3 +66,7 @@ class JudgeBackend(Protocol):
     def reset_cache(self) -> None:
         """Forget any reused prompt prefix (benchmarks compare with and without reuse)."""
         ...
+
+    def close(self) -> None:
+        """Release the connection or the model; the backend is not used afterwards."""
+        ...

@@ -174,6 +174,9 @@ class LlamaBackend:
     def reset_cache(self) -> None:
         self.llm.reset()
 
+    def close(self) -> None:
+        self.llm.close()  # the weights' memory now, not when the garbage collector gets to it
+
     # ------------------------------------------------------------------ calls
 
     def label_scores(self, prompt: Prompt, labels: Sequence[str]) -> LabelScores:
