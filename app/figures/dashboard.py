@@ -52,7 +52,7 @@ def compute(
     triage_rule: tuple[float, float] = (1.0, 0.8),
 ) -> DashboardFigures:
     """Every figure of the dashboard; raises Cancelled when `cancel` is set between two of them."""
-    from app.export.formats import report_figures
+    from app.figures.plots import report_figures
 
     cancel = cancel or threading.Event()
     out = DashboardFigures()
