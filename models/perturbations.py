@@ -42,7 +42,7 @@ class Context:
     passages: int
 
 
-_MONTH_NAMES = [
+MONTH_NAMES = [  # English: contracts and answers are in English; never the locale's
     "January",
     "February",
     "March",
@@ -171,12 +171,12 @@ def _change_value(point: str, ctx: Context, rng: random.Random) -> str | None:
     months = [
         m
         for m in re.finditer(
-            r"\b(" + "|".join(_MONTH_NAMES) + r")\b(?=\s+\d)|(?<=\d )(" + "|".join(_MONTH_NAMES) + r")\b", point
+            r"\b(" + "|".join(MONTH_NAMES) + r")\b(?=\s+\d)|(?<=\d )(" + "|".join(MONTH_NAMES) + r")\b", point
         )
     ]
     if months:
         m = rng.choice(months)
-        other = _MONTH_NAMES[(_MONTH_NAMES.index(m.group(0)) + rng.randint(1, 11)) % 12]
+        other = MONTH_NAMES[(MONTH_NAMES.index(m.group(0)) + rng.randint(1, 11)) % 12]
         return point[: m.start()] + other + point[m.end() :]
     return None
 

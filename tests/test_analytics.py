@@ -20,6 +20,8 @@ from app.review.service import ReviewService
 from models.segmentation import segment_answer
 from models.vocabulary import Tag
 
+from .test_raters import RAW_4RATERS
+
 pytestmark = pytest.mark.every_store
 
 TAGS = ["correct", "incorrect", "irrelevant"]
@@ -28,20 +30,7 @@ TAGS = ["correct", "incorrect", "irrelevant"]
 def test_gwet_ac1_matches_the_published_worked_example() -> None:
     """Gwet (2014), Handbook of Inter-Rater Reliability, 4 raters × 12 subjects with gaps:
     AC1 = 0.77544 (pa 0.81818, pe 0.19032), the figures irrCAC documents for the same data."""
-    ratings = [
-        [1, 1, None, 1],
-        [2, 2, 3, 2],
-        [3, 3, 3, 3],
-        [3, 3, 3, 3],
-        [2, 2, 2, 2],
-        [1, 2, 3, 4],
-        [4, 4, 4, 4],
-        [1, 1, 2, 1],
-        [2, 2, 2, 2],
-        [None, 5, 5, 5],
-        [None, None, 1, 1],
-        [None, None, 3, None],
-    ]
+    ratings = RAW_4RATERS
     table = np.array([[row.count(c) for c in range(1, 6)] for row in ratings], dtype=float)
     assert analytics.gwet_ac1(table) == pytest.approx(0.77544, abs=5e-6)
     stats = analytics.agreement_of(ratings, [1, 2, 3, 4, 5])

@@ -22,6 +22,7 @@ from app.judging.evidence import DocumentEvidence
 from app.judging.runs import select_evidence
 from app.project import Project
 from models.judge import JudgeCase, LemajJudge
+from models.perturbations import MONTH_NAMES
 from models.vocabulary import RaterKind, Tag
 from storage import judgements, raters, reviews
 
@@ -30,20 +31,6 @@ ADDED_CLAIM = (
     " In addition, the Agreement grants the Receiving Party an irrevocable right to sell the Confidential "
     "Information to third parties."
 )
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 _MODAL = re.compile(r"\b(shall|will|may|must|does|is|are|can)\b(?! not)")
 
 
@@ -80,9 +67,9 @@ def _change_value(text: str) -> str | None:
     number = re.search(r"\b\d+\b", text)
     if number:
         return text[: number.start()] + str(int(number.group()) + 1) + text[number.end() :]
-    for month in MONTHS:
+    for month in MONTH_NAMES:
         if month in text:
-            return text.replace(month, MONTHS[(MONTHS.index(month) + 1) % 12], 1)
+            return text.replace(month, MONTH_NAMES[(MONTH_NAMES.index(month) + 1) % 12], 1)
     return None
 
 
