@@ -185,12 +185,16 @@ def point_details(session: Session, point_ids: list[int], rater_id: int) -> dict
     """Ordinal, words and the given rater's confidence of some data points, read in chunks."""
     out: dict[int, tuple[int, str, float | None]] = {}
     for start in range(0, len(point_ids), 10_000):
-        rows = session.connection().execute(
-            select(DataPointRow.id, DataPointRow.ordinal, DataPointRow.text, LabelRow.confidence)
-            .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
-            .where(DataPointRow.id.in_(point_ids[start : start + 10_000]))
+        rows = (
+            session.connection()
+            .execute(
+                select(DataPointRow.id, DataPointRow.ordinal, DataPointRow.text, LabelRow.confidence)
+                .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
+                .where(DataPointRow.id.in_(point_ids[start : start + 10_000]))
+            )
+            .all()  # at once: row by row, 200,000 rows took a second
         )
-        out.update((point, (ordinal, text, confidence)) for point, ordinal, text, confidence in rows)
+        out.update({point: (ordinal, text, confidence) for point, ordinal, text, confidence in rows})
     return out
 
 

@@ -1,11 +1,12 @@
-"""A project's labels as numpy columns, read in two aggregate queries: what every figure of the
-dashboard is computed from, a million data points in about a second.
+"""A project's labels as numpy columns, read in a few aggregate queries: what every figure of the
+dashboard is computed from, a million data points in well under a second.
 
 Read as rows, two million labels cost seconds: the database hands each row over as Python objects.
 Asked for one `group_concat` per column (`string_agg` on PostgreSQL) it hands over a few long
-strings, which numpy parses at C speed. The concatenations of one query see the rows in the same
-order, so the columns line up; the data points are read grouped by answer, along the index on
-(answer_id, point_key), so SQLite streams them without sorting.
+strings, which numpy parses at C speed. A label travels as one integer, its data point's id and its
+tag's index packed together, one string per rater (read along the index on rater_id). The data
+points' answers come from the index on answer_id: a count per answer and the ids in answer order.
+The concatenations of one query see the rows in the same order, so its columns line up.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import String, cast, func, select
+from sqlalchemy import Connection, String, case, cast, func, literal, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from models.vocabulary import Tag
@@ -27,9 +29,10 @@ _KEY_SEPARATOR = "\x1f"  # never in an identity key (models/identity.py), unlike
 
 @dataclass(frozen=True)
 class Labels:
-    """One entry per label. `answers` lists the answer ids in order (an answer is its index there);
-    `item` says which labels are on the same data point (its identity, storage/points.py): labels
-    with equal `item` are, and items sort as (answer id, identity key) do."""
+    """One entry per label, grouped by rater. `answers` lists the answer ids with data points, in
+    order (an answer is its index there); `item` says which labels are on the same data point (its
+    identity, storage/points.py): labels with equal `item` are, and items sort as (answer id,
+    identity key) do."""
 
     answers: list[str]
     answer: np.ndarray  # index into answers
@@ -51,44 +54,33 @@ def labels(
 ) -> Labels:
     """Every label (of the raters given), with its answer, and if asked its data point's identity and
     the rater who recorded that data point."""
-    postgres = session.get_bind().dialect.name == "postgresql"
-
-    def concat(column: Any, separator: str = ",") -> Any:
-        if postgres:
-            return func.string_agg(cast(column, String), separator)
-        return func.group_concat(column, separator)
-
-    statement = select(concat(LabelRow.data_point_id), concat(LabelRow.rater_id), concat(LabelRow.tag))
-    if rater_ids is not None:
-        statement = statement.where(LabelRow.rater_id.in_(rater_ids))
     connection = session.connection()
-    point_ids, raters, tags = connection.execute(statement).one()
-
-    columns = [DataPointRow.answer_id, func.count(), concat(DataPointRow.id)]
-    if items:
-        columns.append(concat(func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR))
-    if creators:
-        columns.append(concat(DataPointRow.rater_id))
-    groups = sorted(  # Python's order on every store, whatever its collation
-        connection.execute(select(*columns).group_by(DataPointRow.answer_id)).all(), key=lambda group: group[0]
-    )
-    answers = [group[0] for group in groups]
-    point_answer = np.repeat(np.arange(len(groups)), [group[1] for group in groups])
-    ids = _ints(",".join(group[2] for group in groups))
-
-    point = _ints(point_ids)
+    rater, point, tag = _label_columns(connection, rater_ids)
+    answers, point_answer, ids = _points_by_answer(connection)
     where = _positions(ids, point)
-    found = {
+    found: dict[str, Any] = {
         "answers": answers,
         "answer": point_answer[where],
-        "rater": _ints(raters),
-        "tag": _tags(tags or ""),
+        "rater": rater,
+        "tag": tag,
         "point": point,
     }
+    if not (items or creators):
+        return Labels(**found)
+    # The keys and creators by a plain scan of the table: neither is in the index on answer_id.
+    wanted = [(DataPointRow.id, ",")]
+    if items:
+        wanted.append((func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR))
+    if creators:
+        wanted.append((DataPointRow.rater_id, ","))
+    read = connection.execute(select(*(_concat(connection, c, separator) for c, separator in wanted))).one()
+    scanned = _ints(read[0])
+    if len(scanned) != len(ids):
+        raise StorageError("data points changed while the labels were read: read them again")
+    in_answer_order = _positions(scanned, ids)
     if items:
         # An empty project has no keys at all, not one empty key ("".split gives [""]).
-        joined = _KEY_SEPARATOR.join(group[3] for group in groups)
-        keys = np.array(joined.split(_KEY_SEPARATOR) if groups else [], dtype=object)
+        keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)[in_answer_order]
         unkeyed = np.flatnonzero(keys == "")
         keys[unkeyed] = ["id:" + str(i) for i in ids[unkeyed].tolist()]  # as storage/analytics.item_labels
         import pandas as pd
@@ -96,9 +88,63 @@ def labels(
         key_code, uniques = pd.factorize(keys, sort=True)
         found["item"] = (point_answer.astype(np.int64) * max(len(uniques), 1) + key_code)[where]
     if creators:
-        point_creator = _ints(",".join(group[-1] for group in groups))
+        point_creator = _ints(read[-1])[in_answer_order]
         found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
     return Labels(**found)
+
+
+def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:
+    """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order)."""
+    if connection.dialect.name == "postgresql":
+        joined = literal(separator) if order_by is None else aggregate_order_by(literal(separator), *order_by)
+        return func.string_agg(cast(column, String), joined)
+    return func.group_concat(column, separator)
+
+
+def _label_columns(connection: Connection, rater_ids: list[int] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rater, data point id and tag index of every label: per rater, one count and one string of
+    data point id × 4 + tag index. A word that is no tag has no index, so it goes missing from the
+    string and the count catches it (the CHECK constraint on labels.tag keeps such words out)."""
+    code = case({t.value: n for n, t in enumerate(TAGS)}, value=LabelRow.tag)
+    statement = (
+        select(LabelRow.rater_id, func.count(), _concat(connection, LabelRow.data_point_id * len(TAGS) + code))
+        .group_by(LabelRow.rater_id)
+        .order_by(LabelRow.rater_id)
+    )
+    if rater_ids is not None:
+        statement = statement.where(LabelRow.rater_id.in_(rater_ids))
+    per_rater = connection.execute(statement).all()
+    packed = [_ints(text) for _, _, text in per_rater]
+    if any(len(codes) != count for codes, (_, count, _) in zip(packed, per_rater, strict=True)):
+        raise StorageError("a label carries a tag that is not a LeMAJ tag")
+    rater = np.repeat(np.array([r for r, _, _ in per_rater], dtype=np.int64), [n for _, n, _ in per_rater])
+    point, tag = np.divmod(np.concatenate(packed) if packed else np.zeros(0, dtype=np.int64), len(TAGS))
+    return rater, point, tag.astype(np.int8)
+
+
+def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The answers with data points, in Python's order; each data point's answer (an index into
+    them) and id, in answer order. Both queries run along the index on answer_id."""
+    groups = connection.execute(
+        select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id).order_by(DataPointRow.answer_id)
+    ).all()
+    in_order = (DataPointRow.answer_id, DataPointRow.id)
+    if connection.dialect.name == "postgresql":
+        joined = connection.execute(select(_concat(connection, DataPointRow.id, order_by=in_order))).scalar()
+    else:  # SQLite concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)
+        ordered = select(DataPointRow.id).order_by(*in_order).subquery()
+        joined = connection.execute(select(_concat(connection, ordered.c.id))).scalar()
+    ids = _ints(joined)
+    answers = [answer for answer, _ in groups]
+    point_answer = np.repeat(np.arange(len(groups)), [count for _, count in groups])
+    if len(point_answer) != len(ids):
+        raise StorageError("data points changed while the labels were read: read them again")
+    python_order = sorted(answers)
+    if python_order != answers:  # the database's collation is not Python's order (PostgreSQL's often is not)
+        rank = {answer: n for n, answer in enumerate(python_order)}
+        point_answer = np.array([rank[a] for a in answers], dtype=np.int64)[point_answer]
+        answers = python_order
+    return answers, point_answer, ids
 
 
 def _ints(text: str | None) -> np.ndarray:
@@ -109,8 +155,10 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     """Where each of `wanted` is in `ids` (every one is there: a label's data point exists)."""
     if not len(wanted):
         return np.zeros(0, dtype=np.int64)
+    if not len(ids):
+        raise StorageError("a label refers to a data point that is not in the project")
     if ids.max() < 4 * len(ids) + 1024:  # ids are dense: a lookup table beats a sort
-        table = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+        table = np.full(max(int(ids.max()), int(wanted.max())) + 1, -1, dtype=np.int64)
         table[ids] = np.arange(len(ids))
         found: np.ndarray = table[wanted]
     else:
@@ -120,24 +168,3 @@ def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     if (found < 0).any():
         raise StorageError("a label refers to a data point that is not in the project")
     return found
-
-
-# A tag is told by its length and first letter, so parsing stays in numpy. The CHECK constraint on
-# labels.tag keeps any other word out of the database.
-_SIGNATURES = np.full(16 * 256, -1, dtype=np.int8)
-for _code, _tag in enumerate(TAGS):
-    assert _SIGNATURES[len(_tag.value) * 256 + ord(_tag.value[0])] < 0, "two tags share a length and a first letter"
-    _SIGNATURES[len(_tag.value) * 256 + ord(_tag.value[0])] = _code
-
-
-def _tags(text: str) -> np.ndarray:
-    if not text:
-        return np.zeros(0, dtype=np.int8)
-    data = np.frombuffer(text.encode(), dtype=np.uint8)
-    cuts = np.flatnonzero(data == ord(","))
-    starts = np.concatenate(([0], cuts + 1))
-    lengths = np.diff(np.concatenate((starts, [len(data) + 1]))) - 1
-    codes: np.ndarray = _SIGNATURES[np.minimum(lengths, 15) * 256 + data[starts]]
-    if (codes < 0).any():
-        raise StorageError("a label carries a tag that is not a LeMAJ tag")
-    return codes

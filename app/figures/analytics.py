@@ -98,8 +98,6 @@ def agreement_of(
     category values (a list of lists) or, faster, category indexes (a float array with NaN). An item
     rated by two or more raters counts (`n_items`); items rated once still inform chance agreement,
     as in the textbook (Gwet 2014) and irrCAC."""
-    import krippendorff
-
     codes = _codes(matrix, categories)
     rated = (~np.isnan(codes)).sum(axis=1)
     codes = codes[rated >= 1]
@@ -107,22 +105,40 @@ def agreement_of(
     result |= dict.fromkeys(("percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1"))
     if not result["n_items"]:
         return result
-    table = np.stack([(codes == k).sum(axis=1) for k in range(len(categories))], axis=1).astype(float)
-    result |= chance_corrected(table)
+    table = np.stack([(codes == k).sum(axis=1) for k in range(len(categories))], axis=1)
+    result |= chance_corrected(table.astype(float))
     if short:  # what a slice shows (`_short`): Cohen's and Krippendorff's are left out, not computed
         return result
     if codes.shape[1] == 2:
         result["cohen_kappa"] = cohen_kappa(codes, len(categories), ordinal=ordinal)
-    pairable = codes[(~np.isnan(codes)).sum(axis=1) >= 2]
-    if len(np.unique(pairable[~np.isnan(pairable)])) > 1:
-        result["krippendorff_alpha"] = float(
-            krippendorff.alpha(
-                reliability_data=codes.T,
-                level_of_measurement="ordinal" if ordinal else "nominal",
-                value_domain=list(range(len(categories))),
-            )
-        )
+    pairable = table[table.sum(axis=1) >= 2]
+    if (pairable.sum(axis=0) > 0).sum() > 1:
+        result["krippendorff_alpha"] = krippendorff_alpha(table, ordinal=ordinal)
     return result
+
+
+def krippendorff_alpha(table: np.ndarray, *, ordinal: bool = False) -> float:
+    """Krippendorff's alpha from `table[i, k]`, the number of raters who put unit i in category k
+    (nominal, or ordinal in the categories' order), as the krippendorff package computes it: its
+    coincidence matrix adds one (V, V) matrix per unit, seconds at a million units; here the
+    integer products are added per number of raters m, then divided by m - 1 once. Where every
+    unit has two or three raters each term is exact and the figure equals the package's to the
+    last bit; otherwise ours rounds less."""
+    per_unit = table.sum(axis=1)
+    size = table.shape[1]
+    o = np.zeros((size, size))
+    for m in np.unique(per_unit[per_unit >= 2]).tolist():
+        units = table[per_unit == m].astype(np.int64)
+        o += (units.T @ units - np.diag(units.sum(axis=0))) / (m - 1)
+    n = o.sum(axis=0)
+    e = (np.outer(n, n) - np.diag(n)) / (n.sum() - 1)
+    if ordinal:  # Krippendorff's ordinal metric: the pairable values between two ranks, squared
+        d = np.array(
+            [[(n[min(c, k) : max(c, k) + 1].sum() - (n[c] + n[k]) / 2) ** 2 for k in range(size)] for c in range(size)]
+        )
+    else:
+        d = 1 - np.eye(size)
+    return float(1 - (o * d).sum() / (e * d).sum())
 
 
 def _codes(matrix: Any, categories: Sequence[Any]) -> np.ndarray:
@@ -149,11 +165,11 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         raise AssayError("agreement level is data-point or answer")
     with project.sessions() as session:
         ids = _pick_raters(session, raters)
-        sources = analytics.answer_sources(session)
         if level == "data-point":
+            sources = analytics.answer_sources(session)
             labels = columns.labels(session, list(ids.values()), items=True)
         else:
-            rows = analytics.scores(session, "answer", list(ids.values()))
+            table = scoring.score_table(session, list(ids.values()))
             reviews = analytics.reviews(session)
     order = list(ids)
     if level == "data-point":
@@ -168,22 +184,31 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         }
         return result
 
+    # LeMAJ's buckets 0, .25, .5, .75, 1 by their index: a score's is floor(4 × score) (`bucket`), a
+    # holistic rating's its rating - 1 (`holistic`).
     buckets = [0.0, 0.25, 0.5, 0.75, 1.0]
+    slot = {name: n for n, name in enumerate(order)}
 
-    def matrix(values: dict[tuple[str, str], float | None]) -> list[list[Any]]:
-        answers = sorted({a for a, _ in values})
-        return [[values.get((a, r)) for r in order] for a in answers]
+    def matrix(answers: np.ndarray, raters: list[str], codes: np.ndarray) -> np.ndarray:
+        """Answers (rows, in id order) by raters (columns, in `order`); NaN where a rater gave none."""
+        rows, row = np.unique(answers, return_inverse=True)
+        wide = np.full((len(rows), len(order)), np.nan)
+        wide[row, [slot[r] for r in raters]] = codes
+        return wide
 
-    correctness = {(row.key, row.rater): bucket(row.correctness) for row in rows}
-    relevance = {(row.key, row.rater): bucket(row.f1) for row in rows}
-    manual_c = {(r.answer_id, r.reviewer): holistic(r.holistic_correctness) for r in reviews if r.reviewer in order}
-    manual_r = {(r.answer_id, r.reviewer): holistic(r.holistic_relevance) for r in reviews if r.reviewer in order}
-    result = {"raters": order, "level": level, **agreement_of(matrix(correctness), buckets, ordinal=True)}
-    result["relevance"] = agreement_of(matrix(relevance), buckets, ordinal=True)
-    result["manual"] = {
-        "correctness": _short(agreement_of(matrix(manual_c), buckets, ordinal=True)),
-        "relevance": _short(agreement_of(matrix(manual_r), buckets, ordinal=True)),
-    }
+    def bucketed(scores: np.ndarray) -> np.ndarray:
+        return np.floor(scores * 4 + 1e-9)  # as `bucket`, NaN (undefined) staying NaN
+
+    result = {"raters": order, "level": level}
+    result |= agreement_of(matrix(table.answer, table.raters, bucketed(table.correctness)), buckets, ordinal=True)
+    result["relevance"] = agreement_of(matrix(table.answer, table.raters, bucketed(table.f1)), buckets, ordinal=True)
+    mine = [r for r in reviews if r.reviewer in slot]
+    answers = np.array([r.answer_id for r in mine], dtype=object)
+    reviewers = [r.reviewer for r in mine]
+    result["manual"] = {}
+    for figure, field in (("correctness", "holistic_correctness"), ("relevance", "holistic_relevance")):
+        rating = np.array([np.nan if (v := getattr(r, field)) is None else v - 1 for r in mine], dtype=float)
+        result["manual"][figure] = _short(agreement_of(matrix(answers, reviewers, rating), buckets, ordinal=True))
     return result
 
 
@@ -217,27 +242,34 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     counts = columnar.confusion(labels.tag[pairs[:, 1]], labels.tag[pairs[:, 0]], size)
     counts += columnar.confusion(np.full(len(j_alone), irrelevant), labels.tag[j_alone], size)
     counts += columnar.confusion(labels.tag[h_alone], np.full(len(h_alone), missing), size)
-    placed: list[tuple[int, int, int, dict[str, Any]]] = []  # (answer, ordinal, id): the rows' order
     differ = pairs[labels.tag[pairs[:, 0]] != labels.tag[pairs[:, 1]]]
+    j_points, h_points = labels.point[differ[:, 0]].tolist(), labels.point[differ[:, 1]].tolist()
     with project.sessions() as session:
-        details = analytics.point_details(session, labels.point[differ[:, 0]].tolist(), judge_id)
-        texts = analytics.point_details(session, labels.point[differ[:, 1]].tolist(), human_id)
-    for j, h in differ.tolist():
-        ordinal, _, confidence = details[int(labels.point[j])]
-        placed.append(
-            (
-                int(labels.answer[j]),
-                ordinal,
-                int(labels.point[j]),
-                {
-                    "answer_id": labels.answers[labels.answer[j]],
-                    "text": texts[int(labels.point[h])][1],
-                    "judge": TAG_ORDER[labels.tag[j]].value,
-                    "human": TAG_ORDER[labels.tag[h]].value,
-                    "judge_confidence": confidence,
-                },
-            )
+        details = analytics.point_details(session, j_points, judge_id)
+        texts = analytics.point_details(session, h_points, human_id)
+    tags = [t.value for t in TAG_ORDER]
+    placed: list[tuple[int, int, int, dict[str, Any]]] = [  # (answer, ordinal, id): the rows' order
+        (
+            answer,
+            details[j][0],
+            j,
+            {
+                "answer_id": labels.answers[answer],
+                "text": texts[h][1],
+                "judge": tags[j_tag],
+                "human": tags[h_tag],
+                "judge_confidence": details[j][2],
+            },
         )
+        for answer, j, h, j_tag, h_tag in zip(
+            labels.answer[differ[:, 0]].tolist(),
+            j_points,
+            h_points,
+            labels.tag[differ[:, 0]].tolist(),
+            labels.tag[differ[:, 1]].tolist(),
+            strict=True,
+        )
+    ]
     for answer in sorted(untidy):
         by_rater = project.data_points(labels.answers[answer])
         matched, disagreements = _match_answer(labels.answers[answer], by_rater.get(judge), by_rater.get(human))
@@ -245,8 +277,8 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
             counts[TAG_ORDER.index(Tag(h)), TAG_ORDER.index(Tag(j))] += 1
         placed += [(answer, n, 0, d) for n, d in enumerate(disagreements)]
     placed.sort(key=lambda p: p[:3])
-    table = scoring.scores_of(labels, names)
-    return _alignment_result(judge, human, counts, [p[3] for p in placed], columnar.score_dicts(table, "answer", None))
+    paired = _paired_scores(scoring.scores_of(labels, names), judge, human)
+    return _alignment_result(judge, human, counts, [p[3] for p in placed], paired)
 
 
 def alignment_by_rows(project: Project, judge: str, human: str) -> dict[str, Any]:
@@ -260,7 +292,8 @@ def alignment_by_rows(project: Project, judge: str, human: str) -> dict[str, Any
         for j, h in pairs:
             counts[TAG_ORDER.index(Tag(h)), TAG_ORDER.index(Tag(j))] += 1
         disagreements += found
-    return _alignment_result(judge, human, counts, disagreements, scores(project, "answer", [judge, human]))
+    paired = _paired_score_rows(scores(project, "answer", [judge, human]), judge, human)
+    return _alignment_result(judge, human, counts, disagreements, paired)
 
 
 def _match_answer(answer_id: str, j_points: Any, h_points: Any) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
@@ -310,11 +343,46 @@ def _match_answer(answer_id: str, j_points: Any, h_points: Any) -> tuple[list[tu
     return pairs, disagreements
 
 
+def _paired_scores(table: scoring.ScoreTable, judge: str, human: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per answer figure (correctness, relevance): the judge's and the human's scores of the answers
+    where both are defined, in answer order."""
+    raters = np.array(table.raters, dtype=object)
+    j, h = np.flatnonzero(raters == judge), np.flatnonzero(raters == human)
+    _, at_j, at_h = np.intersect1d(table.answer[j], table.answer[h], assume_unique=True, return_indices=True)
+    paired = {}
+    for metric, values in (("correctness", table.correctness), ("relevance", table.f1)):
+        x, y = values[j[at_j]], values[h[at_h]]
+        defined = ~np.isnan(x) & ~np.isnan(y)
+        paired[metric] = (x[defined], y[defined])
+    return paired
+
+
+def _paired_score_rows(answer_scores: list[dict], judge: str, human: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """`_paired_scores` from rows of `scores`: the definition it is tested against."""
+    by_answer = {(s["answer_id"], s["rater"]): s for s in answer_scores}
+    paired = {}
+    for metric, key in (("correctness", "correctness"), ("relevance", "f1")):
+        both = [
+            (by_answer[(a, judge)][key], by_answer[(a, human)][key])
+            for a in sorted({a for a, _ in by_answer})
+            if (a, judge) in by_answer
+            and (a, human) in by_answer
+            and by_answer[(a, judge)][key] is not None
+            and by_answer[(a, human)][key] is not None
+        ]
+        paired[metric] = (np.array([x for x, _ in both], dtype=float), np.array([y for _, y in both], dtype=float))
+    return paired
+
+
 def _alignment_result(
-    judge: str, human: str, counts: np.ndarray, disagreements: list[dict[str, Any]], answer_scores: list[dict]
+    judge: str,
+    human: str,
+    counts: np.ndarray,
+    disagreements: list[dict[str, Any]],
+    paired: dict[str, tuple[np.ndarray, np.ndarray]],
 ) -> dict[str, Any]:
     """The figures of `alignment` from the confusion counts (rows: human, columns: judge), the
-    disagreements in the order found, and both raters' answer scores."""
+    disagreements in the order found, and the judge's and the human's answer scores, paired."""
     from scipy.stats import pearsonr, spearmanr
     from sklearn.metrics import precision_recall_fscore_support
 
@@ -335,19 +403,9 @@ def _alignment_result(
         result["accuracy"] = int(np.trace(counts)) / total
     result["disagreements"] = sorted(disagreements, key=lambda d: -(d["judge_confidence"] or 0))
 
-    by_answer = {(s["answer_id"], s["rater"]): s for s in answer_scores}
-    for metric, key in (("correctness", "correctness"), ("relevance", "f1")):
-        both = [
-            (by_answer[(a, judge)][key], by_answer[(a, human)][key])
-            for a in sorted({a for a, _ in by_answer})
-            if (a, judge) in by_answer
-            and (a, human) in by_answer
-            and by_answer[(a, judge)][key] is not None
-            and by_answer[(a, human)][key] is not None
-        ]
-        stats: dict[str, Any] = {"n_answers": len(both)}
-        if len(both) >= 3 and len({x for x, _ in both}) > 1 and len({y for _, y in both}) > 1:
-            xs, ys = zip(*both, strict=True)
+    for metric, (xs, ys) in paired.items():
+        stats: dict[str, Any] = {"n_answers": len(xs)}
+        if len(xs) >= 3 and len(np.unique(xs)) > 1 and len(np.unique(ys)) > 1:
             pr, sr = pearsonr(xs, ys), spearmanr(xs, ys)
             stats |= {
                 "pearson": float(pr.statistic),
@@ -355,8 +413,10 @@ def _alignment_result(
                 "spearman": float(sr.statistic),
                 "spearman_p": float(sr.pvalue),
             }
-        if both:
-            stats["bucketed_accuracy"] = sum(bucket(x) == bucket(y) for x, y in both) / len(both)
+        if len(xs):  # bucketed as `bucket` does
+            stats["bucketed_accuracy"] = int(
+                np.count_nonzero(np.floor(xs * 4 + 1e-9) == np.floor(ys * 4 + 1e-9))
+            ) / len(xs)
         result[metric] = stats
     return result
 
