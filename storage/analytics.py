@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import InstrumentedAttribute
 from sqlalchemy.sql import ColumnElement, Subquery
 
-from models.vocabulary import OutcomeStatus, Tag
+from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage.schema import (
     AnswerRow,
     CitationRow,
@@ -236,6 +236,16 @@ def reviews(session: Session) -> list[ReviewFacts]:
         ).join(RaterRow, RaterRow.id == ReviewRow.rater_id)
     )
     return [ReviewFacts(*row) for row in rows]
+
+
+def submitted_by_humans(session: Session) -> list[tuple[str, str, float]]:
+    """(answer id, reviewer, active seconds) of every review a human submitted."""
+    rows = session.connection().execute(
+        select(ReviewRow.answer_id, RaterRow.name, ReviewRow.active_seconds)
+        .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
+        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value, RaterRow.kind == RaterKind.HUMAN.value)
+    )
+    return [(answer, reviewer, seconds) for answer, reviewer, seconds in rows.all()]
 
 
 def latest_judge_per_answer(session: Session) -> dict[str, int]:

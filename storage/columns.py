@@ -68,7 +68,7 @@ def labels(
     if not (items or creators):
         return Labels(**found)
     # The keys and creators by a plain scan of the table: neither is in the index on answer_id.
-    wanted = [(DataPointRow.id, ",")]
+    wanted: list[tuple[Any, str]] = [(DataPointRow.id, ",")]
     if items:
         wanted.append((func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR))
     if creators:

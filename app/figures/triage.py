@@ -39,7 +39,7 @@ from app.figures.guarantees import (
     more_reviews_needed,
 )
 from app.project import Project
-from storage import analytics, statistics
+from storage import analytics, scoring, statistics
 
 SWEEP = [(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
 
@@ -63,38 +63,43 @@ def triage(
     each rule's miss rate with its bounds, and the rule recommended for a target miss rate."""
     with project.sessions() as session:
         judges = statistics.latest_judge_per_answer(session)
-        kinds = analytics.rater_kinds(session)
-        names = {v: k for k, v in analytics.rater_ids(session, None).items()}
-        rows = analytics.scores(session, "answer")
-        reviews = [
-            r for r in analytics.reviews(session) if r.status == "submitted" and kinds.get(r.reviewer) == "human"
-        ]
+        names = scoring.rater_names(session)
+        table = scoring.score_table(session)
+        reviews = analytics.submitted_by_humans(session)
         sampled = statistics.sampled_answers(session)
-        slices = {s["answer_id"]: s for s in statistics.answer_slices(session)}
-    all_answers = sorted(slices)
+        document_of = scoring.answer_keys(session, "document")
+    all_answers = sorted(document_of)
     calibrated_test = min_confidence is not None
     tested = {a for a in sampled if test_half(a)} if calibrated_test else set(sampled)
     certainty = calibration.calibrate(project, exclude=tested)[1] if calibrated_test else {}
 
+    pair_at = {pair: n for n, pair in enumerate(zip(table.answer_ids, table.raters, strict=True))}
+
+    def scores_of(pairs: list[tuple[str, str]], figure: np.ndarray) -> np.ndarray:
+        """A score of each (answer, rater); NaN where that rater tagged nothing there (index -1)."""
+        return np.append(figure, np.nan)[[pair_at.get(pair, -1) for pair in pairs]]
+
     judged = sorted(judges)
-    judge_rows = {r.key: r for r in rows if judges.get(r.key) is not None and names[judges[r.key]] == r.rater}
-    correctness = np.array([_num(judge_rows.get(a), "correctness") for a in judged])
-    relevance = np.array([_num(judge_rows.get(a), "f1") for a in judged])
+    judge_pairs = [(a, names[judges[a]]) for a in judged]
+    correctness, relevance = scores_of(judge_pairs, table.correctness), scores_of(judge_pairs, table.f1)
     confident = np.array([(certainty.get(a) if certainty.get(a) is not None else -1.0) for a in judged])
 
-    submitted = {(r.answer_id, r.reviewer) for r in reviews}
-    found: dict[str, bool] = {}
-    human_scores: dict[str, list[tuple[float | None, float | None]]] = {}
-    for r in rows:
-        if (r.key, r.rater) in submitted:
-            found[r.key] = found.get(r.key, False) or (r.incorrect + r.missing) > 0
-            human_scores.setdefault(r.key, []).append((r.correctness, r.f1))
-    reviewed_answers = set(found)
+    # A reviewed answer: a human submitted a review of it and tagged in it; missed: one found an
+    # incorrect or missing point there.
+    human_pair = np.zeros(len(table), dtype=bool)
+    human_pair[[n for a, r, _ in reviews if (n := pair_at.get((a, r), -1)) >= 0]] = True
+    errors = (table.counts[:, 1] + table.counts[:, 3]) > 0
+    reviewed_index = np.bincount(table.answer[human_pair], minlength=len(table.answers)) > 0
+    missed_index = np.bincount(table.answer[human_pair & errors], minlength=len(table.answers)) > 0
+    answer_index = {a: n for n, a in enumerate(table.answers)}
+    judged_index = np.array([answer_index.get(a, -1) for a in judged], dtype=np.int64)
+    reviewed = np.append(reviewed_index, False)[judged_index]
+    missed = np.append(missed_index, False)[judged_index]
+    reviewed_answers = {table.answers[n] for n in np.flatnonzero(reviewed_index).tolist()}
     used = sorted(a for a in reviewed_answers if a in tested)
-    is_used = np.array([a in tested and a in reviewed_answers for a in judged], dtype=bool)
-    missed = np.array([found.get(a, False) for a in judged], dtype=bool)
-    documents = np.array([slices[a]["document"] for a in judged], dtype=object)
-    seconds = [r.active_seconds for r in reviews if r.active_seconds]
+    is_used = reviewed & np.array([a in tested for a in judged], dtype=bool)
+    documents = np.array([document_of[a] for a in judged], dtype=object)
+    seconds = [s for _, _, s in reviews if s]
     hours = (
         minutes_per_answer / 60 if minutes_per_answer is not None else (np.mean(seconds) / 3600 if seconds else None)
     )
@@ -120,9 +125,10 @@ def triage(
             "miss_rate_upper_95_by_document": clustered_upper(missed[checked], documents[checked], DELTA),
             "documents_reviewed": len(set(documents[checked])),
         }
-        means = [s for a in np.array(judged, dtype=object)[checked] for s in human_scores[a]]
-        figures["human_correctness"] = _mean([c for c, _ in means])
-        figures["human_relevance"] = _mean([f for _, f in means])
+        # The reviewers' scores of the answers checked, pair by pair in answer order, as the rows were.
+        of_checked = human_pair & np.isin(table.answer, judged_index[checked])
+        figures["human_correctness"] = _mean(table.correctness[of_checked])
+        figures["human_relevance"] = _mean(table.f1[of_checked])
         figures["review_hours_saved"] = figures["hours_saved"]  # the name exports have always used
         return figures
 
@@ -218,11 +224,7 @@ def _basis(used: int, left_out: int, split: bool, sampled: int) -> str:
     return text
 
 
-def _num(row: Any, key: str) -> float:
-    value = None if row is None else getattr(row, key)
-    return np.nan if value is None else float(value)
-
-
-def _mean(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
+def _mean(values: np.ndarray) -> float | None:
+    """The mean of the defined values, added one by one as Python does (the figures stay bit for bit)."""
+    present = values[~np.isnan(values)].tolist()
     return sum(present) / len(present) if present else None
