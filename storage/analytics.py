@@ -207,7 +207,7 @@ def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
 
 
 def answer_sources(session: Session) -> dict[str, str | None]:
-    return dict(session.execute(select(AnswerRow.id, AnswerRow.meta["source"].as_string())).all())
+    return dict(session.connection().execute(select(AnswerRow.id, AnswerRow.meta["source"].as_string())).all())
 
 
 def rater_kinds(session: Session) -> dict[str, str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, String, case, cast, func, literal, select
+from sqlalchemy import Connection, String, case, cast, func, literal_column, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
@@ -94,20 +94,26 @@ def labels(
 
 
 def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:
-    """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order)."""
+    """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order).
+    The separator is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
+    between = literal_column(f"'{separator}'")  # a comma or _KEY_SEPARATOR: no quote to escape
     if connection.dialect.name == "postgresql":
-        joined = literal(separator) if order_by is None else aggregate_order_by(literal(separator), *order_by)
+        joined = between if order_by is None else aggregate_order_by(between, *order_by)
         return func.string_agg(cast(column, String), joined)
-    return func.group_concat(column, separator)
+    return func.group_concat(column, between)
 
 
 def _label_columns(connection: Connection, rater_ids: list[int] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rater, data point id and tag index of every label: per rater, one count and one string of
     data point id × 4 + tag index. A word that is no tag has no index, so it goes missing from the
     string and the count catches it (the CHECK constraint on labels.tag keeps such words out)."""
-    code = case({t.value: n for n, t in enumerate(TAGS)}, value=LabelRow.tag)
+    # Constants written into the SQL, as in `_concat`.
+    code = case(
+        {literal_column(f"'{t.value}'"): literal_column(str(n)) for n, t in enumerate(TAGS)}, value=LabelRow.tag
+    )
+    packed = LabelRow.data_point_id * literal_column(str(len(TAGS))) + code
     statement = (
-        select(LabelRow.rater_id, func.count(), _concat(connection, LabelRow.data_point_id * len(TAGS) + code))
+        select(LabelRow.rater_id, func.count(), _concat(connection, packed))
         .group_by(LabelRow.rater_id)
         .order_by(LabelRow.rater_id)
     )
