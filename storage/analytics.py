@@ -7,10 +7,12 @@ score whose denominator is 0 is NULL, never 0.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Float, String, case, cast, func, literal, select
+from sqlalchemy import Float, Integer, String, any_, bindparam, case, cast, func, literal, select
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import InstrumentedAttribute
 from sqlalchemy.sql import ColumnElement, Subquery
@@ -182,20 +184,25 @@ def item_labels(session: Session, rater_ids: list[int]) -> dict[str, list[Any]]:
 
 
 def point_details(session: Session, point_ids: list[int], rater_id: int) -> dict[int, tuple[int, str, float | None]]:
-    """Ordinal, words and the given rater's confidence of some data points, read in chunks."""
-    out: dict[int, tuple[int, str, float | None]] = {}
-    for start in range(0, len(point_ids), 10_000):
-        rows = (
-            session.connection()
-            .execute(
-                select(DataPointRow.id, DataPointRow.ordinal, DataPointRow.text, LabelRow.confidence)
-                .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
-                .where(DataPointRow.id.in_(point_ids[start : start + 10_000]))
-            )
-            .all()  # at once: row by row, 200,000 rows took a second
+    """Ordinal, words and the given rater's confidence of some data points."""
+    rows = (
+        session.connection()
+        .execute(
+            select(DataPointRow.id, DataPointRow.ordinal, DataPointRow.text, LabelRow.confidence)
+            .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
+            .where(_among(session, DataPointRow.id, point_ids))
         )
-        out.update({point: (ordinal, text, confidence) for point, ordinal, text, confidence in rows})
-    return out
+        .all()
+    )
+    return {point: (ordinal, text, confidence) for point, ordinal, text, confidence in rows}
+
+
+def _among(session: Session, column: InstrumentedAttribute[int], ids: list[int]) -> ColumnElement[bool]:
+    """`column IN ids` as one parameter, however many ids: a JSON array that SQLite's json_each
+    reads, an array on PostgreSQL. In chunks of 10,000 bound parameters it took three times as long."""
+    if session.get_bind().dialect.name == "postgresql":
+        return column == any_(bindparam("ids", ids, type_=postgresql.ARRAY(Integer)))
+    return column.in_(select(func.json_each(json.dumps(ids)).table_valued("value").c.value))
 
 
 def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:

@@ -96,7 +96,7 @@ def labels(
 def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:
     """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order).
     The separator is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
-    between = literal_column(f"'{separator}'")  # a comma or _KEY_SEPARATOR: no quote to escape
+    between: Any = literal_column(f"'{separator}'")  # a comma or _KEY_SEPARATOR: no quote to escape
     if connection.dialect.name == "postgresql":
         joined = between if order_by is None else aggregate_order_by(between, *order_by)
         return func.string_agg(cast(column, String), joined)
@@ -111,9 +111,9 @@ def _label_columns(connection: Connection, rater_ids: list[int] | None) -> tuple
     code = case(
         {literal_column(f"'{t.value}'"): literal_column(str(n)) for n, t in enumerate(TAGS)}, value=LabelRow.tag
     )
-    packed = LabelRow.data_point_id * literal_column(str(len(TAGS))) + code
+    point_and_tag = LabelRow.data_point_id * literal_column(str(len(TAGS))) + code
     statement = (
-        select(LabelRow.rater_id, func.count(), _concat(connection, packed))
+        select(LabelRow.rater_id, func.count(), _concat(connection, point_and_tag))
         .group_by(LabelRow.rater_id)
         .order_by(LabelRow.rater_id)
     )
