@@ -61,6 +61,29 @@ def _json(capsys, *args: str) -> object:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.parametrize("raters", [2, 3, 4])
+@pytest.mark.parametrize("ordinal", [False, True])
+def test_krippendorff_alpha_equals_the_krippendorff_package(raters: int, ordinal: bool) -> None:
+    """From the category table, as the package computes it from the ratings: to the last bit while
+    units have two or three ratings, to 12 digits with four (the package rounds per unit)."""
+    import krippendorff
+
+    rng = np.random.default_rng(raters)
+    truth = rng.integers(0, 5, size=(400, 1))
+    codes = np.where(rng.random((400, raters)) < 0.7, truth, rng.integers(0, 5, size=(400, raters))).astype(float)
+    codes[rng.random(codes.shape) < 0.3] = np.nan  # missing ratings: units rated 0 to `raters` times
+    table = np.stack([(codes == k).sum(axis=1) for k in range(5)], axis=1)
+    want = krippendorff.alpha(
+        reliability_data=codes.T, level_of_measurement="ordinal" if ordinal else "nominal", value_domain=range(5)
+    )
+    got = analytics.krippendorff_alpha(table[table.sum(axis=1) >= 1], ordinal=ordinal)
+    assert 0.3 < got < 0.9
+    if raters <= 3:
+        assert got == want
+    else:
+        assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
 def test_cohen_kappa_and_percent_agreement_of_imported_labels(sample_project: Project, tmp_path: Path, capsys) -> None:
     from sklearn.metrics import cohen_kappa_score
 

@@ -119,6 +119,58 @@ def test_agreement_equals_the_pandas_pivot(sample_project: Project, tmp_path: Pa
     assert fast["n_items"] > 0 and fast["cohen_kappa"] is None and fast["krippendorff_alpha"] is not None
 
 
+def test_answer_agreement_equals_the_row_by_row_definition(sample_project: Project, tmp_path: Path) -> None:
+    """Bucketed answer scores and holistic ratings, as numpy matrices, agree as the dictionaries of
+    rows (the first definition) do: every coefficient, bit for bit."""
+    from app.review.service import ReviewService
+
+    _import(sample_project, tmp_path, seed=7)
+    rng = random.Random(7)
+    answers = [a.id for a in sample_project.answers()][:40]
+    for name in ("ana", "ben"):
+        reviewer = ReviewService(sample_project, name)
+        for answer_id in answers[: 30 if name == "ana" else 40]:
+            reviewer.open(answer_id)
+            reviewer.rate(answer_id, rng.choice([1, 2, 3, 4, 5, None]), rng.choice([2, 3, 4, 5, None]))
+    for raters in (["ana", "ben"], ["ana", "ben", "carl"]):
+        fast = analytics.agreement(sample_project, raters, level="answer")
+        assert fast == _answer_agreement_by_rows(sample_project, raters)
+    assert fast["n_items"] > 0 and fast["krippendorff_alpha"] is not None
+    assert fast["manual"]["correctness"]["n_items"] > 0
+
+
+def _answer_agreement_by_rows(project: Project, raters: list[str]) -> dict:
+    with project.sessions() as session:
+        ids = analytics._pick_raters(session, raters)
+        rows = sql.scores(session, "answer", list(ids.values()))
+        reviews = sql.reviews(session)
+    order = list(ids)
+    buckets = [0.0, 0.25, 0.5, 0.75, 1.0]
+
+    def matrix(values: dict) -> list[list]:
+        return [[values.get((a, r)) for r in order] for a in sorted({a for a, _ in values})]
+
+    def agree(values: dict) -> dict:
+        return analytics.agreement_of(matrix(values), buckets, ordinal=True)
+
+    correctness = {(row.key, row.rater): analytics.bucket(row.correctness) for row in rows}
+    relevance = {(row.key, row.rater): analytics.bucket(row.f1) for row in rows}
+    manual = [r for r in reviews if r.reviewer in order]
+    manual_c = {(r.answer_id, r.reviewer): analytics.holistic(r.holistic_correctness) for r in manual}
+    manual_r = {(r.answer_id, r.reviewer): analytics.holistic(r.holistic_relevance) for r in manual}
+    return (
+        {"raters": order, "level": "answer"}
+        | agree(correctness)
+        | {
+            "relevance": agree(relevance),
+            "manual": {
+                "correctness": analytics._short(agree(manual_c)),
+                "relevance": analytics._short(agree(manual_r)),
+            },
+        }
+    )
+
+
 def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> None:
     """A judge run, then a reviewer who keeps some points, splits one, rewords one and adds a missing
     one: points paired by identity, by words, or not at all, on both paths."""
