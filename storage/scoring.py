@@ -73,13 +73,18 @@ def score_table(session: Session, rater_ids: list[int] | None = None) -> ScoreTa
 
 def scores_of(labels: columns.Labels, names: dict[int, str]) -> ScoreTable:
     """Tag counts per (answer, rater) by one bincount, and the four LeMAJ scores from them."""
-    by_name = sorted({int(r) for r in np.unique(labels.rater)}, key=lambda r: names[r])
+    by_name = sorted(np.flatnonzero(np.bincount(labels.rater)).tolist(), key=lambda r: names[r])
     slot_of = np.zeros(max(by_name, default=0) + 1, dtype=np.int64)
     slot_of[by_name] = np.arange(len(by_name))
-    pair = labels.answer.astype(np.int64) * len(by_name) + slot_of[labels.rater]
-    pairs, inverse = np.unique(pair, return_inverse=True)  # sorted: by answer, then rater name
-    counts = np.bincount(inverse * len(columns.TAGS) + labels.tag, minlength=len(pairs) * len(columns.TAGS))
-    counts = counts.reshape(-1, len(columns.TAGS))
+    pair = labels.answer.astype(np.int64) * len(by_name) + slot_of[labels.rater]  # by answer, then rater name
+    size, space = len(columns.TAGS), len(labels.answers) * len(by_name)
+    if space <= 4 * len(labels) + 4096:  # a bincount over every (answer, rater): no sort of the labels
+        counts = np.bincount(pair * size + labels.tag, minlength=space * size).reshape(-1, size)
+        pairs = np.flatnonzero(counts.any(axis=1))
+        counts = counts[pairs]
+    else:  # few labels for many answers and raters: only the pairs that occur
+        pairs, inverse = np.unique(pair, return_inverse=True)
+        counts = np.bincount(inverse * size + labels.tag, minlength=len(pairs) * size).reshape(-1, size)
     c, i, irr, m = (counts[:, k].astype(float) for k in range(4))
     with np.errstate(divide="ignore", invalid="ignore"):
         correctness = np.where(c + i > 0, c / (c + i), np.nan)

@@ -79,6 +79,25 @@ def test_scores_equal_the_sql_aggregates(sample_project: Project, tmp_path: Path
     assert len(dashboard["source"]["all raters"]) > len(dashboard["source"]["ana"]) > 0
 
 
+@pytest.mark.parametrize("answers", [5, 5000])  # dense: every (answer, rater) counted; sparse: those with labels
+def test_scores_count_each_answer_and_raters_tags(answers: int) -> None:
+    rng = np.random.default_rng(answers)
+    n = 3000 if answers == 5 else 40
+    labels = columns.Labels(
+        answers=[f"a{i:05d}" for i in range(answers)],
+        answer=rng.integers(0, answers, n),
+        rater=rng.choice([2, 5, 9], n),
+        tag=rng.integers(0, 4, n).astype(np.int8),
+        point=np.arange(n),
+    )
+    names = {2: "zoe", 5: "ana", 9: "judge"}
+    want: dict[tuple[str, str], list[int]] = {}
+    for a, r, t in zip(labels.answer.tolist(), labels.rater.tolist(), labels.tag.tolist(), strict=True):
+        want.setdefault((f"a{a:05d}", names[r]), [0, 0, 0, 0])[t] += 1
+    table = scoring.scores_of(labels, names)
+    assert [row[:6] for row in table.rows()] == [(a, r, *c) for (a, r), c in sorted(want.items())]
+
+
 def test_the_queue_counts_every_answer_as_it_counts_one(sample_project: Project) -> None:
     """The queue's judge tag counts, read at once on label columns, equal those read answer by answer."""
     from app.judging.runs import run_judge
