@@ -84,6 +84,22 @@ def test_krippendorff_alpha_equals_the_krippendorff_package(raters: int, ordinal
         assert got == pytest.approx(want, rel=1e-12, abs=0)
 
 
+def test_per_tag_figures_equal_sklearns() -> None:
+    from sklearn.metrics import precision_recall_fscore_support
+
+    rng = np.random.default_rng(4)
+    for counts in (rng.integers(0, 50, (4, 4)), np.array([[5, 0, 0, 1], [0, 0, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0]])):
+        truth, predicted = np.divmod(np.arange(counts.size), 4)
+        p, r, f, support = precision_recall_fscore_support(
+            truth, predicted, labels=range(4), sample_weight=counts.ravel(), zero_division=0
+        )
+        want = [
+            {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(support[i])}
+            for i in range(4)
+        ]
+        assert analytics.per_tag(counts) == want
+
+
 def test_cohen_kappa_and_percent_agreement_of_imported_labels(sample_project: Project, tmp_path: Path, capsys) -> None:
     from sklearn.metrics import cohen_kappa_score
 

@@ -91,23 +91,18 @@ def cohen_kappa(codes: np.ndarray, q: int, *, ordinal: bool = False) -> float | 
     return None if pe >= 1 else (pa - pe) / (1 - pe)
 
 
-def agreement_of(
-    matrix: Any, categories: Sequence[Any], *, ordinal: bool = False, short: bool = False
-) -> dict[str, Any]:
+def agreement_of(matrix: Any, categories: Sequence[Any], *, ordinal: bool = False) -> dict[str, Any]:
     """Agreement over items (rows) rated by raters (columns; None or NaN = not rated). `matrix` holds
     category values (a list of lists) or, faster, category indexes (a float array with NaN). An item
     rated by two or more raters counts (`n_items`); items rated once still inform chance agreement,
     as in the textbook (Gwet 2014) and irrCAC."""
     codes = _codes(matrix, categories)
-    rated = (~np.isnan(codes)).sum(axis=1)
-    codes = codes[rated >= 1]
-    result: dict[str, Any] = {"n_items": int((rated >= 2).sum())}
+    table = category_table(codes, len(categories))
+    stats = table_agreement(table)
+    result = {"n_items": stats["n_items"]}
     result |= dict.fromkeys(("percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1"))
+    result |= stats
     if not result["n_items"]:
-        return result
-    table = np.stack([(codes == k).sum(axis=1) for k in range(len(categories))], axis=1)
-    result |= chance_corrected(table.astype(float))
-    if short:  # what a slice shows (`_short`): Cohen's and Krippendorff's are left out, not computed
         return result
     if codes.shape[1] == 2:
         result["cohen_kappa"] = cohen_kappa(codes, len(categories), ordinal=ordinal)
@@ -115,6 +110,23 @@ def agreement_of(
     if (pairable.sum(axis=0) > 0).sum() > 1:
         result["krippendorff_alpha"] = krippendorff_alpha(table, ordinal=ordinal)
     return result
+
+
+def category_table(codes: np.ndarray, categories: int) -> np.ndarray:
+    """`table[i, k]`: how many raters put item i (a row of `codes`) in category k."""
+    rows, raters = np.nonzero(~np.isnan(codes))
+    flat = rows * categories + codes[rows, raters].astype(np.int64)
+    return np.bincount(flat, minlength=len(codes) * categories).reshape(len(codes), categories)
+
+
+def table_agreement(table: np.ndarray) -> dict[str, Any]:
+    """Items rated twice or more, percent agreement, Gwet's AC1 and Fleiss' kappa of a category
+    table; items nobody rated are left out, items rated once inform chance agreement only."""
+    rated = table.sum(axis=1)
+    result: dict[str, Any] = {"n_items": int((rated >= 2).sum())}
+    if not result["n_items"]:
+        return result | dict.fromkeys(("percent_agreement", "fleiss_kappa", "gwet_ac1"))
+    return result | chance_corrected(table[rated >= 1].astype(float))
 
 
 def krippendorff_alpha(table: np.ndarray, *, ordinal: bool = False) -> float:
@@ -179,9 +191,9 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         source_names = np.array([sources.get(a) or "unknown" for a in labels.answers], dtype=object)
         names, source_of = np.unique(source_names, return_inverse=True)
         item_source = source_of[item_answer]  # by number: comparing a million strings took a second
+        table = category_table(wide, len(tags))  # once: each source's slice of it gives that source's figures
         result["by_source"] = {
-            str(names[n]): _short(agreement_of(wide[item_source == n], tags, short=True))
-            for n in np.unique(item_source).tolist()
+            str(names[n]): _short(table_agreement(table[item_source == n])) for n in np.unique(item_source).tolist()
         }
         return result
 
@@ -344,6 +356,23 @@ def _match_answer(answer_id: str, j_points: Any, h_points: Any) -> tuple[list[tu
     return pairs, disagreements
 
 
+def per_tag(counts: np.ndarray) -> list[dict[str, Any]]:
+    """Precision, recall, F1 and support of each tag from a confusion matrix (rows: the truth), 0
+    where undefined: sklearn's precision_recall_fscore_support, by the same divisions."""
+    true_positive = np.diag(counts).astype(float)
+    predicted, true = counts.sum(axis=0).astype(float), counts.sum(axis=1).astype(float)
+
+    def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+        return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator != 0)
+
+    precision, recall = ratio(true_positive, predicted), ratio(true_positive, true)
+    f1 = ratio(2 * true_positive, true + predicted)
+    return [
+        {"precision": float(p), "recall": float(r), "f1": float(f), "support": int(n)}
+        for p, r, f, n in zip(precision, recall, f1, true, strict=True)
+    ]
+
+
 def _paired_scores(table: scoring.ScoreTable, judge: str, human: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per answer figure (correctness, relevance): the judge's and the human's scores of the answers
     where both are defined, in answer order."""
@@ -385,22 +414,13 @@ def _alignment_result(
     """The figures of `alignment` from the confusion counts (rows: human, columns: judge), the
     disagreements in the order found, and the judge's and the human's answer scores, paired."""
     from scipy.stats import pearsonr, spearmanr
-    from sklearn.metrics import precision_recall_fscore_support
 
     labels = [t.value for t in TAG_ORDER]
     total = int(counts.sum())
     result: dict[str, Any] = {"judge": judge, "human": human, "n_pairs": total, "labels": labels}
     if total:
         result["confusion_matrix"] = counts.tolist()  # rows: human
-        # sklearn on the 16 cells, weighted by their counts: its figures, without a million rows
-        truth, predicted = np.divmod(np.arange(counts.size), len(labels))
-        p, r, f, support = precision_recall_fscore_support(
-            truth, predicted, labels=range(len(labels)), sample_weight=counts.ravel(), zero_division=0
-        )
-        result["per_tag"] = {
-            label: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(support[i])}
-            for i, label in enumerate(labels)
-        }
+        result["per_tag"] = dict(zip(labels, per_tag(counts), strict=True))
         result["accuracy"] = int(np.trace(counts)) / total
     result["disagreements"] = sorted(disagreements, key=lambda d: -(d["judge_confidence"] or 0))
 
