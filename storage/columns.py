@@ -11,11 +11,14 @@ The concatenations of one query see the rows in the same order, so its columns l
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, String, case, cast, func, literal_column, select
+from sqlalchemy import Connection, Engine, String, case, cast, event, func, literal_column, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
@@ -53,44 +56,117 @@ def labels(
     session: Session, rater_ids: list[int] | None = None, *, items: bool = False, creators: bool = False
 ) -> Labels:
     """Every label (of the raters given), with its answer, and if asked its data point's identity and
-    the rater who recorded that data point."""
+    the rater who recorded that data point. Read once per committed state of a SQLite project
+    (`_cached_parts`): the dashboard's figures share one read."""
     connection = session.connection()
-    rater, point, tag = _label_columns(connection, rater_ids)
-    answers, point_answer, ids = _points_by_answer(connection)
+    parts = _cached_parts(connection)
+
+    def part(name: str, read: Callable[[], Any]) -> Any:
+        if parts is None:
+            return read()
+        if name not in parts:
+            parts[name] = _read_only(read())
+        return parts[name]
+
+    if parts is None:  # the database picks the raters' labels
+        rater, point, tag = _label_columns(connection, rater_ids)
+    else:  # every rater's labels are kept: the figures ask for different raters
+        rater, point, tag = part("labels", lambda: _label_columns(connection, None))
+        if rater_ids is not None:
+            keep = np.isin(rater, rater_ids)
+            rater, point, tag = rater[keep], point[keep], tag[keep]
+    answers, point_answer, ids = part("points", lambda: _points_by_answer(connection))
     where = _positions(ids, point)
-    found: dict[str, Any] = {
-        "answers": answers,
-        "answer": point_answer[where],
-        "rater": rater,
-        "tag": tag,
-        "point": point,
-    }
-    if not (items or creators):
-        return Labels(**found)
-    # The keys and creators by a plain scan of the table: neither is in the index on answer_id.
-    wanted: list[tuple[Any, str]] = [(DataPointRow.id, ",")]
-    if items:
-        wanted.append((func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR))
-    if creators:
-        wanted.append((DataPointRow.rater_id, ","))
-    read = connection.execute(select(*(_concat(connection, c, separator) for c, separator in wanted))).one()
+    found: dict[str, Any] = {"answers": answers, "answer": point_answer[where], "rater": rater, "tag": tag}
+    found["point"] = point
+    if items or creators:
+        point_item, point_creator = part("identities", lambda: _point_identities(connection, ids, point_answer))
+        found["item"] = point_item[where] if items else None
+        if creators:
+            found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
+    return Labels(**found)
+
+
+def _point_identities(
+    connection: Connection, ids: np.ndarray, point_answer: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per data point, in the order of `ids`: its item (answer × identity key, in their order) and
+    the rater who recorded it, by a plain scan of the table (neither is in the index on answer_id)."""
+    read = connection.execute(
+        select(
+            _concat(connection, DataPointRow.id),
+            _concat(connection, func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR),
+            _concat(connection, DataPointRow.rater_id),
+        )
+    ).one()
     scanned = _ints(read[0])
     if len(scanned) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
     in_answer_order = _positions(scanned, ids)
-    if items:
-        # An empty project has no keys at all, not one empty key ("".split gives [""]).
-        keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)[in_answer_order]
-        unkeyed = np.flatnonzero(keys == "")
-        keys[unkeyed] = ["id:" + str(i) for i in ids[unkeyed].tolist()]  # as storage/analytics.item_labels
-        import pandas as pd
+    # An empty project has no keys at all, not one empty key ("".split gives [""]).
+    keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)[in_answer_order]
+    unkeyed = np.flatnonzero(keys == "")
+    keys[unkeyed] = ["id:" + str(i) for i in ids[unkeyed].tolist()]  # as storage/analytics.item_labels
+    import pandas as pd
 
-        key_code, uniques = pd.factorize(keys, sort=True)
-        found["item"] = (point_answer.astype(np.int64) * max(len(uniques), 1) + key_code)[where]
-    if creators:
-        point_creator = _ints(read[-1])[in_answer_order]
-        found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
-    return Labels(**found)
+    key_code, uniques = pd.factorize(keys, sort=True)
+    item = point_answer.astype(np.int64) * max(len(uniques), 1) + key_code
+    return item, _ints(read[2])[in_answer_order]
+
+
+def _read_only(part: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A part kept for later calls: its arrays cannot be changed by the figures that use them."""
+    for value in part:
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return part
+
+
+class _Watch:
+    """What was read of one SQLite project at its latest committed state. SQLite's data_version,
+    asked on a connection of our own that never writes, changes whenever any connection of any
+    process commits: the parts kept under it are exactly what a read would give now."""
+
+    def __init__(self, engine: Engine) -> None:
+        proxy = engine.raw_connection()
+        proxy.detach()  # out of the pool: the version is counted per connection
+        self._connection: Any = proxy.dbapi_connection
+        self._lock = threading.Lock()
+        self._version: int | None = None
+        self._parts: dict[str, Any] = {}
+        event.listen(engine, "engine_disposed", self._close)
+
+    def parts(self) -> dict[str, Any] | None:
+        with self._lock:
+            if self._connection is None:
+                return None
+            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._version:
+                self._version, self._parts = version, {}
+            return self._parts
+
+    def _close(self, _engine: Engine) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+            self._connection, self._parts = None, {}
+
+
+_watches: weakref.WeakKeyDictionary[Engine, _Watch] = weakref.WeakKeyDictionary()
+_watches_lock = threading.Lock()
+
+
+def _cached_parts(connection: Connection) -> dict[str, Any] | None:
+    """The parts read at the project's current committed state, to read from and add to; None on
+    PostgreSQL, and where the session has written and not committed (what it reads is its own)."""
+    dbapi = connection.connection.dbapi_connection
+    if connection.dialect.name != "sqlite" or dbapi is None or dbapi.in_transaction:
+        return None
+    with _watches_lock:
+        watch = _watches.get(connection.engine)
+        if watch is None:
+            watch = _watches[connection.engine] = _Watch(connection.engine)
+    return watch.parts()
 
 
 def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:

@@ -240,6 +240,41 @@ def test_label_columns_line_up_with_the_rows(sample_project: Project, tmp_path: 
     assert len(np.unique(got.item)) == len(set(zip(rows["answer"], rows["item"], strict=True)))
 
 
+def test_label_columns_are_never_older_than_the_project(sample_project: Project, tmp_path: Path) -> None:
+    """Read once per committed state: a tag changed by this process, by another connection, or
+    written and rolled back in a session, shows (or stops showing) in the next read."""
+    from sqlalchemy import text
+
+    _import(sample_project, tmp_path, seed=4)
+
+    def tags() -> list[int]:
+        with sample_project.sessions() as session:
+            got = columns.labels(session, items=True)
+        order = np.lexsort((got.point, got.rater))
+        return got.tag[order].tolist()
+
+    first = tags()
+    assert tags() == first
+    with sample_project.sessions.begin() as session:
+        point = session.execute(text("SELECT min(data_point_id) FROM labels WHERE tag = 'correct'")).scalar()
+        session.execute(text("UPDATE labels SET tag = 'incorrect' WHERE data_point_id = :p"), {"p": point})
+    changed = tags()
+    assert changed != first and changed.count(TAGS.index("incorrect")) > first.count(TAGS.index("incorrect"))
+    with sample_project.sessions() as session:  # written, read by the writer, rolled back
+        session.execute(text("UPDATE labels SET tag = 'missing'"))
+        assert set(columns.labels(session).tag.tolist()) == {TAGS.index("missing")}
+        session.rollback()
+    assert tags() == changed
+    if sample_project.url.startswith("sqlite"):  # another connection, as another process would write
+        import sqlite3
+
+        other = sqlite3.connect(sample_project.url.removeprefix("sqlite:///"))
+        other.execute("UPDATE labels SET tag = 'irrelevant' WHERE data_point_id = ?", (point,))
+        other.commit()
+        other.close()
+        assert tags() != changed
+
+
 def test_raters_with_no_data_points_yet_agree_on_nothing(project: Project) -> None:
     """Two judges ran only answer-level rubrics (no data points): the dashboard and the exports read
     empty label columns and report agreement over 0 items, not a crash."""
