@@ -57,30 +57,27 @@ def labels(
 ) -> Labels:
     """Every label (of the raters given), with its answer, and if asked its data point's identity and
     the rater who recorded that data point. Read once per committed state of a SQLite project
-    (`_cached_parts`): the dashboard's figures share one read."""
+    (`_Watch`): the dashboard's figures share one read."""
     connection = session.connection()
-    parts = _cached_parts(connection)
+    watch = _watch(connection)
 
-    def part(name: str, read: Callable[[], Any]) -> Any:
-        if parts is None:
-            return read()
-        if name not in parts:
-            parts[name] = _read_only(read())
-        return parts[name]
+    def part(name: str, read: Callable[[Connection], Any]) -> Any:
+        kept = None if watch is None else watch.part(name, read)
+        return read(connection) if kept is None else kept
 
-    if parts is None:  # the database picks the raters' labels
+    if watch is None:  # the database picks the raters' labels
         rater, point, tag = _label_columns(connection, rater_ids)
     else:  # every rater's labels are kept: the figures ask for different raters
-        rater, point, tag = part("labels", lambda: _label_columns(connection, None))
+        rater, point, tag = part("labels", lambda c: _label_columns(c, None))
         if rater_ids is not None:
             keep = np.isin(rater, rater_ids)
             rater, point, tag = rater[keep], point[keep], tag[keep]
-    answers, point_answer, ids = part("points", lambda: _points_by_answer(connection))
+    answers, point_answer, ids = part("points", _points_by_answer)
     where = _positions(ids, point)
     found: dict[str, Any] = {"answers": answers, "answer": point_answer[where], "rater": rater, "tag": tag}
     found["point"] = point
     if items or creators:
-        point_item, point_creator = part("identities", lambda: _point_identities(connection, ids, point_answer))
+        point_item, point_creator = part("identities", lambda c: _point_identities(c, ids, point_answer))
         found["item"] = point_item[where] if items else None
         if creators:
             found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
@@ -114,6 +111,46 @@ def _point_identities(
     return item, _ints(read[2])[in_answer_order]
 
 
+class _Watch:
+    """What was read of one SQLite project at its latest committed state, on a connection of our
+    own that never writes. SQLite's data_version, asked there, changes whenever any connection of
+    any process commits; each part is read there right after it is asked (no older snapshot of a
+    session's can linger), so a part kept under a version is exactly what a read would give then."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._connection: Connection | None = engine.connect()
+        self._connection.detach()  # out of the pool: the version is counted per connection
+        self._lock = threading.Lock()
+        self._version: int | None = None
+        self._parts: dict[str, Any] = {}
+        event.listen(engine, "engine_disposed", self._close)
+
+    def part(self, name: str, read: Callable[[Connection], Any]) -> Any:
+        """The part, read now if it is not kept for the current state; None once closed."""
+        with self._lock:
+            if self._connection is None:
+                return None
+            try:
+                version = self._connection.exec_driver_sql("PRAGMA data_version").scalar()
+                if version != self._version:
+                    self._version, self._parts = version, {}
+                if name not in self._parts:
+                    self._parts[name] = _read_only(read(self._connection))
+                return self._parts[name]
+            finally:
+                self._connection.rollback()  # no read left open: the next one sees the latest commit
+
+    def _close(self, engine: Engine) -> None:
+        """With the engine's pool: the last connection to close folds the write-ahead log back in."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+            self._connection, self._parts = None, {}
+        with _watches_lock:  # an engine used again after dispose() gets a new watch
+            if _watches.get(engine) is self:
+                del _watches[engine]
+
+
 def _read_only(part: tuple[Any, ...]) -> tuple[Any, ...]:
     """A part kept for later calls: its arrays cannot be changed by the figures that use them."""
     for value in part:
@@ -122,51 +159,21 @@ def _read_only(part: tuple[Any, ...]) -> tuple[Any, ...]:
     return part
 
 
-class _Watch:
-    """What was read of one SQLite project at its latest committed state. SQLite's data_version,
-    asked on a connection of our own that never writes, changes whenever any connection of any
-    process commits: the parts kept under it are exactly what a read would give now."""
-
-    def __init__(self, engine: Engine) -> None:
-        proxy = engine.raw_connection()
-        proxy.detach()  # out of the pool: the version is counted per connection
-        self._connection: Any = proxy.dbapi_connection
-        self._lock = threading.Lock()
-        self._version: int | None = None
-        self._parts: dict[str, Any] = {}
-        event.listen(engine, "engine_disposed", self._close)
-
-    def parts(self) -> dict[str, Any] | None:
-        with self._lock:
-            if self._connection is None:
-                return None
-            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._version:
-                self._version, self._parts = version, {}
-            return self._parts
-
-    def _close(self, _engine: Engine) -> None:
-        with self._lock:
-            if self._connection is not None:
-                self._connection.close()
-            self._connection, self._parts = None, {}
-
-
 _watches: weakref.WeakKeyDictionary[Engine, _Watch] = weakref.WeakKeyDictionary()
 _watches_lock = threading.Lock()
 
 
-def _cached_parts(connection: Connection) -> dict[str, Any] | None:
-    """The parts read at the project's current committed state, to read from and add to; None on
-    PostgreSQL, and where the session has written and not committed (what it reads is its own)."""
+def _watch(connection: Connection) -> _Watch | None:
+    """The project's watch; None on PostgreSQL, in memory, and where the session has written and
+    not committed (what it reads is its own)."""
     dbapi = connection.connection.dbapi_connection
-    if connection.dialect.name != "sqlite" or dbapi is None or dbapi.in_transaction:
+    in_file = connection.dialect.name == "sqlite" and connection.engine.url.database not in (None, "", ":memory:")
+    if not in_file or dbapi is None or dbapi.in_transaction:
         return None
     with _watches_lock:
-        watch = _watches.get(connection.engine)
-        if watch is None:
-            watch = _watches[connection.engine] = _Watch(connection.engine)
-    return watch.parts()
+        if connection.engine not in _watches:
+            _watches[connection.engine] = _Watch(connection.engine)
+        return _watches[connection.engine]
 
 
 def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:

@@ -268,10 +268,16 @@ def test_label_columns_are_never_older_than_the_project(sample_project: Project,
     if sample_project.url.startswith("sqlite"):  # another connection, as another process would write
         import sqlite3
 
-        other = sqlite3.connect(sample_project.url.removeprefix("sqlite:///"))
-        other.execute("UPDATE labels SET tag = 'irrelevant' WHERE data_point_id = ?", (point,))
-        other.commit()
-        other.close()
+        with sample_project.sessions() as session:
+            lingering = session.connection().execute(text("SELECT id FROM labels"))
+            lingering.fetchone()  # a read left open: its snapshot is older than the write below
+            other = sqlite3.connect(sample_project.url.removeprefix("sqlite:///"))
+            other.execute("UPDATE labels SET tag = 'irrelevant' WHERE data_point_id = ?", (point,))
+            other.commit()
+            other.close()
+            got = columns.labels(session)
+            assert TAGS.index("irrelevant") == got.tag[got.point == point][0]
+            lingering.close()
         assert tags() != changed
 
 
