@@ -256,30 +256,29 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     counts += columnar.confusion(np.full(len(j_alone), irrelevant), labels.tag[j_alone], size)
     counts += columnar.confusion(labels.tag[h_alone], np.full(len(h_alone), missing), size)
     differ = pairs[labels.tag[pairs[:, 0]] != labels.tag[pairs[:, 1]]]
-    j_points, h_points = labels.point[differ[:, 0]].tolist(), labels.point[differ[:, 1]].tolist()
+    j_points = labels.point[differ[:, 0]].tolist()
     with project.sessions() as session:
-        details = analytics.point_details(session, j_points, judge_id)
-        texts = analytics.point_details(session, h_points, human_id)
+        details = analytics.pair_details(session, j_points, labels.point[differ[:, 1]].tolist(), judge_id)
     tags = [t.value for t in TAG_ORDER]
     placed: list[tuple[int, int, int, dict[str, Any]]] = [  # (answer, ordinal, id): the rows' order
         (
             answer,
-            details[j][0],
+            ordinal,
             j,
             {
                 "answer_id": labels.answers[answer],
-                "text": texts[h][1],
+                "text": words,
                 "judge": tags[j_tag],
                 "human": tags[h_tag],
-                "judge_confidence": details[j][2],
+                "judge_confidence": confidence,
             },
         )
-        for answer, j, h, j_tag, h_tag in zip(
+        for answer, j, j_tag, h_tag, (ordinal, words, confidence) in zip(
             labels.answer[differ[:, 0]].tolist(),
             j_points,
-            h_points,
             labels.tag[differ[:, 0]].tolist(),
             labels.tag[differ[:, 1]].tolist(),
+            details,
             strict=True,
         )
     ]
