@@ -74,8 +74,8 @@ def labels(
             rater, point, tag = rater[keep], point[keep], tag[keep]
     answers, point_answer, ids = part("points", _points_by_answer)
     where = _positions(ids, point)
-    found: dict[str, Any] = {"answers": answers, "answer": point_answer[where], "rater": rater, "tag": tag}
-    found["point"] = point
+    found: dict[str, Any] = {"answers": answers, "rater": rater, "tag": tag, "point": point}
+    found["answer"] = point_answer[where]
     if items or creators:
         point_item, point_creator = part("identities", lambda c: _point_identities(c, ids, point_answer))
         found["item"] = point_item[where] if items else None

@@ -24,7 +24,7 @@ from storage.schema import (
 
 def sampled_answers(session: Session) -> dict[str, int]:
     """Answers drawn at random for review, with the number of their draw."""
-    return dict(session.execute(select(ReviewSampleRow.answer_id, ReviewSampleRow.draw)).all())
+    return dict(session.connection().execute(select(ReviewSampleRow.answer_id, ReviewSampleRow.draw)).all())
 
 
 def add_sampled(session: Session, answer_ids: list[str], seed: int | None, population: int, actor: str) -> int:
@@ -50,7 +50,7 @@ def latest_judge_per_answer(session: Session, verifier: str = "verifier") -> dic
         .group_by(JudgeOutcomeRow.answer_id)
         .subquery()
     )
-    rows = session.execute(
+    rows = session.connection().execute(  # Core: ORM rows cost a third of a second at 100,000 answers
         select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(latest, latest.c.outcome == JudgeOutcomeRow.id)
     )
     return dict(rows.all())

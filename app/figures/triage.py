@@ -82,7 +82,7 @@ def triage(
     judged = sorted(judges)
     judge_pairs = [(a, names[judges[a]]) for a in judged]
     correctness, relevance = scores_of(judge_pairs, table.correctness), scores_of(judge_pairs, table.f1)
-    confident = np.array([(certainty.get(a) if certainty.get(a) is not None else -1.0) for a in judged])
+    confident = np.array([c if (c := certainty.get(a)) is not None else -1.0 for a in judged])
 
     # A reviewed answer: a human submitted a review of it and tagged in it; missed: one found an
     # incorrect or missing point there.
