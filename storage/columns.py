@@ -7,6 +7,9 @@ strings, which numpy parses at C speed. A label travels as one integer, its data
 tag's index packed together, one string per rater (read along the index on rater_id). The data
 points' answers come from the index on answer_id: a count per answer and the ids in answer order.
 The concatenations of one query see the rows in the same order, so its columns line up.
+
+A SQLite project's columns are kept while it is unchanged (`_Watch`), so the dashboard's figures,
+computed one after another, read them once.
 """
 
 from __future__ import annotations
