@@ -42,7 +42,7 @@ def sample_tour(project: Project) -> SampleTour | None:
     if {a.id for a in answers} != _sample_ids():
         return None
     with project.sessions() as session:
-        if reviews.setting(session, STARTED) or any(row.judge_counts for row in reviews.queue(session, None)):
+        if reviews.setting(session, STARTED) or reviews.judge_counts(session):
             return None
     size = {a.document: (SAMPLE_DATASET / "documents" / a.document).stat().st_size for a in answers}
     ordered = sorted(answers, key=lambda a: (size[a.document], a.id))

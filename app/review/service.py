@@ -9,6 +9,7 @@ same thing, so they are one data point (storage/points.py), whichever was record
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from app.errors import AssayError
@@ -22,11 +23,11 @@ from storage import audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail
 from storage.documents import Passage
 from storage.points import RaterTag
-from storage.reviews import PointSnapshot, QueueRow, ReviewPoint
+from storage.reviews import JudgeCounts, PointSnapshot, QueueRow, ReviewPoint
 from storage.rubric_results import RubricRecord, rubric_results
 
 ASSISTED, BLIND = "assisted", "blind"
-__all__ = ["ASSISTED", "BLIND", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
+__all__ = ["ASSISTED", "BLIND", "JudgeCounts", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,11 @@ class ReviewService:
     def queue_row(self, answer_id: str) -> QueueRow:
         with self.project.sessions() as session:
             return reviews.queue(session, self.rater_id, answer_id)[0]
+
+    def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
+        """The latest judge run's tag counts of these answers (of every answer if None)."""
+        with self.project.sessions() as session:
+            return reviews.judge_counts(session, answer_ids)
 
     # ------------------------------------------------------------------ reading
 

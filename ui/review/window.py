@@ -57,13 +57,13 @@ class ReviewWindow(QMainWindow):
         self.statusBar().addWidget(self.message, 1)
 
         rule = (self.settings.min_correctness, self.settings.min_relevance)
-        self.queue_pane = QueuePane(self.service.queue(), rule)
+        self.queue_pane = QueuePane(self.service.queue(), self.service.judge_counts, rule)
         self.answer_pane = AnswerPane()
         self.document_pane = DocumentPane(project, self.say)
         self.judge_runner = JudgeRunner(project, self.settings, self.say, self)
         # The parts' widgets by short names: the statistics actions, the backups dialog and the tests reach them.
         queue, answer, document = self.queue_pane, self.answer_pane, self.document_pane
-        self.queue_model, self.proxy, self.table = queue.model, queue.proxy, queue.table
+        self.queue_model, self.table = queue.model, queue.table
         self.filter, self.documents = queue.filter, queue.documents
         self.points, self.points_model, self.answer_view = answer.points, answer.points_model, answer.answer_view
         self.scores, self.rationale, self.verifier_flag = answer.scores, answer.rationale, answer.verifier_flag
