@@ -120,13 +120,10 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
     session.execute(delete(DataPointRow).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id))
     session.flush()
     # Points that had ids get them back first, so that a new point's fresh id cannot take one.
-    keep_ids_first = sorted(enumerate(points), key=lambda item: item[1].id <= 0)
-    for ordinal, p in keep_ids_first:
-        if p.id <= 0:
-            session.flush()
-        session.add(
+    for new in (False, True):
+        session.add_all(
             DataPointRow(
-                id=p.id if p.id > 0 else None,
+                id=None if new else p.id,
                 answer_id=answer_id,
                 rater_id=rater_id,
                 ordinal=ordinal,
@@ -139,8 +136,10 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
                 comment=p.comment,
                 replaces=list(p.replaces) or None,
             )
+            for ordinal, p in enumerate(points)
+            if (p.id <= 0) == new
         )
-    session.flush()
+        session.flush()
     ids = session.scalars(
         select(DataPointRow.id)
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)

@@ -300,6 +300,8 @@ class DataPointTableModel(_TableModel):
         self.standing: Standing | None = None  # how good the judge whose tags are shown is
 
     def set_standing(self, standing: Standing | None) -> None:
+        if standing == self.standing:
+            return  # a changed header re-measures every column sized to its contents
         self.standing = standing
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.JUDGE, self.JUDGE)
 
