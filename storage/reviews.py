@@ -267,15 +267,11 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
         )
     }
     statuses = {status.value: status for status in ReviewStatus}
-    return [
-        QueueRow(
-            row[0],
-            *questions[row[1]],
-            statuses[row[3] if mine is not None and row[3] else ReviewStatus.UNREVIEWED.value],
-            row[2] or 0,
-        )
-        for row in session.execute(statement)
-    ]
+    unreviewed = ReviewStatus.UNREVIEWED
+    rows = session.connection().execute(statement).all()  # Core rows: no ORM work per answer
+    if mine is None:
+        return [QueueRow(a, *questions[q], unreviewed, n or 0) for a, q, n in rows]
+    return [QueueRow(a, *questions[q], statuses.get(status, unreviewed), n or 0) for a, q, n, status in rows]
 
 
 def judge_counts(session: Session, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
