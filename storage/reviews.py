@@ -81,6 +81,18 @@ def reference_judge(session: Session, answer_id: str) -> int | None:
     )
 
 
+def has_points(session: Session, answer_id: str, rater_id: int) -> bool:
+    """Whether the rater has a copy of the answer's data points (made when first opened)."""
+    return (
+        session.scalar(
+            select(DataPointRow.id)
+            .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+            .limit(1)
+        )
+        is not None
+    )
+
+
 def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnapshot]:
     rows = session.execute(
         select(DataPointRow, LabelRow.tag)
@@ -258,14 +270,14 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
     if answer_id is not None:
         statement = statement.where(AnswerRow.id == answer_id)
     # A question and its document are read once, not once per answer: 100,000 answers share a few.
-    questions = {
-        question_id: (document, text)
-        for question_id, document, text in session.execute(
-            select(QuestionRow.id, DocumentRow.name, QuestionRow.text).join(
-                DocumentRow, QuestionRow.document_id == DocumentRow.id
-            )
+    asked = select(QuestionRow.id, DocumentRow.name, QuestionRow.text).join(
+        DocumentRow, QuestionRow.document_id == DocumentRow.id
+    )
+    if answer_id is not None:
+        asked = asked.where(
+            QuestionRow.id == select(AnswerRow.question_id).where(AnswerRow.id == answer_id).scalar_subquery()
         )
-    }
+    questions = {question_id: (document, text) for question_id, document, text in session.execute(asked)}
     statuses = {status.value: status for status in ReviewStatus}
     unreviewed = ReviewStatus.UNREVIEWED
     rows = session.connection().execute(statement).all()  # Core rows: no ORM work per answer

@@ -195,16 +195,16 @@ class AnswerQueueModel(_TableModel):
             found = self._cells[row] = self._row_cells(self.rows[row])
         return found
 
-    def update_row(self, row: QueueRow) -> None:
-        """An answer's row anew (its review or its judge run changed), its judge counts read again."""
+    def update_row(self, row: QueueRow, judged: bool = False) -> None:
+        """An answer's row anew: its review changed, or (`judged`) a judge run tagged it."""
         index = next((i for i in self._candidates(row.id) if self.rows[i].id == row.id), None)
         if index is None:
             return
-        counts = self.count_judge_tags([row.id])
-        self._counts.pop(row.id, None)
-        self._counts.update(counts)
-        if self._counted is not None:
-            self._counted.add(row.id)
+        if judged or (self._counted is not None and row.id not in self._counted):
+            self._counts.pop(row.id, None)
+            self._counts.update(self.count_judge_tags([row.id]))
+            if self._counted is not None:
+                self._counted.add(row.id)
         self.rows[index] = row
         self._cells[index] = self._row_cells(row)
         shown = self.row_of(row.id)

@@ -110,7 +110,7 @@ class ReviewService:
         if answer is None:
             raise AssayError(f"no answer with id {answer_id!r}")
         with self.project.sessions.begin() as session:
-            if not reviews.snapshot(session, answer_id, self.rater_id):
+            if not reviews.has_points(session, answer_id, self.rater_id):
                 reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.UNREVIEWED:
                 reviews.update_review(session, answer_id, self.rater_id, status=ReviewStatus.IN_REVIEW)

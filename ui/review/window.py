@@ -284,7 +284,7 @@ class ReviewWindow(QMainWindow):
 
     def _on_answer_judged(self, answer_id: str) -> None:
         """The queue row gets its scores; the open answer gets the judge's tags if still untouched."""
-        self.queue_model.update_row(self.service.queue_row(answer_id))
+        self.queue_model.update_row(self.service.queue_row(answer_id), judged=True)
         if self.state is not None and self.state.answer.id == answer_id:
             adopted = self.service.adopt_judge(answer_id)
             self.show_state(adopted or self.service.state(answer_id), keep_point=adopted is None)
