@@ -19,7 +19,15 @@ from app.judging.jury import run_jury
 from app.judging.model_files import describe, read_model_info, recent_models, record_speed
 from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
 from app.judging.rubric_results import review_criteria, rubric_summary
-from app.judging.runs import JudgeSettings, Progress, device_sentence, make_backend, permitted, run_judge
+from app.judging.runs import (
+    JudgeSettings,
+    Progress,
+    device_sentence,
+    document_state_folder,
+    make_backend,
+    permitted,
+    run_judge,
+)
 from app.judging.stress import stress_test
 from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
@@ -49,7 +57,7 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     try:
         if args.jury:
             return _run_jury(project, args, settings, shared, answer_ids, cancel)
-        backend = _backend(settings, shared)
+        backend = _backend(settings, shared, project)
         if device := device_sentence(backend):
             print(f"judge: {device}", file=sys.stderr)
         speeds: list[float] = []
@@ -92,11 +100,11 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend]) -> JudgeBackend:
+def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend], project: Project) -> JudgeBackend:
     """One backend per model: jurors on the same local model share its weights and cache."""
     key = (settings.backend, settings.model, settings.base_url, settings.gpu_layers, settings.context_tokens)
     if key not in shared:
-        shared[key] = make_backend(settings)
+        shared[key] = make_backend(settings, document_state_folder(project))
         described = shared[key].describe()
         if "host" in described:
             print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
@@ -138,7 +146,7 @@ def _run_jury(
             continue
         juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
         juror = permitted(juror, project.allowed_hosts(), args.allow_network)  # each juror's host its own opt-in
-        backend = _backend(juror, shared)
+        backend = _backend(juror, shared, project)
         judge = juror.judge(backend)
         jurors.append((f"juror:{spec}", judge))
     priority = tuple(Tag(t.strip()) for t in args.priority.split(","))
