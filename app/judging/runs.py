@@ -83,15 +83,21 @@ class JudgeSettings:
 
     def judge(self, backend: JudgeBackend) -> LemajJudge | RubricJudge:
         if self.rubric is Rubric.LEMAJ:
-            return LemajJudge(
-                backend,
-                self.mode,
-                self.strictness,
-                seed=self.seed,
-                find_missing=self.find_missing,
-                tagging=self.tagging,
-            )
+            return self.lemaj_judge(backend)
         return RubricJudge(backend, self.rubric, seed=self.seed, disputatio=self.disputatio)
+
+    def lemaj_judge(self, backend: JudgeBackend) -> LemajJudge:
+        """The judge that tags data points (juries and stress tests need one, not a rubric)."""
+        if self.rubric is not Rubric.LEMAJ:
+            raise AssayError(f"this needs a LeMAJ judge; {self.rubric.value} is a rubric")
+        return LemajJudge(
+            backend,
+            self.mode,
+            self.strictness,
+            seed=self.seed,
+            find_missing=self.find_missing,
+            tagging=self.tagging,
+        )
 
 
 def destination(settings: JudgeSettings) -> str:
@@ -323,7 +329,7 @@ def run_judge(
         pending, done_before = judgements.answers_to_judge(session, rater_id, answer_ids, first=limit, more=more)
     summary = RunSummary(name, skipped=done_before)
     queue = iter(pending)
-    in_flight: dict[Future, tuple[JudgeCase | RubricCase, list[documents.Passage]]] = {}
+    in_flight: dict[Future[Any], tuple[JudgeCase | RubricCase, list[documents.Passage]]] = {}
     started, tokens, unavailable, last_error = time.perf_counter(), 0, 0, ""
 
     with ThreadPoolExecutor(max_workers=max(parallel, 1), thread_name_prefix="judge") as pool:
@@ -380,6 +386,10 @@ def run_judge(
 def _evaluate(judge: AnyJudge, case: JudgeCase | RubricCase, cancel: threading.Event):
     """The verdict, and whether the judge could not be reached at all (a failure of the service)."""
     try:
+        if isinstance(judge, LemajJudge):
+            assert isinstance(case, JudgeCase)  # a run builds the case its judge reads
+            return judge.evaluate(case, cancel), False
+        assert isinstance(case, RubricCase)
         return judge.evaluate(case, cancel), False
     except JudgeUnavailable as exc:
         return _failed(judge, case.answer_id, str(exc)), True
