@@ -120,7 +120,12 @@ def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
     assert table.currentIndex().data() == window.state.answer.id == "contractnli-028"  # still the open answer
     window.filter.setText("flagged")
     assert sorted(row[0] for row in shown()) == ["contractnli-028", "cuad-001"]
+    assert window.state.answer.id == "contractnli-028"  # still shown, still open
     window.filter.setText("")
+    window.documents.setCurrentIndex(window.documents.findData("Keep.txt"))  # the open answer is hidden:
+    assert window.state.answer.document == "Keep.txt" == model.answer_at(0).document  # the first one shown opens
+    assert table.currentIndex().row() == 0
+    window.documents.setCurrentIndex(0)
     table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert [row[:4] for row in shown()] == [row[:4] for row in paged]
 

@@ -147,9 +147,8 @@ class ReviewService:
 
     def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
         judge = reviews.reference_judge(session, answer.id)
-        passages = documents.passages_of(session, answer.document_id)
         if judge is not None:
-            ids = {p.citation_id: p.id for p in passages}
+            ids = documents.passage_ids_by_citation(session, answer.document_id)
             return [
                 PointSnapshot(
                     0,
@@ -167,7 +166,7 @@ class ReviewService:
                 for p in judgements.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
-        return self._segmented(answer, passages)
+        return self._segmented(answer, documents.passages_of(session, answer.document_id))
 
     def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
         return [
