@@ -126,7 +126,8 @@ class AnswerQueueModel(_TableModel):
     # ------------------------------------------------------------------ sorting and filtering
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        self._rearrange(lambda: setattr(self, "_sorted_by", (column, order)))
+        if (column, order) != self._sorted_by:  # QTableView.sortByColumn asks twice; a reset sorts anew
+            self._rearrange(lambda: setattr(self, "_sorted_by", (column, order)))
 
     def set_document(self, document: str | None) -> None:
         self._rearrange(lambda: setattr(self, "document", document))
