@@ -90,7 +90,8 @@ class AnswerQueueModel(_TableModel):
         self.words = ""  # the filter box's text, lower-cased
         self._sorted_by = (0, Qt.SortOrder.AscendingOrder)
         self._shown: list[int] | None = None  # the rows the filter lets through; None: every row
-        self._where: dict[str, int] | None = None  # the shown row of each answer, made when asked
+        self._index: dict[str, int] | None = None  # each answer's place in self.rows, made when asked
+        self._where: dict[int, int] | None = None  # and the row it is shown at, when filtered
         self.reset(rows)
 
     def reset(self, rows: list[QueueRow]) -> None:
@@ -115,10 +116,18 @@ class AnswerQueueModel(_TableModel):
 
     def row_of(self, answer_id: str) -> int | None:
         """Where an answer is shown; None if the filter hides it."""
+        row = self._row_index(answer_id)
+        if row is None or self._shown is None:
+            return row
         if self._where is None:
-            ids = (row.id for row in self.rows) if self._shown is None else (self.rows[i].id for i in self._shown)
-            self._where = {answer_id: shown for shown, answer_id in enumerate(ids)}
-        return self._where.get(answer_id)
+            self._where = {row: shown for shown, row in enumerate(self._shown)}
+        return self._where.get(row)
+
+    def _row_index(self, answer_id: str) -> int | None:
+        """An answer's place in self.rows."""
+        if self._index is None:
+            self._index = {answer.id: row for row, answer in enumerate(self.rows)}
+        return self._index.get(answer_id)
 
     def _source(self, shown_row: int) -> int:
         return shown_row if self._shown is None else self._shown[shown_row]
@@ -170,7 +179,7 @@ class AnswerQueueModel(_TableModel):
                 if (document is None or answer.document == document) and (not words or words in self.haystack(row))
             ]
         )
-        self._where = None
+        self._where = self._index = None
 
     # ------------------------------------------------------------------ cells
 
@@ -198,7 +207,7 @@ class AnswerQueueModel(_TableModel):
 
     def update_row(self, row: QueueRow, judged: bool = False) -> None:
         """An answer's row anew: its review changed, or (`judged`) a judge run tagged it."""
-        index = next((i for i in self._candidates(row.id) if self.rows[i].id == row.id), None)
+        index = self._row_index(row.id)
         if index is None:
             return
         if judged or (self._counted is not None and row.id not in self._counted):
@@ -211,12 +220,6 @@ class AnswerQueueModel(_TableModel):
         shown = self.row_of(row.id)
         if shown is not None:
             self.dataChanged.emit(self.index(shown, 0), self.index(shown, len(self.HEADERS) - 1))
-
-    def _candidates(self, answer_id: str) -> list[int]:
-        shown = self.row_of(answer_id)
-        if shown is not None:
-            return [self._source(shown)]
-        return list(range(len(self.rows)))  # hidden by the filter: looked for
 
     def _rows(self) -> list[Any]:
         return self.rows
