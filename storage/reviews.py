@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import case, delete, func, select
 from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, ReviewStatus, Tag
@@ -293,29 +293,31 @@ def judge_counts(session: Session, answer_ids: Sequence[str] | None = None) -> d
     if answer_ids is not None:
         latest = latest.where(JudgeOutcomeRow.answer_id.in_(answer_ids))
     judge_of = dict(
-        session.execute(
+        session.connection()
+        .execute(
             select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).where(
                 JudgeOutcomeRow.id.in_(latest.group_by(JudgeOutcomeRow.answer_id))
             )
-        ).all()
+        )
+        .all()
     )
     if not judge_of:
         return {}
+    per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
     statement = (
-        select(DataPointRow.answer_id, DataPointRow.rater_id, LabelRow.tag, func.count())
+        select(DataPointRow.answer_id, DataPointRow.rater_id, *per_tag)
         .join(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == DataPointRow.rater_id))
-        .group_by(DataPointRow.answer_id, DataPointRow.rater_id, LabelRow.tag)
+        .group_by(DataPointRow.answer_id, DataPointRow.rater_id)
     )
     if answer_ids is not None:  # read from the answers' points
         statement = statement.where(DataPointRow.answer_id.in_(judge_of))
     else:  # read from the judges' labels: every answer's points would be every rater's
         statement = statement.where(LabelRow.rater_id.in_(set(judge_of.values())))
-    column = {tag.value: i for i, tag in enumerate(Tag)}
-    counts: dict[str, list[int]] = {}
-    for answer_id, rater_id, tag, n in session.execute(statement):
-        if judge_of.get(answer_id) == rater_id:
-            counts.setdefault(answer_id, [0, 0, 0, 0])[column[tag]] = n
-    return {answer_id: (c, i, irr, m) for answer_id, (c, i, irr, m) in counts.items()}
+    return {
+        answer_id: (int(c), int(i), int(irr), int(m))
+        for answer_id, rater_id, c, i, irr, m in session.connection().execute(statement).all()
+        if judge_of.get(answer_id) == rater_id
+    }
 
 
 def human_rater_names(session: Session) -> list[str]:
