@@ -44,8 +44,8 @@ def describe_model(choice: ModelChoice) -> str:
         return f"{EMBEDDED_MODEL_FILE} (embedded, {size:.0f} MiB)"
     if choice.kind == "gguf":
         path = Path(choice.model or "")
-        size = f"{path.stat().st_size / 2**20:.0f} MiB" if path.is_file() else "file not found"
-        return f"{path.name} ({size})"
+        found = f"{path.stat().st_size / 2**20:.0f} MiB" if path.is_file() else "file not found"
+        return f"{path.name} ({found})"
     return f"{choice.model or '(no model named)'} at {choice.base_url or 'the provider'}"
 
 

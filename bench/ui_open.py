@@ -97,7 +97,9 @@ def main() -> None:
     window.show()
     app.processEvents()
     usable = time.perf_counter() - started
-    print(f"usable window (queue of {window.proxy.rowCount()} answers, first answer open): {usable * 1000:.0f} ms")
+    print(
+        f"usable window (queue of {window.queue_model.rowCount()} answers, first answer open): {usable * 1000:.0f} ms"
+    )
 
     times = []
     for _ in range(30):

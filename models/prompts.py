@@ -27,6 +27,8 @@ class Part:
     text: str
     data: bool = False  # document or answer text: never instructions, never special tokens
     slot: bool = False  # one-pass tagging: the label logits are read right after this part
+    # The end of what every prompt about a document shares: a local model may keep its state on disk.
+    document_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def document_parts(evidence: list[EvidencePassage]) -> tuple[Part, ...]:
     return (
         Part("The document, one passage a line, each with its citation id:\n"),
         *fenced("DOCUMENT", evidence_text(evidence)),
-        Part(CASE_LINE),  # constant: a stable token boundary
+        Part(CASE_LINE, document_end=True),  # constant: a stable token boundary
     )
 
 

@@ -3,6 +3,7 @@ and the answer queue. Each takes a session and never commits it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,18 @@ def reference_judge(session: Session, answer_id: str) -> int | None:
     )
 
 
+def has_points(session: Session, answer_id: str, rater_id: int) -> bool:
+    """Whether the rater has a copy of the answer's data points (made when first opened)."""
+    return (
+        session.scalar(
+            select(DataPointRow.id)
+            .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
+            .limit(1)
+        )
+        is not None
+    )
+
+
 def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnapshot]:
     rows = session.execute(
         select(DataPointRow, LabelRow.tag)
@@ -119,13 +132,10 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
     session.execute(delete(DataPointRow).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id))
     session.flush()
     # Points that had ids get them back first, so that a new point's fresh id cannot take one.
-    keep_ids_first = sorted(enumerate(points), key=lambda item: item[1].id <= 0)
-    for ordinal, p in keep_ids_first:
-        if p.id <= 0:
-            session.flush()
-        session.add(
+    for new in (False, True):
+        session.add_all(
             DataPointRow(
-                id=p.id if p.id > 0 else None,
+                id=None if new else p.id,
                 answer_id=answer_id,
                 rater_id=rater_id,
                 ordinal=ordinal,
@@ -138,8 +148,10 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
                 comment=p.comment,
                 replaces=list(p.replaces) or None,
             )
+            for ordinal, p in enumerate(points)
+            if (p.id <= 0) == new
         )
-    session.flush()
+        session.flush()
     ids = session.scalars(
         select(DataPointRow.id)
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
@@ -227,15 +239,16 @@ class QueueRow:
     id: str
     document: str
     question: str
-    source: str | None
     status: ReviewStatus  # this reviewer's
     reviewers_done: int  # reviews submitted, by anyone
-    judge_counts: tuple[int, int, int, int] | None  # C, I, Irr, M of the latest judge run, if judged
+
+
+JudgeCounts = tuple[int, int, int, int]  # C, I, Irr, M: the latest judge run's tags on an answer
 
 
 def queue(session: Session, reviewer_id: int | None, answer_id: str | None = None) -> list[QueueRow]:
-    """Every answer (or just one) with this reviewer's status, submitted reviews, and the latest
-    judge run's tag counts, computed with SQL aggregates."""
+    """Every answer (or just one), in id order, with this reviewer's status and the reviews
+    submitted. The judge's tag counts are apart (`judge_counts`): a queue shows a screenful."""
     mine = (
         select(ReviewRow.answer_id, ReviewRow.status).where(ReviewRow.rater_id == reviewer_id).subquery()
         if reviewer_id is not None
@@ -247,11 +260,8 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
     if answer_id is not None:  # one row of the queue: count that answer's reviews, not every one's
         submitted = submitted.where(ReviewRow.answer_id == answer_id)
     done = submitted.group_by(ReviewRow.answer_id).subquery()
-    source = AnswerRow.meta["source"].as_string()  # read in SQL: parsing 100,000 JSON objects took seconds
     statement = (
-        select(AnswerRow.id, DocumentRow.name, QuestionRow.text, source, done.c.n)
-        .join(QuestionRow, AnswerRow.question_id == QuestionRow.id)
-        .join(DocumentRow, QuestionRow.document_id == DocumentRow.id)
+        select(AnswerRow.id, AnswerRow.question_id, done.c.n)
         .outerjoin(done, done.c.answer_id == AnswerRow.id)
         .order_by(AnswerRow.id)
     )
@@ -259,83 +269,54 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
         statement = statement.add_columns(mine.c.status).outerjoin(mine, mine.c.answer_id == AnswerRow.id)
     if answer_id is not None:
         statement = statement.where(AnswerRow.id == answer_id)
-    counts = _judge_counts(session, answer_id)
-    rows = []
-    for row in session.execute(statement):
-        status = row[5] if mine is not None and row[5] else ReviewStatus.UNREVIEWED.value
-        rows.append(
-            QueueRow(
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                ReviewStatus(status),
-                row[4] or 0,
-                counts.get(row[0]),
-            )
-        )
-    return rows
-
-
-def _judge_counts(session: Session, answer_id: str | None) -> dict[str, tuple[int, int, int, int]]:
-    if answer_id is None:
-        return _every_judge_count(session)
-    latest_query = (
-        select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
-        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
-        .group_by(JudgeOutcomeRow.answer_id)
+    # A question and its document are read once, not once per answer: 100,000 answers share a few.
+    asked = select(QuestionRow.id, DocumentRow.name, QuestionRow.text).join(
+        DocumentRow, QuestionRow.document_id == DocumentRow.id
     )
     if answer_id is not None:
-        latest_query = latest_query.where(JudgeOutcomeRow.answer_id == answer_id)
-    latest = latest_query.subquery()
-    judge = (
-        select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id)
-        .join(latest, latest.c.outcome_id == JudgeOutcomeRow.id)
-        .subquery()
-    )
-    per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
-    statement = (
-        select(DataPointRow.answer_id, *per_tag)
-        .join(judge, (judge.c.answer_id == DataPointRow.answer_id) & (judge.c.rater_id == DataPointRow.rater_id))
-        .join(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == DataPointRow.rater_id))
-        .group_by(DataPointRow.answer_id)
-    )
-    return {answer_id: (int(c), int(i), int(irr), int(m)) for answer_id, c, i, irr, m in session.execute(statement)}
+        asked = asked.where(
+            QuestionRow.id == select(AnswerRow.question_id).where(AnswerRow.id == answer_id).scalar_subquery()
+        )
+    questions = {question_id: (document, text) for question_id, document, text in session.execute(asked)}
+    statuses = {status.value: status for status in ReviewStatus}
+    unreviewed = ReviewStatus.UNREVIEWED
+    rows = session.connection().execute(statement).all()  # Core rows: no ORM work per answer
+    if mine is None:
+        return [QueueRow(a, *questions[q], unreviewed, n or 0) for a, q, n in rows]
+    return [QueueRow(a, *questions[q], statuses.get(status, unreviewed), n or 0) for a, q, n, status in rows]
 
 
-def _every_judge_count(session: Session) -> dict[str, tuple[int, int, int, int]]:
-    """`_judge_counts` of every answer, on label columns: the SQL join kept a 100,000-answer queue
-    waiting for seconds."""
-    import numpy as np
-
-    from storage import columns
-
-    latest = (
-        select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome_id"))
-        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
-        .group_by(JudgeOutcomeRow.answer_id)
-        .subquery()
-    )
+def judge_counts(session: Session, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
+    """The latest judge run's tag counts on its own data points, per answer it tagged (of
+    `answer_ids`, or of every answer): one aggregate query, by answer or by judge."""
+    latest = select(func.max(JudgeOutcomeRow.id)).where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
+    if answer_ids is not None:
+        latest = latest.where(JudgeOutcomeRow.answer_id.in_(answer_ids))
     judge_of = dict(
         session.connection()
         .execute(
-            select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(
-                latest, latest.c.outcome_id == JudgeOutcomeRow.id
+            select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).where(
+                JudgeOutcomeRow.id.in_(latest.group_by(JudgeOutcomeRow.answer_id))
             )
         )
         .all()
     )
     if not judge_of:
         return {}
-    labels = columns.labels(session, sorted(set(judge_of.values())), creators=True)
-    judge = np.array([judge_of.get(a, -1) for a in labels.answers], dtype=np.int64)
-    keep = (labels.rater == labels.creator) & (labels.rater == judge[labels.answer])
-    size = len(columns.TAGS)
-    counts = np.bincount(labels.answer[keep] * size + labels.tag[keep], minlength=len(labels.answers) * size)
+    per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
+    statement = (
+        select(DataPointRow.answer_id, DataPointRow.rater_id, *per_tag)
+        .join(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == DataPointRow.rater_id))
+        .group_by(DataPointRow.answer_id, DataPointRow.rater_id)
+    )
+    if answer_ids is not None:  # read from the answers' points
+        statement = statement.where(DataPointRow.answer_id.in_(judge_of))
+    else:  # read from the judges' labels: every answer's points would be every rater's
+        statement = statement.where(LabelRow.rater_id.in_(set(judge_of.values())))
     return {
-        answer: (c, i, irr, m)
-        for answer, (c, i, irr, m) in zip(labels.answers, counts.reshape(-1, size).tolist(), strict=True)
-        if c or i or irr or m
+        answer_id: (int(c), int(i), int(irr), int(m))
+        for answer_id, rater_id, c, i, irr, m in session.connection().execute(statement).all()
+        if judge_of.get(answer_id) == rater_id
     }
 
 

@@ -84,6 +84,7 @@ class QuestionRow(Base):
 
 class AnswerRow(Base):
     __tablename__ = "answers"
+    __table_args__ = (Index("ix_answers_queue", "id", "question_id"),)  # the queue reads no answer's text
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)  # the dataset's id
     question_id: Mapped[int] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"), index=True)

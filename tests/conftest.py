@@ -24,6 +24,7 @@ POSTGRES = os.environ.get("ASSAY_TEST_POSTGRES")
 # Tests (and the processes they start) keep their settings away from the user's own.
 os.environ["ASSAY_CONFIG_DIR"] = tempfile.mkdtemp(prefix="assay-test-settings-")
 os.environ["ASSAY_BACKUP_DIR"] = tempfile.mkdtemp(prefix="assay-test-backups-")  # and their backups
+os.environ["ASSAY_JUDGE_STATE_DIR"] = tempfile.mkdtemp(prefix="assay-test-judge-state-")  # and what judges read
 _database_numbers = itertools.count()
 
 

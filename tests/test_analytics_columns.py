@@ -98,24 +98,6 @@ def test_scores_count_each_answer_and_raters_tags(answers: int) -> None:
     assert [row[:6] for row in table.rows()] == [(a, r, *c) for (a, r), c in sorted(want.items())]
 
 
-def test_the_queue_counts_every_answer_as_it_counts_one(sample_project: Project) -> None:
-    """The queue's judge tag counts, read at once on label columns, equal those read answer by answer."""
-    from app.judging.runs import run_judge
-    from models.judge import LemajJudge, Mode
-    from storage import reviews
-
-    from .test_judge import ScriptedBackendStandIn
-
-    ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][:3]
-    outputs = [json.dumps({"tag": t}) for t in TAGS[:3] * 40] + [json.dumps({"missing": []})] * 5
-    judge = LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE)
-    run_judge(sample_project.sessions, judge, "judge", answer_ids=ids)
-    with sample_project.sessions() as session:
-        every = reviews._judge_counts(session, None)
-        one_by_one = {a: reviews._judge_counts(session, a)[a] for a in ids}
-    assert every == one_by_one and len(every) == 3
-
-
 def test_agreement_equals_the_pandas_pivot(sample_project: Project, tmp_path: Path) -> None:
     import pandas as pd
 

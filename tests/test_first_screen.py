@@ -17,7 +17,7 @@ from app.review.service import ReviewService
 from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
 from ui import platform_check
-from ui.item_models import CLEARED, FLAGGED
+from ui.item_models import CLEARED, FLAGGED, AnswerQueueModel
 from ui.review.window import ReviewWindow
 
 from .test_judge import ScriptedBackendStandIn
@@ -83,9 +83,51 @@ def test_the_queue_fits_and_says_judged_flagged_and_reviewed(qtbot, sample_proje
     assert header.length() <= table.viewport().width()  # and no sideways scrolling
 
     window.documents.setCurrentIndex(window.documents.findData("Keep.txt"))
-    assert window.proxy.rowCount() == 31  # the 31 privacy-policy answers
+    assert window.queue_model.rowCount() == 31  # the 31 privacy-policy answers
     window.filter.setText("marketing")  # words of the question, which is in no column
-    assert 0 < window.proxy.rowCount() < 31
+    assert 0 < window.queue_model.rowCount() < 31
+
+
+def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
+    qtbot, sample_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for answers, tag in ((["contractnli-027", "cuad-003"], "correct"), (["contractnli-028"], "incorrect")):
+        _judge(sample_project, answers, tag)
+    _judge(sample_project, ["cuad-001"], "irrelevant")
+    monkeypatch.setattr(AnswerQueueModel, "PAGE", 4)  # many pages, each read when its rows are shown
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    model, table = window.queue_model, window.table
+
+    def shown() -> list[list[str]]:
+        return [[model.index(r, c).data() for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+    paged = shown()
+    assert [row[0] for row in paged] == sorted(a.id for a in sample_project.answers())  # every answer, by id
+    at_once = AnswerQueueModel(window.service.queue(), window.service.judge_counts)
+    at_once.PAGE = 1000
+    assert paged == [[at_once.index(r, c).data() for c in range(7)] for r in range(at_once.rowCount())]
+    assert {row[0]: row[1:4] for row in paged if row[1] != "—"} == {
+        "contractnli-027": [CLEARED, "1.00", "1.00"],
+        "cuad-003": [CLEARED, "1.00", "1.00"],
+        "contractnli-028": [FLAGGED, "0.00", "—"],
+        "cuad-001": [FLAGGED, "—", "—"],  # irrelevant: neither correct nor incorrect
+    }
+
+    window.open_answer("contractnli-028")
+    table.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # correctness: lowest first, undefined last
+    assert [row[2] for row in shown()] == ["0.00", "1.00", "1.00"] + ["—"] * (model.rowCount() - 3)
+    assert table.currentIndex().data() == window.state.answer.id == "contractnli-028"  # still the open answer
+    window.filter.setText("flagged")
+    assert sorted(row[0] for row in shown()) == ["contractnli-028", "cuad-001"]
+    assert window.state.answer.id == "contractnli-028"  # still shown, still open
+    window.filter.setText("")
+    window.documents.setCurrentIndex(window.documents.findData("Keep.txt"))  # the open answer is hidden:
+    assert window.state.answer.document == "Keep.txt" == model.answer_at(0).document  # the first one shown opens
+    assert table.currentIndex().row() == 0
+    window.documents.setCurrentIndex(0)
+    table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    assert [row[:4] for row in shown()] == [row[:4] for row in paged]
 
 
 def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_project: Project) -> None:

@@ -20,11 +20,12 @@ from app.errors import AssayError, JudgeUnavailable, NetworkNotAllowed
 from app.ingest.citations import find_citations
 from app.judging.runs import GENERATION_RESERVE, run_judge, select_evidence
 from app.project import Project
-from models.backends.base import Generation, LabelScores
+from models.backends.base import Generation, LabelScores, SlotScores
 from models.backends.http import AnthropicBackend, OpenAIBackend
 from models.backends.llama_local import LlamaBackend, embedded_model_path
 from models.judge import JudgeCase, LemajJudge, Mode
-from models.prompts import LABELS, EvidencePassage, Prompt, Strictness, evidence_text, tag_prompt
+from models.prompts import LABELS, EvidencePassage, Prompt, Strictness, evidence_text, tag_all_prompt, tag_prompt
+from models.segmentation import segment_answer
 from models.vocabulary import Tag
 from storage import judgements, raters
 
@@ -92,6 +93,65 @@ def test_second_answer_about_a_document_reuses_its_prefix(sample_project: Projec
     )
     assert cold.evaluated_tokens == cold.prompt_tokens > document_tokens
     assert warm.evaluated_tokens <= warm.prompt_tokens - document_tokens
+
+
+def test_the_next_run_about_a_contract_loads_what_the_judge_read_from_disk(
+    sample_project: Project, tmp_path: Path
+) -> None:
+    first, second = (sample_project.answer(a) for a in _nda_answers(sample_project, 2))
+    evidence = [EvidencePassage(p.citation_id, p.section, p.text) for p in sample_project.passages(first.document_id)]
+    prompt = tag_all_prompt(evidence, first.question, [s.text for s in segment_answer(first.text)], Strictness.STANDARD)
+    other = tag_all_prompt(
+        evidence, second.question, [s.text for s in segment_answer(second.text)], Strictness.STANDARD
+    )
+
+    def judge_in_a_new_process() -> SlotScores:
+        backend = LlamaBackend(context_tokens=4096, threads=2, state_folder=tmp_path)
+        try:
+            return backend.slot_label_scores(prompt, LABELS)
+        finally:
+            backend.close()
+
+    cold = judge_in_a_new_process()
+    [kept] = tmp_path.glob("*.kvstate")
+    warm = judge_in_a_new_process()
+    assert cold.evaluated_tokens == cold.prompt_tokens
+    assert warm.evaluated_tokens < cold.prompt_tokens - 1000  # the contract was not read again
+    assert warm.logprobs == cold.logprobs  # bit for bit the tags of reading it
+
+    kept.write_bytes(kept.read_bytes()[:4096])  # a damaged state is read again, never trusted
+    again = judge_in_a_new_process()
+    assert again.evaluated_tokens == cold.prompt_tokens and again.logprobs == cold.logprobs
+    assert kept.stat().st_size > 4096  # and written anew
+
+    backend = LlamaBackend(context_tokens=4096, threads=2)  # no folder: nothing kept
+    try:
+        assert backend.slot_label_scores(other, LABELS).evaluated_tokens == len(backend.tokens(other))
+    finally:
+        backend.close()
+    assert list(tmp_path.glob("*.kvstate")) == [kept]
+
+
+def test_kept_states_stay_within_their_budget_least_recently_used_dropped(tmp_path: Path) -> None:
+    def read(backend: LlamaBackend, contract: str) -> LabelScores:
+        evidence = [EvidencePassage("par_1", None, f"{contract}. " + "The supplier shall deliver the goods. " * 20)]
+        backend.reset_cache()
+        return backend.label_scores(tag_prompt(evidence, "Q?", "An answer.", "A point.", Strictness.STANDARD), LABELS)
+
+    backend = LlamaBackend(context_tokens=1024, threads=2, state_folder=tmp_path)
+    try:
+        first = read(backend, "Contract A")
+        [a] = tmp_path.glob("*.kvstate")
+        backend.state_budget_bytes = int(2.5 * a.stat().st_size)  # room for two
+        read(backend, "Contract B")
+        b = next(p for p in tmp_path.glob("*.kvstate") if p != a)
+        assert read(backend, "Contract A").evaluated_tokens < first.evaluated_tokens / 4  # loaded: used last now
+        read(backend, "Contract C")
+    finally:
+        backend.close()
+    kept = set(tmp_path.glob("*.kvstate"))
+    assert a in kept and b not in kept and len(kept) == 2
+    assert not list(tmp_path.glob("*.partial"))
 
 
 def test_one_pass_gives_aligned_points_or_a_recorded_failure(sample_project: Project, backend: LlamaBackend) -> None:

@@ -115,3 +115,51 @@ def test_each_reviewer_has_labels_of_their_own(tmp_path) -> None:
     with pytest.raises(AssayError, match="judge run"):
         _judged(project)
         ReviewService(project, "judge-run")
+
+
+def _judge_counts_one_by_one(project: Project) -> dict[str, tuple[int, ...]]:
+    """The queue's judge counts, the slow way: every label looked at, the latest judge run's kept."""
+    from sqlalchemy import select
+
+    from storage.schema import DataPointRow, JudgeOutcomeRow, LabelRow
+
+    with project.sessions() as session:
+        latest = dict(
+            session.execute(
+                select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id)
+                .where(JudgeOutcomeRow.status == "judged")
+                .order_by(JudgeOutcomeRow.id)
+            ).all()
+        )
+        counts: dict[str, list[int]] = {}
+        for answer_id, creator, rater, tag in session.execute(
+            select(DataPointRow.answer_id, DataPointRow.rater_id, LabelRow.rater_id, LabelRow.tag).join(
+                LabelRow, LabelRow.data_point_id == DataPointRow.id
+            )
+        ):
+            if latest.get(answer_id) == creator == rater:
+                counts.setdefault(answer_id, [0, 0, 0, 0])[list(Tag).index(Tag(tag))] += 1
+    return {answer_id: tuple(c) for answer_id, c in counts.items()}
+
+
+@pytest.mark.every_store
+def test_the_queue_counts_the_latest_judge_runs_tags_of_a_page_as_of_every_answer(sample_project: Project) -> None:
+    ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][:4]
+    tags = ["correct", "incorrect", "irrelevant"]
+    first = [json.dumps({"tag": t}) for t in tags * 60] + [json.dumps({"missing": []})] * 9
+    run_judge(
+        sample_project.sessions, LemajJudge(ScriptedBackendStandIn(first), Mode.TWO_STAGE), "run-1", answer_ids=ids
+    )
+    again = [json.dumps({"tag": "correct"})] * 60 + [json.dumps({"missing": []})] * 9
+    run_judge(
+        sample_project.sessions, LemajJudge(ScriptedBackendStandIn(again), Mode.TWO_STAGE), "run-2", answer_ids=ids[:2]
+    )
+    ana = ReviewService(sample_project, "ana")
+    state = ana.open(ids[0])
+    ana.set_tag(ids[0], state.points[0].point.id, Tag.INCORRECT)  # a reviewer's tag is not the judge's
+    expected = _judge_counts_one_by_one(sample_project)
+    assert set(expected) == set(ids) and expected[ids[0]][1:] == (0, 0, 0)  # run-2 said correct to all
+    assert expected[ids[2]][1] > 0  # run-1 did not
+    assert ana.judge_counts() == expected
+    page = [ids[1], ids[3], "cuad-000"]  # cuad-000: never judged
+    assert ana.judge_counts(page) == {a: expected[a] for a in page if a in expected}

@@ -262,6 +262,27 @@ def test_an_encrypted_project_is_unreadable_without_its_passphrase(monkeypatch, 
     assert "is encrypted: set ASSAY_PASSPHRASE" in capsys.readouterr().err
 
 
+def test_the_judge_keeps_what_it_read_on_disk_only_for_a_project_without_a_passphrase(
+    monkeypatch, tmp_path: Path
+) -> None:
+    """A local judge keeps each contract's KV state in the user's cache folder for the next run; that
+    state encodes the contract's text, so an encrypted project's judge never writes one."""
+    kept = tmp_path / "judge-state"
+    monkeypatch.setenv("ASSAY_JUDGE_STATE_DIR", str(kept))
+    monkeypatch.setenv("ASSAY_PASSPHRASE", "correct horse battery staple")
+    for name, encrypt in (("secret.assay", ["--encrypt"]), ("plain.assay", [])):
+        path = tmp_path / name
+        if not encrypt:
+            monkeypatch.delenv("ASSAY_PASSPHRASE")
+        assert main(["--project", str(path), *encrypt, "import", str(SAMPLE_DATASET)]) == 0
+        project = Project.open(url_for_path(path), passphrase="correct horse battery staple" if encrypt else None)
+        answer = next(a.id for a in project.answers() if a.document.startswith("DoiT"))
+        project.close()
+        judge = ["--project", str(path), "judge", "--answers", answer, "--context", "4096", "--no-missing"]
+        assert main(judge) == 0
+        assert bool(list(kept.glob("*.kvstate"))) is not bool(encrypt), name
+
+
 def test_redacted_exports_hide_emails_phones_and_listed_names(sample_project: Project, tmp_path: Path) -> None:
     import pandas as pd
 

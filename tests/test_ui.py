@@ -348,3 +348,17 @@ def test_a_bad_dataset_from_the_welcome_window_is_named_and_nothing_is_imported(
     check = Project.open(f"sqlite:///{tmp_path / 'new.assay'}")
     assert check.counts()["answers"] == 0
     check.close()
+
+
+def test_a_long_review_session_does_not_use_up_python_s_none(qtbot, window: ReviewWindow) -> None:
+    """PySide6 6.12.0 dropped one reference to None on every Qt call that returns nothing; on Python
+    3.11, where None is reference-counted, the window aborted ("deallocating None") after some
+    thousands of calls: a few dozen answers into a review. Moving through answers keeps None's count."""
+    import sys
+
+    window.queue_pane.move(1)  # first visits open caches, which hold references of their own
+    window.queue_pane.move(-1)
+    before = sys.getrefcount(None)
+    for step in (1, -1) * 5:
+        window.queue_pane.move(step)
+    assert before - sys.getrefcount(None) < 50  # 6.12.0 lost over a hundred an answer

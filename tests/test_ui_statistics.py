@@ -24,7 +24,7 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     sample_column = window.queue_model.HEADERS.index("Sample")
 
     def column(index: int) -> list[str]:
-        return [window.proxy.index(r, index).data() for r in range(window.proxy.rowCount())]
+        return [window.queue_model.index(r, index).data() for r in range(window.queue_model.rowCount())]
 
     assert column(sample_column).count("random #1") == len(sample)  # imported as sampled
     assert draw_random_sample(window, size=5, seed=3)
@@ -35,11 +35,11 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     least_certain_first(window)
     certainty = [float(c) for c in column(window.queue_model.CERTAINTY) if c != "—"]
     assert certainty == sorted(certainty) and certainty[0] < certainty[-1]
-    first = window.proxy.index(0, 0).data()
+    first = window.queue_model.index(0, 0).data()
     assert window.state.answer.id == first  # "next answer" now walks from the least certain
     (next_answer,) = [a for a in window.findChildren(QAction) if a.text() == "Next answer"]
     next_answer.trigger()
-    assert window.state.answer.id == window.proxy.index(1, 0).data()
+    assert window.state.answer.id == window.queue_model.index(1, 0).data()
 
     with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
         window.tabs.setCurrentWidget(window.dashboard)

@@ -11,11 +11,12 @@ from PySide6.QtCore import Qt
 from app.ingest.labels import import_labels
 from app.judging.paired_stress import VerifierRater, paired_stress_test, remember
 from app.judging.standing import standing_of_model
-from app.judging.verification import verify_project
+from app.judging.verification import AnswerReport, PointReport, finding_at, verify_project
 from app.project import Project
 from app.settings import ModelChoice
 from models.perturbations import TYPES
 from ui.judge_dialog import JudgeDialog
+from ui.review.verifier_flags import VerifierFlagLabel
 from ui.review.window import ReviewWindow
 
 ANSWER = "cuad-006"  # cites the excerpt's "¶1", which in the contract is its cover line
@@ -135,3 +136,29 @@ def test_the_judge_dialog_shows_the_models_figures_and_the_way_to_a_capable_one(
     monkeypatch.setattr(dialog.picker, "browse", lambda: browsed.append(dialog.picker.kind))
     dialog.use_file.click()
     assert browsed == ["gguf"]
+
+
+def test_a_point_that_only_grazes_a_flagged_one_is_not_shown_flagged(qtbot) -> None:
+    """The window reads the verifier's finding on a reviewer's point by the rule the exports use: the
+    verifier point covering most of it, and only if it covers more than half of the shorter one."""
+    flagged = PointReport(0, 50, "x" * 50, "incorrect", [], None, "flagged")
+    supported = PointReport(50, 120, "y" * 70, "supported", [], None, "found")
+    label = VerifierFlagLabel(lambda _passage: None)
+    qtbot.addWidget(label)
+    label._cache["a1"] = AnswerReport("a1", [flagged, supported])  # as if the verifier had run
+
+    shown = {}
+    for span in ((0, 50), (45, 110), (46, 54), (10, 40)):
+        label.show_point(None, "a1", *span)
+        shown[span] = label.text()
+        exported = _exported_verdict(AnswerReport("a1", [flagged, supported]), span)
+        assert ("Verifier flags" in shown[span]) is (exported == "incorrect"), span
+    assert "Verifier flags" in shown[(0, 50)] and "Verifier flags" in shown[(10, 40)]
+    assert "found in the document" in shown[(45, 110)]  # mostly the supported point
+    assert shown[(46, 54)] == ""  # touches both, covers neither
+
+
+def _exported_verdict(report: AnswerReport, span: tuple[int, int]) -> str:
+    """The verdict the CSV/XLSX/JSONL exports write for a point with this span (with_verifier_columns)."""
+    found = finding_at(report, *span)
+    return found.verdict if found else ""

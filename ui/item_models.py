@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
 from app.figures.scores import Scores, shown, triage_bucket
 from app.judging.standing import Standing, figure_lines
-from app.review.service import QueueRow, RaterTag, ReviewPoint
+from app.review.service import JudgeCounts, QueueRow, RaterTag, ReviewPoint
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 
 Index = QModelIndex | QPersistentModelIndex
@@ -52,10 +53,11 @@ class AnswerQueueModel(_TableModel):
     """Every answer of the project: the judge's verdict and scores, and this reviewer's status.
 
     Every column fits the queue pane: the document is chosen above the table; the question is in
-    each row's tooltip, in the review pane, and found by the filter box. A row's cells are computed
-    when it is first shown, sorted or searched, so 100,000 answers open at once; sorting happens
-    here in Python (QueueFilterModel passes it on): a queue of 10,000 answers sorts in milliseconds
-    instead of a Qt sort calling data() for every comparison."""
+    each row's tooltip, in the review pane, and found by the filter box. The model sorts and filters
+    itself over its list of rows, so that a queue of 100,000 answers opens with no Python call per
+    row (a QSortFilterProxyModel asks filterAcceptsRow of each, at every reset and sort). A row's
+    cells are computed when it is first shown, sorted or searched; the judge's tag counts they need
+    are read a page of rows at a time, or all at once when a sort or a search needs every row."""
 
     HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review", "Cert.", "Sample")
     HEADER_TIPS = (
@@ -69,40 +71,155 @@ class AnswerQueueModel(_TableModel):
     )
     SCORES = (2, 3, 5)
     CERTAINTY = 5  # the column "least certain first" sorts by
+    PAGE = 200  # rows whose judge counts are read together: a screenful and more
 
-    def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float] = (1.0, 0.8)) -> None:
+    def __init__(
+        self,
+        rows: list[QueueRow],
+        count_judge_tags: Callable[[Sequence[str] | None], dict[str, JudgeCounts]],
+        triage_rule: tuple[float, float] = (1.0, 0.8),
+    ) -> None:
         super().__init__()
+        self.count_judge_tags = count_judge_tags  # of these answers, or of every answer if None
         self.triage_rule = triage_rule  # (min correctness, min relevance): the user's thresholds
         # Per answer: the judge's calibrated certainty, and the random draw it belongs to (app results).
         self.certainty: dict[str, float | None] = {}
         self.sampled: dict[str, int] = {}
-        self.rows: list[QueueRow] = []
-        self._cells: list[tuple[Any, ...] | None] = []
-        self._where: dict[str, int] | None = None
+        self.rows: list[QueueRow] = []  # in the order sorted
+        self.document: str | None = None  # the filter: None, every document
+        self.words = ""  # the filter box's text, lower-cased
+        self._sorted_by = (0, Qt.SortOrder.AscendingOrder)
+        self._shown: list[int] | None = None  # the rows the filter lets through; None: every row
+        self._index: dict[str, int] | None = None  # each answer's place in self.rows, made when asked
+        self._where: dict[int, int] | None = None  # and the row it is shown at, when filtered
         self.reset(rows)
 
     def reset(self, rows: list[QueueRow]) -> None:
+        """New rows (and new judge counts), sorted and filtered as before."""
         self.beginResetModel()
         self.rows = list(rows)
-        self._cells = [None] * len(self.rows)
-        self._where = None
+        self._cells: list[tuple[Any, ...] | None] = [None] * len(self.rows)
+        self._counts: dict[str, JudgeCounts] = {}
+        self._counted: set[str] | None = set()  # answers whose counts were read; None: every answer's
+        self._arrange()
         self.endResetModel()
 
+    # ------------------------------------------------------------------ rows shown
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's names
+        if parent.isValid():
+            return 0
+        return len(self.rows) if self._shown is None else len(self._shown)
+
+    def answer_at(self, shown_row: int) -> QueueRow:
+        return self.rows[self._source(shown_row)]
+
+    def row_of(self, answer_id: str) -> int | None:
+        """Where an answer is shown; None if the filter hides it."""
+        row = self._row_index(answer_id)
+        if row is None or self._shown is None:
+            return row
+        if self._where is None:
+            self._where = {row: shown for shown, row in enumerate(self._shown)}
+        return self._where.get(row)
+
+    def _row_index(self, answer_id: str) -> int | None:
+        """An answer's place in self.rows."""
+        if self._index is None:
+            self._index = {answer.id: row for row, answer in enumerate(self.rows)}
+        return self._index.get(answer_id)
+
+    def _source(self, shown_row: int) -> int:
+        return shown_row if self._shown is None else self._shown[shown_row]
+
+    # ------------------------------------------------------------------ sorting and filtering
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if (column, order) != self._sorted_by:  # QTableView.sortByColumn asks twice; a reset sorts anew
+            self._rearrange(lambda: setattr(self, "_sorted_by", (column, order)))
+
+    def set_document(self, document: str | None) -> None:
+        self._rearrange(lambda: setattr(self, "document", document))
+
+    def set_words(self, words: str) -> None:
+        self._rearrange(lambda: setattr(self, "words", words.lower()))
+
+    def _rearrange(self, change: Callable[[], object]) -> None:
+        """Sort or filter anew; the selection stays on its answers (or goes, when they are hidden)."""
+        self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        kept = [(self.answer_at(index.row()).id, index.column()) for index in before]
+        change()
+        self._arrange()
+        after = [(self.row_of(answer_id), column) for answer_id, column in kept]
+        self.changePersistentIndexList(
+            before, [QModelIndex() if row is None else self.index(row, column) for row, column in after]
+        )
+        self.layoutChanged.emit()
+
+    def _arrange(self) -> None:
+        column, order = self._sorted_by
+        if column == 0:
+            key: Callable[[int], Any] = lambda row: self.rows[row].id  # noqa: E731 - no counts needed
+        else:
+            self._count_every_answer()
+            key = lambda row: _sort_key(self.cells(row)[column])  # noqa: E731
+        ordered = sorted(range(len(self.rows)), key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        self.rows = [self.rows[row] for row in ordered]
+        self._cells = [self._cells[row] for row in ordered]
+        document, words = self.document, self.words
+        if words:
+            self._count_every_answer()
+        self._shown = (
+            None
+            if document is None and not words
+            else [
+                row
+                for row, answer in enumerate(self.rows)
+                if (document is None or answer.document == document) and (not words or words in self.haystack(row))
+            ]
+        )
+        self._where = self._index = None
+
+    # ------------------------------------------------------------------ cells
+
+    def _count_every_answer(self) -> None:
+        if self._counted is not None:
+            self._counts = self.count_judge_tags(None)
+            self._counted = None
+
+    def _count_page(self, shown_row: int) -> None:
+        """Read the judge counts of this row and of the rows shown after it, if not read yet."""
+        counted = self._counted
+        if counted is None or self.answer_at(shown_row).id in counted:
+            return
+        end = min(shown_row + self.PAGE, self.rowCount())
+        page = [answer.id for answer in map(self.answer_at, range(shown_row, end)) if answer.id not in counted]
+        self._counts.update(self.count_judge_tags(page))
+        counted.update(page)
+
     def cells(self, row: int) -> tuple[Any, ...]:
+        """The cells of a row (of self.rows), its judge counts read."""
         found = self._cells[row]
         if found is None:
             found = self._cells[row] = self._row_cells(self.rows[row])
         return found
 
-    def update_row(self, row: QueueRow) -> None:
-        if self._where is None:  # where each answer is: looked up at every move, rebuilt after a sort
-            self._where = {r.id: i for i, r in enumerate(self.rows)}
-        index = self._where.get(row.id)
+    def update_row(self, row: QueueRow, judged: bool = False) -> None:
+        """An answer's row anew: its review changed, or (`judged`) a judge run tagged it."""
+        index = self._row_index(row.id)
         if index is None:
             return
+        if judged or (self._counted is not None and row.id not in self._counted):
+            self._counts.pop(row.id, None)
+            self._counts.update(self.count_judge_tags([row.id]))
+            if self._counted is not None:
+                self._counted.add(row.id)
         self.rows[index] = row
         self._cells[index] = self._row_cells(row)
-        self.dataChanged.emit(self.index(index, 0), self.index(index, len(self.HEADERS) - 1))
+        shown = self.row_of(row.id)
+        if shown is not None:
+            self.dataChanged.emit(self.index(shown, 0), self.index(shown, len(self.HEADERS) - 1))
 
     def _rows(self) -> list[Any]:
         return self.rows
@@ -110,24 +227,13 @@ class AnswerQueueModel(_TableModel):
     def _row_cells(self, row: QueueRow) -> tuple[Any, ...]:
         draw = self.sampled.get(row.id)
         sample = f"random #{draw}" if draw is not None else ""
-        return (*_cells(row, self.triage_rule), self.certainty.get(row.id), sample)
+        counts = self._counts.get(row.id)
+        return (*_cells(row, counts, self.triage_rule), self.certainty.get(row.id), sample)
 
     def haystack(self, row: int) -> str:
         """What the filter box searches: every cell, the document and the whole question, lower-cased."""
         answer = self.rows[row]
         return " ".join([*(str(c) for c in self.cells(row)), answer.document, answer.question]).lower()
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        self.layoutAboutToBeChanged.emit()
-        paired = sorted(
-            zip(self.rows, [self.cells(r) for r in range(len(self.rows))], strict=True),
-            key=lambda pair: _sort_key(pair[1][column]),
-            reverse=order == Qt.SortOrder.DescendingOrder,
-        )
-        self.rows = [row for row, _ in paired]
-        self._cells = [cells for _, cells in paired]
-        self._where = None
-        self.layoutChanged.emit()
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
@@ -135,13 +241,16 @@ class AnswerQueueModel(_TableModel):
         return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        value = self.cells(index.row())[index.column()]
+        row = self._source(index.row())
+        if self._cells[row] is None:
+            self._count_page(index.row())
+        value = self.cells(row)[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return shown(value) if index.column() in self.SCORES else str(value)
         if role == Qt.ItemDataRole.ToolTipRole:
-            row = self.rows[index.row()]
-            done = f"{row.reviewers_done} review{'s' * (row.reviewers_done != 1)} submitted"
-            return f"{row.id} · {row.document}\n{short_question(row.question)}\n{done}"
+            answer = self.rows[row]
+            done = f"{answer.reviewers_done} review{'s' * (answer.reviewers_done != 1)} submitted"
+            return f"{answer.id} · {answer.document}\n{short_question(answer.question)}\n{done}"
         if role == Qt.ItemDataRole.BackgroundRole and index.column() == 1 and value in JUDGE_COLOURS:
             return QColor(JUDGE_COLOURS[value])
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in self.SCORES:
@@ -164,8 +273,8 @@ def short_question(question: str) -> str:
     return rest if sep and lead.startswith("Consider ") and len(lead) < 250 else question
 
 
-def _cells(row: QueueRow, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
-    scores = Scores(*row.judge_counts) if row.judge_counts else None
+def _cells(row: QueueRow, counts: JudgeCounts | None, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
+    scores = Scores(*counts) if counts else None
     correctness = scores.correctness if scores else None
     f1 = scores.f1 if scores else None
     judge = "—" if scores is None else (CLEARED if triage_bucket(scores, *triage_rule) == "cleared" else FLAGGED)
@@ -177,27 +286,6 @@ def _sort_key(value: Any) -> tuple[int, Any]:
     if value is None:
         return (2, 0)
     return (0, value) if isinstance(value, int | float) else (1, str(value))
-
-
-class QueueFilterModel(QSortFilterProxyModel):
-    """Filters the queue by document and by what the reviewer types; sorting is the source model's own."""
-
-    document: str | None = None  # None: every document
-
-    def set_document(self, document: str | None) -> None:
-        self.beginFilterChange()
-        self.document = document
-        self.endFilterChange()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802 - Qt's name
-        source = self.sourceModel()
-        if self.document is not None and source.rows[source_row].document != self.document:
-            return False
-        wanted = self.filterRegularExpression().pattern().lower()
-        return not wanted or wanted in source.haystack(source_row)
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        self.sourceModel().sort(column, order)
 
 
 class DataPointTableModel(_TableModel):
@@ -216,6 +304,8 @@ class DataPointTableModel(_TableModel):
         self.standing: Standing | None = None  # how good the judge whose tags are shown is
 
     def set_standing(self, standing: Standing | None) -> None:
+        if standing == self.standing:
+            return  # a changed header re-measures every column sized to its contents
         self.standing = standing
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.JUDGE, self.JUDGE)
 

@@ -20,7 +20,15 @@ from PySide6.QtWidgets import (
 
 from app.errors import AssayError
 from app.judging.model_files import record_speed
-from app.judging.runs import JudgeSettings, Progress, RunSummary, device_sentence, make_backend, run_judge
+from app.judging.runs import (
+    JudgeSettings,
+    Progress,
+    RunSummary,
+    device_sentence,
+    document_state_folder,
+    make_backend,
+    run_judge,
+)
 from app.judging.standing import Standing, figure_lines
 from app.project import Project
 from app.settings import ModelChoice
@@ -156,7 +164,7 @@ class JudgeWorker(QRunnable):
     def run(self) -> None:
         backend = None
         try:
-            backend = make_backend(self.settings)
+            backend = make_backend(self.settings, document_state_folder(self.project))
             if device := device_sentence(backend):
                 self.signals.loaded.emit(device)
             judge = self.settings.judge(backend)

@@ -11,6 +11,7 @@ import threading
 from collections import Counter
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 from app.cli.output import print_json_or_lines, print_progress, print_summary
 from app.errors import AssayError, InvalidInput
@@ -19,12 +20,20 @@ from app.judging.jury import run_jury
 from app.judging.model_files import describe, read_model_info, recent_models, record_speed
 from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
 from app.judging.rubric_results import review_criteria, rubric_summary
-from app.judging.runs import JudgeSettings, Progress, device_sentence, make_backend, permitted, run_judge
+from app.judging.runs import (
+    JudgeSettings,
+    Progress,
+    device_sentence,
+    document_state_folder,
+    make_backend,
+    permitted,
+    run_judge,
+)
 from app.judging.stress import stress_test
 from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
 from models.backends.base import JudgeBackend
-from models.judge import Mode
+from models.judge import LemajJudge, Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import BackendKind, Tag
@@ -49,7 +58,7 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     try:
         if args.jury:
             return _run_jury(project, args, settings, shared, answer_ids, cancel)
-        backend = _backend(settings, shared)
+        backend = _backend(settings, shared, project)
         if device := device_sentence(backend):
             print(f"judge: {device}", file=sys.stderr)
         speeds: list[float] = []
@@ -92,11 +101,11 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend]) -> JudgeBackend:
+def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend], project: Project) -> JudgeBackend:
     """One backend per model: jurors on the same local model share its weights and cache."""
     key = (settings.backend, settings.model, settings.base_url, settings.gpu_layers, settings.context_tokens)
     if key not in shared:
-        shared[key] = make_backend(settings)
+        shared[key] = make_backend(settings, document_state_folder(project))
         described = shared[key].describe()
         if "host" in described:
             print(f"assay: document and answer text will be sent to {described['host']}", file=sys.stderr)
@@ -106,7 +115,7 @@ def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend]) ->
 def _juror(spec: str, base: JudgeSettings) -> JudgeSettings:
     """'local', 'local:seed=2,strictness=strict', 'openai:base_url=http://…/v1,model=m'."""
     backend, _, options = spec.partition(":")
-    values: dict = {"backend": backend or base.backend}
+    values: dict[str, Any] = {"backend": backend or base.backend}
     for option in filter(None, options.split(",")):
         key, sep, value = option.partition("=")
         if not sep or key not in {"model", "base_url", "seed", "strictness", "mode", "structured"}:
@@ -131,16 +140,15 @@ def _run_jury(
 ) -> int:
     if settings.rubric is not Rubric.LEMAJ:
         raise AssayError("a jury tags LeMAJ data points: leave --rubric at lemaj")
-    jurors = []
+    jurors: list[tuple[str, LemajJudge | None]] = []
     for spec in args.jury:
         if spec == VERIFIER:  # the model-free verifier: it flags or abstains
             jurors.append((VERIFIER, None))
             continue
         juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
         juror = permitted(juror, project.allowed_hosts(), args.allow_network)  # each juror's host its own opt-in
-        backend = _backend(juror, shared)
-        judge = juror.judge(backend)
-        jurors.append((f"juror:{spec}", judge))
+        backend = _backend(juror, shared, project)
+        jurors.append((f"juror:{spec}", juror.lemaj_judge(backend)))
     priority = tuple(Tag(t.strip()) for t in args.priority.split(","))
     name = args.name or f"jury:{args.combine}:" + "+".join(args.jury)
     summary = run_jury(
@@ -197,7 +205,7 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
         raise AssayError("the stress test re-runs the judge: run it with a local judge, or start from the CLI judge")
     backend = make_backend(settings)
     try:
-        report = stress_test(project, settings.judge(backend), args.judge, limit=args.limit or 3)
+        report = stress_test(project, settings.lemaj_judge(backend), args.judge, limit=args.limit or 3)
     finally:
         backend.close()
     result = {**asdict(report), "false_alarm_rate": report.false_alarm_rate}
@@ -240,7 +248,7 @@ def _models(_project: Project, args: argparse.Namespace) -> int:
     rows = []
     for recent in recent_models():
         try:
-            info: str | dict = describe(read_model_info(Path(recent["path"])))
+            info: str | dict[str, Any] = describe(read_model_info(Path(recent["path"])))
         except InvalidInput as exc:
             info = exc.problem
         speed = recent.get("tokens_per_second")

@@ -21,7 +21,7 @@ def print_summary(summary: Any, as_json: bool, text: Callable[[], str]) -> None:
         print(text())
 
 
-def print_json_or_lines(value: dict, as_json: bool) -> None:
+def print_json_or_lines(value: dict[str, Any], as_json: bool) -> None:
     """A flat dict of figures: as JSON, or one `name value` line each (long lists counted)."""
     if as_json:
         print(json.dumps(value))
@@ -58,7 +58,7 @@ def pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
-def ci(figures: dict | None) -> str:
+def ci(figures: dict[str, Any] | None) -> str:
     """An estimate with its interval: `0.812 [0.760, 0.860]`."""
     if not figures:
         return "—"

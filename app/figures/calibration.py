@@ -137,7 +137,7 @@ def reliability(project: Project) -> dict[str, Any]:
     and the reliability curve (per confidence bin: mean confidence, agreement, points)."""
     pairs = reviewed_pairs(project)
     out: dict[str, Any] = {"bins": BINS, "tags": {}}
-    everything = ([], [], [])
+    everything: tuple[list[float], list[float], list[float]] = ([], [], [])
     for tag, (confidence, agreed) in sorted(pairs.items()):
         calibrated = cross_fitted(confidence, agreed)
         out["tags"][tag] = {

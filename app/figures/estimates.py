@@ -27,13 +27,16 @@ METRICS = ("correctness", "precision", "recall", "f1", "any_incorrect")
 GROUPS = ("generator", "source", "document", "all")
 
 
+PerAnswer = dict[str, dict[str, float | None]]  # answer id -> metric -> value (None: undefined)
+
+
 def _values(row: Any) -> dict[str, float | None]:
     values = {m: getattr(row, m) for m in METRICS[:4]}
     values["any_incorrect"] = float(row.incorrect > 0)
     return values
 
 
-def answer_values(project: Project) -> tuple[dict[str, dict], dict[str, dict], set[str], list[dict]]:
+def answer_values(project: Project) -> tuple[PerAnswer, PerAnswer, set[str], list[dict[str, Any]]]:
     """Per answer: the latest judge's metric values, the mean of its random-sample reviewers' values,
     the sampled answers, and each answer's slices."""
     with project.sessions() as session:
@@ -49,7 +52,7 @@ def answer_values(project: Project) -> tuple[dict[str, dict], dict[str, dict], s
         sampled = set(statistics.sampled_answers(session))
         slices = statistics.answer_slices(session)
     judge = {r.key: _values(r) for r in rows if r.key in judges and names[judges[r.key]] == r.rater}
-    human_rows: dict[str, list[dict]] = {}
+    human_rows: dict[str, list[dict[str, float | None]]] = {}
     for r in rows:
         if (r.key, r.rater) in submitted and r.key in sampled:
             human_rows.setdefault(r.key, []).append(_values(r))
@@ -89,15 +92,11 @@ def estimate(project: Project, by: str = "generator", alpha: float = 0.05) -> di
     for name, members in sorted(groups.items()):
         metrics = {}
         for metric in METRICS:
-            labelled = [a for a in members if a in human and a in judge]
-            labelled = [a for a in labelled if human[a][metric] is not None and judge[a][metric] is not None]
+            judged, reviewed = _defined(judge, metric), _defined(human, metric)
+            labelled = [a for a in members if a in reviewed and a in judged]
             chosen = set(labelled)
-            rest = [
-                judge[a][metric] for a in members if a in judge and a not in chosen and judge[a][metric] is not None
-            ]
-            metrics[metric] = _three(
-                [human[a][metric] for a in labelled], [judge[a][metric] for a in labelled], rest, alpha
-            )
+            rest = [judged[a] for a in members if a in judged and a not in chosen]
+            metrics[metric] = _three([reviewed[a] for a in labelled], [judged[a] for a in labelled], rest, alpha)
         headline = metrics["correctness"]
         out.append(
             {
@@ -143,7 +142,7 @@ def comparisons(project: Project, alpha: float = 0.05, most: int = 6) -> list[di
     return [_compare(judge, human, by_question, a, b, alpha) for a, b in shared]
 
 
-def _by_question(slices: list[dict]) -> dict[Any, dict[str, str]]:
+def _by_question(slices: list[dict[str, Any]]) -> dict[Any, dict[str, str]]:
     by_question: dict[Any, dict[str, str]] = {}
     for s in slices:
         by_question.setdefault(s["question"], {})[s["generator"]] = s["answer_id"]
@@ -151,35 +150,31 @@ def _by_question(slices: list[dict]) -> dict[Any, dict[str, str]]:
 
 
 def _compare(
-    judge: dict[str, dict], human: dict[str, dict], by_question: dict[Any, dict[str, str]], a: str, b: str, alpha: float
+    judge: PerAnswer, human: PerAnswer, by_question: dict[Any, dict[str, str]], a: str, b: str, alpha: float
 ) -> dict[str, Any]:
     pairs = [(q[a], q[b]) for q in by_question.values() if a in q and b in q]
     if not pairs:
         raise AssayError(f"no question was answered by both {a!r} and {b!r}")
     metrics = {}
     for metric in METRICS:
-
-        def value(source: dict, answer: str, metric: str = metric) -> float | None:
-            return source.get(answer, {}).get(metric)
-
-        both = [(x, y) for x, y in pairs if value(judge, x) is not None and value(judge, y) is not None]
-        diffs = np.array([value(judge, x) - value(judge, y) for x, y in both])
+        judged, reviewed = _defined(judge, metric), _defined(human, metric)
+        both = [(x, y) for x, y in pairs if x in judged and y in judged]
+        diffs = np.array([judged[x] - judged[y] for x, y in both])
         figures: dict[str, Any] = {"questions": len(both)}
         figures["judge_only"] = classical_mean(diffs, alpha) if len(diffs) else None
-        humans = [
-            [value(human, x) for x in side if value(human, x) is not None]
-            for side in ([x for x, _ in both], [y for _, y in both])
-        ]
-        enough = min(len(humans[0]), len(humans[1])) >= 2
-        figures["human_only"] = difference_of_means(*humans, alpha) if enough else None
+        human_a, human_b = (
+            [reviewed[x] for x in side if x in reviewed] for side in ([x for x, _ in both], [y for _, y in both])
+        )
+        enough = min(len(human_a), len(human_b)) >= 2
+        figures["human_only"] = difference_of_means(human_a, human_b, alpha) if enough else None
         # Per side: (human minus judge, the judge's A-minus-B difference) on its reviewed answers.
         sides = [
             np.array(
                 [
-                    (value(human, mine) - value(judge, mine), value(judge, x) - value(judge, y))
+                    (reviewed[mine] - judged[mine], judged[x] - judged[y])
                     for x, y in both
                     for mine in ((x,) if side == 0 else (y,))
-                    if value(human, mine) is not None
+                    if mine in reviewed
                 ]
             ).reshape(-1, 2)
             for side in (0, 1)
@@ -192,6 +187,11 @@ def _compare(
         figures["reviewed"] = [len(sides[0]), len(sides[1])]
         metrics[metric] = figures
     return {"a": a, "b": b, "difference": f"{a} minus {b}", "questions": len(pairs), "metrics": metrics}
+
+
+def _defined(values: PerAnswer, metric: str) -> dict[str, float]:
+    """Each answer's value of the metric, where it is defined."""
+    return {answer: v for answer, figures in values.items() if (v := figures.get(metric)) is not None}
 
 
 def _mean(values: list[float | None]) -> float | None:

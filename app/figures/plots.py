@@ -26,7 +26,7 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
     figures: list[tuple[str, Any]] = []
 
     tags = [t.value for t in stats.TAG_ORDER]
-    per_rater = defaultdict(Counter)
+    per_rater: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for p in points:
         per_rater[p["rater"]][p["tag"]] += 1
     fig = Figure(figsize=(7, 3.2))

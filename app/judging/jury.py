@@ -94,11 +94,11 @@ def combine_jury(
     config = {"backend": "jury", "jurors": juror_names, "combine": how, "priority": [t.value for t in priority]}
     rater_id = open_run(sessions, name, config, "jury")
     with sessions() as session:
-        jurors = {n: raters.rater_named(session, n) for n in juror_names}
-        missing_jurors = [n for n, r in jurors.items() if r is None]
-        if missing_jurors:
+        found = {n: raters.rater_named(session, n) for n in juror_names}
+        if missing_jurors := [n for n, r in found.items() if r is None]:
             raise AssayError(f"no judge run named {', '.join(missing_jurors)}")
-        outcomes = {n: judgements.judge_outcomes(session, r.id) for n, r in jurors.items()}
+        juror_ids = {n: r.id for n, r in found.items() if r is not None}
+        outcomes = {n: judgements.judge_outcomes(session, rater) for n, rater in juror_ids.items()}
     common = set.intersection(
         *({a for a, o in out.items() if o.status is OutcomeStatus.JUDGED} for out in outcomes.values())
     )
@@ -107,7 +107,7 @@ def combine_jury(
     for answer_id in sorted(common):
         with sessions.begin() as session:
             passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
-            by_juror = {n: judgements.data_points_of(session, answer_id, r.id) for n, r in jurors.items()}
+            by_juror = {n: judgements.data_points_of(session, answer_id, rater) for n, rater in juror_ids.items()}
             points = _combined_points(by_juror, how, priority, passages)
             outcome = judgements.JudgeOutcome(OutcomeStatus.JUDGED, 0, None, None, (), 0, 0, 0.0)
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
@@ -139,14 +139,14 @@ def _document(session: Session, answer_id: str) -> int:
 
 def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> list[judgements.NewDataPoint]:
     n = len(by_juror)
-    spans: dict[tuple[int, int], list] = {}
+    spans: dict[tuple[int, int | None], list[judgements.StoredDataPoint]] = {}
     for points in by_juror.values():
         for p in points:
             if p.span_start is not None and p.tag is not None:
                 spans.setdefault((p.span_start, p.span_end), []).append(p)
     combined = []
     for (start, end), votes in sorted(spans.items()):
-        tag = combine_tags([v.tag for v in votes], how, priority)
+        tag = combine_tags([v.tag for v in votes if v.tag is not None], how, priority)
         cited = sorted({passages[c] for v in votes for c in v.citations if c in passages})
         agreeing = sum(v.tag is tag for v in votes) / n
         combined.append(
@@ -164,7 +164,7 @@ def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> 
             )
         )
     # Missing points: cluster similar proposals across jurors.
-    clusters: list[list] = []
+    clusters: list[list[judgements.StoredDataPoint]] = []
     for points in by_juror.values():
         for p in (p for p in points if p.tag is Tag.MISSING and p.span_start is None):
             home = next((c for c in clusters if fuzz.token_set_ratio(c[0].text, p.text) >= 80), None)

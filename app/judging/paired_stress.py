@@ -246,7 +246,7 @@ class JuryRater(Rater):
         by_juror = [j.tags(answer_id, text, spans) for j in self.jurors]
         out = []
         for i in range(len(spans)):
-            votes = [tags[i] for tags in by_juror if tags[i] is not None]
+            votes = [tag for tags in by_juror if (tag := tags[i]) is not None]
             out.append(bool(votes) and combine_tags(votes, self.how, self.priority) is Tag.INCORRECT)
         return out
 

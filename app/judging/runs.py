@@ -7,13 +7,14 @@ flight (each judged answer is one transaction).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -28,6 +29,9 @@ from models.segmentation import segment_answer
 from models.verdict import Verdict
 from models.vocabulary import BackendKind, OutcomeStatus, PassageKind, RaterKind
 from storage import answers, documents, judgements, raters, rubric_results
+
+if TYPE_CHECKING:
+    from app.project import Project
 
 GENERATION_RESERVE = 1200  # tokens kept free for the judge's reply and the task text
 STOP_AFTER_UNAVAILABLE = 3  # the model or server is gone: stop instead of failing every answer
@@ -79,15 +83,21 @@ class JudgeSettings:
 
     def judge(self, backend: JudgeBackend) -> LemajJudge | RubricJudge:
         if self.rubric is Rubric.LEMAJ:
-            return LemajJudge(
-                backend,
-                self.mode,
-                self.strictness,
-                seed=self.seed,
-                find_missing=self.find_missing,
-                tagging=self.tagging,
-            )
+            return self.lemaj_judge(backend)
         return RubricJudge(backend, self.rubric, seed=self.seed, disputatio=self.disputatio)
+
+    def lemaj_judge(self, backend: JudgeBackend) -> LemajJudge:
+        """The judge that tags data points (juries and stress tests need one, not a rubric)."""
+        if self.rubric is not Rubric.LEMAJ:
+            raise AssayError(f"this needs a LeMAJ judge; {self.rubric.value} is a rubric")
+        return LemajJudge(
+            backend,
+            self.mode,
+            self.strictness,
+            seed=self.seed,
+            find_missing=self.find_missing,
+            tagging=self.tagging,
+        )
 
 
 def destination(settings: JudgeSettings) -> str:
@@ -139,8 +149,25 @@ def device_sentence(backend: JudgeBackend) -> str | None:
     return f"{Path(str(backend.describe().get('model', 'the model'))).name} {offload.sentence()}" if offload else None
 
 
-def make_backend(settings: JudgeSettings) -> JudgeBackend:
-    """The backend the settings name; API backends refuse to exist without network permission."""
+JUDGE_STATE_ENV = "ASSAY_JUDGE_STATE_DIR"
+
+
+def document_state_folder(project: Project) -> Path | None:
+    """Where a local judge keeps what it read of each contract, so the next run about it starts at
+    once: the user's cache folder. None for an encrypted project: its text must not be recoverable
+    from a file the passphrase does not protect."""
+    if project.passphrase is not None:
+        return None
+    if folder := os.environ.get(JUDGE_STATE_ENV):
+        return Path(folder)
+    from platformdirs import user_cache_path
+
+    return user_cache_path("Assay", appauthor=False) / "judge-state"
+
+
+def make_backend(settings: JudgeSettings, state_folder: Path | None = None) -> JudgeBackend:
+    """The backend the settings name; API backends refuse to exist without network permission. A
+    local model keeps documents' states in `state_folder` (document_state_folder), if given."""
     if settings.parallel < 1:
         raise AssayError("--parallel is at least 1")
     if settings.backend == BackendKind.LOCAL:
@@ -158,6 +185,7 @@ def make_backend(settings: JudgeSettings) -> JudgeBackend:
             gpu_layers=settings.gpu_layers,
             seed=settings.seed,
             flash_attn=settings.flash_attn,
+            state_folder=state_folder,
         )
     from models.backends.http import AnthropicBackend, OpenAIBackend
 
@@ -301,7 +329,7 @@ def run_judge(
         pending, done_before = judgements.answers_to_judge(session, rater_id, answer_ids, first=limit, more=more)
     summary = RunSummary(name, skipped=done_before)
     queue = iter(pending)
-    in_flight: dict[Future, tuple[JudgeCase | RubricCase, list[documents.Passage]]] = {}
+    in_flight: dict[Future[Any], tuple[JudgeCase | RubricCase, list[documents.Passage]]] = {}
     started, tokens, unavailable, last_error = time.perf_counter(), 0, 0, ""
 
     with ThreadPoolExecutor(max_workers=max(parallel, 1), thread_name_prefix="judge") as pool:
@@ -358,6 +386,10 @@ def run_judge(
 def _evaluate(judge: AnyJudge, case: JudgeCase | RubricCase, cancel: threading.Event):
     """The verdict, and whether the judge could not be reached at all (a failure of the service)."""
     try:
+        if isinstance(judge, LemajJudge):
+            assert isinstance(case, JudgeCase)  # a run builds the case its judge reads
+            return judge.evaluate(case, cancel), False
+        assert isinstance(case, RubricCase)
         return judge.evaluate(case, cancel), False
     except JudgeUnavailable as exc:
         return _failed(judge, case.answer_id, str(exc)), True

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.judging.jury import combine_jury
-from app.judging.runs import JudgeSettings, Progress, RunSummary, make_backend, run_judge
+from app.judging.runs import JudgeSettings, Progress, RunSummary, document_state_folder, make_backend, run_judge
 from app.judging.verification import VERIFIER, verify_project
 from app.project import SAMPLE_DATASET, Project
 from storage import reviews
@@ -42,7 +42,7 @@ def sample_tour(project: Project) -> SampleTour | None:
     if {a.id for a in answers} != _sample_ids():
         return None
     with project.sessions() as session:
-        if reviews.setting(session, STARTED) or any(row.judge_counts for row in reviews.queue(session, None)):
+        if reviews.setting(session, STARTED) or reviews.judge_counts(session):
             return None
     size = {a.document: (SAMPLE_DATASET / "documents" / a.document).stat().st_size for a in answers}
     ordered = sorted(answers, key=lambda a: (size[a.document], a.id))
@@ -64,7 +64,7 @@ def judge_sample(
     cancel = cancel or threading.Event()
     with project.sessions.begin() as session:
         reviews.set_setting(session, STARTED, True)  # once: a cancelled tour is not started again
-    backend = make_backend(tour.settings)
+    backend = make_backend(tour.settings, document_state_folder(project))
     judge = tour.settings.judge(backend)
     name = tour.settings.default_name(backend)
     total = RunSummary(name)

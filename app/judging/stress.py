@@ -177,7 +177,7 @@ def _base(project: Project, judge_name: str) -> list[tuple[str, str, list[tuple[
                 correct = [
                     (p.span_start, p.span_end)
                     for p in judgements.data_points_of(session, answer.id, human.id)
-                    if p.tag is Tag.CORRECT and p.span_start is not None
+                    if p.tag is Tag.CORRECT and p.span_start is not None and p.span_end is not None
                 ]
                 if correct:
                     out.append((answer.id, human.name, correct))
@@ -191,7 +191,7 @@ def _base(project: Project, judge_name: str) -> list[tuple[str, str, list[tuple[
             correct = [
                 (p.span_start, p.span_end)
                 for p in judgements.data_points_of(session, answer.id, judge.id)
-                if p.tag is Tag.CORRECT and p.span_start is not None
+                if p.tag is Tag.CORRECT and p.span_start is not None and p.span_end is not None
             ]
             if correct:
                 out.append((answer.id, judge_name, correct))

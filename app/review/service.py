@@ -9,6 +9,7 @@ same thing, so they are one data point (storage/points.py), whichever was record
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from app.errors import AssayError
@@ -22,11 +23,11 @@ from storage import audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail
 from storage.documents import Passage
 from storage.points import RaterTag
-from storage.reviews import PointSnapshot, QueueRow, ReviewPoint
+from storage.reviews import JudgeCounts, PointSnapshot, QueueRow, ReviewPoint
 from storage.rubric_results import RubricRecord, rubric_results
 
 ASSISTED, BLIND = "assisted", "blind"
-__all__ = ["ASSISTED", "BLIND", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
+__all__ = ["ASSISTED", "BLIND", "JudgeCounts", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,11 @@ class ReviewService:
         with self.project.sessions() as session:
             return reviews.queue(session, self.rater_id, answer_id)[0]
 
+    def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
+        """The latest judge run's tag counts of these answers (of every answer if None)."""
+        with self.project.sessions() as session:
+            return reviews.judge_counts(session, answer_ids)
+
     # ------------------------------------------------------------------ reading
 
     def open(self, answer_id: str) -> ReviewState:
@@ -104,7 +110,7 @@ class ReviewService:
         if answer is None:
             raise AssayError(f"no answer with id {answer_id!r}")
         with self.project.sessions.begin() as session:
-            if not reviews.snapshot(session, answer_id, self.rater_id):
+            if not reviews.has_points(session, answer_id, self.rater_id):
                 reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.UNREVIEWED:
                 reviews.update_review(session, answer_id, self.rater_id, status=ReviewStatus.IN_REVIEW)
@@ -141,9 +147,8 @@ class ReviewService:
 
     def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
         judge = reviews.reference_judge(session, answer.id)
-        passages = documents.passages_of(session, answer.document_id)
         if judge is not None:
-            ids = {p.citation_id: p.id for p in passages}
+            ids = documents.passage_ids_by_citation(session, answer.document_id)
             return [
                 PointSnapshot(
                     0,
@@ -161,7 +166,7 @@ class ReviewService:
                 for p in judgements.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             ]
-        return self._segmented(answer, passages)
+        return self._segmented(answer, documents.passages_of(session, answer.document_id))
 
     def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
         return [

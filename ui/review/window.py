@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu,
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
 from app.judging.runs import JudgeSettings
-from app.judging.standing import reference_standing
+from app.judging.standing import Standing, reference_standing
 from app.project import Project
 from app.review.service import BLIND, ReviewPoint, ReviewService, ReviewState
 from app.settings import Settings, save_settings
@@ -51,19 +51,20 @@ class ReviewWindow(QMainWindow):
         self.settings = settings or Settings()
         self.service = ReviewService(project, reviewer)
         self.state: ReviewState | None = None
+        self._showing_state = False
         self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
         self.resize(1500, 900)
         self.message = QLabel()
         self.statusBar().addWidget(self.message, 1)
 
         rule = (self.settings.min_correctness, self.settings.min_relevance)
-        self.queue_pane = QueuePane(self.service.queue(), rule)
+        self.queue_pane = QueuePane(self.service.queue(), self.service.judge_counts, rule)
         self.answer_pane = AnswerPane()
         self.document_pane = DocumentPane(project, self.say)
         self.judge_runner = JudgeRunner(project, self.settings, self.say, self)
         # The parts' widgets by short names: the statistics actions, the backups dialog and the tests reach them.
         queue, answer, document = self.queue_pane, self.answer_pane, self.document_pane
-        self.queue_model, self.proxy, self.table = queue.model, queue.proxy, queue.table
+        self.queue_model, self.table = queue.model, queue.table
         self.filter, self.documents = queue.filter, queue.documents
         self.points, self.points_model, self.answer_view = answer.points, answer.points_model, answer.answer_view
         self.scores, self.rationale, self.verifier_flag = answer.scores, answer.rationale, answer.verifier_flag
@@ -192,28 +193,39 @@ class ReviewWindow(QMainWindow):
         document_changed = self.state is None or self.state.answer.document_id != state.answer.document_id
         self.state = state
         answer = state.answer
-        self.answer_pane.show_state(state, reference_standing(self.project.sessions, answer.id), row)
         if document_changed:
             self.document_pane.show_document(answer.document, answer.document_id, self.service.passages(answer))
         self.document.mark({c for p in state.points for c in p.citations}, answer.gold_spans)
-        self.answer_pane.show_answer(state, self.current_point(), self.document.passages)
+        standing = reference_standing(self.project.sessions, answer.id)
+        self._showing_state = True  # the point is shown once below, not again as its row is selected
+        try:
+            self.answer_pane.show_state(state, standing, row)
+        finally:
+            self._showing_state = False
+        self._show_point(standing)
         self.undo_action.setEnabled(self.service.can_undo)
         self.redo_action.setEnabled(self.service.can_redo)
         self.queue_model.update_row(self.service.queue_row(answer.id))
-        self.document_pane.show_what_it_is_about(state, self.current_point())
 
     def current_point(self) -> ReviewPoint | None:
         row = self.points.currentIndex().row()
         return self.state.points[row] if self.state is not None and 0 <= row < len(self.state.points) else None
 
     def _on_point_changed(self, *_: object) -> None:
+        if self.state is not None and not self._showing_state:
+            self._show_point(
+                reference_standing(self.project.sessions, self.state.answer.id)
+            )  # a stress test may have run
+
+    def _show_point(self, standing: Standing | None) -> None:
+        """The selected point: what the judge and the verifier said, where it is in the answer, and
+        its evidence in the document, most relevant first."""
+        assert self.state is not None
         point = self.current_point()
-        if point is None:
-            return
-        standing = reference_standing(self.project.sessions, self.state.answer.id)  # a stress test may have run
-        self.answer_pane.show_point(self.project, self.state.answer.id, point, standing)
+        if point is not None:
+            self.answer_pane.show_point(self.project, self.state.answer.id, point, standing)
         self.answer_pane.show_answer(self.state, point, self.document.passages)
-        self.document_pane.show_what_it_is_about(self.state, point)  # its evidence, most relevant first
+        self.document_pane.show_what_it_is_about(self.state, point)
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.current_point()
@@ -272,7 +284,7 @@ class ReviewWindow(QMainWindow):
 
     def _on_answer_judged(self, answer_id: str) -> None:
         """The queue row gets its scores; the open answer gets the judge's tags if still untouched."""
-        self.queue_model.update_row(self.service.queue_row(answer_id))
+        self.queue_model.update_row(self.service.queue_row(answer_id), judged=True)
         if self.state is not None and self.state.answer.id == answer_id:
             adopted = self.service.adopt_judge(answer_id)
             self.show_state(adopted or self.service.state(answer_id), keep_point=adopted is None)
