@@ -139,7 +139,8 @@ def krippendorff_alpha(table: np.ndarray, *, ordinal: bool = False) -> float:
     per_unit = table.sum(axis=1)
     size = table.shape[1]
     o = np.zeros((size, size))
-    for m in np.unique(per_unit[per_unit >= 2]).tolist():
+    counts = np.flatnonzero(np.bincount(per_unit, minlength=2))  # how many raters the units have
+    for m in counts[counts >= 2].tolist():
         units = table[per_unit == m].astype(np.int64)
         o += (units.T @ units - np.diag(units.sum(axis=0))) / (m - 1)
     n = o.sum(axis=0)
@@ -193,7 +194,8 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         item_source = source_of[item_answer]  # by number: comparing a million strings took a second
         table = category_table(wide, len(tags))  # once: each source's slice of it gives that source's figures
         result["by_source"] = {
-            str(names[n]): _short(table_agreement(table[item_source == n])) for n in np.unique(item_source).tolist()
+            str(names[n]): _short(table_agreement(table[item_source == n]))
+            for n in np.flatnonzero(np.bincount(item_source, minlength=len(names))).tolist()
         }
         return result
 

@@ -89,12 +89,12 @@ def key_matches(labels: columns.Labels, judge_id: int, human_id: int) -> dict[st
     in_both = np.isin(labels.answer, both)
     judge = np.flatnonzero(own_points(labels, judge_id) & in_both)
     human = np.flatnonzero(own_points(labels, human_id) & in_both)
-    untidy: set[int] = set()
-    for side in (judge, human):
-        _, first, counts = np.unique(labels.item[side], return_index=True, return_counts=True)
-        untidy |= set(labels.answer[side[first[counts > 1]]].tolist())
     j_order = judge[np.argsort(labels.item[judge], kind="stable")]
     h_order = human[np.argsort(labels.item[human], kind="stable")]
+    untidy: set[int] = set()
+    for order in (j_order, h_order):  # one rater's two points on one item: neighbours once sorted
+        items = labels.item[order]
+        untidy |= set(labels.answer[order[np.flatnonzero(items[1:] == items[:-1])]].tolist())
     h_items = labels.item[h_order]
     at = np.minimum(np.searchsorted(h_items, labels.item[j_order]), max(len(h_order) - 1, 0))
     paired = h_items[at] == labels.item[j_order] if len(h_order) else np.zeros(len(j_order), dtype=bool)
