@@ -192,9 +192,9 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         source_names = np.array([sources.get(a) or "unknown" for a in labels.answers], dtype=object)
         names, source_of = np.unique(source_names, return_inverse=True)
         item_source = source_of[item_answer]  # by number: comparing a million strings took a second
-        table = category_table(wide, len(tags))  # once: each source's slice of it gives that source's figures
+        categories = category_table(wide, len(tags))  # once: each source's slice gives that source's figures
         result["by_source"] = {
-            str(names[n]): _short(table_agreement(table[item_source == n]))
+            str(names[n]): _short(table_agreement(categories[item_source == n]))
             for n in np.flatnonzero(np.bincount(item_source, minlength=len(names))).tolist()
         }
         return result
@@ -388,7 +388,9 @@ def _paired_scores(table: scoring.ScoreTable, judge: str, human: str) -> dict[st
     return paired
 
 
-def _paired_score_rows(answer_scores: list[dict], judge: str, human: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _paired_score_rows(
+    answer_scores: list[dict[str, Any]], judge: str, human: str
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """`_paired_scores` from rows of `scores`: the definition it is tested against."""
     by_answer = {(s["answer_id"], s["rater"]): s for s in answer_scores}
     paired = {}

@@ -180,7 +180,7 @@ def recommend(sweep: list[dict[str, Any]], target: float, reviews: int, judged: 
     shares = [sweep[i]["cleared_count"] / judged if judged else 0.0 for i in order]
     at_least, rule_at_least = more_reviews_needed(missed, reviewed, shares, target, rate_holds=False)
     if_holds, rule_if_holds = more_reviews_needed(missed, reviewed, shares, target, rate_holds=True)
-    if at_least is None:
+    if at_least is None or rule_at_least is None:  # the number and its rule come together
         reason = f"the judge clears too few answers for any rule to reach {target:.1%}"
         return {"recommended": {"reviews_needed": None, "reason": reason}, "method": method, "reviews_needed": None}
     first = sweep[order[rule_at_least]]
@@ -188,7 +188,7 @@ def recommend(sweep: list[dict[str, Any]], target: float, reviews: int, judged: 
     def named(s: dict[str, Any]) -> str:
         return f"correctness ≥ {s['min_correctness']}, relevance ≥ {s['min_relevance']}"
 
-    if if_holds is None:
+    if if_holds is None or rule_if_holds is None:
         tail = "; at the miss rates seen so far no number of reviews would do: tighten the rule or improve the judge."
     else:
         tail = f"; about {if_holds} if the miss rates seen so far hold (then {named(sweep[order[rule_if_holds]])})."
