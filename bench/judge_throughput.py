@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from app.ingest.datasets import import_dataset
-from app.judging.runs import select_evidence
+from app.judging.runs import is_whole_document, select_evidence
 from app.project import SAMPLE_DATASET, Project
 from models.backends.llama_local import LlamaBackend
 from models.judge import JudgeCase, LemajJudge, Mode, Tagging
@@ -76,7 +76,8 @@ def main() -> None:
             answer = project.answer(answer_id)
             passages = project.passages(answer.document_id)
             evidence = select_evidence(session, backend, passages, answer.question, answer.text, Strictness.STANDARD)
-            cases.append(JudgeCase(answer_id, answer.question, answer.text, evidence, frozenset()))
+            whole = is_whole_document(evidence, passages)
+            cases.append(JudgeCase(answer_id, answer.question, answer.text, evidence, frozenset(), None, whole))
     document_tokens = backend.count_tokens("\n".join(p.text for p in cases[0].evidence))
     print(
         f"{args.document}: {len(cases)} answers, evidence {len(cases[0].evidence)} passages, ~{document_tokens} tokens"

@@ -69,6 +69,7 @@ class JudgeCase:
     document_ids: frozenset[str]  # every citation id of the document, to verify what it cites
     # Resolves what the judge cites (ids, "Section 7.3(i)") to evidence passages of the document.
     resolve: CitationResolver | None = None
+    whole_document: bool = False  # the evidence is the whole document, shared by every answer about it
 
 
 TAG_SCHEMA = {
@@ -136,7 +137,7 @@ class LemajJudge:
     def _one_pass(self, case: JudgeCase, verdict: Verdict, cancel: threading.Event) -> None:
         segments = segment_answer(case.answer)
         schema = one_pass_schema(max_points=min(24, 2 * len(segments) + 4))
-        prompt = one_pass_prompt(case.evidence, case.question, case.answer, self.strictness)
+        prompt = one_pass_prompt(case.evidence, case.question, case.answer, self.strictness, case.whole_document)
         max_tokens = 2 * self.backend.count_tokens(case.answer) + 400
 
         def parse(raw: str) -> list[JudgedPoint]:
@@ -183,7 +184,7 @@ class LemajJudge:
             return
 
         schema = missing_schema()
-        prompt = missing_prompt(case.evidence, case.question, case.answer, self.strictness)
+        prompt = missing_prompt(case.evidence, case.question, case.answer, self.strictness, case.whole_document)
 
         def parse(raw: str) -> list[JudgedPoint]:
             work = JudgeWork()
@@ -214,14 +215,15 @@ class LemajJudge:
         return tags
 
     def _tag_all(self, case: JudgeCase, segments: list[Any], verdict: Verdict) -> list[tuple[Tag, float | None]]:
-        prompt = tag_all_prompt(case.evidence, case.question, [_as_read(s) for s in segments], self.strictness)
+        points = [_as_read(s) for s in segments]
+        prompt = tag_all_prompt(case.evidence, case.question, points, self.strictness, case.whole_document)
         scores = self.backend.slot_label_scores(prompt, LABELS)  # type: ignore[attr-defined]
         verdict.prompt_tokens += scores.prompt_tokens
         verdict.evaluated_tokens += scores.evaluated_tokens
         return [_best(logprobs) for logprobs in scores.logprobs]
 
     def _tag(self, case: JudgeCase, point: str, verdict: Verdict, cancel: threading.Event) -> tuple[Tag, float | None]:
-        prompt = tag_prompt(case.evidence, case.question, case.answer, point, self.strictness)
+        prompt = tag_prompt(case.evidence, case.question, case.answer, point, self.strictness, case.whole_document)
         scores = self.backend.label_scores(prompt, LABELS)
         if scores is not None:
             verdict.prompt_tokens += scores.prompt_tokens

@@ -27,7 +27,8 @@ class Part:
     text: str
     data: bool = False  # document or answer text: never instructions, never special tokens
     slot: bool = False  # one-pass tagging: the label logits are read right after this part
-    # The end of what every prompt about a document shares: a local model may keep its state on disk.
+    # The end of the whole document, which every prompt about it shares: a local model may keep its
+    # state on disk for the next run (not for evidence chosen for one answer: no other prompt shares it).
     document_end: bool = False
 
 
@@ -86,21 +87,23 @@ def evidence_text(passages: list[EvidencePassage]) -> str:
     return "\n".join(f"[{p.citation_id}]{_where(p.section)} {p.text}" for p in passages)
 
 
-def document_parts(evidence: list[EvidencePassage]) -> tuple[Part, ...]:
+def document_parts(evidence: list[EvidencePassage], whole_document: bool = False) -> tuple[Part, ...]:
     """What every prompt about a document starts with: the part a local model keeps cached."""
     return (
         Part("The document, one passage a line, each with its citation id:\n"),
         *fenced("DOCUMENT", evidence_text(evidence)),
-        Part(CASE_LINE, document_end=True),  # constant: a stable token boundary
+        Part(CASE_LINE, document_end=whole_document),  # constant: a stable token boundary
     )
 
 
 CASE_LINE = "The question and the answer to evaluate follow.\n"
 
 
-def case_parts(evidence: list[EvidencePassage], question: str, answer: str) -> tuple[Part, ...]:
+def case_parts(
+    evidence: list[EvidencePassage], question: str, answer: str, whole_document: bool = False
+) -> tuple[Part, ...]:
     """The user message up to the task: evidence first (reused across a document's answers)."""
-    return (*document_parts(evidence), *fenced("QUESTION", question), *fenced("ANSWER", answer))
+    return (*document_parts(evidence, whole_document), *fenced("QUESTION", question), *fenced("ANSWER", answer))
 
 
 def point_text(context: str, text: str) -> str:
@@ -108,19 +111,27 @@ def point_text(context: str, text: str) -> str:
     return f"{context.strip()} {text}" if context.strip() else text
 
 
-def one_pass_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
-    user = Message("user", (*case_parts(evidence, question, answer), Part(read_prompt("lemaj_one_pass.txt"))))
+def one_pass_prompt(
+    evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness, whole_document: bool = False
+) -> Prompt:
+    parts = case_parts(evidence, question, answer, whole_document)
+    user = Message("user", (*parts, Part(read_prompt("lemaj_one_pass.txt"))))
     return Prompt((system_message(strictness), user))
 
 
 def tag_prompt(
-    evidence: list[EvidencePassage], question: str, answer: str, point: str, strictness: Strictness
+    evidence: list[EvidencePassage],
+    question: str,
+    answer: str,
+    point: str,
+    strictness: Strictness,
+    whole_document: bool = False,
 ) -> Prompt:
     """Two-stage tagging: the next token after 'Tag:' is read, not sampled."""
     user = Message(
         "user",
         (
-            *case_parts(evidence, question, answer),
+            *case_parts(evidence, question, answer, whole_document),
             Part(read_prompt("lemaj_tag.txt") + "\n"),
             *fenced("DATA_POINT", point),
         ),
@@ -128,14 +139,25 @@ def tag_prompt(
     return Prompt((system_message(strictness), user), assistant_prefix="Tag:")
 
 
-def tag_all_prompt(evidence: list[EvidencePassage], question: str, points: list[str], strictness: Strictness) -> Prompt:
+def tag_all_prompt(
+    evidence: list[EvidencePassage],
+    question: str,
+    points: list[str],
+    strictness: Strictness,
+    whole_document: bool = False,
+) -> Prompt:
     """One-pass tagging: the answer laid out once, point by point, with a label slot after each.
 
     Same cached prefix as tag_prompt; the answer is not repeated before its points. Attention is
     causal, so each slot's label depends only on the points before it, as a reader's would.
     """
     user = Message(
-        "user", (*document_parts(evidence), *fenced("QUESTION", question), Part(read_prompt("lemaj_tag_all.txt")))
+        "user",
+        (
+            *document_parts(evidence, whole_document),
+            *fenced("QUESTION", question),
+            Part(read_prompt("lemaj_tag_all.txt")),
+        ),
     )
     reply: list[Part] = []
     for point in points:  # six tokens of layout a point: the answer's own tokens dominate the cost
@@ -148,8 +170,11 @@ def _one_line(point: str) -> str:
     return " ".join(neutralise(point).split())
 
 
-def missing_prompt(evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness) -> Prompt:
-    user = Message("user", (*case_parts(evidence, question, answer), Part(read_prompt("lemaj_missing.txt"))))
+def missing_prompt(
+    evidence: list[EvidencePassage], question: str, answer: str, strictness: Strictness, whole_document: bool = False
+) -> Prompt:
+    parts = case_parts(evidence, question, answer, whole_document)
+    user = Message("user", (*parts, Part(read_prompt("lemaj_missing.txt"))))
     return Prompt((system_message(strictness), user))
 
 

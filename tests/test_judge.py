@@ -100,10 +100,9 @@ def test_the_next_run_about_a_contract_loads_what_the_judge_read_from_disk(
 ) -> None:
     first, second = (sample_project.answer(a) for a in _nda_answers(sample_project, 2))
     evidence = [EvidencePassage(p.citation_id, p.section, p.text) for p in sample_project.passages(first.document_id)]
-    prompt = tag_all_prompt(evidence, first.question, [s.text for s in segment_answer(first.text)], Strictness.STANDARD)
-    other = tag_all_prompt(
-        evidence, second.question, [s.text for s in segment_answer(second.text)], Strictness.STANDARD
-    )
+    points = [s.text for s in segment_answer(first.text)]
+    prompt = tag_all_prompt(evidence, first.question, points, Strictness.STANDARD, whole_document=True)
+    chosen = tag_all_prompt(evidence[:30], second.question, points, Strictness.STANDARD)  # passages for one answer
 
     def judge_in_a_new_process() -> SlotScores:
         backend = LlamaBackend(context_tokens=4096, threads=2, state_folder=tmp_path)
@@ -124,9 +123,9 @@ def test_the_next_run_about_a_contract_loads_what_the_judge_read_from_disk(
     assert again.evaluated_tokens == cold.prompt_tokens and again.logprobs == cold.logprobs
     assert kept.stat().st_size > 4096  # and written anew
 
-    backend = LlamaBackend(context_tokens=4096, threads=2)  # no folder: nothing kept
-    try:
-        assert backend.slot_label_scores(other, LABELS).evaluated_tokens == len(backend.tokens(other))
+    backend = LlamaBackend(context_tokens=4096, threads=2, state_folder=tmp_path)
+    try:  # evidence chosen for one answer is shared by no other prompt: never kept
+        assert backend.slot_label_scores(chosen, LABELS).evaluated_tokens == len(backend.tokens(chosen))
     finally:
         backend.close()
     assert list(tmp_path.glob("*.kvstate")) == [kept]
@@ -136,7 +135,8 @@ def test_kept_states_stay_within_their_budget_least_recently_used_dropped(tmp_pa
     def read(backend: LlamaBackend, contract: str) -> LabelScores:
         evidence = [EvidencePassage("par_1", None, f"{contract}. " + "The supplier shall deliver the goods. " * 20)]
         backend.reset_cache()
-        return backend.label_scores(tag_prompt(evidence, "Q?", "An answer.", "A point.", Strictness.STANDARD), LABELS)
+        prompt = tag_prompt(evidence, "Q?", "An answer.", "A point.", Strictness.STANDARD, whole_document=True)
+        return backend.label_scores(prompt, LABELS)
 
     backend = LlamaBackend(context_tokens=1024, threads=2, state_folder=tmp_path)
     try:

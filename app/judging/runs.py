@@ -253,6 +253,12 @@ def select_evidence(
     return [p for p in everything if p.citation_id in chosen]
 
 
+def is_whole_document(evidence: list[EvidencePassage], passages: list[documents.Passage]) -> bool:
+    """Whether select_evidence gave the whole document (the same for every answer about it) rather
+    than passages chosen for this answer."""
+    return len(evidence) == sum(p.kind is not PassageKind.TOC for p in passages)
+
+
 # ---------------------------------------------------------------- runs
 
 AnyJudge = LemajJudge | RubricJudge
@@ -407,7 +413,8 @@ def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase 
     if isinstance(judge, LemajJudge):
         known = frozenset(p.citation_id for p in passages)
         resolve = DocumentEvidence(passages).resolve
-        return JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve), passages
+        whole = is_whole_document(evidence, passages)
+        return JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve, whole), passages
     if judge.rubric is Rubric.SCORE:
         evidence = _most_relevant(session, passages, answer.question, answer.text)
     case = RubricCase(
