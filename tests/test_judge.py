@@ -102,11 +102,14 @@ def test_the_next_run_about_a_contract_loads_what_the_judge_read_from_disk(
     evidence = [EvidencePassage(p.citation_id, p.section, p.text) for p in sample_project.passages(first.document_id)]
     points = [s.text for s in segment_answer(first.text)]
     prompt = tag_all_prompt(evidence, first.question, points, Strictness.STANDARD, whole_document=True)
-    chosen = tag_all_prompt(evidence[:30], second.question, points, Strictness.STANDARD)  # passages for one answer
+    half = evidence[: len(evidence) // 2]  # as if chosen for one answer of a longer contract
+    chosen = tag_all_prompt(half, second.question, points, Strictness.STANDARD)
 
-    def judge_in_a_new_process() -> SlotScores:
+    def judge_in_a_new_process(after: Prompt | None = None) -> SlotScores:
         backend = LlamaBackend(context_tokens=4096, threads=2, state_folder=tmp_path)
         try:
+            if after is not None:  # the cache then holds another prompt's start (the system prompt)
+                backend.slot_label_scores(after, LABELS)
             return backend.slot_label_scores(prompt, LABELS)
         finally:
             backend.close()
@@ -119,7 +122,7 @@ def test_the_next_run_about_a_contract_loads_what_the_judge_read_from_disk(
     assert warm.logprobs == cold.logprobs  # bit for bit the tags of reading it
 
     kept.write_bytes(kept.read_bytes()[:4096])  # a damaged state is read again, never trusted
-    again = judge_in_a_new_process()
+    again = judge_in_a_new_process(after=chosen)
     assert again.evaluated_tokens == cold.prompt_tokens and again.logprobs == cold.logprobs
     assert kept.stat().st_size > 4096  # and written anew
 

@@ -204,6 +204,7 @@ class LlamaBackend:
         document = layout.tokens[: layout.document_end]
         if self._load_state(document):
             return self._shared_prefix(layout.tokens), 0
+        shared = self._shared_prefix(layout.tokens)  # less than before if a damaged state emptied the cache
         self.llm.n_tokens = shared
         self.llm.eval(document[shared:])
         self._save_state(document)
@@ -241,14 +242,15 @@ class LlamaBackend:
         return True
 
     def _save_state(self, document: list[int]) -> None:
-        """Written aside and renamed: a killed run leaves no half state to load."""
+        """Written aside and renamed: a killed run leaves no half state to load, and two processes
+        reading the same contract each write a whole file of their own."""
         import llama_cpp
 
         if self.state_folder is None:
             return
         self.state_folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self._state_file(document)
-        partial = path.with_suffix(".partial")
+        partial = path.with_suffix(f".{os.getpid()}.partial")
         tokens = (llama_cpp.llama_token * len(document))(*document)
         if llama_cpp.llama_state_seq_save_file(self.llm._ctx.ctx, str(partial).encode(), 0, tokens, len(document)):
             partial.chmod(0o600)  # the state encodes the document's text: the user's eyes only
