@@ -224,7 +224,7 @@ def select_evidence(
 ) -> list[EvidencePassage]:
     """The whole document when it fits the context; otherwise the passages the answer cites, then the
     best BM25 passages for the question and for each answer sentence, in document order."""
-    passages = [p for p in passages if p.kind is not PassageKind.TOC]
+    passages = _showable(passages)
     evidence = {p.citation_id: EvidencePassage(p.citation_id, p.section, p.text) for p in passages}
     frame = one_pass_prompt([], question, answer, strictness)
     budget = backend.context_tokens - GENERATION_RESERVE - sum(backend.count_tokens(m.text) for m in frame.messages)
@@ -256,7 +256,12 @@ def select_evidence(
 def is_whole_document(evidence: list[EvidencePassage], passages: list[documents.Passage]) -> bool:
     """Whether select_evidence gave the whole document (the same for every answer about it) rather
     than passages chosen for this answer."""
-    return len(evidence) == sum(p.kind is not PassageKind.TOC for p in passages)
+    return len(evidence) == len(_showable(passages))
+
+
+def _showable(passages: list[documents.Passage]) -> list[documents.Passage]:
+    """What a judge may be shown of a document: every passage but its table of contents."""
+    return [p for p in passages if p.kind is not PassageKind.TOC]
 
 
 # ---------------------------------------------------------------- runs

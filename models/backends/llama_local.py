@@ -152,9 +152,6 @@ class LlamaBackend:
     def count_tokens(self, text: str) -> int:
         return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
 
-    def tokens(self, prompt: Prompt) -> list[int]:
-        return self.layout(prompt).tokens
-
     def layout(self, prompt: Prompt) -> Layout:
         """The prompt's tokens, label slots and document end. The chat template renders around
         sentinels; message parts go between them, each tokenized alone."""
