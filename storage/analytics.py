@@ -224,6 +224,8 @@ def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
 
 
 def answer_sources(session: Session) -> dict[str, str | None]:
+    """Each answer's source as written (None where none is): the plain read that
+    storage/scoring.answer_keys is tested against."""
     return dict(session.connection().execute(select(AnswerRow.id, AnswerRow.meta["source"].as_string())).all())
 
 

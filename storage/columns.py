@@ -18,10 +18,10 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from sqlalchemy import Connection, Engine, String, case, cast, event, func, literal_column, select
+from sqlalchemy import Connection, Engine, Select, String, case, cast, event, func, literal_column, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
@@ -29,16 +29,16 @@ from models.vocabulary import Tag
 from storage.db import StorageError
 from storage.schema import DataPointRow, LabelRow
 
+T = TypeVar("T")
 TAGS = (Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING)  # a label's tag is its index here
-_KEY_SEPARATOR = "\x1f"  # never in an identity key (models/identity.py), unlike a comma in principle
 
 
 @dataclass(frozen=True)
 class Labels:
     """One entry per label, grouped by rater. `answers` lists the answer ids with data points, in
     order (an answer is its index there); `item` says which labels are on the same data point (its
-    identity, storage/points.py): labels with equal `item` are, and items sort as (answer id,
-    identity key) do."""
+    identity, storage/points.py): labels with equal `item` are. Items are numbered 0, 1, 2… in the
+    database's order of (answer id, identity key)."""
 
     answers: list[str]
     answer: np.ndarray  # index into answers
@@ -62,56 +62,57 @@ def labels(
     the rater who recorded that data point. Read once per committed state of a SQLite project
     (`_Watch`): the dashboard's figures share one read."""
     connection = session.connection()
-    watch = _watch(connection)
-
-    def part(name: str, read: Callable[[Connection], Any]) -> Any:
-        kept = None if watch is None else watch.part(name, read)
-        return read(connection) if kept is None else kept
-
-    if watch is None:  # the database picks the raters' labels
+    if _watch(connection) is None:  # the database picks the raters' labels
         rater, point, tag = _label_columns(connection, rater_ids)
     else:  # every rater's labels are kept: the figures ask for different raters
-        rater, point, tag = part("labels", lambda c: _label_columns(c, None))
+        rater, point, tag = kept(session, "labels", lambda c: _label_columns(c, None))
         if rater_ids is not None:
             keep = np.isin(rater, rater_ids)
             rater, point, tag = rater[keep], point[keep], tag[keep]
-    answers, point_answer, ids = part("points", _points_by_answer)
+    answers, point_answer, ids = kept(session, "points", _points_by_answer)
     where = _positions(ids, point)
     found: dict[str, Any] = {"answers": answers, "rater": rater, "tag": tag, "point": point}
     found["answer"] = point_answer[where]
-    if items or creators:
-        point_item, point_creator = part("identities", lambda c: _point_identities(c, ids, point_answer))
-        found["item"] = point_item[where] if items else None
-        if creators:
-            found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
+    if items:
+        found["item"] = kept(session, "items", lambda c: _point_items(c, len(ids)))[where]
+    if creators:
+        point_creator = kept(session, "creators", lambda c: _point_creators(c, ids))
+        found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
     return Labels(**found)
 
 
-def _point_identities(
-    connection: Connection, ids: np.ndarray, point_answer: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per data point, in the order of `ids`: its item (answer × identity key, in their order) and
-    the rater who recorded it, by a plain scan of the table (neither is in the index on answer_id)."""
-    read = connection.execute(
-        select(
-            _concat(connection, DataPointRow.id),
-            _concat(connection, func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR),
-            _concat(connection, DataPointRow.rater_id),
-        )
-    ).one()
-    scanned = _ints(read[0])
-    if len(scanned) != len(ids):
-        raise StorageError("data points changed while the labels were read: read them again")
-    in_answer_order = _positions(scanned, ids)
-    # An empty project has no keys at all, not one empty key ("".split gives [""]).
-    keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)[in_answer_order]
-    unkeyed = np.flatnonzero(keys == "")
-    keys[unkeyed] = ["id:" + str(i) for i in ids[unkeyed].tolist()]  # as storage/analytics.item_labels
-    import pandas as pd
+def kept(session: Session, name: str, read: Callable[[Connection], T]) -> T:
+    """What `read` gives, read once per committed state of the project (`_Watch`), where it can be
+    kept: the figures computed one after another share one read. What is kept cannot be changed."""
+    connection = session.connection()
+    watch = _watch(connection)
+    found = None if watch is None else watch.part(name, read)
+    return read(connection) if found is None else found
 
-    key_code, uniques = pd.factorize(keys, sort=True)
-    item = point_answer.astype(np.int64) * max(len(uniques), 1) + key_code
-    return item, _ints(read[2])[in_answer_order]
+
+def _point_items(connection: Connection, points: int) -> np.ndarray:
+    """Per data point, in the order of `_points_by_answer`, its item: the number of its (answer,
+    identity key) in that order, a point with no key being an item of its own. Read along the index
+    on (answer_id, point_key) as the length of each run of equal keys, negative for a run of
+    unkeyed points: no key travels, none is compared here."""
+    n = case((DataPointRow.point_key.is_(None), -func.count()), else_=func.count())
+    runs = _ints(_in_point_order(connection, n, runs=True))
+    singles = runs < 0
+    sizes = np.repeat(np.where(singles, 1, runs), np.where(singles, -runs, 1))  # per item
+    if sizes.sum() != points:
+        raise StorageError("data points changed while the labels were read: read them again")
+    return np.repeat(np.arange(len(sizes)), sizes)
+
+
+def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
+    """Per data point, in the order of `ids`, the rater who recorded it, in id order: SQLite scans its
+    table in that order anyway (the rater is in no index), so only the raters travel."""
+    by_id = _ints(
+        _joined(connection, select(DataPointRow.rater_id.label("value"), DataPointRow.id), (DataPointRow.id,))
+    )
+    if len(by_id) != len(ids):
+        raise StorageError("data points changed while the labels were read: read them again")
+    return by_id[_positions(np.sort(ids), ids)]
 
 
 class _Watch:
@@ -154,9 +155,10 @@ class _Watch:
                 del _watches[engine]
 
 
-def _read_only(part: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A part kept for later calls: its arrays cannot be changed by the figures that use them."""
-    for value in part:
+def _read_only(part: Any) -> Any:
+    """A part kept for later calls (an array or a tuple): its arrays cannot be changed by the figures
+    that use them."""
+    for value in part if isinstance(part, tuple) else (part,):
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
     return part
@@ -179,10 +181,10 @@ def _watch(connection: Connection) -> _Watch | None:
         return _watches[connection.engine]
 
 
-def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:
+def _concat(connection: Connection, column: Any, order_by: Any = None) -> Any:
     """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order).
-    The separator is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
-    between: Any = literal_column(f"'{separator}'")  # a comma or _KEY_SEPARATOR: no quote to escape
+    The comma is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
+    between: Any = literal_column("','")
     if connection.dialect.name == "postgresql":
         joined = between if order_by is None else aggregate_order_by(between, *order_by)
         return func.string_agg(cast(column, String), joined)
@@ -220,13 +222,7 @@ def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np
     groups = connection.execute(
         select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id).order_by(DataPointRow.answer_id)
     ).all()
-    in_order = (DataPointRow.answer_id, DataPointRow.id)
-    if connection.dialect.name == "postgresql":
-        joined = connection.execute(select(_concat(connection, DataPointRow.id, order_by=in_order))).scalar()
-    else:  # SQLite concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)
-        ordered = select(DataPointRow.id).order_by(*in_order).subquery()
-        joined = connection.execute(select(_concat(connection, ordered.c.id))).scalar()
-    ids = _ints(joined)
+    ids = _ints(_in_point_order(connection, DataPointRow.id))
     answers = [answer for answer, _ in groups]
     point_answer = np.repeat(np.arange(len(groups)), [count for _, count in groups])
     if len(point_answer) != len(ids):
@@ -237,6 +233,27 @@ def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np
         point_answer = np.array([rank[a] for a in answers], dtype=np.int64)[point_answer]
         answers = python_order
     return answers, point_answer, ids
+
+
+def _in_point_order(connection: Connection, value: Any, *, runs: bool = False) -> str | None:
+    """One string of a value per data point (per run of equal keys, with `runs`), in the order of the
+    index on (answer_id, point_key), then id: an answer's points together, each item's together."""
+    key = (DataPointRow.answer_id, DataPointRow.point_key)
+    order = key if runs else (*key, DataPointRow.id)
+    rows = select(value.label("value"), *order)
+    return _joined(connection, rows.group_by(*key) if runs else rows, order)
+
+
+def _joined(connection: Connection, rows: Select[Any], order: tuple[Any, ...]) -> str | None:
+    """One string of the `value` column of `rows`, in the order of its columns `order`."""
+    if connection.dialect.name == "postgresql":
+        found = rows.subquery()
+        return connection.execute(
+            select(_concat(connection, found.c.value, order_by=[found.c[c.key] for c in order]))
+        ).scalar()
+    # SQLite concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)
+    ordered = rows.order_by(*order).subquery()
+    return connection.execute(select(_concat(connection, ordered.c.value))).scalar()
 
 
 def _ints(text: str | None) -> np.ndarray:
