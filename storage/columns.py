@@ -8,7 +8,7 @@ tag's index packed together, one string per rater (read along the index on rater
 points' answers come from the index on answer_id: a count per answer and the ids in answer order.
 The concatenations of one query see the rows in the same order, so its columns line up.
 
-A SQLite project's columns are kept while it is unchanged (`_Watch`), so the dashboard's figures,
+A project's columns are kept while it is unchanged (`_Watch`), so the dashboard's figures,
 computed one after another, read them once.
 """
 
@@ -30,6 +30,7 @@ from storage.db import StorageError
 from storage.schema import DataPointRow, LabelRow
 
 T = TypeVar("T")
+_KEY_SEPARATOR = "\x1f"  # never in an identity key (models/identity.py), unlike a comma in principle
 TAGS = (Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING)  # a label's tag is its index here
 
 
@@ -59,7 +60,7 @@ def labels(
     session: Session, rater_ids: list[int] | None = None, *, items: bool = False, creators: bool = False
 ) -> Labels:
     """Every label (of the raters given), with its answer, and if asked its data point's identity and
-    the rater who recorded that data point. Read once per committed state of a SQLite project
+    the rater who recorded that data point. Read once per committed state of the project
     (`_Watch`): the dashboard's figures share one read."""
     connection = session.connection()
     if _watch(connection) is None:  # the database picks the raters' labels
@@ -74,7 +75,7 @@ def labels(
     found: dict[str, Any] = {"answers": answers, "rater": rater, "tag": tag, "point": point}
     found["answer"] = point_answer[where]
     if items:
-        found["item"] = kept(session, "items", lambda c: _point_items(c, len(ids)))[where]
+        found["item"] = kept(session, "items", lambda c: _point_items(c, ids, point_answer))[where]
     if creators:
         point_creator = kept(session, "creators", lambda c: _point_creators(c, ids))
         found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
@@ -90,18 +91,43 @@ def kept(session: Session, name: str, read: Callable[[Connection], T]) -> T:
     return read(connection) if found is None else found
 
 
-def _point_items(connection: Connection, points: int) -> np.ndarray:
-    """Per data point, in the order of `_points_by_answer`, its item: the number of its (answer,
-    identity key) in that order, a point with no key being an item of its own. Read along the index
-    on (answer_id, point_key) as the length of each run of equal keys, negative for a run of
-    unkeyed points: no key travels, none is compared here."""
+def _point_items(connection: Connection, ids: np.ndarray, point_answer: np.ndarray) -> np.ndarray:
+    """Per data point, in the order of `ids`, its item: the number of its (answer, identity key) in
+    the database's order of them, a point with no key being an item of its own."""
+    if connection.dialect.name == "postgresql":
+        return _point_items_by_key(connection, ids, point_answer)
+    # SQLite reads `ids` along the index on (answer_id, point_key): here the length of each run of
+    # equal keys along it, negative for a run of unkeyed points; no key travels, none is compared.
     n = case((DataPointRow.point_key.is_(None), -func.count()), else_=func.count())
-    runs = _ints(_in_point_order(connection, n, runs=True))
+    key = (DataPointRow.answer_id, DataPointRow.point_key)
+    runs = _ints(_joined(connection, select(n.label("value"), *key).group_by(*key), key))
     singles = runs < 0
     sizes = np.repeat(np.where(singles, 1, runs), np.where(singles, -runs, 1))  # per item
-    if sizes.sum() != points:
+    if sizes.sum() != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
     return np.repeat(np.arange(len(sizes)), sizes)
+
+
+def _point_items_by_key(connection: Connection, ids: np.ndarray, point_answer: np.ndarray) -> np.ndarray:
+    """`_point_items` on PostgreSQL, whose index scans visit the table at random: the keys, by a
+    plain scan of the table, numbered here."""
+    import pandas as pd
+
+    read = connection.execute(
+        select(
+            _concat(connection, DataPointRow.id),
+            _concat(connection, func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR),
+        )
+    ).one()
+    scanned = _ints(read[0])
+    if len(scanned) != len(ids):
+        raise StorageError("data points changed while the labels were read: read them again")
+    # An empty project has no keys at all, not one empty key ("".split gives [""]).
+    keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)
+    key, known = pd.factorize(keys[_positions(scanned, ids)], sort=True)
+    unkeyed = keys[_positions(scanned, ids)] == ""
+    key[unkeyed] = len(known) + np.flatnonzero(unkeyed)  # after the keys, as PostgreSQL sorts NULL
+    return np.unique(point_answer * (len(known) + len(ids)) + key, return_inverse=True)[1]
 
 
 def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
@@ -116,16 +142,25 @@ def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
 
 
 class _Watch:
-    """What was read of one SQLite project at its latest committed state, on a connection of our
-    own that never writes. SQLite's data_version, asked there, changes whenever any connection of
-    any process commits; each part is read there right after it is asked (no older snapshot of a
-    session's can linger), so a part kept under a version is exactly what a read would give then."""
+    """What was read of one project at its latest committed state, on a connection of our own that
+    never writes. A version of that state is asked there, in the same transaction as each part is
+    read (no older snapshot of a session's can linger), so a part kept under a version is exactly
+    what a read would give then. SQLite's data_version changes whenever any connection of any process
+    commits. On PostgreSQL the version is the transaction's snapshot, read in REPEATABLE READ: two
+    equal snapshots see the same transactions committed, and a snapshot changes whenever a
+    transaction that writes starts or ends, in any database of the server (more often than needed,
+    never less, and nothing written for it)."""
 
     def __init__(self, engine: Engine) -> None:
-        self._connection: Connection | None = engine.connect()
-        self._connection.detach()  # out of the pool: the version is counted per connection
+        if engine.dialect.name == "postgresql":
+            reader = engine.execution_options(isolation_level="REPEATABLE READ")
+            self._ask = "SELECT CAST(pg_current_snapshot() AS text)"
+        else:
+            reader, self._ask = engine, "PRAGMA data_version"
+        self._connection: Connection | None = reader.connect()
+        self._connection.detach()  # out of the pool: SQLite counts its version per connection
         self._lock = threading.Lock()
-        self._version: int | None = None
+        self._version: Any = None
         self._parts: dict[str, Any] = {}
         event.listen(engine, "engine_disposed", self._close)
 
@@ -135,7 +170,7 @@ class _Watch:
             if self._connection is None:
                 return None
             try:
-                version = self._connection.exec_driver_sql("PRAGMA data_version").scalar()
+                version = self._connection.exec_driver_sql(self._ask).scalar()
                 if version != self._version:
                     self._version, self._parts = version, {}
                 if name not in self._parts:
@@ -169,22 +204,25 @@ _watches_lock = threading.Lock()
 
 
 def _watch(connection: Connection) -> _Watch | None:
-    """The project's watch; None on PostgreSQL, in memory, and where the session has written and
-    not committed (what it reads is its own)."""
-    dbapi = connection.connection.dbapi_connection
-    in_file = connection.dialect.name == "sqlite" and connection.engine.url.database not in (None, "", ":memory:")
-    if not in_file or dbapi is None or dbapi.in_transaction:
-        return None
+    """The project's watch; None in memory, and where the session has written and not committed
+    (what it reads is its own)."""
+    if connection.dialect.name == "postgresql":
+        if connection.exec_driver_sql("SELECT pg_current_xact_id_if_assigned()").scalar() is not None:
+            return None
+    else:
+        dbapi = connection.connection.dbapi_connection
+        if connection.engine.url.database in (None, "", ":memory:") or dbapi is None or dbapi.in_transaction:
+            return None
     with _watches_lock:
         if connection.engine not in _watches:
             _watches[connection.engine] = _Watch(connection.engine)
         return _watches[connection.engine]
 
 
-def _concat(connection: Connection, column: Any, order_by: Any = None) -> Any:
+def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:
     """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order).
-    The comma is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
-    between: Any = literal_column("','")
+    The separator is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
+    between: Any = literal_column(f"'{separator}'")  # a comma or _KEY_SEPARATOR: no quote to escape
     if connection.dialect.name == "postgresql":
         joined = between if order_by is None else aggregate_order_by(between, *order_by)
         return func.string_agg(cast(column, String), joined)
@@ -218,30 +256,24 @@ def _label_columns(connection: Connection, rater_ids: list[int] | None) -> tuple
 
 def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The answers with data points, in Python's order; each data point's answer (an index into
-    them) and id, in answer order. Both queries run along the index on answer_id."""
-    groups = connection.execute(
-        select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id).order_by(DataPointRow.answer_id)
-    ).all()
-    ids = _ints(_in_point_order(connection, DataPointRow.id))
+    them) and id, in answer order: on SQLite a count per answer, then the ids along the index on
+    (answer_id, point_key) (what `_point_items` counts along); on PostgreSQL each answer's ids in one
+    query (an aggregate's ORDER BY sorts there: at 2 M ids it took seconds)."""
+    per_answer = select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id)
+    if connection.dialect.name == "postgresql":
+        found = connection.execute(per_answer.add_columns(_concat(connection, DataPointRow.id))).all()
+        found.sort(key=lambda row: row[0])  # in Python's order: no collation asked of the server
+        groups = [(answer, count) for answer, count, _ in found]
+        ids = _ints(",".join(joined for *_, joined in found))
+    else:
+        groups = [(answer, count) for answer, count in connection.execute(per_answer.order_by(DataPointRow.answer_id))]
+        key = (DataPointRow.answer_id, DataPointRow.point_key, DataPointRow.id)
+        ids = _ints(_joined(connection, select(DataPointRow.id.label("value"), *key), key))
     answers = [answer for answer, _ in groups]
     point_answer = np.repeat(np.arange(len(groups)), [count for _, count in groups])
     if len(point_answer) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
-    python_order = sorted(answers)
-    if python_order != answers:  # the database's collation is not Python's order (PostgreSQL's often is not)
-        rank = {answer: n for n, answer in enumerate(python_order)}
-        point_answer = np.array([rank[a] for a in answers], dtype=np.int64)[point_answer]
-        answers = python_order
     return answers, point_answer, ids
-
-
-def _in_point_order(connection: Connection, value: Any, *, runs: bool = False) -> str | None:
-    """One string of a value per data point (per run of equal keys, with `runs`), in the order of the
-    index on (answer_id, point_key), then id: an answer's points together, each item's together."""
-    key = (DataPointRow.answer_id, DataPointRow.point_key)
-    order = key if runs else (*key, DataPointRow.id)
-    rows = select(value.label("value"), *order)
-    return _joined(connection, rows.group_by(*key) if runs else rows, order)
 
 
 def _joined(connection: Connection, rows: Select[Any], order: tuple[Any, ...]) -> str | None:
