@@ -266,7 +266,9 @@ def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np
         groups = [(answer, count) for answer, count, _ in found]
         ids = _ints(",".join(joined for *_, joined in found))
     else:
-        groups = [(answer, count) for answer, count in connection.execute(per_answer.order_by(DataPointRow.answer_id))]
+        groups = [
+            (answer, count) for answer, count in connection.execute(per_answer.order_by(DataPointRow.answer_id)).all()
+        ]
         key = (DataPointRow.answer_id, DataPointRow.point_key, DataPointRow.id)
         ids = _ints(_joined(connection, select(DataPointRow.id.label("value"), *key), key))
     answers = [answer for answer, _ in groups]

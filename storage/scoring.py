@@ -152,7 +152,7 @@ def answer_keys(session: Session, by: str) -> Mapping[str, str]:
             .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
             .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
         )
-        return MappingProxyType({answer: str(key) for answer, key in rows})  # kept: nobody may change it
+        return MappingProxyType({answer: str(key) for answer, key in rows.all()})  # kept: nobody may change it
 
     return columns.kept(session, f"answer keys by {by}", read)
 
