@@ -11,9 +11,9 @@ database named after the size), and later runs of the same size measure them aga
 
 The project is built through the schema's own tables (Core bulk inserts), in a child process, so the
 peak RSS reported is that of computing the figures, not of making up the data. The figures are
-computed one after another in one process, as the dashboard computes its own: on SQLite the first
-pays for reading the label columns and the others reuse them while the project is unchanged
-(storage/columns.py); PostgreSQL reads them for each figure.
+computed one after another in one process, as the dashboard computes its own: the first pays for
+reading the label columns and the others reuse them while the project is unchanged
+(storage/columns.py), on either store.
 """
 
 from __future__ import annotations

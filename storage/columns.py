@@ -5,8 +5,8 @@ Read as rows, two million labels cost seconds: the database hands each row over 
 Asked for one `group_concat` per column (`string_agg` on PostgreSQL) it hands over a few long
 strings, which numpy parses at C speed. A label travels as one integer, its data point's id and its
 tag's index packed together, one string per rater (read along the index on rater_id). The data
-points' answers come from the index on answer_id: a count per answer and the ids in answer order.
-The concatenations of one query see the rows in the same order, so its columns line up.
+points' answers come as a count per answer and the ids in answer order. The concatenations of one
+query see the rows in the same order, so its columns line up.
 
 A project's columns are kept while it is unchanged (`_Watch`), so the dashboard's figures,
 computed one after another, read them once.
@@ -39,7 +39,7 @@ class Labels:
     """One entry per label, grouped by rater. `answers` lists the answer ids with data points, in
     order (an answer is its index there); `item` says which labels are on the same data point (its
     identity, storage/points.py): labels with equal `item` are. Items are numbered 0, 1, 2… in the
-    database's order of (answer id, identity key)."""
+    order of (answer id, identity key)."""
 
     answers: list[str]
     answer: np.ndarray  # index into answers
@@ -93,7 +93,7 @@ def kept(session: Session, name: str, read: Callable[[Connection], T]) -> T:
 
 def _point_items(connection: Connection, ids: np.ndarray, point_answer: np.ndarray) -> np.ndarray:
     """Per data point, in the order of `ids`, its item: the number of its (answer, identity key) in
-    the database's order of them, a point with no key being an item of its own."""
+    their order, a point with no key being an item of its own."""
     if connection.dialect.name == "postgresql":
         return _point_items_by_key(connection, ids, point_answer)
     # SQLite reads `ids` along the index on (answer_id, point_key): here the length of each run of
@@ -124,9 +124,10 @@ def _point_items_by_key(connection: Connection, ids: np.ndarray, point_answer: n
         raise StorageError("data points changed while the labels were read: read them again")
     # An empty project has no keys at all, not one empty key ("".split gives [""]).
     keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)
-    key, known = pd.factorize(keys[_positions(scanned, ids)], sort=True)
-    unkeyed = keys[_positions(scanned, ids)] == ""
-    key[unkeyed] = len(known) + np.flatnonzero(unkeyed)  # after the keys, as PostgreSQL sorts NULL
+    keys = keys[_positions(scanned, ids)]
+    key, known = pd.factorize(keys, sort=True)
+    unkeyed = keys == ""
+    key[unkeyed] = len(known) + np.flatnonzero(unkeyed)  # each its own, after the keys
     return np.unique(point_answer * (len(known) + len(ids)) + key, return_inverse=True)[1]
 
 
