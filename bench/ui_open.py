@@ -1,6 +1,9 @@
 """How fast the reviewer's window is on a large project: 10,000 answers, 200,000 judged data points.
 
-    .venv/bin/python bench/ui_open.py [--answers 10000] [--points-per-answer 20]
+    .venv/bin/python bench/ui_open.py [--answers 10000] [--points-per-answer 20] [--keep build/ui_open.assay]
+
+With --keep the built project is kept at that path and reused by later runs of the same size; each
+run works on a fresh copy of it, so every run opens answers the reviewer has never opened.
 
 Measures the time to a usable window (queue filled, first answer open) and to the next answer.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -76,13 +80,23 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=10_000)
     parser.add_argument("--points-per-answer", type=int, default=20)
+    parser.add_argument("--keep", type=Path, help="keep the built project here and reuse it in later runs")
     args = parser.parse_args()
     path = Path(tempfile.mkdtemp()) / "large.assay"
+    kept = args.keep.with_name(f"{args.keep.stem}-{args.answers}x{args.points_per_answer}.assay") if args.keep else None
     started = time.perf_counter()
-    build(path, args.answers, args.points_per_answer)
-    print(
-        f"built {args.answers} answers × {args.points_per_answer} data points in {time.perf_counter() - started:.1f} s"
-    )
+    if kept is not None and kept.exists():
+        shutil.copyfile(kept, path)
+        print(f"copied the kept project {kept} in {time.perf_counter() - started:.1f} s")
+    else:
+        build(path, args.answers, args.points_per_answer)
+        print(
+            f"built {args.answers} answers × {args.points_per_answer} data points "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
+        if kept is not None:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, kept)
 
     from PySide6.QtWidgets import QApplication
 
