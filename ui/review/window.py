@@ -35,6 +35,7 @@ from ui.judge_dialog import JudgeWorker
 from ui.review import review_actions
 from ui.review.activity_clock import ActivityClock
 from ui.review.answer_pane import AnswerPane
+from ui.review.answer_view import RenderedAnswer
 from ui.review.document_pane import DocumentPane
 from ui.review.judge_runner import JudgeRunner
 from ui.review.queue_pane import QueuePane
@@ -61,6 +62,7 @@ class PreparedAnswer:
     standing: Standing | None
     passages: list[Passage]  # of its document
     citations: list[Citation]  # in its text
+    rendered: RenderedAnswer  # its text, its first point selected
 
 
 class ReviewWindow(QMainWindow):
@@ -276,12 +278,14 @@ class ReviewWindow(QMainWindow):
         self.document_pane.prepare_what_it_is_about(state, first)
         if first is not None:
             self.answer_pane.verifier_flag.prepare(self.project, answer.id)
+        citations = find_citations(answer.text, passages)
         self.prepared = PreparedAnswer(
             state,
             commits,
             reference_standing(self.project.sessions, answer.id),
             passages,
-            find_citations(answer.text, passages),
+            citations,
+            self.answer_view.render(answer.text, state.points, first.point.id if first else None, citations),
         )
 
     def show_state(self, state: ReviewState, keep_point: bool = True, prepared: PreparedAnswer | None = None) -> None:
@@ -306,7 +310,7 @@ class ReviewWindow(QMainWindow):
             self.answer_pane.show_state(state, standing, row)
         finally:
             self._showing_state = False
-        self._show_point(standing)
+        self._show_point(standing, prepared.rendered if prepared is not None else None)
         self.undo_action.setEnabled(self.service.can_undo)
         self.redo_action.setEnabled(self.service.can_redo)
         if prepared is None:  # a prepared answer's row changes once it is opened (finish_opening)
@@ -323,14 +327,17 @@ class ReviewWindow(QMainWindow):
                 reference_standing(self.project.sessions, self.state.answer.id)
             )  # a stress test may have run
 
-    def _show_point(self, standing: Standing | None) -> None:
-        """The selected point: what the judge and the verifier said, where it is in the answer, and
-        its evidence in the document, most relevant first."""
+    def _show_point(self, standing: Standing | None, rendered: RenderedAnswer | None = None) -> None:
+        """The selected point: what the judge and the verifier said, where it is in the answer (as
+        `rendered` ahead if it marks this point), and its evidence in the document, most relevant first."""
         assert self.state is not None
         point = self.current_point()
         if point is not None:
             self.answer_pane.show_point(self.project, self.state.answer.id, point, standing)
-        self.answer_pane.show_answer(self.state, point, self.citations)
+        if rendered is not None and rendered.current == (point.point.id if point else None):
+            self.answer_view.show_rendered(rendered)
+        else:
+            self.answer_pane.show_answer(self.state, point, self.citations)
         self.document_pane.show_what_it_is_about(self.state, point)
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
