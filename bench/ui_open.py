@@ -5,7 +5,11 @@
 With --keep the built project is kept at that path and reused by later runs of the same size; each
 run works on a fresh copy of it, so every run opens answers the reviewer has never opened.
 
-Measures the time to a usable window (queue filled, first answer open) and to the next answer.
+Measures the time to a usable window (queue filled, first answer open) and to the next answer: a
+real Ctrl+Down key press, timed until the window's frame showing the new answer is painted, and
+until the window is idle again. The window prepares the next answer once the reviewer has read for
+100 ms, so a move is timed after 300 ms of the window left to itself, as a reviewer reading gives
+it; moves with no pause at all (a key held down) are timed apart: nothing is prepared for them.
 """
 
 from __future__ import annotations

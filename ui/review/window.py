@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QSplitter, QTabWidget
 
+from app.errors import AssayError
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
 from app.ingest.citations import Citation, find_citations
@@ -270,7 +271,10 @@ class ReviewWindow(QMainWindow):
         if not 0 <= row < self.queue_model.rowCount():
             return
         commits = self.service.commits
-        state = self.service.preview(self.queue_model.answer_at(row).id)
+        try:
+            state = self.service.preview(self.queue_model.answer_at(row).id)
+        except AssayError:
+            return  # gone meanwhile: moving there will say so
         answer = state.answer
         same_document = answer.document_id == self.document.document_id
         passages = self.document.passages if same_document else self.service.passages(answer)
@@ -405,6 +409,7 @@ class ReviewWindow(QMainWindow):
         if self.state is not None and self.state.answer.id == answer_id:
             adopted = self.service.adopt_judge(answer_id)
             self.show_state(adopted or self.service.state(answer_id), keep_point=adopted is None)
+        self._prepare_timer.start()  # the verdict saved made the prepared answer stale
 
     # ------------------------------------------------------------------ the rest
 
