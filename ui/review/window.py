@@ -157,6 +157,7 @@ class ReviewWindow(QMainWindow):
         self.judge_runner.answerJudged.connect(self._on_answer_judged)
         self.judge_runner.runEnded.connect(lambda: self.queue_model.reset(self.service.queue()))
         self.queue_model.modelReset.connect(self._prepare_timer.start)  # the next row may be another answer
+        self.queue_model.layoutChanged.connect(self._prepare_timer.start)
 
     def _build_menus(self) -> None:
         def action(text: str, shortcut: QKeySequence | str, slot: Callable[[], object], menu: QMenu) -> QAction:
