@@ -1,20 +1,31 @@
 """How fast the reviewer's window is on a large project: 10,000 answers, 200,000 judged data points.
 
-    .venv/bin/python bench/ui_open.py [--answers 10000] [--points-per-answer 20]
+    .venv/bin/python bench/ui_open.py [--answers 10000] [--points-per-answer 20] [--keep build/ui_open.assay]
 
-Measures the time to a usable window (queue filled, first answer open) and to the next answer.
+With --keep the built project is kept at that path and reused by later runs of the same size; each
+run works on a fresh copy of it, so every run opens answers the reviewer has never opened.
+
+Measures the time to a usable window (queue filled, first answer open) and to the next answer: a
+real Ctrl+Down key press, timed until the window's frame showing the new answer is painted, and
+until the window is idle again. The window prepares the next answer once the reviewer has read for
+100 ms, so a move is timed after 300 ms of the window left to itself, as a reviewer reading gives
+it; moves with no pause at all (a key held down) are timed apart: nothing is prepared for them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+READING_MS = 300  # a reviewer reads an answer for seconds; the window prepares the next one after 100 ms
 
 
 def build(path: Path, answers: int, per_answer: int) -> None:
@@ -76,14 +87,26 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=10_000)
     parser.add_argument("--points-per-answer", type=int, default=20)
+    parser.add_argument("--keep", type=Path, help="keep the built project here and reuse it in later runs")
     args = parser.parse_args()
     path = Path(tempfile.mkdtemp()) / "large.assay"
+    kept = args.keep.with_name(f"{args.keep.stem}-{args.answers}x{args.points_per_answer}.assay") if args.keep else None
     started = time.perf_counter()
-    build(path, args.answers, args.points_per_answer)
-    print(
-        f"built {args.answers} answers × {args.points_per_answer} data points in {time.perf_counter() - started:.1f} s"
-    )
+    if kept is not None and kept.exists():
+        shutil.copyfile(kept, path)
+        print(f"copied the kept project {kept} in {time.perf_counter() - started:.1f} s")
+    else:
+        build(path, args.answers, args.points_per_answer)
+        print(
+            f"built {args.answers} answers × {args.points_per_answer} data points "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
+        if kept is not None:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, kept)
 
+    from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
     from app.project import Project
@@ -95,29 +118,63 @@ def main() -> None:
     project = Project.open(url_for_path(path))
     window = ReviewWindow(project, "bench")
     window.show()
+    window.activateWindow()  # the keys go to it
     app.processEvents()
     usable = time.perf_counter() - started
     print(
         f"usable window (queue of {window.queue_model.rowCount()} answers, first answer open): {usable * 1000:.0f} ms"
     )
 
-    times = []
-    for _ in range(30):
+    painted: list[float] = []
+
+    class FramePainted(QObject):
+        """Stamps the end of each frame of the window: a call posted as the frame starts runs after it."""
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+            if watched is window and event.type() == QEvent.Type.UpdateRequest:
+                QTimer.singleShot(0, lambda: painted.append(time.perf_counter()))
+            return False
+
+    frames = FramePainted()
+    window.installEventFilter(frames)
+
+    def move(step: int, reading_ms: int) -> tuple[float, float]:
+        """A real move: Ctrl+Down (Ctrl+Up) pressed after `reading_ms` of the window left to itself, as a
+        reviewer reading the answer leaves it. Returns (key press → the frame showing the new answer
+        painted, → the window idle again: the answer saved as opened)."""
+        QTest.qWait(reading_ms)
+        painted.clear()
+        key = Qt.Key.Key_Down if step > 0 else Qt.Key.Key_Up
         started = time.perf_counter()
-        window._move_answer(1)
-        app.processEvents()
-        times.append(time.perf_counter() - started)
-    print(
-        f"next answer: median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
-        f"(30 moves; the first opening of an answer also makes the reviewer's copy of its points)"
+        QTest.keyClick(window.points, key, Qt.KeyboardModifier.ControlModifier)
+        while not painted:
+            app.processEvents()
+        shown = painted[0] - started
+        app.processEvents()  # what the move left for after that frame
+        return shown, time.perf_counter() - started
+
+    def report(what: str, moves: list[tuple[float, float]]) -> None:
+        shown, idle = [m[0] * 1000 for m in moves], [m[1] * 1000 for m in moves]
+        print(
+            f"{what}: shown in median {statistics.median(shown):.0f} ms (max {max(shown):.0f}), "
+            f"window idle again after median {statistics.median(idle):.0f} ms (max {max(idle):.0f})"
+        )
+
+    moves = 30
+    first = window.queue_model.answer_at(window.table.currentIndex().row()).id
+    report(
+        f"next answer, each after {READING_MS} ms of reading ({moves} moves, each answer opened for the first time)",
+        [move(1, READING_MS) for _ in range(moves)],
     )
-    times = []
-    for _ in range(30):
-        started = time.perf_counter()
-        window._move_answer(-1)
-        app.processEvents()
-        times.append(time.perf_counter() - started)
-    print(f"back to an answer already opened: median {statistics.median(times) * 1000:.0f} ms")
+    report(
+        f"back to an answer already opened, each after {READING_MS} ms of reading",
+        [move(-1, READING_MS) for _ in range(moves)],
+    )
+    assert window.state is not None and window.state.answer.id == first
+    report(
+        "next answer with no pause (a key held down: nothing is prepared ahead), first openings",
+        [move(1, 0) for _ in range(2 * moves)][moves:],
+    )
     window.close()
 
 

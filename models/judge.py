@@ -215,7 +215,7 @@ class LemajJudge:
         return tags
 
     def _tag_all(self, case: JudgeCase, segments: list[Any], verdict: Verdict) -> list[tuple[Tag, float | None]]:
-        points = [_as_read(s) for s in segments]
+        points = [(_lead_in(s), s.text) for s in segments]
         prompt = tag_all_prompt(case.evidence, case.question, points, self.strictness, case.whole_document)
         scores = self.backend.slot_label_scores(prompt, LABELS)  # type: ignore[attr-defined]
         verdict.prompt_tokens += scores.prompt_tokens
@@ -294,8 +294,13 @@ def generate_valid(
 
 
 def _as_read(segment: Any) -> str:
-    """The point as the judge reads it: a list item after its lead-in (segmentation's `context`)."""
-    return point_text(getattr(segment, "context", "") or "", segment.text)
+    """The point as the judge reads it alone: a list item after its lead-in."""
+    return point_text(_lead_in(segment), segment.text)
+
+
+def _lead_in(segment: Any) -> str:
+    """The words that introduce a list item (segmentation's `context`), or ''."""
+    return getattr(segment, "context", "") or ""
 
 
 def _with_evidence(point: JudgedPoint, case: JudgeCase) -> JudgedPoint:

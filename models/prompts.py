@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -142,14 +143,16 @@ def tag_prompt(
 def tag_all_prompt(
     evidence: list[EvidencePassage],
     question: str,
-    points: list[str],
+    points: Sequence[tuple[str, str]],
     strictness: Strictness,
     whole_document: bool = False,
 ) -> Prompt:
     """One-pass tagging: the answer laid out once, point by point, with a label slot after each.
 
-    Same cached prefix as tag_prompt; the answer is not repeated before its points. Attention is
-    causal, so each slot's label depends only on the points before it, as a reader's would.
+    `points` are (lead-in, text) pairs. A list's lead-in is laid out once, before its first item, as
+    the answer has it (repeated before every item it cost a quarter of an answer's tokens). Same
+    cached prefix as tag_prompt; the answer is not repeated before its points. Attention is causal,
+    so each slot's label depends only on what precedes it (its lead-in included), as a reader's would.
     """
     user = Message(
         "user",
@@ -160,8 +163,12 @@ def tag_all_prompt(
         ),
     )
     reply: list[Part] = []
-    for point in points:  # six tokens of layout a point: the answer's own tokens dominate the cost
-        reply += [Part("- "), Part(_one_line(point), data=True), Part("\nTag:", slot=True), Part("\n")]
+    shown_lead_in = ""
+    for lead_in, text in points:  # six tokens of layout a point: the answer's own tokens dominate the cost
+        if lead_in.strip() and lead_in.strip() != shown_lead_in:
+            reply += [Part(_one_line(lead_in), data=True), Part("\n")]
+        shown_lead_in = lead_in.strip()
+        reply += [Part("- "), Part(_one_line(text), data=True), Part("\nTag:", slot=True), Part("\n")]
     return Prompt((system_message(strictness), user), assistant_parts=tuple(reply[:-1]))
 
 

@@ -31,7 +31,9 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
 def _format_at(window: ReviewWindow, answer_offset: int) -> QTextCharFormat:
     """The format the reviewer sees on the answer's character at this offset."""
     view = window.answer_view
-    position = next(doc + i for doc, length, start in view._runs for i in range(length) if start + i == answer_offset)
+    position = next(
+        doc + i for doc, length, start in view.rendered.runs for i in range(length) if start + i == answer_offset
+    )
     cursor = QTextCursor(view.document())
     cursor.setPosition(position + 1)  # a cursor reports the format of the character before it
     return cursor.charFormat()

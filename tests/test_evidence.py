@@ -44,7 +44,11 @@ def test_each_slot_reads_the_labels_the_prompt_cut_at_that_slot_would_give(backe
         EvidencePassage("par_1", None, "The Recipient shall keep the Confidential Information secret for 5 years."),
         EvidencePassage("par_2", None, "This Agreement is governed by the laws of Germany."),
     ]
-    points = ["The information stays secret for 5 years.", "German law governs the Agreement.", "It has no term."]
+    points = [
+        ("", "The information stays secret for 5 years."),
+        ("The Agreement:", "is governed by German law."),
+        ("The Agreement:", "has no term."),
+    ]
     prompt = tag_all_prompt(evidence, "How long is information kept secret?", points, Strictness.STANDARD)
     backend.reset_cache()
     together = backend.slot_label_scores(prompt, LABELS)
@@ -64,6 +68,20 @@ def test_each_slot_reads_the_labels_the_prompt_cut_at_that_slot_would_give(backe
         tag_all_prompt(evidence, "Which law governs?", points[1:], Strictness.STANDARD), LABELS
     )
     assert again.evaluated_tokens < again.prompt_tokens / 2
+
+
+def test_one_pass_lays_out_a_list_s_lead_in_once_before_its_items() -> None:
+    """Items are read after their lead-in, as in the answer; repeating it before each item cost tokens."""
+    answer = "The Agreement provides:\n- a term of five years;\n- that German law governs.\n\nIt has no exclusivity."
+    segments = segment_answer(answer)
+    assert [bool(s.context) for s in segments] == [True, True, False]
+    prompt = tag_all_prompt([], "What does it provide?", [(s.context, s.text) for s in segments], Strictness.STANDARD)
+    reply = "".join(part.text for part in prompt.assistant_parts)
+    assert reply.count("The Agreement provides:") == 1
+    positions = [reply.index(s.text) for s in segments]
+    assert reply.index("The Agreement provides:") < positions[0] < positions[1] < positions[2]
+    slots = [i for i, part in enumerate(prompt.assistant_parts) if part.slot]
+    assert len(slots) == len(segments)  # one label slot a point, none for the lead-in
 
 
 # ---------------------------------------------------------------- evidence of each tag

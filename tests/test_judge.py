@@ -100,7 +100,7 @@ def test_the_next_run_about_a_contract_loads_what_the_judge_read_from_disk(
 ) -> None:
     first, second = (sample_project.answer(a) for a in _nda_answers(sample_project, 2))
     evidence = [EvidencePassage(p.citation_id, p.section, p.text) for p in sample_project.passages(first.document_id)]
-    points = [s.text for s in segment_answer(first.text)]
+    points = [(s.context, s.text) for s in segment_answer(first.text)]
     prompt = tag_all_prompt(evidence, first.question, points, Strictness.STANDARD, whole_document=True)
     half = evidence[: len(evidence) // 2]  # as if chosen for one answer of a longer contract
     chosen = tag_all_prompt(half, second.question, points, Strictness.STANDARD)

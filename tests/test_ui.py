@@ -22,12 +22,12 @@ ANSWER = "contractnli-027"  # a DoiT NDA answer: a short real contract
 SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
 
-def _judge(project: Project, answer_ids: list[str], tag: str = "incorrect") -> None:
+def _judge(project: Project, answer_ids: list[str], tag: str = "incorrect", run: str = "judge-run") -> None:
     outputs = [json.dumps({"tag": tag})] * 200 + [json.dumps({"missing": []})] * 10
     run_judge(
         project.sessions,
         LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE),
-        "judge-run",
+        run,
         answer_ids=answer_ids,
     )
 

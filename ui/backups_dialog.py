@@ -190,7 +190,7 @@ class BackupsDialog(QDialog):
 
 def _show_restored(window) -> None:
     window.service = ReviewService(window.project, window.service.reviewer)  # a fresh undo history
-    window.state = None
+    window.state = window.prepared = None  # read from the file replaced
     window.queue_model.reset(window.service.queue())
     window.dashboard.refresh()
     if window.queue_model.rows:

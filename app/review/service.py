@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from sqlalchemy import event
+
 from app.errors import AssayError
 from app.figures.scores import Scores
 from app.ingest.citations import find_citations
@@ -72,8 +74,15 @@ class ReviewService:
                 raise AssayError(f"{reviewer!r} is the name of a judge run; choose another reviewer name")
             rater = existing or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
         self.rater_id = rater.id
+        # Every commit to the project in this process (any window, worker or thread) counts: a state
+        # read before the count last moved may be stale.
+        self.commits = 0
+        event.listen(project.sessions, "after_commit", self._on_commit)
         self._undo: list[_Step] = []
         self._redo: list[_Step] = []
+
+    def _on_commit(self, _session) -> None:
+        self.commits += 1
 
     # ------------------------------------------------------------------ settings and queue
 
@@ -106,24 +115,40 @@ class ReviewService:
 
     def open(self, answer_id: str) -> ReviewState:
         """The answer as this reviewer sees it; the first time, their copy of the data points is made."""
-        answer = self.project.answer(answer_id)
-        if answer is None:
-            raise AssayError(f"no answer with id {answer_id!r}")
+        answer = self._answer(answer_id)
         with self.project.sessions.begin() as session:
-            if not reviews.has_points(session, answer_id, self.rater_id):
-                reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
-            if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.UNREVIEWED:
-                reviews.update_review(session, answer_id, self.rater_id, status=ReviewStatus.IN_REVIEW)
-        return self.state(answer_id)
+            self._start(session, answer)
+            return self._state(session, answer)
+
+    def preview(self, answer_id: str) -> ReviewState:
+        """What `open` will show, with nothing saved: open's writes are made in a transaction that is
+        rolled back. Its point ids may differ from the ones open saves: show it, never act on it."""
+        answer = self._answer(answer_id)
+        with self.project.sessions() as session:
+            self._start(session, answer)
+            state = self._state(session, answer)
+            session.rollback()
+        return state
+
+    def _start(self, session, answer: AnswerDetail) -> None:
+        """The reviewer's copy of the points, made the first time; the answer is in review."""
+        if not reviews.has_points(session, answer.id, self.rater_id):
+            reviews.restore(session, answer.id, self.rater_id, self._starting_points(session, answer))
+        if reviews.review(session, answer.id, self.rater_id).status is ReviewStatus.UNREVIEWED:
+            reviews.update_review(session, answer.id, self.rater_id, status=ReviewStatus.IN_REVIEW)
 
     def state(self, answer_id: str) -> ReviewState:
         answer = self.project.answer(answer_id)
         assert answer is not None
         with self.project.sessions() as session:
-            review = reviews.review(session, answer_id, self.rater_id)
-            points = reviews.review_points(session, answer_id, self.rater_id)
-            visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
-            rubric = tuple(rubric_results(session, answer_id=answer_id))
+            return self._state(session, answer)
+
+    def _state(self, session, answer: AnswerDetail) -> ReviewState:
+        answer_id = answer.id
+        review = reviews.review(session, answer_id, self.rater_id)
+        points = reviews.review_points(session, answer_id, self.rater_id)
+        visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
+        rubric = tuple(rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED
         if not visible:
             points = [

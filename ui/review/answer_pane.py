@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ingest.citations import find_citations
+from app.ingest.citations import Citation
 from app.judging.standing import Standing
-from app.project import Passage, Project
+from app.project import Project
 from app.review.service import ReviewPoint, ReviewState
 from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus, Tag
 from ui.item_models import DataPointTableModel
@@ -135,9 +135,8 @@ class AnswerPane(QWidget):
         self.comment.setText(state.comment or "")
         self.submit_button.setEnabled(state.status is not ReviewStatus.SUBMITTED)
 
-    def show_answer(self, state: ReviewState, current: ReviewPoint | None, passages: list[Passage]) -> None:
+    def show_answer(self, state: ReviewState, current: ReviewPoint | None, citations: list[Citation]) -> None:
         """The answer text, each point in its tag colour, the current one marked, citations linked."""
-        citations = find_citations(state.answer.text, passages)
         self.answer_view.show_answer(state.answer.text, state.points, current.point.id if current else None, citations)
 
     def show_point(self, project: Project, answer_id: str, point: ReviewPoint, standing: Standing | None) -> None:

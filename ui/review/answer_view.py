@@ -12,10 +12,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from app.ingest.citations import Citation
@@ -52,6 +52,19 @@ class _Style:
         return (self.bold, self.italic, self.code, self.point, self.context, self.uncovered, self.link)
 
 
+@dataclass
+class RenderedAnswer:
+    """An answer laid out in a document, with what maps the document back to the answer."""
+
+    document: QTextDocument
+    current: int | None  # the id of the point marked as selected
+    spans: list[tuple[int, int, int]]  # (answer start, end, point id) of the points shown
+    uncovered: list[tuple[int, int]]  # answer text in no data point nor its context
+    doc_starts: list[int] = field(default_factory=list)  # runs of answer text in the document: where each
+    runs: list[tuple[int, int, int]] = field(default_factory=list)  # starts there; (doc start, length, answer start)
+    current_at: int | None = None  # where the current point starts in the document
+
+
 class AnswerView(QTextBrowser):
     """The answer pane. Emits pointClicked(point id) and citationClicked(citation id)."""
 
@@ -63,10 +76,12 @@ class AnswerView(QTextBrowser):
         super().__init__()
         self.setOpenLinks(False)
         self.anchorClicked.connect(lambda url: self.citationClicked.emit(url.toString().removeprefix("cite:")))
-        self._doc_starts: list[int] = []  # runs of answer text in the document: where each starts there,
-        self._runs: list[tuple[int, int, int]] = []  # and (document start, length, answer start)
-        self._spans: list[tuple[int, int, int]] = []  # (answer start, end, point id) of the points shown
-        self.uncovered: list[tuple[int, int]] = []  # answer text in no data point nor its context
+        self.rendered = RenderedAnswer(self.document(), None, [], [])
+
+    @property
+    def uncovered(self) -> list[tuple[int, int]]:
+        """Answer text in no data point nor its context."""
+        return self.rendered.uncovered
 
     # ------------------------------------------------------------------ showing
 
@@ -74,14 +89,30 @@ class AnswerView(QTextBrowser):
         self, text: str, points: Sequence[ReviewPoint], current: int | None, citations: Sequence[Citation] = ()
     ) -> None:
         """Render the answer with its data points; `current` is the id of the point selected."""
+        self.show_rendered(self.render(text, points, current, citations))
+
+    def show_rendered(self, rendered: RenderedAnswer) -> None:
+        """Show an answer rendered (perhaps ahead, while the reviewer read another), its current point in view."""
+        self.rendered = rendered  # the view does not own the document: this keeps it
+        self.setDocument(rendered.document)
+        if rendered.current_at is not None:
+            here = self.textCursor()
+            here.setPosition(rendered.current_at)
+            self.setTextCursor(here)
+            self.ensureCursorVisible()
+
+    def render(
+        self, text: str, points: Sequence[ReviewPoint], current: int | None, citations: Sequence[Citation] = ()
+    ) -> RenderedAnswer:
+        """The answer in a document of its own, each point in its tag colour, the current one marked."""
         styles = [_Style() for _ in text]
         self._mark_markdown(text, styles)
         shown = [p for p in points if p.point.span_start is not None and p.point.span_end is not None]
         shown.sort(key=lambda p: p.point.span_start or 0)
-        self._spans = []
+        spans = []
         for number, p in enumerate(shown):
             start, end = p.point.span_start or 0, p.point.span_end or 0
-            self._spans.append((start, end, p.point.id))
+            spans.append((start, end, p.point.id))
             for i in range(max(start, 0), min(end, len(text))):
                 styles[i].point = number
             cs, ce = p.point.context_start, p.point.context_end
@@ -92,13 +123,15 @@ class AnswerView(QTextBrowser):
             if citation.resolved:
                 for i in range(citation.start, min(citation.end, len(text))):
                     styles[i].link = f"cite:{citation.passages[0]}"
-        self.uncovered = self._mark_uncovered(text, styles)
+        uncovered = self._mark_uncovered(text, styles)
         labels = sorted((p.point.span_end or 0, n, p) for n, p in enumerate(shown, start=1))
 
-        self.clear()
-        self._runs, self._doc_starts = [], []
-        cursor = QTextCursor(self.document())
-        current_at = None
+        document = QTextDocument()
+        document.setUndoRedoEnabled(False)  # shown, never edited
+        document.setDefaultFont(self.font())
+        document.setDocumentMargin(self.document().documentMargin())
+        rendered = RenderedAnswer(document, current, spans, uncovered)
+        cursor = QTextCursor(document)
         for index, line in enumerate(answer_lines(text)):
             if index:
                 cursor.insertBlock()
@@ -116,9 +149,9 @@ class AnswerView(QTextBrowser):
                     j += 1
                 labels = _insert_labels(cursor, labels, i, current)
                 point = shown[styles[i].point] if styles[i].point is not None else None
-                if point is not None and point.point.id == current and current_at is None:
-                    current_at = cursor.position()
-                self._insert(cursor, text, i, j, styles[i], line, point, current)
+                if point is not None and point.point.id == current and rendered.current_at is None:
+                    rendered.current_at = cursor.position()
+                self._insert(rendered, cursor, text, i, j, styles[i], line, point, current)
                 i = j
             labels = _insert_labels(cursor, labels, line.end, current)
         for point in (p for p in points if p.point.span_start is None):
@@ -126,13 +159,9 @@ class AnswerView(QTextBrowser):
             fmt = QTextCharFormat()
             fmt.setBackground(QColor(TAG_STYLE[Tag.MISSING][1]))
             cursor.insertText(f"{tag_text(Tag.MISSING)}: {point.point.text}", fmt)
-        if current_at is not None:
-            here = self.textCursor()
-            here.setPosition(current_at)
-            self.setTextCursor(here)
-            self.ensureCursorVisible()
+        return rendered
 
-    def _insert(self, cursor, text, start, end, style, line, point, current) -> None:
+    def _insert(self, rendered, cursor, text, start, end, style, line, point, current) -> None:
         fmt = QTextCharFormat()
         if line.heading and line.heading < 7:
             fmt.setFontPointSize(self.font().pointSizeF() * (1.35 if line.heading <= 2 else 1.15))
@@ -162,8 +191,8 @@ class AnswerView(QTextBrowser):
             fmt.setAnchor(True)
             fmt.setAnchorHref(style.link)
             fmt.setForeground(QColor("#1d4ed8"))
-        self._doc_starts.append(cursor.position())
-        self._runs.append((cursor.position(), end - start, start))
+        rendered.doc_starts.append(cursor.position())
+        rendered.runs.append((cursor.position(), end - start, start))
         cursor.insertText(text[start:end].replace("\r", ""), fmt)
 
     @staticmethod
@@ -206,10 +235,10 @@ class AnswerView(QTextBrowser):
 
     def answer_offset(self, position: int) -> int | None:
         """The answer offset of a document position, or None outside the answer's own text."""
-        index = bisect.bisect_right(self._doc_starts, position) - 1
+        index = bisect.bisect_right(self.rendered.doc_starts, position) - 1
         if index < 0:
             return None
-        doc_start, length, answer_start = self._runs[index]
+        doc_start, length, answer_start = self.rendered.runs[index]
         return answer_start + position - doc_start if position < doc_start + length else None
 
     def selected_span(self) -> tuple[int, int] | None:
@@ -220,7 +249,7 @@ class AnswerView(QTextBrowser):
         first, last = cursor.selectionStart(), cursor.selectionEnd()
         offsets = [
             answer_start + i
-            for doc_start, length, answer_start in self._runs
+            for doc_start, length, answer_start in self.rendered.runs
             for i in range(length)
             if first <= doc_start + i < last
         ]
@@ -230,7 +259,7 @@ class AnswerView(QTextBrowser):
         """Select answer text by its offsets, as a reviewer dragging over it would."""
         positions = [
             doc_start + i
-            for doc_start, length, answer_start in self._runs
+            for doc_start, length, answer_start in self.rendered.runs
             for i in range(length)
             if start <= answer_start + i < end
         ]
@@ -255,7 +284,7 @@ class AnswerView(QTextBrowser):
         if self.anchorAt(event.position().toPoint()):
             return
         offset = self.answer_offset(self.cursorForPosition(event.position().toPoint()).position())
-        for start, end, point_id in self._spans:
+        for start, end, point_id in self.rendered.spans:
             if offset is not None and start <= offset < end:
                 self.pointClicked.emit(point_id)
                 return

@@ -26,6 +26,7 @@ class DocumentPane(QWidget):
         super().__init__()
         self.project = project
         self.say = say
+        self._best: dict[tuple[str, str], str | None] = {}  # (document, words): the passage they match best
         self.title = QLabel()
         self.view = DocumentView()
         self.search = QLineEdit(placeholderText="Search the document (Ctrl+F), ranked by BM25")
@@ -56,13 +57,33 @@ class DocumentPane(QWidget):
         question's. A passage found by search is tinted apart from a cited one: no citation vouches for it."""
         if point is not None and point.citations and self.view.focus_passage(point.citations[0]):
             return
-        for query in ([point.point.text] if point is not None else []) + [short_question(state.answer.question)]:
-            try:
-                hits = self.project.search(state.answer.document, query, limit=1)
-            except AssayError:
-                continue
-            if hits and self.view.focus_passage(hits[0].passage.citation_id, ABOUT):
+        for query in self._about_queries(state, point):
+            best = self._best_match(state.answer.document, query)
+            if best is not None and self.view.focus_passage(best, ABOUT):
                 return
+
+    def prepare_what_it_is_about(self, state: ReviewState, point: ReviewPoint | None) -> None:
+        """Search ahead for what showing this point will look for."""
+        if point is None or not point.citations:
+            for query in self._about_queries(state, point):
+                self._best_match(state.answer.document, query)
+
+    @staticmethod
+    def _about_queries(state: ReviewState, point: ReviewPoint | None) -> list[str]:
+        return ([point.point.text] if point is not None else []) + [short_question(state.answer.question)]
+
+    def _best_match(self, document: str, query: str) -> str | None:
+        """The citation id of the passage that best matches the words, remembered: a document's
+        passages do not change while it is reviewed."""
+        if (document, query) not in self._best:
+            if len(self._best) >= 512:
+                self._best.clear()
+            try:
+                hits = self.project.search(document, query, limit=1)
+            except AssayError:
+                hits = []
+            self._best[document, query] = hits[0].passage.citation_id if hits else None
+        return self._best[document, query]
 
     def focus_search(self) -> None:
         self.search.setFocus()

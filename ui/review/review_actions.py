@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 def call_and_show(window: ReviewWindow, call: Callable[[], ReviewState | None], keep_point: bool = True) -> bool:
     """Call the review service and show the state it returns; an AssayError becomes one sentence."""
+    window.finish_opening()
     try:
         state = call()
     except AssayError as exc:
@@ -36,6 +37,7 @@ def call_and_show(window: ReviewWindow, call: Callable[[], ReviewState | None], 
 
 def change_current_point(window: ReviewWindow, change: Callable[[str, int], ReviewState], move: int = 0) -> None:
     """Apply `change(answer id, point id)` to the selected point, then go `move` points on."""
+    window.finish_opening()  # the point's saved id, not a preview's
     point = window.current_point()
     if window.state is None or point is None:
         return

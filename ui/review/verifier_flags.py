@@ -32,12 +32,16 @@ class VerifierFlagLabel(QLabel):
         if start is None or end is None:
             self.setText("")
             return
+        self.prepare(project, answer_id)
+        point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
+        self.setText(describe(point) if point else "")
+
+    def prepare(self, project, answer_id: str) -> None:
+        """Find (once) what the verifier says about the answer's points."""
         if answer_id not in self._cache:
             if self._verifier is None or self._verifier.sessions is not project.sessions:
                 self._verifier = Verifier(project.sessions)
             self._cache[answer_id] = findings(project.sessions, answer_id, self._verifier)
-        point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
-        self.setText(describe(point) if point else "")
 
     def forget(self, answer_id: str | None = None) -> None:
         self._cache.clear() if answer_id is None else self._cache.pop(answer_id, None)

@@ -12,17 +12,20 @@ state it returns is shown in the panes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QSplitter, QTabWidget
 
+from app.errors import AssayError
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
+from app.ingest.citations import Citation, find_citations
 from app.judging.runs import JudgeSettings
 from app.judging.standing import Standing, reference_standing
-from app.project import Project
+from app.project import Passage, Project
 from app.review.service import BLIND, ReviewPoint, ReviewService, ReviewState
 from app.settings import Settings, save_settings
 from ui.backups_dialog import BackupKeeper, BackupsDialog
@@ -33,11 +36,34 @@ from ui.judge_dialog import JudgeWorker
 from ui.review import review_actions
 from ui.review.activity_clock import ActivityClock
 from ui.review.answer_pane import AnswerPane
+from ui.review.answer_view import RenderedAnswer
 from ui.review.document_pane import DocumentPane
 from ui.review.judge_runner import JudgeRunner
 from ui.review.queue_pane import QueuePane
 from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
 from ui.thresholds_dialog import ThresholdsDialog
+
+PREPARE_AFTER_MS = 100  # a pause this long after a move: the reviewer reads, the next answer is prepared
+INPUT = (
+    QEvent.Type.KeyPress,
+    QEvent.Type.ShortcutOverride,
+    QEvent.Type.MouseButtonPress,
+    QEvent.Type.MouseButtonDblClick,
+)
+
+
+@dataclass(frozen=True)
+class PreparedAnswer:
+    """The answer the reviewer will likely open next, read while they read this one: what opening it
+    will show (ReviewService.preview), and what showing it needs. Good only while `commits` is the
+    project's count of commits: any save, by anyone in this process, makes it stale."""
+
+    state: ReviewState
+    commits: int
+    standing: Standing | None
+    passages: list[Passage]  # of its document
+    citations: list[Citation]  # in its text
+    rendered: RenderedAnswer  # its text, its first point selected
 
 
 class ReviewWindow(QMainWindow):
@@ -51,7 +77,13 @@ class ReviewWindow(QMainWindow):
         self.settings = settings or Settings()
         self.service = ReviewService(project, reviewer)
         self.state: ReviewState | None = None
+        self.citations: list[Citation] = []  # in the open answer's text
         self._showing_state = False
+        self.prepared: PreparedAnswer | None = None
+        self._opening: ReviewState | None = None  # shown from a preview, opened (saved) after the frame
+        self._direction = 1  # of the last move: the answer prepared is the next one that way
+        self._prepare_timer = QTimer(self, singleShot=True, interval=PREPARE_AFTER_MS)
+        self._prepare_timer.timeout.connect(self._prepare_next)
         self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
         self.resize(1500, 900)
         self.message = QLabel()
@@ -89,6 +121,7 @@ class ReviewWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(self._on_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
+        QApplication.instance().installEventFilter(self)  # an answer shown is opened before any input
         if first_answer:
             self.open_answer(first_answer)
         elif self.queue_model.rows:
@@ -123,6 +156,8 @@ class ReviewWindow(QMainWindow):
         self.search.returnPressed.connect(self._on_search_entered)
         self.judge_runner.answerJudged.connect(self._on_answer_judged)
         self.judge_runner.runEnded.connect(lambda: self.queue_model.reset(self.service.queue()))
+        self.queue_model.modelReset.connect(self._prepare_timer.start)  # the next row may be another answer
+        self.queue_model.layoutChanged.connect(self._prepare_timer.start)
 
     def _build_menus(self) -> None:
         def action(text: str, shortcut: QKeySequence | str, slot: Callable[[], object], menu: QMenu) -> QAction:
@@ -182,30 +217,110 @@ class ReviewWindow(QMainWindow):
             self.say(f"No answer {answer_id} in this project.")
 
     def _on_answer_chosen(self, answer_id: str) -> None:
+        self.finish_opening()  # the answer left was opened before another is shown
+        prepared = self._take_prepared(answer_id)
         if self.state is not None:
             self.clock.flush()
-        review_actions.call_and_show(self, lambda: self.service.open(answer_id), keep_point=False)
+        if prepared is not None:
+            self.show_state(prepared.state, keep_point=False, prepared=prepared)
+            self._opening = prepared.state  # saved right after the frame that shows it (event())
+        else:
+            review_actions.call_and_show(self, lambda: self.service.open(answer_id), keep_point=False)
         self.points.setFocus()
 
-    def show_state(self, state: ReviewState, keep_point: bool = True) -> None:
-        """Show the open answer's state in the panes; `keep_point` keeps the selected row."""
+    def _take_prepared(self, answer_id: str) -> PreparedAnswer | None:
+        """The prepared answer if it is this one and still fresh; either way it is used up."""
+        prepared, self.prepared = self.prepared, None
+        fresh = (
+            prepared is not None
+            and prepared.state.answer.id == answer_id
+            and prepared.commits == self.service.commits  # nothing saved since it was read
+            and self.isVisible()  # else no frame comes to open it after
+        )
+        return prepared if fresh else None
+
+    def finish_opening(self) -> None:
+        """Open (save as opened) the answer shown from a preview, if not done yet; were it any different
+        now (another process saved since), it is shown again."""
+        preview, self._opening = self._opening, None
+        if preview is None:
+            return
+        opened = self.service.open(preview.answer.id)
+        if opened != preview:  # point ids may differ, then the selection must point at the saved ones
+            self.show_state(opened)
+        else:
+            self.state = opened
+        self.queue_model.update_row(self.service.queue_row(preview.answer.id))  # now in review
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.UpdateRequest and self._opening is not None:
+            QTimer.singleShot(0, self.finish_opening)  # after this frame: the answer is on screen
+        return handled
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if self._opening is not None and event.type() in INPUT:
+            self.finish_opening()  # a key or click acts on the saved points, never on a preview
+        return False
+
+    def _prepare_next(self) -> None:
+        """Read the next answer the way the reviewer moves, while they read this one."""
+        self.prepared = None
+        if self._opening is not None or self.state is None:
+            return
+        row = self.table.currentIndex().row() + self._direction
+        if not 0 <= row < self.queue_model.rowCount():
+            return
+        commits = self.service.commits
+        try:
+            state = self.service.preview(self.queue_model.answer_at(row).id)
+        except AssayError:
+            return  # gone meanwhile: moving there will say so
+        answer = state.answer
+        same_document = answer.document_id == self.document.document_id
+        passages = self.document.passages if same_document else self.service.passages(answer)
+        first = state.points[0] if state.points else None
+        self.document_pane.prepare_what_it_is_about(state, first)
+        if first is not None:
+            self.answer_pane.verifier_flag.prepare(self.project, answer.id)
+        citations = find_citations(answer.text, passages)
+        self.prepared = PreparedAnswer(
+            state,
+            commits,
+            reference_standing(self.project.sessions, answer.id),
+            passages,
+            citations,
+            self.answer_view.render(answer.text, state.points, first.point.id if first else None, citations),
+        )
+
+    def show_state(self, state: ReviewState, keep_point: bool = True, prepared: PreparedAnswer | None = None) -> None:
+        """Show the open answer's state in the panes; `keep_point` keeps the selected row. What a
+        prepared answer holds is taken from it, not read again."""
         row = self.points.currentIndex().row() if keep_point else 0
+        answer_changed = self.state is None or self.state.answer.id != state.answer.id
         document_changed = self.state is None or self.state.answer.document_id != state.answer.document_id
         self.state = state
         answer = state.answer
         if document_changed:
-            self.document_pane.show_document(answer.document, answer.document_id, self.service.passages(answer))
+            passages = prepared.passages if prepared is not None else self.service.passages(answer)
+            self.document_pane.show_document(answer.document, answer.document_id, passages)
+        if prepared is not None:
+            self.citations = prepared.citations
+        elif answer_changed or document_changed:
+            self.citations = find_citations(answer.text, self.document.passages)
         self.document.mark({c for p in state.points for c in p.citations}, answer.gold_spans)
-        standing = reference_standing(self.project.sessions, answer.id)
+        standing = prepared.standing if prepared is not None else reference_standing(self.project.sessions, answer.id)
         self._showing_state = True  # the point is shown once below, not again as its row is selected
         try:
             self.answer_pane.show_state(state, standing, row)
         finally:
             self._showing_state = False
-        self._show_point(standing)
+        self._show_point(standing, prepared.rendered if prepared is not None else None)
         self.undo_action.setEnabled(self.service.can_undo)
         self.redo_action.setEnabled(self.service.can_redo)
-        self.queue_model.update_row(self.service.queue_row(answer.id))
+        if prepared is None:  # a prepared answer's row changes once it is opened (finish_opening)
+            self.queue_model.update_row(self.service.queue_row(answer.id))
+        self._prepare_timer.start()  # again after every change: a save makes the prepared answer stale
 
     def current_point(self) -> ReviewPoint | None:
         row = self.points.currentIndex().row()
@@ -217,14 +332,17 @@ class ReviewWindow(QMainWindow):
                 reference_standing(self.project.sessions, self.state.answer.id)
             )  # a stress test may have run
 
-    def _show_point(self, standing: Standing | None) -> None:
-        """The selected point: what the judge and the verifier said, where it is in the answer, and
-        its evidence in the document, most relevant first."""
+    def _show_point(self, standing: Standing | None, rendered: RenderedAnswer | None = None) -> None:
+        """The selected point: what the judge and the verifier said, where it is in the answer (as
+        `rendered` ahead if it marks this point), and its evidence in the document, most relevant first."""
         assert self.state is not None
         point = self.current_point()
         if point is not None:
             self.answer_pane.show_point(self.project, self.state.answer.id, point, standing)
-        self.answer_pane.show_answer(self.state, point, self.document.passages)
+        if rendered is not None and rendered.current == (point.point.id if point else None):
+            self.answer_view.show_rendered(rendered)
+        else:
+            self.answer_pane.show_answer(self.state, point, self.citations)
         self.document_pane.show_what_it_is_about(self.state, point)
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
@@ -237,6 +355,7 @@ class ReviewWindow(QMainWindow):
             self.points.selectRow(next(i for i, p in enumerate(self.state.points) if p.point.id == point_id))
 
     def _move_answer(self, step: int) -> None:
+        self._direction = 1 if step > 0 else -1
         self.queue_pane.move(step)
 
     def _on_search_entered(self) -> None:
@@ -249,7 +368,9 @@ class ReviewWindow(QMainWindow):
 
     def _on_active_time(self, seconds: float) -> None:
         if self.state is not None:
+            self.finish_opening()
             self.service.add_active_time(self.state.answer.id, seconds)
+            self._prepare_timer.start()  # the save made the prepared answer stale
 
     def submit(self) -> None:
         review_actions.submit(self)
@@ -284,10 +405,12 @@ class ReviewWindow(QMainWindow):
 
     def _on_answer_judged(self, answer_id: str) -> None:
         """The queue row gets its scores; the open answer gets the judge's tags if still untouched."""
+        self.finish_opening()
         self.queue_model.update_row(self.service.queue_row(answer_id), judged=True)
         if self.state is not None and self.state.answer.id == answer_id:
             adopted = self.service.adopt_judge(answer_id)
             self.show_state(adopted or self.service.state(answer_id), keep_point=adopted is None)
+        self._prepare_timer.start()  # the verdict saved made the prepared answer stale
 
     # ------------------------------------------------------------------ the rest
 
@@ -297,8 +420,11 @@ class ReviewWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         """Nothing to save: every action already is. Record the last active seconds, stop a run."""
+        self.finish_opening()
         self.clock.flush()
         QApplication.instance().removeEventFilter(self.clock)
+        QApplication.instance().removeEventFilter(self)
+        self._prepare_timer.stop()
         self.dashboard.stop()
         self.dashboard.wait()
         self.judge_runner.stop_and_wait()

@@ -1,0 +1,89 @@
+"""The review window prepares the next answer while the reviewer reads: a move then shows it at once.
+What it shows must be what opening the answer shows, never older, and is saved as opened right after."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.project import Project
+from app.review.service import ReviewService
+from models.vocabulary import ReviewStatus, Tag
+from ui.review.window import ReviewWindow
+
+from .test_ui import ANSWER, _judge
+
+NEXT = "contractnli-028"  # the answer after ANSWER in the queue
+
+
+@pytest.fixture
+def window(qtbot, sample_project: Project) -> ReviewWindow:
+    _judge(sample_project, [ANSWER, NEXT])
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    window.show()
+    window.open_answer(ANSWER)
+    window.points.setFocus()
+    qtbot.waitUntil(lambda: window.prepared is not None)  # the reviewer reads; the next answer is read ahead
+    assert window.prepared.state.answer.id == NEXT
+    return window
+
+
+def _next_answer(qtbot, window: ReviewWindow) -> None:
+    qtbot.keyClick(window.points, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    assert window.state.answer.id == NEXT
+
+
+def _shown(window: ReviewWindow) -> list[tuple[str, str, str]]:
+    """The points table as the reviewer sees it: text, the judge's tag, their own."""
+    model = window.points_model
+    return [tuple(model.index(row, column).data() for column in (1, 2, 4)) for row in range(model.rowCount())]
+
+
+def test_the_prepared_answer_is_what_opening_it_shows_and_is_saved_as_opened(
+    qtbot, window: ReviewWindow, sample_project: Project
+) -> None:
+    other = ReviewService(sample_project, "ana")  # another handle on the same reviewer's work
+    assert other.queue_row(NEXT).status is ReviewStatus.UNREVIEWED  # reading ahead saved nothing
+    _next_answer(qtbot, window)
+    qtbot.waitUntil(lambda: other.queue_row(NEXT).status is ReviewStatus.IN_REVIEW)  # opened after the frame
+    assert window.state == other.state(NEXT)  # what is shown is what was saved, point ids included
+    assert _shown(window)[0][1] == "✗ incorrect"
+    assert window.queue_model.rows[window.table.currentIndex().row()].status is ReviewStatus.IN_REVIEW
+
+
+def test_a_key_pressed_before_the_frame_tags_the_saved_point(
+    qtbot, window: ReviewWindow, sample_project: Project
+) -> None:
+    _next_answer(qtbot, window)
+    qtbot.keyClick(window.points, Qt.Key.Key_1)  # no event loop turn in between: the answer is opened first
+    tags = [p.point.tag for p in ReviewService(sample_project, "ana").state(NEXT).points]
+    assert tags[0] is Tag.CORRECT and tags[1:] == [None] * (len(tags) - 1)
+
+
+def test_tags_saved_elsewhere_after_reading_ahead_are_shown_not_the_prepared_ones(
+    qtbot, window: ReviewWindow, sample_project: Project
+) -> None:
+    before = window.prepared.state
+    ben = ReviewService(sample_project, "ben")  # another reviewer in this process
+    ben.set_tag(NEXT, ben.open(NEXT).points[0].point.id, Tag.IRRELEVANT)
+    _judge(sample_project, [NEXT], tag="correct", run="judge-run-2")  # a newer judge run finishes
+    _next_answer(qtbot, window)
+    shown = _shown(window)  # before the event loop turns: the frame of the move shows this
+    assert shown[0][1] == "✓ correct" and window.state != before
+    ben_column = window.points_model.HEADERS.index("ben")
+    assert window.points_model.index(0, ben_column).data() == "∅ irrelevant"
+    assert window.state.points == ReviewService(sample_project, "ana").state(NEXT).points
+
+
+def test_a_save_by_another_process_is_shown_by_the_frame_after(
+    qtbot, window: ReviewWindow, sample_project: Project
+) -> None:
+    elsewhere = Project.open(sample_project.url)  # its own engine: this process cannot count its saves
+    try:
+        _judge(elsewhere, [NEXT], tag="correct", run="judge-run-2")
+    finally:
+        elsewhere.close()
+    _next_answer(qtbot, window)
+    qtbot.waitUntil(lambda: _shown(window)[0][1] == "✓ correct")  # opened after the frame, then shown again
+    assert window.state == ReviewService(sample_project, "ana").state(NEXT)
