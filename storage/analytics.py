@@ -231,7 +231,7 @@ def _points_by_id(
         ),
         {"ids": ids(judge_points), "judge_id": judge_id},
     )
-    confidence = dict(labels.all())
+    confidence: dict[int, float | None] = {point: value for point, value in labels.all()}
     if not found.keys() >= {*judge_points, *human_points}:  # a point deleted since its pair was made
         raise StorageError("data points changed while the figures were read: compute them again")
     return [(found[j][0], found[h][1], confidence.get(j)) for j, h in zip(judge_points, human_points, strict=True)]

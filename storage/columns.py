@@ -138,7 +138,8 @@ def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
         read = connection.execute(
             select(_concat(connection, DataPointRow.id), _concat(connection, DataPointRow.rater_id))
         )
-        scanned, raters = map(_ints, read.one())
+        joined_ids, joined_raters = read.one()
+        scanned, raters = _ints(joined_ids), _ints(joined_raters)
     else:
         raters = _ints(
             _in_order(connection, select(DataPointRow.rater_id.label("value"), DataPointRow.id), (DataPointRow.id,))
@@ -146,7 +147,8 @@ def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
         scanned = np.sort(ids)
     if len(raters) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
-    return raters[_positions(scanned, ids)]
+    creators: np.ndarray = raters[_positions(scanned, ids)]
+    return creators
 
 
 class _Watch:
@@ -161,7 +163,7 @@ class _Watch:
 
     def __init__(self, engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
-            reader = engine.execution_options(isolation_level="REPEATABLE READ")
+            reader: Engine = engine.execution_options(isolation_level="REPEATABLE READ")
             self._ask = "SELECT CAST(pg_current_snapshot() AS text)"
         else:
             reader, self._ask = engine, "PRAGMA data_version"
@@ -268,8 +270,10 @@ def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np
     query (an aggregate's ORDER BY sorts there: at 2 M ids it took seconds)."""
     per_answer = select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id)
     if connection.dialect.name == "postgresql":
-        found = connection.execute(per_answer.add_columns(_concat(connection, DataPointRow.id))).all()
-        found.sort(key=lambda row: row[0])  # in Python's order: no collation asked of the server
+        found = sorted(  # in Python's order: no collation asked of the server
+            connection.execute(per_answer.add_columns(_concat(connection, DataPointRow.id))).all(),
+            key=lambda row: row[0],
+        )
         groups = [(answer, count) for answer, count, _ in found]
         ids = _ints(",".join(joined for *_, joined in found))
     else:
@@ -285,7 +289,7 @@ def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np
     return answers, point_answer, ids
 
 
-def _in_order(connection: Connection, rows: Select[Any], order: tuple[Any, ...]) -> str | None:
+def _in_order(connection: Connection, rows: Select[*tuple[Any, ...]], order: tuple[Any, ...]) -> str | None:
     """On SQLite, one string of the `value` column of `rows`, in the order of its columns `order`: it
     concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)."""
     ordered = rows.order_by(*order).subquery()
