@@ -144,7 +144,7 @@ def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
         raters = _ints(
             _in_order(connection, select(DataPointRow.rater_id.label("value"), DataPointRow.id), (DataPointRow.id,))
         )
-        scanned = np.sort(ids)
+        scanned = _sorted(ids)
     if len(raters) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
     creators: np.ndarray = raters[_positions(scanned, ids)]
@@ -298,6 +298,15 @@ def _in_order(connection: Connection, rows: Select[*tuple[Any, ...]], order: tup
 
 def _ints(text: str | None) -> np.ndarray:
     return np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+
+
+def _sorted(ids: np.ndarray) -> np.ndarray:
+    """Distinct ids in increasing order; dense ones by marking them, faster than a sort."""
+    if not len(ids) or ids.max() >= 4 * len(ids) + 1024:
+        return np.sort(ids)
+    present = np.zeros(int(ids.max()) + 1, dtype=bool)
+    present[ids] = True
+    return np.flatnonzero(present)
 
 
 def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
