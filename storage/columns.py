@@ -271,19 +271,15 @@ def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np
     per_answer = select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id)
     if connection.dialect.name == "postgresql":
         found = sorted(  # in Python's order: no collation asked of the server
-            connection.execute(per_answer.add_columns(_concat(connection, DataPointRow.id))).all(),
-            key=lambda row: row[0],
+            _rows(connection, per_answer.add_columns(_concat(connection, DataPointRow.id))), key=lambda row: row[0]
         )
-        groups = [(answer, count) for answer, count, _ in found]
         ids = _ints(",".join(joined for *_, joined in found))
     else:
-        groups = [
-            (answer, count) for answer, count in connection.execute(per_answer.order_by(DataPointRow.answer_id)).all()
-        ]
+        found = _rows(connection, per_answer.order_by(DataPointRow.answer_id))
         key = (DataPointRow.answer_id, DataPointRow.point_key, DataPointRow.id)
         ids = _ints(_in_order(connection, select(DataPointRow.id.label("value"), *key), key))
-    answers = [answer for answer, _ in groups]
-    point_answer = np.repeat(np.arange(len(groups)), [count for _, count in groups])
+    answers = [row[0] for row in found]
+    point_answer = np.repeat(np.arange(len(found)), [row[1] for row in found])
     if len(point_answer) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
     return answers, point_answer, ids
@@ -294,6 +290,17 @@ def _in_order(connection: Connection, rows: Select[*tuple[Any, ...]], order: tup
     concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)."""
     ordered = rows.order_by(*order).subquery()
     return connection.execute(select(_concat(connection, ordered.c.value))).scalar()
+
+
+def _rows(connection: Connection, statement: Select[*tuple[Any, ...]]) -> list[Any]:
+    """A statement's rows as the driver's own tuples: SQLAlchemy's rows cost a third more time at
+    100,000 rows. The statement carries no parameters."""
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(str(statement.compile(dialect=connection.dialect)))
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
 
 
 def _ints(text: str | None) -> np.ndarray:
