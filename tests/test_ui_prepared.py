@@ -14,6 +14,7 @@ from ui.review.window import ReviewWindow
 from .test_ui import ANSWER, _judge
 
 NEXT = "contractnli-028"  # the answer after ANSWER in the queue
+pytestmark = pytest.mark.every_store  # a preview is open's writes rolled back: on the team's server too
 
 
 @pytest.fixture
