@@ -55,11 +55,11 @@ INPUT = (
 @dataclass(frozen=True)
 class PreparedAnswer:
     """The answer the reviewer will likely open next, read while they read this one: what opening it
-    will show (ReviewService.preview), and what showing it needs. Good only while `commits` is the
-    project's count of commits: any save, by anyone in this process, makes it stale."""
+    will show (ReviewService.preview), and what showing it needs. Good only while `changes` is what
+    ReviewService.changes says: a save that may have changed the answer makes it stale."""
 
     state: ReviewState
-    commits: int
+    changes: tuple[int, int]
     standing: Standing | None
     passages: list[Passage]  # of its document
     citations: list[Citation]  # in its text
@@ -234,7 +234,7 @@ class ReviewWindow(QMainWindow):
         fresh = (
             prepared is not None
             and prepared.state.answer.id == answer_id
-            and prepared.commits == self.service.commits  # nothing saved since it was read
+            and prepared.changes == self.service.changes(answer_id)  # nothing saved since that changes it
             and self.isVisible()  # else no frame comes to open it after
         )
         return prepared if fresh else None
@@ -271,9 +271,10 @@ class ReviewWindow(QMainWindow):
         row = self.table.currentIndex().row() + self._direction
         if not 0 <= row < self.queue_model.rowCount():
             return
-        commits = self.service.commits
+        answer_id = self.queue_model.answer_at(row).id
+        changes = self.service.changes(answer_id)
         try:
-            state = self.service.preview(self.queue_model.answer_at(row).id)
+            state = self.service.preview(answer_id)
         except AssayError:
             return  # gone meanwhile: moving there will say so
         answer = state.answer
@@ -286,7 +287,7 @@ class ReviewWindow(QMainWindow):
         citations = find_citations(answer.text, passages)
         self.prepared = PreparedAnswer(
             state,
-            commits,
+            changes,
             reference_standing(self.project.sessions, answer.id),
             passages,
             citations,
