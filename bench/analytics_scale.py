@@ -3,14 +3,17 @@ a judge and by a reviewer (on her copy of the point), every figure the dashboard
 timed beside a pandas recomputation of the scores on the same data, on SQLite and, when a server is
 given (ASSAY_TEST_POSTGRES, as tests/with_postgres.sh sets it), on PostgreSQL in the same run.
 
-    .venv/bin/python bench/analytics_scale.py [--answers 100000] [--points 10] [--json]
+    .venv/bin/python bench/analytics_scale.py [--answers 100000] [--points 10] [--json] [--keep DIR]
     tests/with_postgres.sh .venv/bin/python bench/analytics_scale.py
+
+With --keep, the SQLite project is built once in DIR and the PostgreSQL one once per server (a
+database named after the size), and later runs of the same size measure them again.
 
 The project is built through the schema's own tables (Core bulk inserts), in a child process, so the
 peak RSS reported is that of computing the figures, not of making up the data. The figures are
-computed one after another in one process, as the dashboard computes its own: on SQLite the first
-pays for reading the label columns and the others reuse them while the project is unchanged
-(storage/columns.py); PostgreSQL reads them for each figure.
+computed one after another in one process, as the dashboard computes its own: the first pays for
+reading the label columns and the others reuse them while the project is unchanged
+(storage/columns.py), on either store.
 """
 
 from __future__ import annotations
@@ -259,14 +262,47 @@ def _in_child(target, *args):
         return pool.apply(target, args)
 
 
-def _postgres_database(server: str) -> str:
+def _build_once(url: str, answers: int, points: int, quiet: bool) -> None:
+    started = time.perf_counter()
+    _in_child(build, url, answers, points)
+    if not quiet:
+        load = os.getloadavg()[0]
+        print(f"  built in {time.perf_counter() - started:.0f} s; load average {load:.1f}", flush=True)
+
+
+def _sqlite_project(keep: str | None, answers: int, points: int, quiet: bool) -> str:
+    """A fresh project, or with `keep` the one built there before (built under another name, then
+    renamed: an interrupted build is never measured)."""
+    from storage.db import url_for_path
+
+    if keep is None:
+        path = Path(tempfile.mkdtemp(prefix="assay-bench-")) / "scale.assay"
+        _build_once(url_for_path(path), answers, points, quiet)
+        return url_for_path(path)
+    path = Path(keep) / f"scale-{answers}x{points}.assay"
+    if not path.exists():
+        part = path.with_suffix(".part")
+        part.unlink(missing_ok=True)
+        _build_once(url_for_path(part), answers, points, quiet)
+        part.rename(path)
+    return url_for_path(path)
+
+
+def _postgres_project(server: str, keep: bool, answers: int, points: int, quiet: bool) -> str:
     from sqlalchemy import create_engine
 
-    name = f"assay_bench_{os.getpid()}"
+    name = f"assay_bench_{answers}x{points}" if keep else f"assay_bench_{os.getpid()}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
+        exists = connection.exec_driver_sql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'").first()
+        if exists and keep:
+            admin.dispose()
+            return server.replace("/postgres?", f"/{name}?")
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}_part")
         connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+        connection.exec_driver_sql(f"CREATE DATABASE {name}_part")
+        _build_once(server.replace("/postgres?", f"/{name}_part?"), answers, points, quiet)
+        connection.exec_driver_sql(f"ALTER DATABASE {name}_part RENAME TO {name}")
     admin.dispose()
     return server.replace("/postgres?", f"/{name}?")
 
@@ -277,23 +313,22 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=10)
     parser.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--keep", metavar="DIR", help="build the SQLite project in DIR once, and reuse it")
     args = parser.parse_args()
-    from storage.db import url_for_path
 
-    stores = {"sqlite": url_for_path(Path(tempfile.mkdtemp(prefix="assay-bench-")) / "scale.assay")}
+    stores = ["sqlite"]
     server = os.environ.get("ASSAY_TEST_POSTGRES")
     if server and not args.no_postgres:
-        stores["postgresql"] = _postgres_database(server)
+        stores.append("postgresql")
     points = args.answers * args.points
     out: dict = {"points": points, "load_average": os.getloadavg()[0]}  # 2 cores shared: read figures beside it
-    for store, url in stores.items():
+    for store in stores:
         if not args.json:
             print(f"{store}: {args.answers} answers × {args.points} points, judge and reviewer", flush=True)
-        started = time.perf_counter()
-        _in_child(build, url, args.answers, args.points)
-        if not args.json:
-            load = os.getloadavg()[0]
-            print(f"  built in {time.perf_counter() - started:.0f} s; load average {load:.1f}", flush=True)
+        if store == "sqlite":
+            url = _sqlite_project(args.keep, args.answers, args.points, args.json)
+        else:
+            url = _postgres_project(server, args.keep is not None, args.answers, args.points, args.json)
         figures = _in_child(measure, url, args.json)
         if store == "sqlite":
             out |= figures

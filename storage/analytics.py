@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Float, String, case, cast, func, literal, select, text
+from sqlalchemy import Connection, Float, String, case, cast, func, literal, select, text
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import InstrumentedAttribute
 from sqlalchemy.sql import ColumnElement, Subquery
@@ -187,32 +187,54 @@ def pair_details(
     session: Session, judge_points: list[int], human_points: list[int], judge_id: int
 ) -> list[tuple[int, str, float | None]]:
     """For each pair of a judge's data point and a human's: the judge point's ordinal and the judge's
-    confidence in it, the human point's words. One query for all the pairs, given as one parameter
-    (a JSON array that SQLite's json_each reads, arrays on PostgreSQL): in chunks of 10,000 bound
-    parameters, and a row per point rather than per pair, it took three times as long."""
-    if session.get_bind().dialect.name == "postgresql":
-        pairs = (
-            "unnest(CAST(:judge_points AS integer[]), CAST(:human_points AS integer[])) WITH ORDINALITY AS p(j, h, n)"
-        )
-        judge, human, order = "p.j", "p.h", "p.n"
-        params: dict[str, Any] = {"judge_points": judge_points, "human_points": human_points}
-    else:
-        pairs = "json_each(:pairs) AS p"
-        judge, human, order = "json_extract(p.value, '$[0]')", "json_extract(p.value, '$[1]')", "p.key"
-        params = {"pairs": json.dumps(list(zip(judge_points, human_points, strict=True)))}
-    rows = session.connection().execute(
+    confidence in it, the human point's words. One query for all the pairs on SQLite, given as one
+    parameter (a JSON array that its json_each reads): in chunks of 10,000 bound parameters, and a
+    row per point rather than per pair, it took three times as long. PostgreSQL hashed the whole
+    table for that join (2 s at 140,000 pairs): there the points are read by id (`_points_by_id`)."""
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        return _points_by_id(connection, judge_points, human_points, judge_id)
+    rows = connection.execute(
         text(
-            f"SELECT j.ordinal, h.text, l.confidence FROM {pairs} "
-            f"JOIN data_points j ON j.id = {judge} JOIN data_points h ON h.id = {human} "
+            "SELECT j.ordinal, h.text, l.confidence FROM json_each(:pairs) AS p "
+            "JOIN data_points j ON j.id = json_extract(p.value, '$[0]') "
+            "JOIN data_points h ON h.id = json_extract(p.value, '$[1]') "
             "LEFT JOIN labels l ON l.data_point_id = j.id AND l.rater_id = :judge_id "
-            f"ORDER BY {order}"
+            "ORDER BY p.key"
         ),
-        params | {"judge_id": judge_id},
+        {"pairs": json.dumps(list(zip(judge_points, human_points, strict=True))), "judge_id": judge_id},
     )
     details = [(ordinal, words, confidence) for ordinal, words, confidence in rows.all()]
     if len(details) != len(judge_points):  # a point deleted since its pair was made
         raise StorageError("data points changed while the figures were read: compute them again")
     return details
+
+
+def _points_by_id(
+    connection: Connection, judge_points: list[int], human_points: list[int], judge_id: int
+) -> list[tuple[int, str, float | None]]:
+    """`pair_details` on PostgreSQL: the points, then the judge's labels, each picked by id from an
+    array given as one literal (as a list, psycopg took 0.3 s to send it)."""
+
+    def ids(points: Any) -> str:
+        return "{" + ",".join(map(str, points)) + "}"
+
+    points = connection.execute(
+        text("SELECT id, ordinal, text FROM data_points WHERE id = ANY(CAST(:ids AS integer[]))"),
+        {"ids": ids({*judge_points, *human_points})},
+    )
+    found = {point: (ordinal, words) for point, ordinal, words in points.all()}
+    labels = connection.execute(
+        text(
+            "SELECT data_point_id, confidence FROM labels "
+            "WHERE rater_id = :judge_id AND data_point_id = ANY(CAST(:ids AS integer[]))"
+        ),
+        {"ids": ids(judge_points), "judge_id": judge_id},
+    )
+    confidence: dict[int, float | None] = {point: value for point, value in labels.all()}
+    if not found.keys() >= {*judge_points, *human_points}:  # a point deleted since its pair was made
+        raise StorageError("data points changed while the figures were read: compute them again")
+    return [(found[j][0], found[h][1], confidence.get(j)) for j, h in zip(judge_points, human_points, strict=True)]
 
 
 def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
@@ -224,6 +246,8 @@ def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
 
 
 def answer_sources(session: Session) -> dict[str, str | None]:
+    """Each answer's source as written (None where none is): the plain read that
+    storage/scoring.answer_keys is tested against."""
     return dict(session.connection().execute(select(AnswerRow.id, AnswerRow.meta["source"].as_string())).all())
 
 
@@ -252,7 +276,7 @@ def reviews(session: Session) -> list[ReviewFacts]:
             ReviewRow.holistic_relevance,
         ).join(RaterRow, RaterRow.id == ReviewRow.rater_id)
     )
-    return [ReviewFacts(*row) for row in rows]
+    return [ReviewFacts(*row) for row in rows.all()]  # all at once: psycopg fetches one by one otherwise
 
 
 def submitted_by_humans(session: Session) -> list[tuple[str, str, float]]:
@@ -287,7 +311,7 @@ def judge_confidence(session: Session) -> dict[tuple[str, int], float | None]:
         .where(RaterRow.kind == "judge")
         .group_by(DataPointRow.answer_id, LabelRow.rater_id)
     )
-    return {(answer, rater): confidence for answer, rater, confidence in rows}
+    return {(answer, rater): confidence for answer, rater, confidence in rows.all()}
 
 
 def labelled_points(session: Session) -> list[dict[str, Any]]:

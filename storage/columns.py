@@ -5,10 +5,10 @@ Read as rows, two million labels cost seconds: the database hands each row over 
 Asked for one `group_concat` per column (`string_agg` on PostgreSQL) it hands over a few long
 strings, which numpy parses at C speed. A label travels as one integer, its data point's id and its
 tag's index packed together, one string per rater (read along the index on rater_id). The data
-points' answers come from the index on answer_id: a count per answer and the ids in answer order.
-The concatenations of one query see the rows in the same order, so its columns line up.
+points' answers come as a count per answer and the ids in answer order. The concatenations of one
+query see the rows in the same order, so its columns line up.
 
-A SQLite project's columns are kept while it is unchanged (`_Watch`), so the dashboard's figures,
+A project's columns are kept while it is unchanged (`_Watch`), so the dashboard's figures,
 computed one after another, read them once.
 """
 
@@ -18,27 +18,27 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from sqlalchemy import Connection, Engine, String, case, cast, event, func, literal_column, select
-from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy import Connection, Engine, Select, String, case, cast, event, func, literal_column, select
 from sqlalchemy.orm import Session
 
 from models.vocabulary import Tag
 from storage.db import StorageError
 from storage.schema import DataPointRow, LabelRow
 
-TAGS = (Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING)  # a label's tag is its index here
+T = TypeVar("T")
 _KEY_SEPARATOR = "\x1f"  # never in an identity key (models/identity.py), unlike a comma in principle
+TAGS = (Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING)  # a label's tag is its index here
 
 
 @dataclass(frozen=True)
 class Labels:
     """One entry per label, grouped by rater. `answers` lists the answer ids with data points, in
     order (an answer is its index there); `item` says which labels are on the same data point (its
-    identity, storage/points.py): labels with equal `item` are, and items sort as (answer id,
-    identity key) do."""
+    identity, storage/points.py): labels with equal `item` are. Items are numbered 0, 1, 2… in the
+    order of (answer id, identity key)."""
 
     answers: list[str]
     answer: np.ndarray  # index into answers
@@ -59,72 +59,118 @@ def labels(
     session: Session, rater_ids: list[int] | None = None, *, items: bool = False, creators: bool = False
 ) -> Labels:
     """Every label (of the raters given), with its answer, and if asked its data point's identity and
-    the rater who recorded that data point. Read once per committed state of a SQLite project
+    the rater who recorded that data point. Read once per committed state of the project
     (`_Watch`): the dashboard's figures share one read."""
     connection = session.connection()
-    watch = _watch(connection)
-
-    def part(name: str, read: Callable[[Connection], Any]) -> Any:
-        kept = None if watch is None else watch.part(name, read)
-        return read(connection) if kept is None else kept
-
-    if watch is None:  # the database picks the raters' labels
+    if _watch(connection) is None:  # the database picks the raters' labels
         rater, point, tag = _label_columns(connection, rater_ids)
     else:  # every rater's labels are kept: the figures ask for different raters
-        rater, point, tag = part("labels", lambda c: _label_columns(c, None))
+        rater, point, tag = kept(session, "labels", lambda c: _label_columns(c, None))
         if rater_ids is not None:
             keep = np.isin(rater, rater_ids)
             rater, point, tag = rater[keep], point[keep], tag[keep]
-    answers, point_answer, ids = part("points", _points_by_answer)
+    answers, point_answer, ids = kept(session, "points", _points_by_answer)
     where = _positions(ids, point)
     found: dict[str, Any] = {"answers": answers, "rater": rater, "tag": tag, "point": point}
     found["answer"] = point_answer[where]
-    if items or creators:
-        point_item, point_creator = part("identities", lambda c: _point_identities(c, ids, point_answer))
-        found["item"] = point_item[where] if items else None
-        if creators:
-            found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
+    if items:
+        found["item"] = kept(session, "items", lambda c: _point_items(c, ids, point_answer))[where]
+    if creators:
+        point_creator = kept(session, "creators", lambda c: _point_creators(c, ids))
+        found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
     return Labels(**found)
 
 
-def _point_identities(
-    connection: Connection, ids: np.ndarray, point_answer: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per data point, in the order of `ids`: its item (answer × identity key, in their order) and
-    the rater who recorded it, by a plain scan of the table (neither is in the index on answer_id)."""
+def kept(session: Session, name: str, read: Callable[[Connection], T]) -> T:
+    """What `read` gives, read once per committed state of the project (`_Watch`), where it can be
+    kept: the figures computed one after another share one read. What is kept cannot be changed."""
+    connection = session.connection()
+    watch = _watch(connection)
+    found = None if watch is None else watch.part(name, read)
+    return read(connection) if found is None else found
+
+
+def _point_items(connection: Connection, ids: np.ndarray, point_answer: np.ndarray) -> np.ndarray:
+    """Per data point, in the order of `ids`, its item: the number of its (answer, identity key) in
+    their order, a point with no key being an item of its own."""
+    if connection.dialect.name == "postgresql":
+        return _point_items_by_key(connection, ids, point_answer)
+    # SQLite reads `ids` along the index on (answer_id, point_key): here the length of each run of
+    # equal keys along it, negative for a run of unkeyed points; no key travels, none is compared.
+    n = case((DataPointRow.point_key.is_(None), -func.count()), else_=func.count())
+    key = (DataPointRow.answer_id, DataPointRow.point_key)
+    runs = _ints(_in_order(connection, select(n.label("value"), *key).group_by(*key), key))
+    singles = runs < 0
+    sizes = np.repeat(np.where(singles, 1, runs), np.where(singles, -runs, 1))  # per item
+    if sizes.sum() != len(ids):
+        raise StorageError("data points changed while the labels were read: read them again")
+    return np.repeat(np.arange(len(sizes)), sizes)
+
+
+def _point_items_by_key(connection: Connection, ids: np.ndarray, point_answer: np.ndarray) -> np.ndarray:
+    """`_point_items` on PostgreSQL, whose index scans visit the table at random: the keys, by a
+    plain scan of the table, numbered here."""
+    import pandas as pd
+
     read = connection.execute(
         select(
             _concat(connection, DataPointRow.id),
             _concat(connection, func.coalesce(DataPointRow.point_key, ""), _KEY_SEPARATOR),
-            _concat(connection, DataPointRow.rater_id),
         )
     ).one()
     scanned = _ints(read[0])
     if len(scanned) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
-    in_answer_order = _positions(scanned, ids)
     # An empty project has no keys at all, not one empty key ("".split gives [""]).
-    keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)[in_answer_order]
-    unkeyed = np.flatnonzero(keys == "")
-    keys[unkeyed] = ["id:" + str(i) for i in ids[unkeyed].tolist()]  # as storage/analytics.item_labels
-    import pandas as pd
+    keys = np.array(read[1].split(_KEY_SEPARATOR) if read[1] is not None else [], dtype=object)
+    keys = keys[_positions(scanned, ids)]
+    key, known = pd.factorize(keys, sort=True)
+    unkeyed = keys == ""
+    key[unkeyed] = len(known) + np.flatnonzero(unkeyed)  # each its own, after the keys
+    return np.unique(point_answer * (len(known) + len(ids)) + key, return_inverse=True)[1]
 
-    key_code, uniques = pd.factorize(keys, sort=True)
-    item = point_answer.astype(np.int64) * max(len(uniques), 1) + key_code
-    return item, _ints(read[2])[in_answer_order]
+
+def _point_creators(connection: Connection, ids: np.ndarray) -> np.ndarray:
+    """Per data point, in the order of `ids`, the rater who recorded it (in no index), by a plain
+    scan of the table: SQLite's is in id order, so only the raters travel; PostgreSQL's is in no
+    order (an aggregate's ORDER BY sorted them: 0.7 s at 2 M), so the ids travel beside them."""
+    if connection.dialect.name == "postgresql":
+        read = connection.execute(
+            select(_concat(connection, DataPointRow.id), _concat(connection, DataPointRow.rater_id))
+        )
+        joined_ids, joined_raters = read.one()
+        scanned, raters = _ints(joined_ids), _ints(joined_raters)
+    else:
+        raters = _ints(
+            _in_order(connection, select(DataPointRow.rater_id.label("value"), DataPointRow.id), (DataPointRow.id,))
+        )
+        scanned = np.sort(ids)
+    if len(raters) != len(ids):
+        raise StorageError("data points changed while the labels were read: read them again")
+    creators: np.ndarray = raters[_positions(scanned, ids)]
+    return creators
 
 
 class _Watch:
-    """What was read of one SQLite project at its latest committed state, on a connection of our
-    own that never writes. SQLite's data_version, asked there, changes whenever any connection of
-    any process commits; each part is read there right after it is asked (no older snapshot of a
-    session's can linger), so a part kept under a version is exactly what a read would give then."""
+    """What was read of one project at its latest committed state, on a connection of our own that
+    never writes. A version of that state is asked there, in the same transaction as each part is
+    read (no older snapshot of a session's can linger), so a part kept under a version is exactly
+    what a read would give then. SQLite's data_version changes whenever any connection of any process
+    commits. On PostgreSQL the version is the transaction's snapshot, read in REPEATABLE READ: two
+    equal snapshots see the same transactions committed, and a snapshot changes whenever a
+    transaction that writes starts or ends, in any database of the server (more often than needed,
+    never less, and nothing written for it)."""
 
     def __init__(self, engine: Engine) -> None:
-        self._connection: Connection | None = engine.connect()
-        self._connection.detach()  # out of the pool: the version is counted per connection
+        if engine.dialect.name == "postgresql":
+            reader: Engine = engine.execution_options(isolation_level="REPEATABLE READ")
+            self._ask = "SELECT CAST(pg_current_snapshot() AS text)"
+        else:
+            reader, self._ask = engine, "PRAGMA data_version"
+        self._connection: Connection | None = reader.connect()
+        self._connection.detach()  # out of the pool: SQLite counts its version per connection
         self._lock = threading.Lock()
-        self._version: int | None = None
+        self._version: Any = None
         self._parts: dict[str, Any] = {}
         event.listen(engine, "engine_disposed", self._close)
 
@@ -134,7 +180,7 @@ class _Watch:
             if self._connection is None:
                 return None
             try:
-                version = self._connection.exec_driver_sql("PRAGMA data_version").scalar()
+                version = self._connection.exec_driver_sql(self._ask).scalar()
                 if version != self._version:
                     self._version, self._parts = version, {}
                 if name not in self._parts:
@@ -154,9 +200,10 @@ class _Watch:
                 del _watches[engine]
 
 
-def _read_only(part: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A part kept for later calls: its arrays cannot be changed by the figures that use them."""
-    for value in part:
+def _read_only(part: Any) -> Any:
+    """A part kept for later calls (an array or a tuple): its arrays cannot be changed by the figures
+    that use them."""
+    for value in part if isinstance(part, tuple) else (part,):
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
     return part
@@ -167,25 +214,27 @@ _watches_lock = threading.Lock()
 
 
 def _watch(connection: Connection) -> _Watch | None:
-    """The project's watch; None on PostgreSQL, in memory, and where the session has written and
-    not committed (what it reads is its own)."""
-    dbapi = connection.connection.dbapi_connection
-    in_file = connection.dialect.name == "sqlite" and connection.engine.url.database not in (None, "", ":memory:")
-    if not in_file or dbapi is None or dbapi.in_transaction:
-        return None
+    """The project's watch; None in memory, and where the session has written and not committed
+    (what it reads is its own)."""
+    if connection.dialect.name == "postgresql":
+        if connection.exec_driver_sql("SELECT pg_current_xact_id_if_assigned()").scalar() is not None:
+            return None
+    else:
+        dbapi = connection.connection.dbapi_connection
+        if connection.engine.url.database in (None, "", ":memory:") or dbapi is None or dbapi.in_transaction:
+            return None
     with _watches_lock:
         if connection.engine not in _watches:
             _watches[connection.engine] = _Watch(connection.engine)
         return _watches[connection.engine]
 
 
-def _concat(connection: Connection, column: Any, separator: str = ",", order_by: Any = None) -> Any:
-    """One string of a column's values; on PostgreSQL in the order asked (SQLite takes its rows' order).
-    The separator is written into the SQL: as a bound parameter it costs SQLite a fifth more time."""
+def _concat(connection: Connection, column: Any, separator: str = ",") -> Any:
+    """One string of a column's values, in the order the rows come. The separator is written into
+    the SQL: as a bound parameter it costs SQLite a fifth more time."""
     between: Any = literal_column(f"'{separator}'")  # a comma or _KEY_SEPARATOR: no quote to escape
     if connection.dialect.name == "postgresql":
-        joined = between if order_by is None else aggregate_order_by(between, *order_by)
-        return func.string_agg(cast(column, String), joined)
+        return func.string_agg(cast(column, String), between)
     return func.group_concat(column, between)
 
 
@@ -216,27 +265,35 @@ def _label_columns(connection: Connection, rater_ids: list[int] | None) -> tuple
 
 def _points_by_answer(connection: Connection) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The answers with data points, in Python's order; each data point's answer (an index into
-    them) and id, in answer order. Both queries run along the index on answer_id."""
-    groups = connection.execute(
-        select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id).order_by(DataPointRow.answer_id)
-    ).all()
-    in_order = (DataPointRow.answer_id, DataPointRow.id)
+    them) and id, in answer order: on SQLite a count per answer, then the ids along the index on
+    (answer_id, point_key) (what `_point_items` counts along); on PostgreSQL each answer's ids in one
+    query (an aggregate's ORDER BY sorts there: at 2 M ids it took seconds)."""
+    per_answer = select(DataPointRow.answer_id, func.count()).group_by(DataPointRow.answer_id)
     if connection.dialect.name == "postgresql":
-        joined = connection.execute(select(_concat(connection, DataPointRow.id, order_by=in_order))).scalar()
-    else:  # SQLite concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)
-        ordered = select(DataPointRow.id).order_by(*in_order).subquery()
-        joined = connection.execute(select(_concat(connection, ordered.c.id))).scalar()
-    ids = _ints(joined)
+        found = sorted(  # in Python's order: no collation asked of the server
+            connection.execute(per_answer.add_columns(_concat(connection, DataPointRow.id))).all(),
+            key=lambda row: row[0],
+        )
+        groups = [(answer, count) for answer, count, _ in found]
+        ids = _ints(",".join(joined for *_, joined in found))
+    else:
+        groups = [
+            (answer, count) for answer, count in connection.execute(per_answer.order_by(DataPointRow.answer_id)).all()
+        ]
+        key = (DataPointRow.answer_id, DataPointRow.point_key, DataPointRow.id)
+        ids = _ints(_in_order(connection, select(DataPointRow.id.label("value"), *key), key))
     answers = [answer for answer, _ in groups]
     point_answer = np.repeat(np.arange(len(groups)), [count for _, count in groups])
     if len(point_answer) != len(ids):
         raise StorageError("data points changed while the labels were read: read them again")
-    python_order = sorted(answers)
-    if python_order != answers:  # the database's collation is not Python's order (PostgreSQL's often is not)
-        rank = {answer: n for n, answer in enumerate(python_order)}
-        point_answer = np.array([rank[a] for a in answers], dtype=np.int64)[point_answer]
-        answers = python_order
     return answers, point_answer, ids
+
+
+def _in_order(connection: Connection, rows: Select[*tuple[Any, ...]], order: tuple[Any, ...]) -> str | None:
+    """On SQLite, one string of the `value` column of `rows`, in the order of its columns `order`: it
+    concatenates in its subquery's order (its group_concat takes no ORDER BY before 3.44)."""
+    ordered = rows.order_by(*order).subquery()
+    return connection.execute(select(_concat(connection, ordered.c.value))).scalar()
 
 
 def _ints(text: str | None) -> np.ndarray:

@@ -8,11 +8,13 @@ leaves out the answers whose score is undefined, as SQL's AVG does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from storage import columns
@@ -107,7 +109,7 @@ def scores_of(labels: columns.Labels, names: dict[int, str]) -> ScoreTable:
     )
 
 
-def slice_means(table: ScoreTable, keys: dict[str, str]) -> list[tuple[Any, ...]]:
+def slice_means(table: ScoreTable, keys: Mapping[str, str]) -> list[tuple[Any, ...]]:
     """Per (slice value, rater), in that order: pairs, summed counts and mean scores over the
     answers where each score is defined (None when it is defined for none)."""
     key_of_answer = [keys[a] for a in table.answers]
@@ -139,16 +141,20 @@ def slice_means(table: ScoreTable, keys: dict[str, str]) -> list[tuple[Any, ...]
     ]
 
 
-def answer_keys(session: Session, by: str) -> dict[str, str]:
-    """Each answer's value of a slice (its document, source, generator…)."""
+def answer_keys(session: Session, by: str) -> Mapping[str, str]:
+    """Each answer's value of a slice (its document, source, generator…), read once per committed
+    state (storage/columns.py): the dashboard's scores and agreement are sliced alike."""
     from storage.analytics import _slice_column as slice_column
 
-    rows = session.connection().execute(
-        select(AnswerRow.id, slice_column(by))
-        .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
-        .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
-    )
-    return {answer: str(key) for answer, key in rows}
+    def read(connection: Connection) -> Mapping[str, str]:
+        rows = connection.execute(
+            select(AnswerRow.id, slice_column(by))
+            .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
+            .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
+        )
+        return MappingProxyType({answer: str(key) for answer, key in rows.all()})  # kept: nobody may change it
+
+    return columns.kept(session, f"answer keys by {by}", read)
 
 
 def _nullable(values: np.ndarray) -> list[float | None]:

@@ -76,7 +76,7 @@ def answer_slices(session: Session) -> list[dict[str, Any]]:
             "generator": generator or "unknown",
             "source": source or "unknown",
         }
-        for answer, document, question, generator, source in rows
+        for answer, document, question, generator, source in rows.all()
     ]
 
 

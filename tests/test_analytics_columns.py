@@ -209,17 +209,34 @@ def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> No
 
 
 def test_label_columns_line_up_with_the_rows(sample_project: Project, tmp_path: Path) -> None:
+    """Every label's answer, rater and tag as the rows say; its item the same as another label's
+    exactly where both are on points of one answer with one identity key, a point with no key
+    (as a point recorded before identities were) being an item of its own."""
+    from sqlalchemy import text
+
     _import(sample_project, tmp_path, seed=2)
+    with sample_project.sessions.begin() as session:  # two points of one answer lose their keys
+        first = "SELECT answer_id FROM data_points WHERE id = (SELECT min(id) FROM data_points)"
+        two = f"SELECT id FROM data_points WHERE answer_id = ({first}) ORDER BY id LIMIT 2"
+        assert session.execute(text(f"UPDATE data_points SET point_key = NULL WHERE id IN ({two})")).rowcount == 2
     with sample_project.sessions() as session:
         got = columns.labels(session, items=True, creators=True)
         rows = sql.item_labels(session, list(sql.rater_ids(session, None).values()))
         ids = {v: k for k, v in sql.rater_ids(session, None).items()}
+        identity = {
+            point: key
+            for point, key in session.execute(
+                text("SELECT id, answer_id || ' ' || coalesce(point_key, 'id:' || id) FROM data_points")
+            )
+        }
     seen = sorted(
         (got.answers[a], ids[r], TAGS[t])
         for a, r, t in zip(got.answer.tolist(), got.rater.tolist(), got.tag.tolist(), strict=True)
     )
     assert seen == sorted((a, ids[r], t) for a, r, t in zip(rows["answer"], rows["rater_id"], rows["tag"], strict=True))
-    assert len(np.unique(got.item)) == len(set(zip(rows["answer"], rows["item"], strict=True)))
+    same = set(zip(got.item.tolist(), [identity[p] for p in got.point.tolist()], strict=True))
+    assert len(same) == len(set(got.item.tolist())) == len({i for _, i in same})  # one item, one identity
+    assert len(same) == len(set(zip(rows["answer"], rows["item"], strict=True)))
 
 
 def test_label_columns_are_never_older_than_the_project(sample_project: Project, tmp_path: Path) -> None:
@@ -260,6 +277,14 @@ def test_label_columns_are_never_older_than_the_project(sample_project: Project,
             got = columns.labels(session)
             assert TAGS.index("irrelevant") == got.tag[got.point == point][0]
             lingering.close()
+        assert tags() != changed
+    else:  # a teammate's commit, from another connection of the server
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(sample_project.url)
+        with psycopg.connect(dbname=url.database, user=url.username, host=url.query["host"]) as other:
+            other.execute("UPDATE labels SET tag = 'irrelevant' WHERE data_point_id = %s", (point,))
         assert tags() != changed
 
 

@@ -179,7 +179,7 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
     with project.sessions() as session:
         ids = _pick_raters(session, raters)
         if level == "data-point":
-            sources = analytics.answer_sources(session)
+            sources = scoring.answer_keys(session, "source")  # as the scores by source: read once
             labels = columns.labels(session, list(ids.values()), items=True)
         else:
             table = scoring.score_table(session, list(ids.values()))
@@ -189,7 +189,7 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         tags = [t.value for t in TAG_ORDER]
         wide, item_answer = columnar.wide_matrix(labels, [ids[name] for name in order])
         result = {"raters": order, "level": level, **agreement_of(wide, tags)}
-        source_names = np.array([sources.get(a) or "unknown" for a in labels.answers], dtype=object)
+        source_names = np.array([sources[a] for a in labels.answers], dtype=object)
         names, source_of = np.unique(source_names, return_inverse=True)
         item_source = source_of[item_answer]  # by number: comparing a million strings took a second
         categories = category_table(wide, len(tags))  # once: each source's slice gives that source's figures
