@@ -121,7 +121,6 @@ class ReviewWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(self._on_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
-        QApplication.instance().installEventFilter(self)  # an answer shown is opened before any input
         if first_answer:
             self.open_answer(first_answer)
         elif self.queue_model.rows:
@@ -224,6 +223,7 @@ class ReviewWindow(QMainWindow):
         if prepared is not None:
             self.show_state(prepared.state, keep_point=False, prepared=prepared)
             self._opening = prepared.state  # saved right after the frame that shows it (event())
+            QApplication.instance().installEventFilter(self)  # or before any input, if that comes first
         else:
             review_actions.call_and_show(self, lambda: self.service.open(answer_id), keep_point=False)
         self.points.setFocus()
@@ -245,6 +245,7 @@ class ReviewWindow(QMainWindow):
         preview, self._opening = self._opening, None
         if preview is None:
             return
+        QApplication.instance().removeEventFilter(self)
         opened = self.service.open(preview.answer.id)
         if opened != preview:  # point ids may differ, then the selection must point at the saved ones
             self.show_state(opened)
@@ -259,7 +260,7 @@ class ReviewWindow(QMainWindow):
         return handled
 
     def eventFilter(self, _watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if self._opening is not None and event.type() in INPUT:
+        if event.type() in INPUT:
             self.finish_opening()  # a key or click acts on the saved points, never on a preview
         return False
 
@@ -424,7 +425,6 @@ class ReviewWindow(QMainWindow):
         self.finish_opening()
         self.clock.flush()
         QApplication.instance().removeEventFilter(self.clock)
-        QApplication.instance().removeEventFilter(self)
         self._prepare_timer.stop()
         self.dashboard.stop()
         self.dashboard.wait()
