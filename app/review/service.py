@@ -9,10 +9,13 @@ same thing, so they are one data point (storage/points.py), whichever was record
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from sqlalchemy import event
+from sqlalchemy.orm import Session
 
 from app.errors import AssayError
 from app.figures.scores import Scores
@@ -29,6 +32,8 @@ from storage.reviews import JudgeCounts, PointSnapshot, QueueRow, ReviewPoint
 from storage.rubric_results import RubricRecord, rubric_results
 
 ASSISTED, BLIND = "assisted", "blind"
+ANY = ""  # the answer of a commit that may have changed any answer
+_ANSWER = "assay.answer"  # a session's info key: the one answer its transaction changes
 __all__ = ["ASSISTED", "BLIND", "JudgeCounts", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
 
 
@@ -74,15 +79,26 @@ class ReviewService:
                 raise AssayError(f"{reviewer!r} is the name of a judge run; choose another reviewer name")
             rater = existing or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
         self.rater_id = rater.id
-        # Every commit to the project in this process (any window, worker or thread) counts: a state
-        # read before the count last moved may be stale.
-        self.commits = 0
+        # Every commit to the project in this process (any window, worker or thread), by the answer it
+        # changed; ANY: it may have changed any answer. A state read before its count moved may be stale.
+        self._commits: Counter[str] = Counter()
         event.listen(project.sessions, "after_commit", self._on_commit)
         self._undo: list[_Step] = []
         self._redo: list[_Step] = []
 
-    def _on_commit(self, _session) -> None:
-        self.commits += 1
+    def _on_commit(self, session) -> None:
+        self._commits[session.info.get(_ANSWER, ANY)] += 1
+
+    def changes(self, answer_id: str) -> tuple[int, int]:
+        """Moves whenever a commit in this process may have changed what opening the answer shows."""
+        return self._commits[ANY], self._commits[answer_id]
+
+    @contextmanager
+    def _saving(self, answer_id: str) -> Iterator[Session]:
+        """A transaction that changes this answer only (what other answers show stays as it was)."""
+        with self.project.sessions.begin() as session:
+            session.info[_ANSWER] = answer_id
+            yield session
 
     # ------------------------------------------------------------------ settings and queue
 
@@ -116,7 +132,7 @@ class ReviewService:
     def open(self, answer_id: str) -> ReviewState:
         """The answer as this reviewer sees it; the first time, their copy of the data points is made."""
         answer = self._answer(answer_id)
-        with self.project.sessions.begin() as session:
+        with self._saving(answer_id) as session:
             self._start(session, answer)
             return self._state(session, answer)
 
@@ -218,7 +234,7 @@ class ReviewService:
         if any(step.answer_id == answer_id for step in self._undo + self._redo):
             return None
         answer = self._answer(answer_id)
-        with self.project.sessions.begin() as session:
+        with self._saving(answer_id) as session:
             mine = reviews.snapshot(session, answer_id, self.rater_id)
             if reviews.reference_judge(session, answer_id) is None or not mine:
                 return None
@@ -396,7 +412,7 @@ class ReviewService:
         """Time spent actively reviewing (the window counts only while the reviewer is at work)."""
         if seconds <= 0:
             return
-        with self.project.sessions.begin() as session:
+        with self._saving(answer_id) as session:
             current = reviews.review(session, answer_id, self.rater_id).active_seconds
             reviews.update_review(session, answer_id, self.rater_id, active_seconds=current + seconds)
 
@@ -439,7 +455,7 @@ class ReviewService:
         raise AssayError("that data point no longer exists (it was merged, split or deleted)")
 
     def _change(self, answer_id: str, name: str, change) -> ReviewState:
-        with self.project.sessions.begin() as session:
+        with self._saving(answer_id) as session:
             before = reviews.snapshot(session, answer_id, self.rater_id)
             reviews.restore(session, answer_id, self.rater_id, change(before))
             after = reviews.snapshot(session, answer_id, self.rater_id)
@@ -456,13 +472,13 @@ class ReviewService:
         return self.state(answer_id)
 
     def _restore(self, answer_id: str, points: list[PointSnapshot], action: str) -> ReviewState:
-        with self.project.sessions.begin() as session:
+        with self._saving(answer_id) as session:
             reviews.restore(session, answer_id, self.rater_id, points)
             audit.append_audit(session, self.reviewer, f"review.{action.replace(' ', '_')}", "answer", answer_id, {})
         return self.state(answer_id)
 
     def _update_review(self, answer_id: str, action: str, **fields) -> ReviewState:
-        with self.project.sessions.begin() as session:
+        with self._saving(answer_id) as session:
             reviews.update_review(session, answer_id, self.rater_id, **fields)
             payload = {k: (v.value if isinstance(v, ReviewStatus) else v) for k, v in fields.items()}
             audit.append_audit(session, self.reviewer, action, "answer", answer_id, payload)

@@ -55,11 +55,11 @@ INPUT = (
 @dataclass(frozen=True)
 class PreparedAnswer:
     """The answer the reviewer will likely open next, read while they read this one: what opening it
-    will show (ReviewService.preview), and what showing it needs. Good only while `commits` is the
-    project's count of commits: any save, by anyone in this process, makes it stale."""
+    will show (ReviewService.preview), and what showing it needs. Good only while `changes` is what
+    ReviewService.changes says: a save that may have changed the answer makes it stale."""
 
     state: ReviewState
-    commits: int
+    changes: tuple[int, int]
     standing: Standing | None
     passages: list[Passage]  # of its document
     citations: list[Citation]  # in its text
@@ -121,7 +121,6 @@ class ReviewWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(self._on_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
-        QApplication.instance().installEventFilter(self)  # an answer shown is opened before any input
         if first_answer:
             self.open_answer(first_answer)
         elif self.queue_model.rows:
@@ -224,6 +223,7 @@ class ReviewWindow(QMainWindow):
         if prepared is not None:
             self.show_state(prepared.state, keep_point=False, prepared=prepared)
             self._opening = prepared.state  # saved right after the frame that shows it (event())
+            QApplication.instance().installEventFilter(self)  # or before any input, if that comes first
         else:
             review_actions.call_and_show(self, lambda: self.service.open(answer_id), keep_point=False)
         self.points.setFocus()
@@ -234,7 +234,7 @@ class ReviewWindow(QMainWindow):
         fresh = (
             prepared is not None
             and prepared.state.answer.id == answer_id
-            and prepared.commits == self.service.commits  # nothing saved since it was read
+            and prepared.changes == self.service.changes(answer_id)  # nothing saved since that changes it
             and self.isVisible()  # else no frame comes to open it after
         )
         return prepared if fresh else None
@@ -245,6 +245,7 @@ class ReviewWindow(QMainWindow):
         preview, self._opening = self._opening, None
         if preview is None:
             return
+        QApplication.instance().removeEventFilter(self)
         opened = self.service.open(preview.answer.id)
         if opened != preview:  # point ids may differ, then the selection must point at the saved ones
             self.show_state(opened)
@@ -259,7 +260,7 @@ class ReviewWindow(QMainWindow):
         return handled
 
     def eventFilter(self, _watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if self._opening is not None and event.type() in INPUT:
+        if event.type() in INPUT:
             self.finish_opening()  # a key or click acts on the saved points, never on a preview
         return False
 
@@ -271,9 +272,10 @@ class ReviewWindow(QMainWindow):
         row = self.table.currentIndex().row() + self._direction
         if not 0 <= row < self.queue_model.rowCount():
             return
-        commits = self.service.commits
+        answer_id = self.queue_model.answer_at(row).id
+        changes = self.service.changes(answer_id)
         try:
-            state = self.service.preview(self.queue_model.answer_at(row).id)
+            state = self.service.preview(answer_id)
         except AssayError:
             return  # gone meanwhile: moving there will say so
         answer = state.answer
@@ -286,7 +288,7 @@ class ReviewWindow(QMainWindow):
         citations = find_citations(answer.text, passages)
         self.prepared = PreparedAnswer(
             state,
-            commits,
+            changes,
             reference_standing(self.project.sessions, answer.id),
             passages,
             citations,
@@ -423,7 +425,6 @@ class ReviewWindow(QMainWindow):
         self.finish_opening()
         self.clock.flush()
         QApplication.instance().removeEventFilter(self.clock)
-        QApplication.instance().removeEventFilter(self)
         self._prepare_timer.stop()
         self.dashboard.stop()
         self.dashboard.wait()
