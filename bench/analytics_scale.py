@@ -304,7 +304,14 @@ def _postgres_project(server: str, keep: bool, answers: int, points: int, quiet:
         _build_once(server.replace("/postgres?", f"/{name}_part?"), answers, points, quiet)
         connection.exec_driver_sql(f"ALTER DATABASE {name}_part RENAME TO {name}")
     admin.dispose()
-    return server.replace("/postgres?", f"/{name}?")
+    url = server.replace("/postgres?", f"/{name}?")
+    # Measured on a settled server: autovacuum would otherwise analyse the freshly loaded tables
+    # while the figures are computed (it does so minutes after any bulk load).
+    settled = create_engine(url, isolation_level="AUTOCOMMIT")
+    with settled.connect() as connection:
+        connection.exec_driver_sql("VACUUM ANALYZE")
+    settled.dispose()
+    return url
 
 
 def main() -> None:
