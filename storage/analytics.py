@@ -213,28 +213,29 @@ def pair_details(
 def _points_by_id(
     connection: Connection, judge_points: list[int], human_points: list[int], judge_id: int
 ) -> list[tuple[int, str, float | None]]:
-    """`pair_details` on PostgreSQL: the points, then the judge's labels, each picked by id from an
-    array given as one literal (as a list, psycopg took 0.3 s to send it)."""
+    """`pair_details` on PostgreSQL: the judge's points with its confidence, then the human's words,
+    each picked by id from an array given as one literal (as a list, psycopg took 0.3 s to send it),
+    read as the driver's own tuples (SQLAlchemy's rows took 0.9 s of 2.5 at 133,000 pairs)."""
 
-    def ids(points: Any) -> str:
+    def ids(points: list[int]) -> str:
         return "{" + ",".join(map(str, points)) + "}"
 
-    points = connection.execute(
-        text("SELECT id, ordinal, text FROM data_points WHERE id = ANY(CAST(:ids AS integer[]))"),
-        {"ids": ids({*judge_points, *human_points})},
-    )
-    found = {point: (ordinal, words) for point, ordinal, words in points.all()}
-    labels = connection.execute(
-        text(
-            "SELECT data_point_id, confidence FROM labels "
-            "WHERE rater_id = :judge_id AND data_point_id = ANY(CAST(:ids AS integer[]))"
-        ),
-        {"ids": ids(judge_points), "judge_id": judge_id},
-    )
-    confidence: dict[int, float | None] = {point: value for point, value in labels.all()}
-    if not found.keys() >= {*judge_points, *human_points}:  # a point deleted since its pair was made
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(
+            "SELECT p.id, p.ordinal, l.confidence FROM data_points p "
+            "LEFT JOIN labels l ON l.data_point_id = p.id AND l.rater_id = %s "
+            "WHERE p.id = ANY(CAST(%s AS integer[]))",
+            (judge_id, ids(judge_points)),
+        )
+        judged = {point: (ordinal, confidence) for point, ordinal, confidence in cursor.fetchall()}
+        cursor.execute("SELECT id, text FROM data_points WHERE id = ANY(CAST(%s AS integer[]))", (ids(human_points),))
+        words: dict[int, str] = dict(cursor.fetchall())
+    finally:
+        cursor.close()
+    if not (judged.keys() >= set(judge_points) and words.keys() >= set(human_points)):  # deleted since paired
         raise StorageError("data points changed while the figures were read: compute them again")
-    return [(found[j][0], found[h][1], confidence.get(j)) for j, h in zip(judge_points, human_points, strict=True)]
+    return [(judged[j][0], words[h], judged[j][1]) for j, h in zip(judge_points, human_points, strict=True)]
 
 
 def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sqlalchemy import text
 
 from app.cli import main
 from app.figures import analytics, columnar
@@ -188,6 +189,9 @@ def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> No
     ]
     judge = LemajJudge(ScriptedBackendStandIn(outputs + [json.dumps({"missing": []})] * 5), Mode.TWO_STAGE)
     run_judge(sample_project.sessions, judge, "judge", answer_ids=ids)
+    judged = "rater_id = (SELECT id FROM raters WHERE name = 'judge')"
+    with sample_project.sessions.begin() as session:  # a judge that generates its tags gives no confidence
+        session.execute(text(f"UPDATE labels SET confidence = (id % 7) / 7.0 WHERE {judged}"))
     reviewer = ReviewService(sample_project, "ana")
     for n, answer_id in enumerate(ids[:3]):
         state = reviewer.open(answer_id)
@@ -206,6 +210,7 @@ def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> No
     slow = analytics.alignment_by_rows(sample_project, "judge", "ana")
     assert fast == slow
     assert fast["n_pairs"] > 0 and fast["disagreements"] and fast["correctness"]["n_answers"] == 3
+    assert len({d["judge_confidence"] for d in fast["disagreements"]}) > 2  # each its own, not all None
 
 
 def test_label_columns_line_up_with_the_rows(sample_project: Project, tmp_path: Path) -> None:
