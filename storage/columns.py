@@ -62,21 +62,26 @@ def labels(
     the rater who recorded that data point. Read once per committed state of the project
     (`_Watch`): the dashboard's figures share one read."""
     connection = session.connection()
-    if _watch(connection) is None:  # the database picks the raters' labels
+    watch = _watch(connection)  # asked once: on PostgreSQL each ask is a round trip
+
+    def part(name: str, read: Callable[[Connection], T]) -> T:
+        return _kept(watch, connection, name, read)
+
+    if watch is None:  # the database picks the raters' labels
         rater, point, tag = _label_columns(connection, rater_ids)
     else:  # every rater's labels are kept: the figures ask for different raters
-        rater, point, tag = kept(session, "labels", lambda c: _label_columns(c, None))
+        rater, point, tag = part("labels", lambda c: _label_columns(c, None))
         if rater_ids is not None:
             keep = np.isin(rater, rater_ids)
             rater, point, tag = rater[keep], point[keep], tag[keep]
-    answers, point_answer, ids = kept(session, "points", _points_by_answer)
+    answers, point_answer, ids = part("points", _points_by_answer)
     where = _positions(ids, point)
     found: dict[str, Any] = {"answers": answers, "rater": rater, "tag": tag, "point": point}
     found["answer"] = point_answer[where]
     if items:
-        found["item"] = kept(session, "items", lambda c: _point_items(c, ids, point_answer))[where]
+        found["item"] = part("items", lambda c: _point_items(c, ids, point_answer))[where]
     if creators:
-        point_creator = kept(session, "creators", lambda c: _point_creators(c, ids))
+        point_creator = part("creators", lambda c: _point_creators(c, ids))
         found |= {"creator": point_creator[where], "point_answer": point_answer, "point_creator": point_creator}
     return Labels(**found)
 
@@ -85,7 +90,10 @@ def kept(session: Session, name: str, read: Callable[[Connection], T]) -> T:
     """What `read` gives, read once per committed state of the project (`_Watch`), where it can be
     kept: the figures computed one after another share one read. What is kept cannot be changed."""
     connection = session.connection()
-    watch = _watch(connection)
+    return _kept(_watch(connection), connection, name, read)
+
+
+def _kept(watch: _Watch | None, connection: Connection, name: str, read: Callable[[Connection], T]) -> T:
     found = None if watch is None else watch.part(name, read)
     return read(connection) if found is None else found
 

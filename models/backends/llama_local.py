@@ -198,14 +198,14 @@ class LlamaBackend:
         shared = self._shared_prefix(layout.tokens)
         if shared >= layout.document_end:
             return shared, 0
-        document = layout.tokens[: layout.document_end]
+        document = layout.tokens[: layout.document_end]  # the prompt goes on after it: never all of it
         if self._load_state(document):
-            return self._shared_prefix(layout.tokens), 0
+            return len(document), 0
         shared = self._shared_prefix(layout.tokens)  # less than before if a damaged state emptied the cache
         self.llm.n_tokens = shared
         self.llm.eval(document[shared:])
         self._save_state(document)
-        return self._shared_prefix(layout.tokens), len(document) - shared
+        return len(document), len(document) - shared
 
     def _state_file(self, document: list[int]) -> Path:
         """Named by everything the state depends on: the model file, the build, how it evaluates."""
