@@ -8,14 +8,23 @@ per check family (its docstring says which); `verify` runs them all on one claim
 
 from models.verifier.checks import Reason
 from models.verifier.document import CitedRef, Document, Source
-from models.verifier.verify import INCORRECT, NEEDS_REVIEW, SUPPORTED, UNVERIFIABLE, ClaimResult, verify_claim
+from models.verifier.verify import (
+    INCORRECT,
+    NEEDS_REVIEW,
+    SUPPORTED,
+    UNCONFIRMED,
+    UNVERIFIABLE,
+    ClaimResult,
+    verify_claim,
+)
 
-VERSION = "1"
+VERSION = "2"  # 2: the learned claim checker decides "supported", "unconfirmed" and its own flags
 
 __all__ = [
     "INCORRECT",
     "NEEDS_REVIEW",
     "SUPPORTED",
+    "UNCONFIRMED",
     "UNVERIFIABLE",
     "VERSION",
     "CitedRef",

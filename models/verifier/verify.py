@@ -21,6 +21,7 @@ from models.verifier.document import CitedRef, Document, aligned
 from models.verifier.text import canonical, content_words
 
 SUPPORTED, INCORRECT, NEEDS_REVIEW, UNVERIFIABLE = "supported", "incorrect", "needs_review", "unverifiable"
+UNCONFIRMED = "unconfirmed"  # a passage found as evidence, with no verdict (set with the claim checker's help)
 _LABEL = re.compile(r"\s*(?:\(?(?:\d{1,2}(?:\.\d{1,2})*|[ivx]{1,4}|[a-z])[.)]|[-*•–])\s+")
 MIN_SHARED = 0.5  # share of the claim's content words a passage must hold to be the one it is about
 
