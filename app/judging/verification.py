@@ -285,6 +285,25 @@ def finding_at(report: AnswerReport | None, start: int | None, end: int | None) 
     return best[1]
 
 
+VERDICT_WORDS = {
+    SUPPORTED: "found in the document",
+    UNCONFIRMED: "not confirmed: the closest passage is evidence, not a verdict",
+    INCORRECT: "flagged",
+    NEEDS_REVIEW: "needs review",
+    UNVERIFIABLE: "nothing in the document to check this against",
+}
+
+
+def verdict_text(point: PointReport) -> str:
+    """The verdict in a lawyer's words, with its passage and the claim checker's probability:
+    "not confirmed: the closest passage is evidence, not a verdict (par_12; unsupported 0.34)"."""
+    details = [point.passage] if point.passage else []
+    if point.probability is not None:
+        details.append(f"unsupported {point.probability:.2f}")
+    words = VERDICT_WORDS.get(point.verdict, point.verdict)
+    return words + (f" ({'; '.join(details)})" if details else "")
+
+
 def reasons_text(point: PointReport | None) -> str:
     """The reasons of a verdict in one line: "value_mismatch: the answer says '30 days', the document
     'sixty (60) days' (par_12)"."""
@@ -303,7 +322,8 @@ def with_verifier_columns(sessions: sessionmaker[Session], points: list[dict[str
     for p in points:
         found = finding_at(reports.get(p["answer_id"]), p.get("span_start"), p.get("span_end"))
         p["verifier_verdict"] = found.verdict if found else ""
-        p["verifier_reasons"] = reasons_text(found)
+        p["verifier_probability"] = found.probability if found else None
+        p["verifier_reasons"] = reasons_text(found) or (verdict_text(found) if found else "")
     return points
 
 

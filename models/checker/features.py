@@ -43,7 +43,8 @@ TOP = 3  # passages whose union is compared with the claim
 
 
 def _stems(text: str) -> list[str]:
-    return [stem(w) for w in TOKEN.findall(canonical(text)) if w not in STOPWORDS and len(w) > 2]
+    """Content words, crudely stemmed; a verdict ("Yes.") is no content to look for."""
+    return [stem(w) for w in TOKEN.findall(canonical(text)) if w not in STOPWORDS and len(w) > 2 and w != "yes"]
 
 
 def _tokens(text: str) -> list[str]:

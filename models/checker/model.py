@@ -67,7 +67,9 @@ class ClaimChecker:
             if m is None:
                 out.append(None)
                 continue
-            out.append(Assessment(float(p[row]), float(c[row]), m.passage, p[row] >= flag, p[row] <= support, kind))
+            out.append(
+                Assessment(float(p[row]), float(c[row]), m.passage, bool(p[row] >= flag), bool(p[row] <= support), kind)
+            )
             row += 1
         return out
 

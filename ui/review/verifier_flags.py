@@ -14,6 +14,7 @@ _BADGE = {
     "incorrect": ("⚑ Verifier flags this point", "#b00020"),
     "needs_review": ("⚠ Verifier: needs review", "#8a5a00"),
     "supported": ("✓ Verifier: found in the document (not a reviewer's correct)", "#1b5e20"),
+    "unconfirmed": ("· Verifier: not confirmed — the closest passage is evidence, not a verdict", "#555"),
     "unverifiable": ("· Verifier: nothing in the document to check this against", "#666"),
 }
 
@@ -51,6 +52,15 @@ def describe(point: PointReport) -> str:
     """Rich text: the badge, then each reason with the claim and the document side by side."""
     title, colour = _BADGE.get(point.verdict, (point.verdict, "#666"))
     lines = [f'<b style="color:{colour}">{html.escape(title)}</b>']
+    if not point.reasons and point.passage:  # the evidence found, to read for oneself
+        where = html.escape(point.passage)
+        lines[0] += f' · <a href="passage:{where}">show {where}</a>'
+    if point.probability is not None:
+        lines.append(
+            f"<small>claim checker: {point.probability:.0%} likely that the document does not support this"
+            + (f", {point.contradiction:.0%} of that a contradiction" if point.verdict == "incorrect" else "")
+            + "</small>"
+        )
     for reason in point.reasons:
         claim, document = _highlighted(reason)
         where = reason.get("passage")

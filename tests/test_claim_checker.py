@@ -1,0 +1,119 @@
+"""The learned claim checker as a lawyer meets it: a claim the contract makes is not flagged, one it never
+makes is, with the passage it compared them with; "supported" only where the checker is sure, else the
+passage is evidence with no verdict; the probability is the flagged point's confidence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.ingest.datasets import import_dataset
+from app.judging.verification import Verifier, verify_project
+from app.project import Project
+from models.checker import ClaimChecker, Evidence, shipped
+from models.checker.model import MODEL_FILE
+
+CONTRACT = """MUTUAL NON-DISCLOSURE AGREEMENT
+
+This Agreement is made between Acme Corp ("Disclosing Party") and Beta LLC ("Receiving Party").
+
+1. Confidential Information. "Confidential Information" means all technical and business information
+disclosed by the Disclosing Party, whether in writing or orally.
+
+2. Obligations. The Receiving Party shall hold the Confidential Information in strict confidence and shall
+not disclose it to any third party without the prior written consent of the Disclosing Party.
+
+3. Term. This Agreement shall remain in effect for three (3) years from the Effective Date.
+
+4. Governing Law. This Agreement shall be governed by the laws of the State of New York.
+"""
+MADE = "The Receiving Party shall not disclose the Confidential Information to any third party."
+NEVER_MADE = "The Receiving Party may retain copies for archival backup purposes on its servers in Singapore."
+
+
+def _evidence() -> Evidence:
+    paragraphs = [p for p in CONTRACT.split("\n\n") if p.strip()]
+    return Evidence.of([(f"par_{i}", p) for i, p in enumerate(paragraphs, start=1)])
+
+
+def test_a_claim_the_contract_makes_is_less_likely_unsupported_than_one_it_never_makes() -> None:
+    checker = shipped()
+    made, never = checker.assess_many([(MADE, "supported", 0.0), (NEVER_MADE, "unverifiable", 1.0)], _evidence())
+    assert made is not None and never is not None
+    assert made.kind == never.kind == "contract"
+    assert made.p_unsupported < 0.5 < never.p_unsupported
+    assert not made.flagged and never.flagged
+    assert made.passage == "par_4"  # "2. Obligations", where the claim's words are
+
+
+def test_a_bare_verdict_has_nothing_to_check() -> None:
+    assert shipped().assess_many([("Yes.", "unverifiable", 0.0)], _evidence()) == [None]
+
+
+def test_features_are_the_same_in_every_process() -> None:
+    """String hashing differs between processes: sums and ties must not depend on a set's order."""
+    code = (
+        "import sys; sys.path.insert(0, '.');"
+        "from tests.test_claim_checker import _evidence, NEVER_MADE, MADE;"
+        "from models.checker.features import measure;"
+        "print([measure(c, _evidence(), 'supported', 0.5).values for c in (MADE, NEVER_MADE)])"
+    )
+    root = Path(__file__).resolve().parent.parent
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=root, env={"PYTHONHASHSEED": seed}, capture_output=True, text=True
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1 and runs.pop().startswith("[")
+
+
+def test_a_model_of_other_features_is_refused_with_a_sentence(tmp_path: Path) -> None:
+    data = json.loads(MODEL_FILE.read_text())
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ValueError, match="rebuild it"):
+        ClaimChecker(data)
+
+
+@pytest.fixture
+def contract_project(project: Project, tmp_path: Path) -> Project:
+    folder = tmp_path / "nda"
+    (folder / "documents").mkdir(parents=True)
+    (folder / "documents" / "nda.txt").write_text(CONTRACT)
+    answer = f"{MADE} {NEVER_MADE} This Agreement shall be governed by the laws of the State of New York."
+    row = {"id": "nda-1", "document": "nda.txt", "question": "What does the NDA say?", "answer": answer}
+    (folder / "qa.jsonl").write_text(json.dumps(row) + "\n")
+    import_dataset(project.sessions, folder)
+    return project
+
+
+def test_verify_says_supported_only_where_the_checker_is_sure_and_keeps_its_probability(
+    contract_project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--db", contract_project.url, "verify", "--json"]) == 0
+    points = json.loads(capsys.readouterr().out)["answers"][0]["points"]
+    assert {p["verdict"] for p in points} <= {"supported", "unconfirmed", "incorrect", "needs_review", "unverifiable"}
+    never = next(p for p in points if p["text"].startswith("The Receiving Party may retain"))
+    assert never["verdict"] == "incorrect" and never["probability"] > 0.5
+    assert never["reasons"][0]["check"] in ("unsupported", "contradicted")
+    thresholds = shipped().thresholds["support"]["contract"]
+    for p in points:
+        assert p["probability"] is not None and p["passage"]
+        if p["verdict"] == "supported":
+            assert p["probability"] <= thresholds
+    # the flagged point's stored confidence is the checker's probability: what triage and calibration use
+    assert main(["--db", contract_project.url, "show", "nda-1", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    stored = [p for p in shown["raters"]["verifier"] if p["tag"] == "incorrect"]
+    assert stored and stored[0]["confidence"] == pytest.approx(never["probability"], abs=1e-3)
+
+
+def test_rules_alone_give_the_old_verdicts_without_probabilities(contract_project: Project) -> None:
+    rules = Verifier(contract_project.sessions, rules_only=True)
+    reports = verify_project(contract_project.sessions, ["nda-1"], save=False, verifier=rules)
+    assert all(p.probability is None and p.verdict != "unconfirmed" for p in reports[0].points)
