@@ -198,7 +198,7 @@ def trained(train: Points) -> dict:
         p = calibrated(raw[mine], table)
         checker["calibration"][k] = table
         checker["flag"][k] = flag_threshold(p, train.y[mine])
-        checker["support"][k] = support_threshold(p, train.y[mine])
+        checker["support"][k] = min(support_threshold(p, train.y[mine]), checker["flag"][k])  # never both
     return checker
 
 

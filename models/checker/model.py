@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from models.checker.features import FEATURES, Evidence, measure
+from models.checker.features import ABSENCE, FEATURES, Evidence, measure
 
 MODEL_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "model.json"
 
@@ -63,13 +63,13 @@ class ClaimChecker:
         flag, support = self.thresholds["flag"][kind], self.thresholds["support"][kind]
         out: list[Assessment | None] = []
         row = 0
-        for m in measured:
+        for (claim, _, _), m in zip(claims, measured, strict=True):
             if m is None:
                 out.append(None)
                 continue
-            out.append(
-                Assessment(float(p[row]), float(c[row]), m.passage, bool(p[row] >= flag), bool(p[row] <= support), kind)
-            )
+            decides = ABSENCE.search(claim) is None  # a claim of silence is neither flagged nor confirmed
+            flagged, supported = decides and p[row] >= flag, decides and p[row] <= support
+            out.append(Assessment(float(p[row]), float(c[row]), m.passage, bool(flagged), bool(supported), kind))
             row += 1
         return out
 
