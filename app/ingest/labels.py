@@ -6,6 +6,19 @@ One JSON object per line: ``answer_id``, ``rater``, optional ``kind`` (human or 
 (``<correct>…</correct> <missing>…</missing>``). A text equal to an existing data point of that
 answer labels that point; any other text creates a data point of the rater.
 
+Or span labels, as RAGTruth and ContractNLI give them: ``spans`` (or ``labels``, with ``id`` for the
+answer as in a dataset's truth.jsonl), a list of ``{"start", "end", "label"}`` character offsets into the
+answer, label ``supported``, ``contradicted`` or ``unsupported``, with an optional ``text`` that must be
+``answer[start:end]`` (else the labels were made for another answer text). Tags are given to data
+points, so spans are mapped onto the answer's own segmentation (``segment_answer``, the points a judge
+run and a reviewer start from; never another rater's added points): a point is ``incorrect`` when it
+shares a non-whitespace character with any contradicted or unsupported span, else ``correct`` — text
+outside every span counts as supported, as in RAGTruth, and an error anywhere in a claim makes the
+claim wrong, even where a supported span overlaps it too. A span across two points marks both; an
+empty list says the whole answer is supported. Each label's rationale names the spans that decided it.
+The points are the rater's own records (found again on a re-import), keyed with other raters' points
+of the same span. A line without ``rater`` takes the one the caller names (``--rater``).
+
 Imported labels take part like native ones: a human rater's line is a submitted review of the answer
 (``"sampled": true`` says the answer was drawn at random for review, so the review backs triage
 bounds and estimates), and a judge rater's line is that judge's run on the answer.
@@ -23,6 +36,7 @@ from sqlalchemy import select
 from app.errors import InvalidInput
 from app.ingest.datasets import jsonl_objects
 from app.project import Project
+from models.segmentation import Segment, segment_answer
 from models.verdict import align
 from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage import answers, audit, documents, raters, reviews, statistics
@@ -30,6 +44,7 @@ from storage.points import key_points
 from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow
 
 _MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
+SPAN_LABELS = ("supported", "contradicted", "unsupported")
 
 
 @dataclass
@@ -67,12 +82,23 @@ def _field_problem(point: dict[str, Any]) -> str | None:
     return None
 
 
-def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def _records(path: Path, default_rater: str | None) -> list[tuple[str, dict[str, Any]]]:
     records = []
     for place, record in jsonl_objects(path):
+        spans = "spans" in record or "labels" in record
+        if spans and "answer_id" not in record:
+            record["answer_id"] = record.get("id")
+        if record.get("rater") is None:
+            if default_rater is None:
+                raise InvalidInput(place, "no 'rater' on this line: give one, or name the rater with --rater")
+            record["rater"] = default_rater
         for key in ("answer_id", "rater"):
             if not isinstance(record.get(key), str) or not record[key].strip():
                 raise InvalidInput(place, f"field {key!r} is missing or not text")
+        if spans:
+            record["spans"] = _checked_spans(place, record)
+            records.append((place, _checked_kind(place, record)))
+            continue
         points = record.get("data_points", record.get("markup"))
         if isinstance(points, str):
             points = parse_markup(points)
@@ -87,19 +113,75 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 raise InvalidInput(place, f"data point {i}: give a 'data_point_id' or a 'text'")
             if problem := _field_problem(point):
                 raise InvalidInput(place, f"data point {i}: {problem}")
-        if _text(record.get("kind", "human")) not in {k.value for k in RaterKind}:
-            raise InvalidInput(place, "field 'kind' must be human or judge")
-        if not isinstance(record.get("sampled", False), bool):
-            raise InvalidInput(place, "field 'sampled' must be true or false")
         record["data_points"] = points
-        records.append((place, record))
+        records.append((place, _checked_kind(place, record)))
     return records
 
 
-def import_labels(project: Project, path: Path, actor: str = "import-labels") -> LabelImportSummary:
+def _checked_kind(place: str, record: dict[str, Any]) -> dict[str, Any]:
+    if _text(record.get("kind", "human")) not in {k.value for k in RaterKind}:
+        raise InvalidInput(place, "field 'kind' must be human or judge")
+    if not isinstance(record.get("sampled", False), bool):
+        raise InvalidInput(place, "field 'sampled' must be true or false")
+    return record
+
+
+def _checked_spans(place: str, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A line's spans, checked for all that can be known without the answer's text."""
+    if "data_points" in record or "markup" in record:
+        raise InvalidInput(place, "give spans or data points, not both")
+    spans = record["spans"] if "spans" in record else record["labels"]
+    if not isinstance(spans, list):
+        raise InvalidInput(place, "field 'spans' must be a list (empty when the whole answer is supported)")
+    for i, span in enumerate(spans, start=1):
+        if not isinstance(span, dict) or type(span.get("start")) is not int or type(span.get("end")) is not int:
+            raise InvalidInput(place, f"span {i}: 'start' and 'end' must be whole numbers")
+        if span["start"] < 0 or span["end"] <= span["start"]:
+            raise InvalidInput(place, f"span {i}: needs 0 <= start < end, got {span['start']}-{span['end']}")
+        if span.get("label") not in SPAN_LABELS:
+            raise InvalidInput(place, f"span {i}: 'label' must be supported, contradicted or unsupported")
+        if span.get("text") is not None and not isinstance(span["text"], str):
+            raise InvalidInput(place, f"span {i}: 'text' must be text")
+    return spans
+
+
+def _span_points(place: str, answer: str, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answer's segmentation as data points, each tagged from the spans it shares text with
+    (the rule is in the module docstring); refuses spans that do not fit this answer's text."""
+    for i, span in enumerate(spans, start=1):
+        if span["end"] > len(answer):
+            raise InvalidInput(place, f"span {i}: ends at {span['end']}, past the answer's {len(answer)} characters")
+        if span.get("text") is not None and span["text"] != answer[span["start"] : span["end"]]:
+            raise InvalidInput(place, f"span {i}: its text is not the answer's text at {span['start']}-{span['end']}")
+    points = []
+    for segment in segment_answer(answer) or [Segment(0, len(answer), answer)]:
+        hits = [s for s in spans if _shares_text(answer, segment, s)]
+        errors = [s for s in hits if s["label"] != "supported"]
+        reasons = [f"span label {s['label']}: '{answer[s['start'] : s['end']]}'" for s in errors or hits]
+        points.append(
+            {
+                "text": segment.text,
+                "span": [segment.start, segment.end],
+                "context": [segment.context_start, segment.context_end],
+                "tag": Tag.INCORRECT.value if errors else Tag.CORRECT.value,
+                "rationale": "; ".join(reasons) or "outside every span: supported",
+            }
+        )
+    return points
+
+
+def _shares_text(answer: str, segment: Segment, span: dict[str, Any]) -> bool:
+    common = answer[max(segment.start, span["start"]) : min(segment.end, span["end"])]
+    return any(not ch.isspace() for ch in common)
+
+
+def import_labels(
+    project: Project, path: Path, actor: str = "import-labels", default_rater: str | None = None
+) -> LabelImportSummary:
+    """Import a labels file in one transaction; `default_rater` is the rater of lines that name none."""
     if not path.is_file():
         raise InvalidInput(str(path), "no such file")
-    records = _records(path)
+    records = _records(path, default_rater)
     summary = LabelImportSummary(lines=len(records))
     sampled: list[str] = []
     with project.sessions.begin() as session:
@@ -107,6 +189,8 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
             answer = answers.answer_detail(session, record["answer_id"])
             if answer is None:
                 raise InvalidInput(place, f"no answer {record['answer_id']!r} in the project")
+            if "spans" in record:
+                record["data_points"] = _span_points(place, answer.text, record["spans"])
             rater = raters.rater_named(session, record["rater"])
             if rater is None:
                 kind = RaterKind(record.get("kind", "human"))
@@ -124,7 +208,10 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
             created_before = summary.data_points_created
             new_ids: list[int] = []
             for i, point in enumerate(record["data_points"], start=1):
-                row = _target(session, place, i, point, answer, rater.id, existing, by_text, used, summary)
+                if "spans" in record:
+                    row = _own_point(session, answer.id, rater.id, point, existing, summary)
+                else:
+                    row = _target(session, place, i, point, answer, rater.id, existing, by_text, used, summary)
                 if summary.data_points_created > created_before + len(new_ids):
                     new_ids.append(row.id)
                 session.merge(
@@ -165,6 +252,30 @@ def import_labels(project: Project, path: Path, actor: str = "import-labels") ->
             statistics.add_sampled(session, sorted(set(sampled)), None, population, actor)
     summary.sampled = len(set(sampled))
     return summary
+
+
+def _own_point(session, answer_id: str, rater_id: int, point, existing, summary) -> DataPointRow:
+    """The rater's own record of a segment, found again on a re-import: their review then holds every
+    point of the answer, and key_points pairs it with other raters' points of the same span."""
+    start, end = point["span"]
+    for row in existing.values():
+        if row.rater_id == rater_id and (row.span_start, row.span_end) == (start, end):
+            return row
+    row = DataPointRow(
+        answer_id=answer_id,
+        rater_id=rater_id,
+        ordinal=len(existing),
+        text=point["text"],
+        span_start=start,
+        span_end=end,
+        context_start=point["context"][0],
+        context_end=point["context"][1],
+    )
+    session.add(row)
+    session.flush()
+    existing[row.id] = row
+    summary.data_points_created += 1
+    return row
 
 
 def _judged(session, rater_id: int, answer_id: str) -> None:
