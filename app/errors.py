@@ -19,6 +19,7 @@ __all__ = [
     "ProjectTooNew",
     "StorageError",
     "WrongPassphrase",
+    "file_problem",
 ]
 
 
@@ -41,3 +42,16 @@ class PasswordRequired(InvalidInput):
         super().__init__(path, problem)
         self.name = name
         self.wrong = wrong
+
+
+def file_problem(exc: OSError) -> str:
+    """What an operating-system error says about a path, in words: no errno, no repeated path."""
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder, not a file"
+    if isinstance(exc, NotADirectoryError | FileExistsError):  # FileExistsError: a file where a folder must be made
+        return "a part of its path is a file, not a folder"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or folder"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return (exc.strerror or str(exc)).rstrip(".").lower()

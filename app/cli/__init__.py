@@ -11,21 +11,23 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy import make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError, SQLAlchemyError
 
-from app.cli import admin, export, figures, ingest, judging, review
+from app.cli import admin, contract, export, figures, ingest, judging, review
 from app.cli.parser import build_parser
-from app.errors import AssayError
-from app.ingest.datasets import import_dataset
-from app.project import SAMPLE_DATASET, AskPassphrase, Project, project_passphrase, project_url
+from app.errors import AssayError, InvalidInput, file_problem
+from app.project import AskPassphrase, Project, project_passphrase, project_url
 
 EXIT_INVALID = 2
+EXAMPLE_URL = "postgresql+psycopg://user@host/assay"
 
 Command = Callable[[Project, argparse.Namespace], int]
 
 COMMANDS: dict[str, Command] = {
     **admin.COMMANDS,
     **ingest.COMMANDS,
+    **contract.COMMANDS,
     **judging.COMMANDS,
     **review.COMMANDS,
     **figures.COMMANDS,
@@ -46,11 +48,13 @@ def main(
         print(f"assay: '{args.command}' needs the desktop application (run it as `assay`)", file=sys.stderr)
         return EXIT_INVALID
     try:
+        if args.db is not None and not args.db.strip():  # else the default project would open, unasked for
+            raise InvalidInput("--db", f"no URL given, e.g. {EXAMPLE_URL}")
         url = project_url(args.project, args.db)
         ask = ask_in_window if ask_in_window and args.command in (window_commands or {}) else admin.ask_in_terminal
         if args.command == "restore":  # the file it replaces may not open at all
             return admin.restore(args, ask)
-        project = Project.open(url, project_passphrase(url, args.encrypt, ask))
+        project = _open(url, args, ask)
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -66,7 +70,31 @@ def main(
         project.close()
 
 
+def _open(url: str, args: argparse.Namespace, ask: AskPassphrase) -> Project:
+    """The project, or one sentence on why it cannot be opened (storage names a bad project file)."""
+    try:
+        return Project.open(url, project_passphrase(url, args.encrypt, ask))
+    except OSError as exc:  # its folder cannot be made: a file in the way, no permission
+        raise InvalidInput(str(args.project or url), f"cannot open or create the project: {file_problem(exc)}") from exc
+    except (ArgumentError, ModuleNotFoundError, SQLAlchemyError) as exc:
+        if args.db is None:  # a project file's problems are named by storage: anything else is a bug
+            raise
+        if isinstance(exc, ArgumentError):
+            raise InvalidInput("--db", f"not a database URL Assay can use, e.g. {EXAMPLE_URL}") from exc
+        if isinstance(exc, ModuleNotFoundError):
+            raise InvalidInput(f"--db {_shown(url)}", f"its database driver is not installed ({exc.name})") from exc
+        problem = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]  # a server unreachable, or refusing
+        raise InvalidInput(f"--db {_shown(url)}", f"cannot open the database: {problem}") from exc
+
+
+def _shown(url: str) -> str:
+    """A database URL without its password."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def prepare_gui(project: Project, args: argparse.Namespace) -> None:
     """What `assay gui` does before the window opens."""
     if args.sample and not project.answers():
-        import_dataset(project.sessions, SAMPLE_DATASET)
+        from app.judging.sample_tour import import_sample  # its labelled set and the verifier's run on it
+
+        import_sample(project)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import ipaddress
+import re
 import sys
 from pathlib import Path
 
 from app import backups
-from app.cli.output import print_summary
+from app.cli.output import print_summary, writing
 from app.errors import AssayError, InvalidInput
 from app.project import AskPassphrase, Project, project_passphrase, project_url
 from storage.db import url_for_path
@@ -39,11 +41,32 @@ def _info(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _host(text: str) -> str:
+    """A host as an API judge's URL names it (`urlsplit(...).hostname`: lower case, no port): a URL or
+    a host:port allowed would never match, and the judge would still be refused."""
+    host = text.strip().lower()
+    try:
+        return str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        pass
+    if not re.fullmatch(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*", host):
+        raise InvalidInput(repr(text), "not a host: write the host alone, e.g. 10.0.0.7 or llm.example.com")
+    return host
+
+
 def _network(project: Project, args: argparse.Namespace) -> int:
+    if args.action == "list" and args.host:
+        raise AssayError("network list takes no host: allow or forbid one with `assay network allow|forbid HOST`")
     if args.action != "list":
         if not args.host:
             raise AssayError(f"network {args.action} needs a host, e.g. 10.0.0.7 or llm.example.com")
-        project.set_host_allowed(args.host, args.action == "allow", getpass.getuser())
+        host = _host(args.host)
+        if args.action == "forbid":  # a typo would leave the host meant still allowed
+            host = next((h for h in project.allowed_hosts() if h.lower() == host), "")
+            if not host:
+                allowed = ", ".join(project.allowed_hosts()) or "none"
+                raise InvalidInput(repr(args.host), f"not an allowed host (allowed: {allowed})")
+        project.set_host_allowed(host, args.action == "allow", getpass.getuser())
     hosts = project.allowed_hosts()
     print("\n".join(hosts) if hosts else "no host allowed: API judges need --allow-network for each run")
     return 0
@@ -51,7 +74,8 @@ def _network(project: Project, args: argparse.Namespace) -> int:
 
 def _backup(project: Project, _args: argparse.Namespace) -> int:
     path = backups.project_file(project.url)
-    made = backups.make_backup(path, project.passphrase)
+    with writing(backups.backup_folder(path), folder=True):  # ASSAY_BACKUP_DIR or the settings may name a bad place
+        made = backups.make_backup(path, project.passphrase)
     kept = backups.list_backups(path)
     print(f"backed up to {made.path} ({made.size / 1e6:.1f} MB, checked); {len(kept)} backups kept")
     return 0

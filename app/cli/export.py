@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from app.errors import InvalidInput
+from app.cli.output import writing
+from app.errors import InvalidInput, file_problem
 from app.export.formats import export
 from app.export.redaction import Redaction, keep_everything
 from app.project import Project
@@ -15,10 +16,14 @@ def _export(project: Project, args: argparse.Namespace) -> int:
     if args.redact_names_file:
         try:
             names += args.redact_names_file.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidInput(str(args.redact_names_file), f"cannot read the names ({exc})") from exc
+        except OSError as exc:
+            raise InvalidInput(str(args.redact_names_file), f"cannot read the names: {file_problem(exc)}") from exc
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(str(args.redact_names_file), "cannot read the names: it is not UTF-8 text") from exc
     redact = Redaction(tuple(names)) if args.redact or names else keep_everything
-    print(f"wrote {export(project, args.format, args.out, redact)}")
+    with writing(args.out):
+        written = export(project, args.format, args.out, redact)
+    print(f"wrote {written}")
     return 0
 
 

@@ -7,14 +7,23 @@ import argparse
 import json
 
 from app.cli.output import ci, pct, print_json_or_lines
-from app.errors import AssayError
+from app.errors import AssayError, InvalidInput
 from app.figures import analytics, calibration, estimates, triage
 from app.figures.scores import shown
 from app.project import Project
+from storage.raters import rater_named
+
+
+def _names(option: str, names: list[str], example: str = "ana") -> list[str]:
+    """Rater names as typed, spaces trimmed; an empty one is refused, not looked up."""
+    trimmed = [n.strip() for n in names]
+    if not all(trimmed):
+        raise InvalidInput(option, f"a rater's name is empty, e.g. write {option} {example}")
+    return trimmed
 
 
 def _scores(project: Project, args: argparse.Namespace) -> int:
-    rows = analytics.scores(project, args.by, args.rater)
+    rows = analytics.scores(project, args.by, _names("--rater", args.rater) if args.rater else None)
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -29,13 +38,20 @@ def _scores(project: Project, args: argparse.Namespace) -> int:
 
 
 def _agreement(project: Project, args: argparse.Namespace) -> int:
-    raters = args.raters.split(",") if args.raters else None
+    raters = _names("--raters", args.raters.split(","), "ana,ben") if args.raters is not None else None
     print_json_or_lines(analytics.agreement(project, raters, args.level), args.json)
     return 0
 
 
 def _alignment(project: Project, args: argparse.Namespace) -> int:
-    print_json_or_lines(analytics.alignment(project, args.judge, args.human), args.json)
+    judge, human = _names("--judge", [args.judge])[0], _names("--human", [args.human])[0]
+    if judge == human:
+        raise AssayError(f"--judge and --human both name {judge!r}: alignment compares two raters")
+    with project.sessions() as session:  # as `agreement` does: an unknown name is a typo, not an empty table
+        unknown = [name for name in (judge, human) if rater_named(session, name) is None]
+    if unknown:
+        raise AssayError(f"no rater named {', '.join(unknown)}")
+    print_json_or_lines(analytics.alignment(project, judge, human), args.json)
     return 0
 
 
@@ -76,9 +92,9 @@ def _triage(project: Project, args: argparse.Namespace) -> int:
 def _estimate(project: Project, args: argparse.Namespace) -> int:
     if args.compare:
         names = args.compare.split(",")
-        if len(names) != 2:
+        if len(names) != 2 or not all(n.strip() for n in names):
             raise AssayError("--compare takes two generators: A,B")
-        result = estimates.compare(project, *names)
+        result = estimates.compare(project, *(n.strip() for n in names))
         result["estimates"] = estimates.estimate(project, "generator")
     else:
         result = estimates.estimate(project, args.by)

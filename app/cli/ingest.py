@@ -19,7 +19,12 @@ from app.project import Project
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
-    passwords = dict(entry.partition("=")[::2] for entry in args.pdf_password)
+    passwords: dict[str, str] = {}
+    for entry in args.pdf_password:
+        name, sep, password = entry.partition("=")
+        if not sep or not name.strip():  # the entry may be the password itself: not repeated
+            raise InvalidInput("--pdf-password", "write FILE=PASSWORD: the PDF's file name, =, then its password")
+        passwords[name] = password
     while True:
         try:
             summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=print_pages)
@@ -41,7 +46,7 @@ def _import(project: Project, args: argparse.Namespace) -> int:
 
 
 def _import_labels(project: Project, args: argparse.Namespace) -> int:
-    summary = import_labels(project, args.path)
+    summary = import_labels(project, args.path, default_rater=args.rater)
     print_summary(
         summary,
         args.json,

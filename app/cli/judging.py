@@ -16,7 +16,7 @@ from typing import Any
 from app.cli.output import print_json_or_lines, print_progress, print_summary
 from app.errors import AssayError, InvalidInput
 from app.figures.scores import shown
-from app.judging.jury import run_jury
+from app.judging.jury import DEFAULT_PRIORITY, run_jury
 from app.judging.model_files import describe, read_model_info, recent_models, record_speed
 from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
 from app.judging.rubric_results import review_criteria, rubric_summary
@@ -42,10 +42,39 @@ from storage.raters import rater_named
 BackendKey = tuple[str, str | None, str | None, int | None, int]  # backend, model, base URL, GPU layers, context
 
 
+def _answer_ids(project: Project, answers: str | None) -> list[str] | None:
+    """--answers as ids of the project's answers (None: not given); checked before any model loads."""
+    if answers is None:
+        return None
+    ids = [a.strip() for a in answers.split(",") if a.strip()]
+    if not ids:
+        raise InvalidInput("--answers", "no answer id given: write ids separated by commas")
+    known = {a.id for a in project.answers()}
+    if unknown := [a for a in ids if a not in known]:
+        raise InvalidInput("--answers", f"no answer with id {', '.join(unknown)}")
+    return ids
+
+
+def _priority(text: str) -> tuple[Tag, ...]:
+    """The rule's order: each of the four tags once, highest first."""
+    names = [t.strip() for t in text.split(",")]
+    if sorted(names) != sorted(t.value for t in Tag):
+        example = ",".join(DEFAULT_PRIORITY)
+        raise InvalidInput("--priority", f"{text!r}: order the four tags, each once, e.g. {example}")
+    return tuple(Tag(n) for n in names)
+
+
 def _judge(project: Project, args: argparse.Namespace) -> int:
     settings = permitted(JudgeSettings.from_run_config(vars(args)), project.allowed_hosts(), args.allow_network)
     shared: dict[BackendKey, JudgeBackend] = {}
     cancel = threading.Event()
+    answer_ids = _answer_ids(project, args.answers)  # a typo is refused before the model takes its seconds to load
+    priority = _priority(args.priority)
+    if args.jury and len(args.jury) < 2:
+        raise AssayError("a jury needs at least two judges: repeat --jury")
+    if args.jury and settings.rubric is not Rubric.LEMAJ:
+        raise AssayError("a jury tags LeMAJ data points: leave --rubric at lemaj")
+    jurors = [(spec, None if spec == VERIFIER else _juror(spec, settings)) for spec in args.jury or []]
 
     def stop(_signum: int, _frame: object) -> None:
         if cancel.is_set():
@@ -53,11 +82,10 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
         cancel.set()
         print("\nassay: stopping after the answer in flight (Ctrl-C again to abandon it)", file=sys.stderr)
 
-    answer_ids = args.answers.split(",") if args.answers else None
     previous = signal.signal(signal.SIGINT, stop)
     try:
         if args.jury:
-            return _run_jury(project, args, settings, shared, answer_ids, cancel)
+            return _run_jury(project, args, settings, jurors, priority, shared, answer_ids, cancel)
         backend = _backend(settings, shared, project)
         if device := device_sentence(backend):
             print(f"judge: {device}", file=sys.stderr)
@@ -115,41 +143,55 @@ def _backend(settings: JudgeSettings, shared: dict[BackendKey, JudgeBackend], pr
 def _juror(spec: str, base: JudgeSettings) -> JudgeSettings:
     """'local', 'local:seed=2,strictness=strict', 'openai:base_url=http://…/v1,model=m'."""
     backend, _, options = spec.partition(":")
-    values: dict[str, Any] = {"backend": backend or base.backend}
+    kinds = [k.value for k in BackendKind]
+    if backend and backend not in kinds:
+        raise AssayError(f"juror {spec!r}: the judge is one of {', '.join(kinds)} or {VERIFIER}")
+    values: dict[str, Any] = {"backend": BackendKind(backend) if backend else base.backend}
     for option in filter(None, options.split(",")):
         key, sep, value = option.partition("=")
         if not sep or key not in {"model", "base_url", "seed", "strictness", "mode", "structured"}:
             raise AssayError(f"juror option {option!r}: use model=, base_url=, seed=, strictness=, mode=, structured=")
-        values[key] = (
-            int(value)
-            if key == "seed"
-            else Strictness(value)
-            if key == "strictness"
-            else (Mode(value) if key == "mode" else value)
-        )
+        values[key] = _juror_value(option, key, value)
     return replace(base, **values)
+
+
+def _juror_value(option: str, key: str, value: str) -> Any:
+    choices = {"strictness": Strictness, "mode": Mode}
+    if key == "seed":
+        if not (value.isascii() and value.isdigit()) or int(value) >= 2**32:
+            raise AssayError(f"juror option {option!r}: a seed is a whole number from 0 to {2**32 - 1}")
+        return int(value)
+    if key in choices:
+        allowed = [c.value for c in choices[key]]
+        if value not in allowed:
+            raise AssayError(f"juror option {option!r}: {key} is one of {', '.join(allowed)}")
+        return choices[key](value)
+    if key == "structured" and value not in ("json_schema", "json_object", "none"):
+        raise AssayError(f"juror option {option!r}: structured is one of json_schema, json_object, none")
+    if not value:
+        raise AssayError(f"juror option {option!r} has no value")
+    return value
 
 
 def _run_jury(
     project: Project,
     args: argparse.Namespace,
     settings: JudgeSettings,
+    specs: list[tuple[str, JudgeSettings | None]],
+    priority: tuple[Tag, ...],
     shared: dict[BackendKey, JudgeBackend],
     answer_ids: list[str] | None,
     cancel: threading.Event,
 ) -> int:
-    if settings.rubric is not Rubric.LEMAJ:
-        raise AssayError("a jury tags LeMAJ data points: leave --rubric at lemaj")
     jurors: list[tuple[str, LemajJudge | None]] = []
-    for spec in args.jury:
-        if spec == VERIFIER:  # the model-free verifier: it flags or abstains
+    for spec, chosen in specs:
+        if chosen is None:  # the model-free verifier: it flags or abstains
             jurors.append((VERIFIER, None))
             continue
-        juror = replace(_juror(spec, settings), mode=Mode.TWO_STAGE)  # jurors tag the same points
+        juror = replace(chosen, mode=Mode.TWO_STAGE)  # jurors tag the same points
         juror = permitted(juror, project.allowed_hosts(), args.allow_network)  # each juror's host its own opt-in
         backend = _backend(juror, shared, project)
         jurors.append((f"juror:{spec}", juror.lemaj_judge(backend)))
-    priority = tuple(Tag(t.strip()) for t in args.priority.split(","))
     name = args.name or f"jury:{args.combine}:" + "+".join(args.jury)
     summary = run_jury(
         project.sessions,
@@ -176,8 +218,7 @@ def _run_jury(
 
 
 def _verify(project: Project, args: argparse.Namespace) -> int:
-    answer_ids = [a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None
-    reports = verify_project(project.sessions, answer_ids)
+    reports = verify_project(project.sessions, _answer_ids(project, args.answers))
     if args.json:
         print(json.dumps({"answers": [r.as_dict() for r in reports]}))
         return 0
@@ -186,13 +227,16 @@ def _verify(project: Project, args: argparse.Namespace) -> int:
         for point in report.points:
             if point.verdict in ("incorrect", "needs_review"):
                 print(f"{report.answer_id} [{point.start}:{point.end}] {point.verdict}: {point.summary}")
-    print(", ".join(f"{counts[v]} {v}" for v in ("supported", "incorrect", "needs_review", "unverifiable")))
+    verdicts = ("supported", "unconfirmed", "incorrect", "needs_review", "unverifiable")
+    print(", ".join(f"{counts[v]} {v}" for v in verdicts))
     print(f"saved as the rater {VERIFIER!r} ({len(reports)} answers)")
     return 0
 
 
 def _stress(project: Project, args: argparse.Namespace) -> int:
-    if args.raters:
+    if args.raters is not None and args.judge is not None:
+        raise AssayError("give --raters (the paired test) or --judge (the older test), not both")
+    if args.raters is not None:
         return _paired_stress(project, args)
     if not args.judge:
         raise AssayError("name the raters to test: --raters verifier,JUDGE_RUN,JURY (or --judge RUN)")
@@ -222,13 +266,15 @@ def _stress(project: Project, args: argparse.Namespace) -> int:
 
 def _paired_stress(project: Project, args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.raters.split(",") if n.strip()]
+    if not names:
+        raise InvalidInput("--raters", "no rater given: write names separated by commas, e.g. verifier,RUN")
     raters = raters_named(project.sessions, names)
     result = paired_stress_test(
         project.sessions,
         raters,
         limit=args.limit,
         seed=args.seed,
-        answer_ids=[a.strip() for a in args.answers.split(",") if a.strip()] if args.answers else None,
+        answer_ids=_answer_ids(project, args.answers),
         on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
     )
     print(file=sys.stderr)
@@ -269,9 +315,14 @@ def _rubric_scores(project: Project, args: argparse.Namespace) -> int:
 
 
 def _criteria(project: Project, args: argparse.Namespace) -> int:
-    def numbers(text: str) -> list[int]:
-        return [int(n) for n in text.split(",") if n.strip()]
+    def numbers(option: str, text: str) -> list[int]:
+        items = [n.strip() for n in text.split(",") if n.strip()]
+        if not all(n.isascii() and n.isdigit() for n in items):
+            raise InvalidInput(option, f"{text!r}: write criterion numbers separated by commas, e.g. 1,3")
+        return [int(n) for n in items]
 
+    if project.answer(args.answer_id) is None:
+        raise AssayError(f"no answer with id {args.answer_id!r}")
     edits = {}
     for item in args.edit:
         number, sep, text = item.partition("=")
@@ -282,8 +333,8 @@ def _criteria(project: Project, args: argparse.Namespace) -> int:
         project,
         args.answer_id,
         args.run,
-        accept=numbers(args.accept),
-        reject=numbers(args.reject),
+        accept=numbers("--accept", args.accept),
+        reject=numbers("--reject", args.reject),
         edit=edits,
         add=args.add,
         reviewer=args.reviewer,

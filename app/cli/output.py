@@ -1,14 +1,18 @@
-"""How the `assay` commands print: a result as JSON (--json) or as lines a person reads, and the
-progress lines of long commands, which go to stderr so that stdout stays the result."""
+"""How the `assay` commands print: a result as JSON (--json) or as lines a person reads, the
+progress lines of long commands, which go to stderr so that stdout stays the result, and the one
+sentence that refuses a file they cannot write."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
+from pathlib import Path
 from typing import Any
 
+from app.errors import InvalidInput, file_problem
 from app.ingest.documents import PageProgress
 from app.judging.runs import Progress
 
@@ -32,6 +36,23 @@ def print_json_or_lines(value: dict[str, Any], as_json: bool) -> None:
         elif isinstance(item, list) and len(item) > 8:
             item = f"{len(item)} items"
         print(f"{key:20} {item}")
+
+
+@contextmanager
+def writing(out: Path, *, folder: bool = False) -> Iterator[None]:
+    """Around what writes the file `out` (with `folder`: files in the folder `out`): a folder given
+    for the file, a file in the way of a folder or a denied permission is refused in one sentence
+    naming `out`; an error about any other path stays a bug."""
+    if out.is_dir() and not folder:
+        raise InvalidInput(str(out), "it is a folder: give the name of the file to write")
+    try:
+        yield
+    except OSError as exc:
+        target = out.absolute()
+        where = Path(exc.filename).absolute() if exc.filename is not None else None
+        if where is None or not (where == target or where in target.parents or (folder and target in where.parents)):
+            raise
+        raise InvalidInput(str(out), f"cannot write {'there' if folder else 'it'}: {file_problem(exc)}") from exc
 
 
 def print_pages(progress: PageProgress) -> None:

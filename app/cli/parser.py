@@ -8,6 +8,8 @@ The judge command's settings flags carry the names of `JudgeSettings`' fields (`
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
 from pathlib import Path
 
 from app.export.formats import FORMATS
@@ -18,6 +20,54 @@ from models.prompts import Strictness
 from models.rubrics import Rubric
 from models.vocabulary import BackendKind
 from storage.analytics import SLICES
+
+
+def _whole(least: int, most: int | None = None) -> Callable[[str], int]:
+    """A whole number in a range; anything else is refused by argparse in one line, as a bad choice is."""
+    wanted = f"a whole number from {least} to {most}" if most is not None else f"a whole number of at least {least}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}")
+        return value
+
+    return parse
+
+
+def _fraction(*, ends: bool) -> Callable[[str], float]:
+    """A share from 0 to 1 (`ends`: 0 and 1 themselves allowed; a rate to reach is strictly between)."""
+    wanted = "a number from 0 to 1" if ends else "a number between 0 and 1 (0 and 1 excluded)"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (0 <= value <= 1 if ends else 0 < value < 1):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}")
+        return value
+
+    return parse
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number above 0")
+    return value
+
+
+COUNT = _whole(1)  # answers, results, threads, reviewers: one at least
+SEED = _whole(0, 2**32 - 1)  # what numpy and llama.cpp take
+SHARE = _fraction(ends=True)
+RATE = _fraction(ends=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,8 +104,17 @@ def build_parser() -> argparse.ArgumentParser:
     search = commands.add_parser("search", help="BM25-ranked passages of one document")
     search.add_argument("document", help="document name, or a unique part of it")
     search.add_argument("query")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=COUNT, default=10)
     search.add_argument("--json", action="store_true")
+
+    for name, what in (
+        ("terms", "the terms a contract defines, where, and how"),
+        ("references", "a contract's references to its own sections, exhibits and schedules, resolved"),
+        ("parties", "the parties a contract names, their short names and roles"),
+    ):
+        contract = commands.add_parser(name, help=what)
+        contract.add_argument("document", help="document name, or a unique part of it")
+        contract.add_argument("--json", action="store_true")
 
     cite = commands.add_parser("citations", help="the citations an answer writes, resolved to passages")
     cite.add_argument("answer_id")
@@ -76,20 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
         default="json_schema",
         help="how an OpenAI-compatible server constrains JSON (llama-cpp server: json_object)",
     )
-    judge.add_argument("--gpu-layers", type=int, help="layers to offload (default: all when the build supports it)")
+    judge.add_argument(
+        "--gpu-layers", type=_whole(-1), help="layers to offload, -1 for all (default: all when the build supports it)"
+    )
     judge.add_argument(
         "--context",
         dest="context_tokens",
         metavar="CONTEXT",
-        type=int,
+        type=COUNT,
         default=8192,
         help="context size in tokens (local)",
     )
-    judge.add_argument("--threads", type=int)
+    judge.add_argument("--threads", type=COUNT)
     judge.add_argument("--flash-attn", action="store_true")
     judge.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.TWO_STAGE.value)
     judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
-    judge.add_argument("--seed", type=int, default=0)
+    judge.add_argument("--seed", type=SEED, default=0)
     judge.add_argument(
         "--no-missing",
         dest="find_missing",
@@ -123,11 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
     howmany = judge.add_mutually_exclusive_group()
     howmany.add_argument(
         "--limit",
-        type=int,
+        type=COUNT,
         help="the first N answers of the selection, in dataset order (run again: finishes those N, no others)",
     )
-    howmany.add_argument("--more", type=int, help="the next N answers this run has not judged yet")
-    judge.add_argument("--parallel", type=int, default=1, help="API judges: answers judged at once (default 1)")
+    howmany.add_argument("--more", type=COUNT, help="the next N answers this run has not judged yet")
+    judge.add_argument("--parallel", type=COUNT, default=1, help="API judges: answers judged at once (default 1)")
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -140,9 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
     st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
-    st.add_argument("--limit", type=int, help="answers to perturb (default: all with --raters, 3 with --judge)")
+    st.add_argument("--limit", type=COUNT, help="answers to perturb (default: all with --raters, 3 with --judge)")
     st.add_argument("--answers", help="paired test: comma-separated answer ids to perturb (default: drawn by --seed)")
-    st.add_argument("--seed", type=int, default=0, help="which answers and which changes (paired test)")
+    st.add_argument("--seed", type=SEED, default=0, help="which answers and which changes (paired test)")
     st.add_argument("--json", action="store_true")
 
     rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
@@ -175,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     assign = commands.add_parser("assign", help="spread review evenly among reviewers")
     assign.add_argument("--reviewers", required=True, help="comma-separated names")
-    assign.add_argument("--per-answer", type=int, default=2)
+    assign.add_argument("--per-answer", type=COUNT, default=2)
     assign.add_argument("--json", action="store_true")
 
     show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
@@ -198,16 +259,16 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--json", action="store_true")
 
     tr = commands.add_parser("triage", help="which answers the judge clears, with a 95 %% bound on the miss rate")
-    tr.add_argument("--min-correctness", type=float, default=1.0)
-    tr.add_argument("--min-relevance", type=float, default=0.8)
-    tr.add_argument("--min-confidence", type=float, help="floor on every judge tag's calibrated confidence")
-    tr.add_argument("--target-miss-rate", type=float, help="recommend the loosest rule whose bound reaches it")
-    tr.add_argument("--minutes-per-answer", type=float, help="review time per answer (default: recorded times)")
+    tr.add_argument("--min-correctness", type=SHARE, default=1.0)
+    tr.add_argument("--min-relevance", type=SHARE, default=0.8)
+    tr.add_argument("--min-confidence", type=SHARE, help="floor on every judge tag's calibrated confidence")
+    tr.add_argument("--target-miss-rate", type=RATE, help="recommend the loosest rule whose bound reaches it")
+    tr.add_argument("--minutes-per-answer", type=_positive, help="review time per answer (default: recorded times)")
     tr.add_argument("--json", action="store_true")
 
     sa = commands.add_parser("sample", help="draw answers uniformly at random for review (seeded, recorded)")
-    sa.add_argument("--size", type=int, required=True)
-    sa.add_argument("--seed", type=int, help="default: a fresh seed, printed and recorded")
+    sa.add_argument("--size", type=COUNT, required=True)
+    sa.add_argument("--seed", type=SEED, help="default: a fresh seed, printed and recorded")
     sa.add_argument("--json", action="store_true")
 
     es = commands.add_parser("estimate", help="mean scores per group with 95 %% intervals (prediction-powered)")
@@ -218,8 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca = commands.add_parser("calibration", help="how far the judge's confidence matches reviewers (ECE)")
     ca.add_argument("--json", action="store_true")
 
-    il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL)")
+    il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL): data points or spans")
     il.add_argument("path", type=Path)
+    il.add_argument("--rater", metavar="NAME", help="the rater of lines that name none (a truth.jsonl has no rater)")
     il.add_argument("--json", action="store_true")
 
     ex = commands.add_parser("export", help="export the reviewed set")

@@ -10,9 +10,9 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
-from app.cli.output import print_summary
-from app.errors import AssayError
-from app.judging.verification import VERIFIER, finding_at, findings, reasons_text
+from app.cli.output import print_summary, writing
+from app.errors import AssayError, InvalidInput
+from app.judging.verification import VERIFIER, finding_at, findings, reasons_text, verdict_text
 from app.project import Project
 from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
@@ -46,6 +46,7 @@ def _show(project: Project, args: argparse.Namespace) -> int:
     print(f"\n{VERIFIER}" + ("" if stored else " (checked now, not stored: `assay verify` keeps it)"))
     for point in checked.points:
         print(f"  {point.verdict:12} {point.text[:100]}")
+        print(f"      {verdict_text(point)}")
         if point.reasons:
             print(f"      {reasons_text(point)[:300]}")
     return 0
@@ -65,6 +66,8 @@ def _sample(project: Project, args: argparse.Namespace) -> int:
 
 
 def _assign(project: Project, args: argparse.Namespace) -> int:
+    if not args.reviewers.replace(",", "").strip():
+        raise InvalidInput("--reviewers", "no name given: write names separated by commas, e.g. ana,ben")
     plan = assign(project, args.reviewers.split(","), args.per_answer)
     load = Counter(r for names in plan.values() for r in names)
     print_summary(
@@ -79,8 +82,16 @@ def _bundle(project: Project, args: argparse.Namespace) -> int:
     if args.action == "export":
         if not args.reviewer:
             raise AssayError("bundle export needs --reviewer NAME")
-        print(f"wrote {export_bundle(project, args.reviewer, args.path)} answers of {args.reviewer} to {args.path}")
+        with writing(args.path):
+            count = export_bundle(project, args.reviewer, args.path)
+        print(f"wrote {count} answers of {args.reviewer} to {args.path}")
         return 0
+    if args.reviewer:
+        raise AssayError("bundle import takes no --reviewer: the bundle names its reviewer")
+    if args.path.is_dir():
+        raise InvalidInput(str(args.path), "it is a folder, not a bundle file")
+    if not args.path.exists():
+        raise InvalidInput(str(args.path), "no such file")
     summary = import_bundle(project, args.path)
     state = "already imported: nothing changed" if summary.already_imported else "merged"
     print(f"{summary.reviewer}: {summary.answers} answers, {state}")
@@ -92,11 +103,13 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         if args.action == "export":
             if args.out is None:
                 raise AssayError("audit export needs an output file")
-            with args.out.open("w", encoding="utf-8") as handle:
+            with writing(args.out), args.out.open("w", encoding="utf-8") as handle:
                 for entry in audit_entries(session):
                     handle.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
             print(f"wrote {args.out}")
             return 0
+        if args.out is not None:
+            raise AssayError("audit verify takes no file: the file is for audit export")
         count, problems = verify_audit(session)
     if args.json:
         print(json.dumps({"entries": count, "ok": not problems, "problems": [asdict(p) for p in problems]}))
