@@ -24,11 +24,11 @@ def test_sample_imports_once_whatever_the_number_of_runs(tmp_path: Path, capsys)
     assert main(["--project", str(project_file), "import", str(SAMPLE_DATASET)]) == 0
     capsys.readouterr()
     first = _info(project_file, capsys)
-    assert first["documents"] == 10 and first["answers"] == 119
+    assert first["documents"] == 12 and first["answers"] == 153
     assert first["questions"] >= 100 and first["passages"] > 1000
     assert first["data_points"] == first["labels"] == first["raters"] == 0
     assert main(["--project", str(project_file), "import", str(SAMPLE_DATASET)]) == 0
-    assert "0 new documents, 0 new answers, 0 updated, 119 unchanged" in capsys.readouterr().out
+    assert "0 new documents, 0 new answers, 0 updated, 153 unchanged" in capsys.readouterr().out
     assert _info(project_file, capsys) == first
 
 
@@ -53,7 +53,7 @@ def test_later_bad_row_leaves_an_earlier_import_untouched(sample_project: Projec
     rows.append({**rows[0], "id": "new-1", "answer": "A new answer."})
     rows.append({**rows[0], "id": "new-2", "document": "missing.txt"})
     qa.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(InvalidInput, match=r"qa\.jsonl line 121: field 'document': no file 'missing\.txt'"):
+    with pytest.raises(InvalidInput, match=r"qa\.jsonl line 155: field 'document': no file 'missing\.txt'"):
         import_dataset(sample_project.sessions, dataset_copy)
     assert sample_project.counts() == before
 
@@ -126,7 +126,7 @@ def test_reimport_updates_changed_gold_and_keeps_the_rest(dataset_copy: Path, sa
     rows[0]["gold_answer"] = "12/31/2015"
     qa.write_text("".join(json.dumps(r) + "\n" for r in rows))
     summary = import_dataset(sample_project.sessions, dataset_copy)
-    assert (summary.answers_updated, summary.answers_unchanged, summary.answers_added) == (1, 118, 0)
+    assert (summary.answers_updated, summary.answers_unchanged, summary.answers_added) == (1, 152, 0)
     assert sample_project.answer(rows[0]["id"]).gold_answer == "12/31/2015"
 
 

@@ -140,7 +140,7 @@ def test_assignments_are_even(sample_project: Project) -> None:
     from collections import Counter
 
     load = Counter(r for names in plan.values() for r in names)
-    assert max(load.values()) - min(load.values()) <= 1 and sum(load.values()) == 2 * 119
+    assert max(load.values()) - min(load.values()) <= 1 and sum(load.values()) == 2 * 153
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -247,7 +247,7 @@ def test_an_encrypted_project_is_unreadable_without_its_passphrase(monkeypatch, 
     monkeypatch.setenv("ASSAY_PASSPHRASE", "correct horse 'battery'")
     assert main(["--project", str(path), "--encrypt", "import", str(SAMPLE_DATASET)]) == 0
     assert main(["--project", str(path), "info", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out.splitlines()[-1])["answers"] == 119
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["answers"] == 153
 
     written = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert b"Governing Law" not in written and b"SQLite format 3" not in written

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from app.judging.runs import JudgeSettings, run_judge
+from app.judging.standing import real_label_figures
 from app.project import Project
 from app.review.service import ReviewService
 from models.judge import LemajJudge, Mode
@@ -248,7 +249,8 @@ def test_welcome_explains_itself_and_opens_the_sample(qtbot, monkeypatch, tmp_pa
     with qtbot.waitSignal(welcome.opened, timeout=60_000) as opened:
         welcome.open_sample()
     project, reviewer = opened.args
-    assert reviewer == "ana" and len(project.answers()) == 119
+    assert reviewer == "ana" and len(project.answers()) == 153
+    assert real_label_figures(project.sessions, "verifier")["answers"] == 34  # the labelled set, judged
     assert settings.recent_projects[0].endswith("sample.assay") and settings.model.kind == "openai"
     project.close()
 

@@ -65,13 +65,13 @@ def test_the_dashboard_compares_two_generators_on_the_same_questions(qtbot, proj
     (pair,) = estimates.comparisons(project)
     gap = pair["metrics"]["any_incorrect"]["ppi"]
     text = window.dashboard.comparison.text()
-    assert "model-a minus model-b</b> on 119 shared questions" in text
+    assert "model-a minus model-b</b> on 153 shared questions" in text
     low, high = gap["ci"]
     assert f"Share with an incorrect point {gap['estimate']:+.2f} [{low:+.2f}, {high:+.2f}]" in text
     assert window.dashboard.figure_choice.itemText(0).startswith("Reliability diagram")
     rule = triage.triage(project)  # the window's rule: LeMAJ's default thresholds
     shown = window.dashboard.triage.text()
-    assert f"clears {rule['cleared_count']} of 238 judged answers" in shown
+    assert f"clears {rule['cleared_count']} of 306 judged answers" in shown
     assert f"miss rate at most {rule['miss_rate_upper_95']:.1%} (95 %, over answers)" in shown
     groups = {window.dashboard.estimates.item(r, 0).text() for r in range(window.dashboard.estimates.rowCount())}
     assert groups == {"model-a", "model-b"}

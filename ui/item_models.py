@@ -9,7 +9,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from app.figures.scores import Scores, shown, triage_bucket
-from app.judging.standing import Standing, figure_lines
+from app.judging.standing import Standing, figure_lines, real_label_note
 from app.review.service import JudgeCounts, QueueRow, RaterTag, ReviewPoint
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 
@@ -312,9 +312,14 @@ class DataPointTableModel(_TableModel):
     def standing_tip(self) -> str:
         if self.standing is None:
             return "No judge has tagged this answer."
-        lines = [f"{self.standing.run}: {self.standing.text}", *figure_lines(self.standing.figures)]
+        lines = [f"{self.standing.run}: {self.standing.text}"]
+        if note := real_label_note(self.standing.real):  # measured on human labels: that first
+            lines.append(note)
+            if self.standing.figures:
+                lines.append("Planted errors (latest stress test):")
+        lines += figure_lines(self.standing.figures)
         if self.standing.demonstration:
-            verdict = "close to chance" if self.standing.figures else "unmeasured, maybe no better than chance"
+            verdict = "close to chance" if self.standing.measured else "unmeasured, maybe no better than chance"
             lines.append(f"Its tags are {verdict}: run a capable model (a GGUF file or an API).")
         return "\n".join(lines)
 

@@ -29,7 +29,7 @@ from app.judging.runs import (
     make_backend,
     run_judge,
 )
-from app.judging.standing import Standing, figure_lines
+from app.judging.standing import Standing, figure_lines, planted_text, real_label_note, real_label_text
 from app.project import Project
 from app.settings import ModelChoice
 from models.judge import Mode
@@ -99,18 +99,28 @@ class JudgeDialog(QDialog):
         self._on_model_changed()
 
     def _on_model_changed(self, *_: object) -> None:
-        """Say how well the chosen model caught planted errors; near chance, offer a capable one."""
+        """Say how well the chosen model did against human labels, then on planted errors; near chance,
+        offer a capable one."""
         if self.standing_of is None:
             self.standing.hide()
             return
         found = self.standing_of(self.picker.choice())
-        lines = figure_lines(found.figures)
+        lines = [html.escape(line) for line in figure_lines(found.figures)]
         where = f" (run {html.escape(found.run)}, {found.figures['answers']} answers)" if found.figures else ""
-        text = f"<b>Latest stress test of this model</b>{where}: {html.escape(found.text)}"
+        if found.real is not None:
+            demo = "demonstration model: " if found.demonstration else ""
+            real = html.escape(demo + real_label_text(found.real))
+            text = f"<b>How this model did</b> (run {html.escape(found.real['rater'])}) — {real}"
+            text += f"<br>{html.escape(real_label_note(found.real) or '')}"
+            if found.figures:
+                planted = html.escape(planted_text(found.figures))
+                text += f"<br><b>Planted errors, latest stress test</b>{where}: {planted}"
+        else:
+            text = f"<b>Latest stress test of this model</b>{where}: {html.escape(found.text)}"
         if lines:
-            text += "<br>" + "<br>".join(html.escape(line) for line in lines)
+            text += "<br>" + "<br>".join(lines)
         if found.demonstration:
-            verdict = "close to chance" if found.figures else "never measured, and may be no better than chance"
+            verdict = "close to chance" if found.measured else "never measured, and may be no better than chance"
             text += f"<br><b>Its tags are {verdict}: use it to try Assay, not to review.</b> A capable model:"
         self.standing.setText(text)
         self.use_file.setVisible(found.demonstration)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.errors import AssayError, PasswordRequired
 from app.ingest.datasets import import_dataset
 from app.ingest.documents import PageProgress
+from app.judging.sample_tour import import_sample
 from app.project import (
     SAMPLE_DATASET,
     AskPassphrase,
@@ -70,7 +71,10 @@ class ImportWorker(QRunnable):
 
     def run(self) -> None:
         try:
-            import_dataset(self.project.sessions, self.dataset, passwords=self.passwords, on_progress=self._report)
+            if self.dataset == SAMPLE_DATASET:  # with its labelled set and the verifier's run on it
+                import_sample(self.project, on_progress=self._report)
+            else:
+                import_dataset(self.project.sessions, self.dataset, passwords=self.passwords, on_progress=self._report)
         except PasswordRequired as exc:
             self.signals.password_needed.emit(exc.name, exc.wrong)
             return
@@ -106,7 +110,9 @@ class WelcomeWindow(QWidget):
         sample = QPushButton("Open the sample project")
         sample.setDefault(True)
         sample.setStyleSheet("font-weight: bold")
-        sample.setToolTip("10 real public contracts and 119 LLM answers (LegalBench-RAG)")
+        sample.setToolTip(
+            "12 real public contracts: 119 LLM answers (LegalBench-RAG) and 34 answers with human labels (ContractNLI)"
+        )
         create = QPushButton("Create a project…")
         open_existing = QPushButton("Open a project…")
         import_set = QPushButton("Import a dataset…")

@@ -223,23 +223,37 @@ def export_report(project: Project, out: Path, redact: Redact = keep_everything)
 
 
 def _judge_sections(project: Project) -> list[str]:
-    """How good each judge is: its latest paired stress test, a near-chance model named as such."""
-    from app.judging.standing import judge_standings
+    """How good each judge is: against human labels first, where people labelled answers it judged,
+    then its latest paired stress test (planted errors); a near-chance model named as such."""
+    from app.judging.standing import judge_standings, real_label_note
+
+    def share(r: dict[str, Any], k: str, n: str, rate: str, ci: str) -> str:
+        if not r.get(n):
+            return ""
+        lo, hi = r[ci]
+        return f"{r[k]}/{r[n]} ({r[rate]:.0%} [{lo:.0%}–{hi:.0%}])"
 
     standings = judge_standings(project.sessions)
     if not standings:
         return []
+    labelled = any(s.real for s in standings)
+    planted = "planted " if labelled else ""
+    kinds = dict.fromkeys(k for s in standings for k, t in (s.figures or {}).get("by_type", {}).items() if t["trials"])
     rows = []
-    for s in standings:
-        f = s.figures or {}
-        rows.append(
-            {
-                "judge run": s.run,
-                "standing": s.text,
-                **{kind: _recall(t) for kind, t in f.get("by_type", {}).items() if t["trials"]},
-                "false alarms": f"{f['false_alarms']}/{f['unperturbed']}" if f.get("unperturbed") else "",
-            }
-        )
+    for s in standings:  # every row the same columns: the table's head is the first row's
+        f, r = s.figures or {}, s.real or {}
+        row: dict[str, Any] = {"judge run": s.run, "standing": s.text}
+        if labelled:
+            row["human-labelled answers"] = r.get("answers", "")
+            row["wrong answers caught"] = share(r, "caught", "with_errors", "recall", "recall_ci")
+            row["false alarms on correct answers"] = share(
+                r, "false_alarms", "correct", "false_alarm_rate", "false_alarm_ci"
+            )
+        for kind in kinds:
+            trials = f.get("by_type", {}).get(kind)
+            row[planted + kind] = _recall(trials) if trials and trials["trials"] else ""
+        row[planted + "false alarms"] = f"{f['false_alarms']}/{f['unperturbed']}" if f.get("unperturbed") else ""
+        rows.append(row)
     demo = [s.run for s in standings if s.demonstration]
     names = html.escape(", ".join(str(d) for d in demo))
     command = html.escape(",".join(str(d) for d in demo))
@@ -250,8 +264,18 @@ def _judge_sections(project: Project) -> list[str]:
         if demo
         else ""
     )
-    note = "<p>Errors planted in points the document supports that each judge flagged, by kind of error (latest "
-    note += "paired stress test; 95 % Wilson interval in brackets), and its flags on the same points unchanged.</p>"
+    note = (
+        "<p>Errors planted in points the document supports that each judge flagged, by kind of error (latest "
+        "paired stress test; 95 % Wilson interval in brackets), and its flags on the same points unchanged.</p>"
+    )
+    if labelled:
+        who = " ".join(dict.fromkeys(real_label_note(s.real) or "" for s in standings if s.real))
+        note = (
+            "<p>First, against human labels, on the answers both the judge judged and people reviewed: the answers "
+            "a person found wrong (a point tagged incorrect, or a missing point added) that the judge flagged (a point "
+            "tagged incorrect), and the answers found correct that it flagged (95 % Wilson interval in brackets). "
+            f"{html.escape(who)}</p>" + note.replace("<p>Errors planted", "<p>Then planted errors: errors planted")
+        )
     return ["<h2>How good each judge is</h2>", note, advice, _table(rows)]
 
 

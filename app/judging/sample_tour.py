@@ -1,4 +1,10 @@
-"""The bundled sample's first open: the embedded judge's tags on the first screen.
+"""The bundled sample: made with a small human-labelled set the verifier has judged, and on its first
+open, the embedded judge's tags on the first screen.
+
+The sample ships two ContractNLI NDAs whose answers ContractNLI's annotators labelled (labels.jsonl,
+imported as the human rater "ContractNLI annotators"), held out of the claim checker's training; the
+verifier judges them when the sample is made, so its standing against human labels, a held-out figure,
+shows from the first open.
 
 A judge run shipped in resources/ would go stale whenever the segmentation or the prompts change,
 so the first time the sample is opened, the project's own judge judges a few of its answers in the
@@ -13,14 +19,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.ingest.datasets import ImportSummary, import_dataset
+from app.ingest.documents import PageProgress
+from app.ingest.labels import import_labels
 from app.judging.jury import combine_jury
 from app.judging.runs import JudgeSettings, Progress, RunSummary, document_state_folder, make_backend, run_judge
 from app.judging.verification import VERIFIER, verify_project
 from app.project import SAMPLE_DATASET, Project
-from storage import reviews
+from storage import reviews, statistics
 
 FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project → Run the judge does the rest
 STARTED = "sample.judged_on_first_open"
+SAMPLE_LABELS = SAMPLE_DATASET / "labels.jsonl"  # ContractNLI's span labels, one line per answer
+SAMPLE_ANNOTATORS = "ContractNLI annotators"  # the human rater they are imported as
+
+
+def import_sample(project: Project, on_progress: Callable[[PageProgress], None] | None = None) -> ImportSummary:
+    """Make the bundled sample in an empty project: its documents and answers, the human labels it
+    ships (submitted reviews of the rater SAMPLE_ANNOTATORS) and the verifier's run on the labelled
+    answers (well under a second an answer)."""
+    summary = import_dataset(project.sessions, SAMPLE_DATASET, on_progress=on_progress)
+    import_labels(project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
+    verify_project(project.sessions, sorted(labelled_ids()))
+    return summary
 
 
 @dataclass(frozen=True)
@@ -34,18 +55,21 @@ class SampleTour:
 
 
 def sample_tour(project: Project) -> SampleTour | None:
-    """What to do when this project opens: None unless it is the untouched bundled sample.
+    """What to do when this project opens: None unless it is the untouched bundled sample (the
+    verifier's run on the labelled answers aside).
 
     The answers on the shortest contracts come first: the first screen gets its tags within
-    seconds to a minute on a laptop's CPU, and a short NDA is the easiest first read."""
+    seconds to a minute on a laptop's CPU, and a short NDA is the easiest first read. The labelled
+    answers are left out: they are there to measure judges, not to show one."""
     answers = project.answers()
     if {a.id for a in answers} != _sample_ids():
         return None
     with project.sessions() as session:
-        if reviews.setting(session, STARTED) or reviews.judge_counts(session):
+        if reviews.setting(session, STARTED) or statistics.latest_judge_per_answer(session, VERIFIER):
             return None
     size = {a.document: (SAMPLE_DATASET / "documents" / a.document).stat().st_size for a in answers}
-    ordered = sorted(answers, key=lambda a: (size[a.document], a.id))
+    labelled = labelled_ids()
+    ordered = sorted((a for a in answers if a.id not in labelled), key=lambda a: (size[a.document], a.id))
     return SampleTour(tuple(a.id for a in ordered[:FIRST_OPEN_ANSWERS]), JudgeSettings())
 
 
@@ -95,6 +119,12 @@ def judge_sample(
 def sample_jury(judge_name: str) -> str:
     """The name of the sample's default rater: the verifier and the embedded judge as a jury."""
     return f"jury:{VERIFIER}+{judge_name}"
+
+
+def labelled_ids() -> set[str]:
+    """The sample's answers that ship with human labels."""
+    with SAMPLE_LABELS.open(encoding="utf-8") as lines:
+        return {json.loads(line)["id"] for line in lines if line.strip()}
 
 
 def _sample_ids() -> set[str]:

@@ -1,9 +1,21 @@
-"""How good each judge is, said where its tags are shown: the share of planted errors its latest paired
-stress test caught. A judge near chance, or never measured, is called a demonstration model.
+"""How good each judge is, said where its tags are shown: first how it did against human labels, where
+people have labelled answers it judged, then the share of planted errors its latest paired stress test
+caught. A judge near chance, or never measured, is called a demonstration model.
 
-Decision: "near chance" is catching fewer than half of the planted errors (a rater that flags points at
-random catches about as many as it flags), and a model's standing is that of the run with that model
-whose stress test is the latest.
+Against human labels (`real_label_figures`) the unit is the answer: a human found an error in it when
+they tagged at least one point `incorrect` or added a `missing` point, and the judge flagged it when it
+tagged at least one point `incorrect`. Recall is the share of the answers with an error that it
+flagged, false alarms the share of the answers the humans found correct that it flagged. The humans
+are the project's human raters, its reviewers and imported human labels (`assay import-labels`), on
+answers they submitted a review of; an answer several of them reviewed has an error if any of them
+marked one. Only answers both the judge judged and a human reviewed count.
+
+Decision: on human labels, "near chance" is flagging no more of the wrong answers than of the correct
+ones (a rater that flags answers at random flags as many of either); where both shares are known they
+decide. Otherwise "near chance" is catching fewer than half of the planted errors (a rater that flags
+points at random catches about as many as it flags). A model's standing is that of the run with that
+model whose stress test is the latest, with the human-label figures of the run with that model that the
+most human-labelled answers measure (the latest of equals).
 """
 
 from __future__ import annotations
@@ -13,27 +25,41 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import ModelChoice
-from models.vocabulary import BackendKind
-from storage import raters, reviews
+from models.vocabulary import BackendKind, OutcomeStatus, RaterKind, ReviewStatus, Tag
+from storage import raters, reviews, statistics
+from storage.schema import DataPointRow, JudgeOutcomeRow, LabelRow, RaterRow, ReviewRow
 
 DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin
 STRESS_SETTING = "stress.{}"  # the latest figures of each rater, kept in the project's settings
 MODEL_RATERS = tuple(BackendKind)  # the backends whose runs are language models
+HUMAN_ERROR_TAGS = (Tag.INCORRECT.value, Tag.MISSING.value)  # a human's mark of an error in the answer
 
 
 @dataclass(frozen=True)
 class Standing:
     run: str | None  # the judge run the figures are of (None: no run with this model was tested)
-    text: str  # "demonstration model: caught 3% of planted errors, false alarms on 1% of correct points"
+    text: str  # "human labels on 34 answers: caught 9 of 14 wrong answers (…); planted errors: caught 94%"
     demonstration: bool
-    figures: dict[str, Any] | None
+    figures: dict[str, Any] | None  # the latest stress test's (planted errors)
+    real: dict[str, Any] | None = None  # against human labels (real_label_figures), shown first
+
+    @property
+    def measured(self) -> bool:
+        return self.figures is not None or self.real is not None
 
     @property
     def short(self) -> str:
-        """For a column header: the share caught, else that it was never measured."""
+        """For a column header: the wrong answers caught, else the planted errors caught, else that it
+        was never measured."""
+        if self.real is not None:
+            r = self.real
+            if r["with_errors"]:
+                return f"caught {r['caught']}/{r['with_errors']} real errors"
+            return f"false alarms on {r['false_alarms']}/{r['correct']} correct answers"
         if self.figures is None:
             return "not stress-tested"
         return f"caught {self.figures['caught_share']:.0%}"
@@ -43,26 +69,159 @@ def latest_figures(session: Session, rater: str) -> dict[str, Any] | None:
     return reviews.setting(session, STRESS_SETTING.format(rater))
 
 
-def standing_from(run: str | None, figures: dict[str, Any] | None, is_model: bool = True) -> Standing:
-    if not figures or figures.get("caught_share") is None:
+def real_label_figures(source: Session | sessionmaker[Session], rater: str) -> dict[str, Any] | None:
+    """How the judge rater did against human labels, per answer (the rule is in the module docstring):
+    answers both it judged and a human reviewed (`answers`), of them those with an error (`with_errors`)
+    and those it flagged (`caught`, with `recall` and its 95 % Wilson interval `recall_ci`), those the
+    humans found correct (`correct`) and those it flagged (`false_alarms`, `false_alarm_rate`,
+    `false_alarm_ci`); also the human raters and how many of the answers were drawn at random for
+    review (`sampled`). None where no such answer exists. Where several human raters reviewed an
+    answer, the answer has an error if any of them marked one."""
+    if not isinstance(source, Session):
+        with source() as session:
+            return real_label_figures(session, rater)
+    session = source
+    found = raters.rater_named(session, rater)
+    if found is None:
+        return None
+    judged = select(JudgeOutcomeRow.answer_id).where(
+        JudgeOutcomeRow.rater_id == found.id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
+    )
+    reviewed = (
+        select(ReviewRow.answer_id, ReviewRow.rater_id, RaterRow.name)
+        .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
+        .where(
+            ReviewRow.status == ReviewStatus.SUBMITTED.value,
+            RaterRow.kind == RaterKind.HUMAN.value,
+            ReviewRow.answer_id.in_(judged),
+        )
+        .subquery()
+    )
+    connection = session.connection()  # Core: the answers may be many
+    pairs = connection.execute(select(reviewed.c.answer_id, reviewed.c.name)).all()
+    if not pairs:
+        return None
+    answer_ids = {answer for answer, _ in pairs}
+    points_of = select(DataPointRow.answer_id).join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+    wrong = set(
+        connection.execute(
+            points_of.join(
+                reviewed,
+                (reviewed.c.answer_id == DataPointRow.answer_id) & (reviewed.c.rater_id == LabelRow.rater_id),
+            )
+            .where(LabelRow.tag.in_(HUMAN_ERROR_TAGS))
+            .distinct()
+        ).scalars()
+    )
+    flagged = set(
+        connection.execute(
+            points_of.where(
+                LabelRow.rater_id == found.id,
+                LabelRow.tag == Tag.INCORRECT.value,
+                DataPointRow.answer_id.in_(select(reviewed.c.answer_id)),
+            ).distinct()
+        ).scalars()
+    )
+    sampled = answer_ids & set(statistics.sampled_answers(session))
+    caught, alarms = len(flagged & wrong), len(flagged - wrong)
+    correct = len(answer_ids) - len(wrong)
+    return {
+        "rater": rater,
+        "answers": len(answer_ids),
+        "with_errors": len(wrong),
+        "caught": caught,
+        "recall": caught / len(wrong) if wrong else None,
+        "recall_ci": wilson_interval(caught, len(wrong)),
+        "correct": correct,
+        "false_alarms": alarms,
+        "false_alarm_rate": alarms / correct if correct else None,
+        "false_alarm_ci": wilson_interval(alarms, correct),
+        "human_raters": sorted({name for _, name in pairs}),
+        "sampled": len(sampled),
+    }
+
+
+def wilson_interval(k: int, n: int) -> tuple[float, float] | None:
+    """The 95 % Wilson interval of k in n (None for n = 0)."""
+    if n == 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return float(lo), float(hi)
+
+
+def real_label_text(real: dict[str, Any]) -> str:
+    """The figures in words, e.g. "human labels on 34 answers: caught 9 of 14 wrong answers (64%; 95% CI
+    39%–84%), false alarms on 2 of 20 correct answers (10%; 95% CI 3%–30%)"."""
+    parts = []
+    if real["with_errors"]:
+        parts.append(f"caught {real['caught']} of {real['with_errors']} wrong answers ({_share(real, 'recall')})")
+    if real["correct"]:
+        alarms = f"{real['false_alarms']} of {real['correct']} correct answers"
+        parts.append(f"false alarms on {alarms} ({_share(real, 'false_alarm_rate', 'false_alarm_ci')})")
+    return f"human labels on {real['answers']} answers: " + ", ".join(parts)
+
+
+def _share(real: dict[str, Any], key: str, ci: str = "recall_ci") -> str:
+    lo, hi = real[ci]
+    return f"{real[key]:.0%}; 95% CI {lo:.0%}–{hi:.0%}"
+
+
+def real_label_note(real: dict[str, Any] | None) -> str | None:
+    """Who labelled, and whether at random, e.g. "Human labels by ContractNLI annotators; none of the 34
+    answers was drawn at random for review."."""
+    if not real:
+        return None
+    n, sampled = real["answers"], real["sampled"]
+    if sampled == n:
+        drawn = f"all {n} answers were drawn at random for review"
+    else:
+        drawn = f"{sampled or 'none'} of the {n} answers {'was' if sampled < 2 else 'were'} drawn at random for review"
+    return f"Human labels by {', '.join(real['human_raters'])}; {drawn}."
+
+
+def standing_from(
+    run: str | None, figures: dict[str, Any] | None, is_model: bool = True, real: dict[str, Any] | None = None
+) -> Standing:
+    """A rater's standing in words: against human labels first, where it has been measured so, then
+    its planted errors (named as such)."""
+    planted = figures if figures and figures.get("caught_share") is not None else None
+    if real is not None:
+        text = real_label_text(real)
+        if planted is not None:
+            text += f"; planted errors: caught {planted['caught_share']:.0%}"
+        if real["recall"] is not None and real["false_alarm_rate"] is not None:
+            near_chance = real["recall"] <= real["false_alarm_rate"]
+        else:
+            near_chance = planted is None or planted["caught_share"] < DEMONSTRATION_BELOW
+        near_chance = is_model and near_chance
+        prefix = "demonstration model: " if near_chance else ""
+        return Standing(run, prefix + text, near_chance, planted, real)
+    if planted is None:
         if not is_model:
             return Standing(run, "not stress-tested", False, None)
         how = f" (assay stress-test --raters {run})" if run else ""
         return Standing(run, f"demonstration model: not stress-tested{how}", True, None)
-    share = figures["caught_share"]
+    near_chance = is_model and planted["caught_share"] < DEMONSTRATION_BELOW
+    prefix = "demonstration model: " if near_chance else ""
+    return Standing(run, prefix + planted_text(planted), near_chance, planted)
+
+
+def planted_text(figures: dict[str, Any]) -> str:
+    """A stress test's figures in words: "caught 94% of planted errors, false alarms on 1% of correct points"."""
     alarms = figures.get("false_alarm_rate")
     alarm_text = "" if alarms is None else f", false alarms on {alarms:.0%} of correct points"
-    near_chance = is_model and share < DEMONSTRATION_BELOW
-    prefix = "demonstration model: " if near_chance else ""
-    return Standing(run, f"{prefix}caught {share:.0%} of planted errors{alarm_text}", near_chance, figures)
+    return f"caught {figures['caught_share']:.0%} of planted errors{alarm_text}"
 
 
 def standing_of_run(sessions: sessionmaker[Session], rater: str) -> Standing:
     with sessions() as session:
         run = raters.rater_named(session, rater)
         figures = latest_figures(session, rater)
+        real = real_label_figures(session, rater)
     is_model = run is None or run.config.get("backend", "local") in MODEL_RATERS
-    return standing_from(rater, figures, is_model)
+    return standing_from(rater, figures, is_model, real)
 
 
 def reference_standing(sessions: sessionmaker[Session], answer_id: str) -> Standing | None:
@@ -92,19 +251,23 @@ def choice_key(choice: ModelChoice) -> tuple[str, str | None, str | None]:
 
 
 def standing_of_model(sessions: sessionmaker[Session], choice: ModelChoice) -> Standing:
-    """The latest stress-test figures of any LeMAJ run with the chosen model."""
+    """The chosen model's figures: against human labels, those of its LeMAJ run that the most human-labelled
+    answers measure; planted errors, its run's whose stress test is the latest."""
     wanted = choice_key(choice)
-    measured = []
+    measured, labelled = [], []
     with sessions() as session:
         for run in raters.raters(session):
             if run.kind.value == "judge" and model_key(run.config) == wanted:
                 figures = latest_figures(session, run.name)
                 if figures and figures.get("caught_share") is not None:
                     measured.append((str(figures.get("measured_at", "")), run.name, figures))
+                if real := real_label_figures(session, run.name):
+                    labelled.append((real["answers"], run.id, real))
+    real = max(labelled, key=lambda found: found[:2])[2] if labelled else None
     if not measured:
-        return standing_from(None, None)
+        return standing_from(real["rater"] if real else None, None, real=real)
     _, run_name, figures = max(measured)
-    return standing_from(run_name, figures)
+    return standing_from(run_name, figures, real=real)
 
 
 def judge_standings(sessions: sessionmaker[Session]) -> list[Standing]:
@@ -112,7 +275,11 @@ def judge_standings(sessions: sessionmaker[Session]) -> list[Standing]:
     with sessions() as session:
         runs = [r for r in raters.raters(session) if r.kind.value == "judge"]
         figures = {r.name: latest_figures(session, r.name) for r in runs}
-    return [standing_from(r.name, figures[r.name], r.config.get("backend", "local") in MODEL_RATERS) for r in runs]
+        real = {r.name: real_label_figures(session, r.name) for r in runs}
+    return [
+        standing_from(r.name, figures[r.name], r.config.get("backend", "local") in MODEL_RATERS, real[r.name])
+        for r in runs
+    ]
 
 
 def figure_lines(figures: dict[str, Any] | None) -> list[str]:

@@ -66,9 +66,14 @@ def rubrics_html(state: ReviewState) -> str:
 
 
 def rationale_html(point: ReviewPoint, standing: Standing | None) -> str:
-    """Why the judge tagged the point, naming the judge's standing; a demonstration model's rationale
-    links to the model picker (href "judge"). Empty when the judge said nothing about the point."""
-    judge = f"Judge ({standing.text})" if standing and point.judge_tag is not None else "Judge"
+    """Why the judge tagged the point, then the judge's standing on a line of its own (human labels
+    first, then planted errors); a demonstration model's links to the model picker (href "judge").
+    Empty when the judge said nothing about the point."""
     why = point.judge_rationale or (f"tagged {point.judge_tag.value}" if point.judge_tag is not None else "")
+    if not why:
+        return ""
+    text = f"<i>Judge: {html.escape(why)}</i>"
+    if standing and point.judge_tag is not None:
+        text += f'<br><span style="color: #5a5446;">The judge’s standing: {html.escape(standing.text)}</span>'
     capable = ' — <a href="judge">use a capable model…</a>' if standing and standing.demonstration else ""
-    return f"<i>{html.escape(judge)}: {html.escape(why)}</i>{capable}" if why else ""
+    return text + capable

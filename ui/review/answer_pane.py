@@ -4,8 +4,6 @@ holistic ratings and a comment on the whole answer."""
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -67,6 +65,7 @@ class AnswerPane(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.question = QLabel(wordWrap=True)
+        self.question.setTextFormat(Qt.TextFormat.PlainText)  # a question's ' or & is shown as typed
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.answer_view = AnswerView()
         self.answer_view.citationClicked.connect(self.passageRequested)
@@ -78,6 +77,7 @@ class AnswerPane(QWidget):
         self.points.verticalHeader().hide()
         self.points.setWordWrap(True)
         header = self.points.horizontalHeader()
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # a long rater's name: its start, then …
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for column in (0, 2, 3, 4, 5):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -121,7 +121,7 @@ class AnswerPane(QWidget):
     def show_state(self, state: ReviewState, standing: Standing | None, row: int) -> None:
         """Everything but the answer text (which needs the document's passages): the question, the
         points with `row` selected, the scores, the rubric results, the ratings and the comment."""
-        self.question.setText(html.escape(state.answer.question))
+        self.question.setText(state.answer.question)
         self.points_model.set_points(state.points)
         self.points_model.set_standing(standing)
         if state.points:
