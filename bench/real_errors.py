@@ -176,13 +176,15 @@ def held_out_checkers(data: dict, folder: str) -> list[tuple[object, set[str] | 
     return out
 
 
-def verify(project_file: Path, ids: list[str], checker, rules_only: bool) -> dict[str, list[dict]]:
+def verify(
+    project_file: Path, ids: list[str], checker, rules_only: bool, definitions: bool = True
+) -> dict[str, list[dict]]:
     from app.judging.verification import Verifier, verify_project
     from app.project import Project
     from storage.db import url_for_path
 
     project = Project.open(url_for_path(project_file))
-    verifier = Verifier(project.sessions, checker, rules_only=rules_only)
+    verifier = Verifier(project.sessions, checker, rules_only=rules_only, definitions=definitions)
     reports = verify_project(project.sessions, ids, save=False, verifier=verifier)
     return {r.answer_id: [p.as_dict() for p in r.points] for r in reports}
 
@@ -211,12 +213,17 @@ def main() -> int:
     parser.add_argument("--raters", default="rules,verifier,judge")
     parser.add_argument("--judge-answers", type=int, default=8)
     parser.add_argument("--limit", type=int, help="the first N answers of each folder")
+    parser.add_argument(
+        "--without-definitions", action="store_true", help="the checker reads claims without defined terms"
+    )
     args = parser.parse_args()
     raters = args.raters.split(",")
     data = None
     if "verifier" in raters:
+        import claim_data
         import train_claim_checker as training
 
+        claim_data.DEFINITIONS = not args.without_definitions
         started = time.perf_counter()
         data = training.load_all(DATA)
         print(f"features of all labelled points: {time.perf_counter() - started:.1f} s", flush=True)
@@ -237,13 +244,12 @@ def main() -> int:
             trained_in = time.perf_counter() - started
             started = time.perf_counter()
             for checker, mine in checkers:
-                checked.update(
-                    verify(project, [a for a in ids if mine is None or a in mine], checker, rules_only=False)
-                )
+                mine_only = [a for a in ids if mine is None or a in mine]
+                checked.update(verify(project, mine_only, checker, False, not args.without_definitions))
             seconds = time.perf_counter() - started
+            label = "verifier+checker(held-out" + (", no definitions)" if args.without_definitions else ")")
             print(
-                line(name, "verifier+checker(held-out)", score(folder, checked), seconds)
-                + f" (checkers trained in {trained_in:.0f} s)",
+                line(name, label, score(folder, checked), seconds) + f" (checkers trained in {trained_in:.0f} s)",
                 flush=True,
             )
         if "judge" in raters:

@@ -15,12 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
+from app.ingest.contract_terms import as_passages, defined_terms
 from app.ingest.documents import parse_document
 from models.checker.features import FEATURES, Evidence, measure
 from models.segmentation import segment_answer
 from models.verifier import Document, Source, verify_claim
 
 LABELS = ("supported", "unsupported", "contradicted")
+DEFINITIONS = True  # read claims with the contract's defined terms (False: to measure without)
 
 
 @dataclass
@@ -60,21 +62,23 @@ def load_folder(folder: Path) -> Points:
     for row in rows:
         name = row["document"]
         if name not in prepared:
-            passages = [(p.citation_id, p.text) for p in parse_document(folder / "documents" / name).passages]
-            prepared[name] = (Document([Source(i, t) for i, t in passages]), Evidence.of(passages))
+            parsed = parse_document(folder / "documents" / name)
+            passages = [(p.citation_id, p.text) for p in parsed.passages]
+            definitions = {d.term: d.definition for d in defined_terms(as_passages(parsed))} if DEFINITIONS else {}
+            prepared[name] = (Document([Source(i, t) for i, t in passages]), Evidence.of(passages, definitions))
         document, evidence = prepared[name]
         segments = segment_answer(row["answer"])
-        for k, seg in enumerate(segments):
+        for seg in segments:
             label = _label(seg.start, seg.end, truth[row["id"]], labelled_support)
             if label is None:
                 continue
             rule = verify_claim(seg.text, document, document.search(seg.text, 5), []).verdict
-            measured = measure(seg.text, evidence, rule, k / max(len(segments) - 1, 1))
+            measured = measure(seg.text, evidence, rule)
             if measured is None:
                 continue
             answer_ids.append(row["id"])
             groups.append(name)
             features.append(measured.values)
             labels.append(label)
-    X = np.asarray(features, dtype=float).reshape(-1, len(FEATURES))
-    return Points(folder.name, answer_ids, groups, X, np.asarray(labels, dtype=int))
+    matrix = np.asarray(features, dtype=float).reshape(-1, len(FEATURES))
+    return Points(folder.name, answer_ids, groups, matrix, np.asarray(labels, dtype=int))

@@ -43,7 +43,7 @@ def _evidence() -> Evidence:
 
 def test_a_claim_the_contract_makes_is_less_likely_unsupported_than_one_it_never_makes() -> None:
     checker = shipped()
-    made, never = checker.assess_many([(MADE, "supported", 0.0), (NEVER_MADE, "unverifiable", 1.0)], _evidence())
+    made, never = checker.assess_many([(MADE, "supported"), (NEVER_MADE, "unverifiable")], _evidence())
     assert made is not None and never is not None
     assert made.kind == never.kind == "contract"
     assert made.p_unsupported < 0.5 < never.p_unsupported
@@ -52,7 +52,7 @@ def test_a_claim_the_contract_makes_is_less_likely_unsupported_than_one_it_never
 
 
 def test_a_bare_verdict_has_nothing_to_check() -> None:
-    assert shipped().assess_many([("Yes.", "unverifiable", 0.0)], _evidence()) == [None]
+    assert shipped().assess_many([("Yes.", "unverifiable")], _evidence()) == [None]
 
 
 def test_features_are_the_same_in_every_process() -> None:
@@ -61,7 +61,7 @@ def test_features_are_the_same_in_every_process() -> None:
         "import sys; sys.path.insert(0, '.');"
         "from tests.test_claim_checker import _evidence, NEVER_MADE, MADE;"
         "from models.checker.features import measure;"
-        "print([measure(c, _evidence(), 'supported', 0.5).values for c in (MADE, NEVER_MADE)])"
+        "print([measure(c, _evidence(), 'supported').values for c in (MADE, NEVER_MADE)])"
     )
     root = Path(__file__).resolve().parent.parent
     runs = {

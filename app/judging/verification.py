@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.ingest.citations import CITATION, CitationIndex
+from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
 from models.checker import Assessment, ClaimChecker, Evidence, shipped
 from models.segmentation import segment_answer
@@ -60,6 +61,7 @@ class PointReport:
     summary: str
     probability: float | None = None  # the claim checker's: the document does not support the point
     contradiction: float | None = None  # of that, the probability that it says the opposite
+    definitions: list[dict[str, str]] = field(default_factory=list)  # {"term", "passage"} the point relies on
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,7 @@ class PointReport:
             "passage": self.passage,
             "probability": None if self.probability is None else round(self.probability, 4),
             "contradiction": None if self.contradiction is None else round(self.contradiction, 4),
+            "definitions": self.definitions,
         }
 
 
@@ -87,20 +90,30 @@ class Verifier:
     """The verifier bound to a project: documents are prepared once and kept.
 
     `checker` is the learned claim checker (the shipped one by default); `rules_only` leaves it out and
-    gives the verdicts of the rules alone, as before it existed (for side-by-side measurement)."""
+    gives the verdicts of the rules alone, as before it existed, and `definitions=False` reads claims
+    without the contract's defined terms (both for side-by-side measurement)."""
 
     def __init__(
-        self, sessions: sessionmaker[Session], checker: ClaimChecker | None = None, *, rules_only: bool = False
+        self,
+        sessions: sessionmaker[Session],
+        checker: ClaimChecker | None = None,
+        *,
+        rules_only: bool = False,
+        definitions: bool = True,
     ) -> None:
         self.sessions = sessions
         self.checker = None if rules_only else (checker or shipped())
+        self.definitions = definitions
         self._documents: dict[int, tuple[Document, CitationIndex, Evidence]] = {}
+        self._defined: dict[int, dict[str, str]] = {}  # document -> defined term (lower case) -> its passage
 
     def document(self, session: Session, document_id: int) -> tuple[Document, CitationIndex, Evidence]:
         if document_id not in self._documents:
             passages = documents.passages_of(session, document_id)
             sources = [Source(p.citation_id, p.text) for p in passages]
-            evidence = Evidence.of([(p.citation_id, p.text) for p in passages])
+            terms = defined_terms(passages) if self.definitions else []  # read claims with their definitions
+            evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {t.term: t.definition for t in terms})
+            self._defined[document_id] = {t.term.lower(): t.passage for t in terms}
             self._documents[document_id] = (Document(sources), CitationIndex(passages), evidence)
         return self._documents[document_id]
 
@@ -117,8 +130,7 @@ class Verifier:
             results.append(verify_claim(claim, document, document.search(claim, SEARCH_HITS), cited))
         if self.checker is None:
             return [_report(s, e, text[s:e], r) for (s, e), r in zip(spans, results, strict=True)]
-        last = max(len(spans) - 1, 1)
-        claims = [(text[s:e], r.verdict, k / last) for k, ((s, e), r) in enumerate(zip(spans, results, strict=True))]
+        claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence)
         return [
             _decided(s, e, text[s:e], r, a, document) for (s, e), r, a in zip(spans, results, assessed, strict=True)
@@ -249,6 +261,7 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
             "",
             p.get("probability"),
             p.get("contradiction"),
+            p.get("definitions", []),
         )
         for p in data["points"]
     ]

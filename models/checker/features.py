@@ -73,6 +73,7 @@ class Evidence:
     windows: list[str]
     window_passage: list[str]  # the citation id each window comes from
     legal_register: float = 0.0  # share of the document's words that are contract vocabulary
+    definitions: dict[str, str] = field(default_factory=dict)  # defined term (lower case) -> its definition
     stems: list[set[str]] = field(init=False)
     bigrams: set[tuple[str, str]] = field(init=False)
 
@@ -93,8 +94,9 @@ class Evidence:
                 self.index.setdefault(w, []).append(i)
 
     @classmethod
-    def of(cls, passages: Sequence[tuple[str, str]]) -> Evidence:
-        """From (citation id, text) passages: each sentence with up to two that follow it."""
+    def of(cls, passages: Sequence[tuple[str, str]], definitions: dict[str, str] | None = None) -> Evidence:
+        """From (citation id, text) passages: each sentence with up to two that follow it; with the
+        contract's defined terms, a claim is read with the definitions of the terms it uses."""
         windows, owners = [], []
         for pid, text in passages:
             sentences = [s for s in _SENTENCE.split(text.strip()) if s.strip()]
@@ -102,7 +104,13 @@ class Evidence:
                 windows.append(" ".join(sentences[i : i + WINDOW_SENTENCES]))
                 owners.append(pid)
         text = " ".join(t for _, t in passages)
-        return cls(windows, owners, len(_LEGAL.findall(text)) / max(len(text.split()), 1))
+        register = len(_LEGAL.findall(text)) / max(len(text.split()), 1)
+        return cls(windows, owners, register, {t.lower(): d for t, d in (definitions or {}).items()})
+
+    def defined_in(self, claim: str) -> list[str]:
+        """The defined terms a claim uses."""
+        lowered = f" {canonical(claim)} "
+        return [t for t in self.definitions if f" {t} " in lowered or f" {t}'" in lowered or f" {t}s " in lowered]
 
     @property
     def kind(self) -> str:
@@ -157,8 +165,9 @@ FEATURES = (
     "rule_needs_review",
     "rule_supported",
     "rule_unverifiable",
-    "position",
     "legal_register",
+    "defined_terms",
+    "coverage_with_definitions",
 )
 
 
@@ -168,7 +177,7 @@ class Measured:
     passage: str | None  # citation id of the best window's passage
 
 
-def measure(claim: str, evidence: Evidence, rule_verdict: str, position: float) -> Measured | None:
+def measure(claim: str, evidence: Evidence, rule_verdict: str) -> Measured | None:
     """The features of one claim; None when it has too few content words to check ("Yes.")."""
     stems = _stems(claim)
     mine = set(stems)  # sums over it below run in sorted order: string hashes differ between processes
@@ -193,6 +202,8 @@ def measure(claim: str, evidence: Evidence, rule_verdict: str, position: float) 
     obl_c, obl_w = bool(claim_tokens & _OBLIGATION), bool(window_tokens & _OBLIGATION)
     scope = claim_tokens & _SCOPE
     canon = canonical(claim)
+    used = evidence.defined_in(claim)
+    defined = set().union(*(_stems(evidence.definitions[t]) for t in used)) if used else set()
     values = (
         math.log1p(len(mine)),
         len(seen) / len(mine),
@@ -224,7 +235,8 @@ def measure(claim: str, evidence: Evidence, rule_verdict: str, position: float) 
         float(rule_verdict == "needs_review"),
         float(rule_verdict == "supported"),
         float(rule_verdict == "unverifiable"),
-        position,
         evidence.legal_register,
+        float(len(used)),
+        sum(idf[w] for w in sorted(mine & (top | defined))) / total_idf,
     )
     return Measured(values, evidence.window_passage[best] if best is not None else None)

@@ -48,10 +48,10 @@ class ClaimChecker:
     def load(cls, path: Path = MODEL_FILE) -> ClaimChecker:
         return cls(json.loads(path.read_text()))
 
-    def assess_many(self, claims: list[tuple[str, str, float]], evidence: Evidence) -> list[Assessment | None]:
-        """(claim, the verifier's rule verdict, position in the answer 0-1) -> an assessment each, None
-        for a claim without a word to check ("Yes.")."""
-        measured = [measure(c, evidence, rule, position) for c, rule, position in claims]
+    def assess_many(self, claims: list[tuple[str, str]], evidence: Evidence) -> list[Assessment | None]:
+        """(claim, the verifier's rule verdict) -> an assessment each, None for a claim with too few
+        words to check ("Yes.")."""
+        measured = [measure(c, evidence, rule) for c, rule in claims]
         rows = [m.values for m in measured if m is not None]
         if not rows:
             return [None] * len(claims)
@@ -63,7 +63,7 @@ class ClaimChecker:
         flag, support = self.thresholds["flag"][kind], self.thresholds["support"][kind]
         out: list[Assessment | None] = []
         row = 0
-        for (claim, _, _), m in zip(claims, measured, strict=True):
+        for (claim, _), m in zip(claims, measured, strict=True):
             if m is None:
                 out.append(None)
                 continue

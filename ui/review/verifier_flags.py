@@ -61,6 +61,13 @@ def describe(point: PointReport) -> str:
             + (f", {point.contradiction:.0%} of that a contradiction" if point.verdict == "incorrect" else "")
             + "</small>"
         )
+    if point.definitions:  # the definitions the claim relies on, one click away
+        links = ", ".join(
+            f'“{html.escape(d["term"])}” (<a href="passage:{html.escape(where)}">{html.escape(where)}</a>)'
+            for d in point.definitions
+            for where in [d["passage"]]
+        )
+        lines.append(f"<small>read with the definitions of {links}</small>")
     for reason in point.reasons:
         claim, document = _highlighted(reason)
         where = reason.get("passage")
