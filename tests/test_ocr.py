@@ -78,3 +78,42 @@ def test_scan_without_ocr_installed_says_how_to_get_it(scanned_dataset: Path, tm
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine without tesseract
     with pytest.raises(InvalidInput, match=r"DoiT-NDA-scan\.pdf: this PDF is a scan .* OCR is not installed"):
         parse_document(scanned_dataset / "documents" / "DoiT-NDA-scan.pdf")
+
+
+def _tesseract_tsv(lines: list[str]) -> str:
+    """Tesseract's TSV for one block and paragraph holding these lines, every word read at 90 %."""
+    rows = ["level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext"]
+    rows.append("1\t1\t0\t0\t0\t0\t0\t0\t2550\t3300\t-1\t")
+    for number, line in enumerate(lines, start=1):
+        for word_number, word in enumerate(line.split(), start=1):
+            rows.append(
+                f"5\t1\t1\t1\t{number}\t{word_number}\t{100 * word_number}\t{400 + 60 * number}\t80\t40\t90\t{word}"
+            )
+    return "\n".join(rows) + "\n"
+
+
+def test_a_numbered_section_starting_a_line_of_a_scan_starts_its_passage() -> None:
+    """Tesseract puts a section and the lines above it in one paragraph; read as a text PDF is, each
+    numbered section starting a line is a passage of its own, while "Section 4.2" wrapped onto a line
+    of its own in mid-sentence stays where it is."""
+    from app.ingest.documents import outline
+    from app.ingest.ocr import _paragraphs
+    from app.ingest.pdf_reading import _ocr_units
+
+    tsv = _tesseract_tsv(
+        [
+            "7. Termination",
+            "7.1 Either party may end this Agreement on thirty days notice, as set out in",
+            "Section 4.2 of this Agreement.",
+            "7.2 The Licensee shall return all copies on termination and the Licensor shall",
+            "refund the fees paid in advance.",
+            "8. Governing Law",
+        ]
+    )
+    text, units = _ocr_units(_paragraphs(tsv, 1))
+    passages = outline(text, units)
+    starts = {p.section: p.text for p in passages}
+    assert starts["7.1"].startswith("7.1 Either party") and starts["7.1"].endswith("Section 4.2 of this Agreement.")
+    assert starts["7.2"].startswith("7.2 The Licensee") and starts["7.2"].endswith("paid in advance.")
+    assert "8" in starts and "Governing Law" in starts["8"]
+    assert all(p.ocr_confidence == 0.9 for p in passages)

@@ -9,16 +9,22 @@ what the document does not have is left unresolved, never guessed.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from app.ingest.citations import CitationIndex, _section_key
 from app.ingest.documents import ParsedDocument
 from models.verifier.document import Document, Source
 from models.vocabulary import PassageKind
-from storage.documents import Passage
+from storage.documents import Passage, document_id_by_name, passages_of
+
+if TYPE_CHECKING:
+    from app.project import Project
 
 _OPEN, _CLOSE = '"“”', '"”“'  # documents mix straight and curly quotes, even in one pair
 _QUOTED = rf"[{_OPEN}](?P<term>[^{_OPEN}\n]{{1,80}}?)[{_CLOSE}]"
@@ -85,6 +91,74 @@ class Party:
     role: str | None  # "Disclosing Party", "receiving party", "Producer" …
     passage: str
     signs: bool  # its name appears in a signature block
+
+
+@dataclass(frozen=True)
+class ContractReading:
+    """A contract as a lawyer reads it: its defined terms, its references to itself, its parties."""
+
+    terms: tuple[DefinedTerm, ...]
+    references: tuple[Reference, ...]
+    parties: tuple[Party, ...]
+
+    @cached_property
+    def _term_pattern(self) -> re.Pattern[str] | None:
+        if not self.terms:
+            return None
+        words = sorted({t.term for t in self.terms if t.term.casefold() not in _UNMARKED}, key=len, reverse=True)
+        if not words:
+            return None
+        return re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, words))})(?:s|’s|'s)?(?![\w-])")
+
+    def terms_used(self, text: str) -> list[tuple[int, int, DefinedTerm]]:
+        """Where the text uses a defined term, as written (case and all; a plural or possessive
+        counts), longest term first; the term's own quoted name where it is defined is left out."""
+        if self._term_pattern is None:
+            return []
+        by_term = {t.term: t for t in self.terms}
+        found = []
+        for m in self._term_pattern.finditer(text):
+            if m.start() and text[m.start() - 1] in _OPEN:
+                continue
+            word = m.group(0)
+            term = by_term.get(word) or by_term.get(word.removesuffix("s")) or by_term.get(word[:-2])
+            if term is not None:
+                found.append((m.start(), m.end(), term))
+        return found
+
+
+_UNMARKED = {"agreement", "this agreement"}  # the contract's name for itself: on every other line, known to all
+
+_READINGS: dict[str, ContractReading] = {}  # by the passages' digest: a document read once per process
+_READINGS_KEPT = 32
+
+
+def read_contract(passages: Sequence[Passage]) -> ContractReading:
+    """The terms, references and parties of these passages, remembered by their text: a long merger
+    agreement takes a second to read, and the window shows the same document answer after answer."""
+    digest = hashlib.blake2b(digest_size=16)
+    for p in passages:
+        digest.update(f"{p.citation_id}\x00{p.section}\x00{p.text}\x01".encode())
+    key = digest.hexdigest()
+    if key not in _READINGS:
+        if len(_READINGS) >= _READINGS_KEPT:
+            _READINGS.pop(next(iter(_READINGS)))
+        terms = defined_terms(passages)
+        _READINGS[key] = ContractReading(
+            tuple(terms), tuple(cross_references(passages)), tuple(parties(passages, terms))
+        )
+    return _READINGS[key]
+
+
+def contract_reading(project: Project, document: int | str) -> ContractReading:
+    """The reading of a stored document (by id, or by the name the user typed), from the passages
+    stored at import, so its citation ids are the ones answers cite."""
+    name = project.document_named(document) if isinstance(document, str) else None
+    with project.sessions() as session:
+        document_id = document_id_by_name(session, name) if name is not None else document
+        assert isinstance(document_id, int)  # document_named found it
+        passages = passages_of(session, document_id)
+    return read_contract(passages)
 
 
 def as_passages(document: ParsedDocument) -> list[Passage]:
@@ -332,7 +406,7 @@ class _Resolver:
 
 _ENTITY = re.compile(
     r"(?P<name>(?:[A-Z][\w.&’'\-]*,?\s+(?:(?:of|&|de)\s+)?){0,6}?[A-Z][\w.&’'\-]*)"
-    r"(?:,\s*an?\s+[^()]{0,80}?)?[,\s]*\($"
+    r"(?:,\s*an?\s+[^()]{0,200}?)?[,\s]*\($"  # the description may give an address: "…, with offices at …"
 )
 _CORPORATE = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|L\.?P|Pty|Limited|Company|GmbH|AG|S\.?A|plc|N\.?V)\b\.?", re.IGNORECASE
@@ -367,7 +441,7 @@ def parties(passages: Sequence[Passage], terms: Sequence[DefinedTerm] | None = N
             if unquoted:
                 names = [unquoted.group(1).removeprefix("the ")]
             names = [n for n in names if n.casefold() in roles and n.casefold() not in _NOT_PARTIES]
-            entity = _ENTITY.search(p.text[max(0, m.start() - 160) : m.start() + 1])
+            entity = _ENTITY.search(p.text[max(0, m.start() - 280) : m.start() + 1])
             name = entity.group("name").strip(" ,") if entity else ""
             mine = {n.casefold() for n in names}
             while name and (

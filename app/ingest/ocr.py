@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 import subprocess
 import tempfile
@@ -80,14 +81,46 @@ def _paragraphs(tsv: str, page: int) -> list[OcrParagraph]:
             groups.setdefault((int(row["block_num"]), int(row["par_num"])), []).append(row)
     paragraphs = []
     for words in groups.values():
-        lines: dict[int, list[str]] = {}
+        lines: dict[int, list[dict[str, str]]] = {}
         for word in words:
-            lines.setdefault(int(word["line_num"]), []).append(word["text"])
-        text = ""
-        for line in (" ".join(parts) for parts in lines.values()):
-            text = text + line if text.endswith(("-", "–")) or not text else f"{text} {line}"
-        confidence = sum(float(w["conf"]) for w in words) / len(words) / 100
-        top = min(float(w["top"]) for w in words) / height
-        bottom = max(float(w["top"]) + float(w["height"]) for w in words) / height
-        paragraphs.append(OcrParagraph(page, text, round(confidence, 3), top, bottom))
+            lines.setdefault(int(word["line_num"]), []).append(word)
+        # Tesseract groups a numbered section with the lines above it; as in a text PDF, it starts a passage.
+        runs: list[list[list[dict[str, str]]]] = []
+        for line in lines.values():
+            text = " ".join(w["text"] for w in line)
+            if not runs or starts_section(" ".join(w["text"] for w in runs[-1][-1]), text):
+                runs.append([])
+            runs[-1].append(line)
+        paragraphs += [_paragraph(page, run, height) for run in runs]
     return paragraphs
+
+
+# "7.3 The Licensee", "10. Term", "Section 4 …", "ARTICLE IV": a numbered section starting a line.
+SECTION_START = re.compile(
+    r"^(?:\d{1,3}\.(?:\d{1,3}\.?)*\s+[A-Z(“\"]|(?:Section|SECTION|Article|ARTICLE)\s+(?:\d{1,3}|[IVXLC]{1,7})\b)"
+)
+
+
+_RUNS_ON = re.compile(r"(?:[a-z,\-–]|\b(?:section|article|clause|paragraph|and|or|to|of|in|under|see|§))$", re.I)
+
+
+def starts_section(previous: str, line: str) -> bool:
+    """Whether a line opening with a section number starts that section, rather than a sentence of
+    the line before running on ("as set out in / Section 4.2"): after a full stop or colon, after a
+    heading ("7. Termination"), or after a line that does not end mid-sentence."""
+    if not SECTION_START.match(line):
+        return False
+    heading = SECTION_START.match(previous) is not None and len(previous.split()) <= 8
+    return heading or not _RUNS_ON.search(previous.rstrip())
+
+
+def _paragraph(page: int, lines: list[list[dict[str, str]]], height: float) -> OcrParagraph:
+    """Lines of Tesseract's words as one paragraph, with their mean confidence and place on the page."""
+    words = [word for line in lines for word in line]
+    text = ""
+    for line in (" ".join(w["text"] for w in line) for line in lines):
+        text = text + line if text.endswith(("-", "–")) or not text else f"{text} {line}"
+    confidence = sum(float(w["conf"]) for w in words) / len(words) / 100
+    top = min(float(w["top"]) for w in words) / height
+    bottom = max(float(w["top"]) + float(w["height"]) for w in words) / height
+    return OcrParagraph(page, text, round(confidence, 3), top, bottom)

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.errors import PasswordRequired
 from app.ingest.documents import _TERMINAL, Unit, _normalise_running
-from app.ingest.ocr import OcrParagraph
+from app.ingest.ocr import OcrParagraph, starts_section
 from app.ingest.pdf_layout import Line, PageText, read_page
 
 
@@ -213,7 +213,8 @@ def _ocr_units(paragraphs: list[OcrParagraph]) -> tuple[str, list[Unit]]:
             continue
         previous = kept[-1] if kept else None
         # Tesseract ends a paragraph mid-sentence at a wide gap; a line that runs on is one paragraph.
-        if previous is not None and not previous.text.endswith(_TERMINAL) and previous.text[-1:].islower():
+        runs_on = not previous.text.endswith(_TERMINAL) and previous.text[-1:].islower() if previous else False
+        if previous is not None and runs_on and not starts_section(previous.text, paragraph.text):
             weight = len(previous.text), len(paragraph.text)
             confidence = (previous.confidence * weight[0] + paragraph.confidence * weight[1]) / sum(weight)
             text = _join(previous.text, paragraph.text)

@@ -1,6 +1,7 @@
 """The answer as a lawyer reads it: Markdown rendered (bold, italics, lists, headings), each data
 point in its tag colour, each point's lead-in greyed before it, and the answer's own text that no
-data point holds underlined in red, so nothing the answer asserts can pass unseen.
+data point holds underlined in red, so nothing the answer asserts can pass unseen. A term its
+contract defines is underlined with dots: its definition on hover, a click shows where it is defined.
 
 The document is built with QTextCursor rather than from HTML, so that every character shown is
 known to be a character of the answer at a known offset: a selection maps back to exact answer
@@ -14,15 +15,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from app.ingest.citations import Citation
+from app.ingest.contract_terms import ContractReading, DefinedTerm
 from app.review.service import ReviewPoint
 from models.segmentation import answer_lines
 from models.vocabulary import Tag
 from ui.item_models import TAG_STYLE, tag_text
+from ui.review.document_view import TERM_COLOUR, term_tooltip
 
 CONTEXT_COLOUR = "#7a7a7a"
 UNCOVERED_COLOUR = "#b00020"
@@ -47,9 +50,10 @@ class _Style:
     context: bool = False
     uncovered: bool = False
     link: str | None = None
+    term: DefinedTerm | None = None
 
     def key(self) -> tuple:
-        return (self.bold, self.italic, self.code, self.point, self.context, self.uncovered, self.link)
+        return (self.bold, self.italic, self.code, self.point, self.context, self.uncovered, self.link, self.term)
 
 
 @dataclass
@@ -66,7 +70,8 @@ class RenderedAnswer:
 
 
 class AnswerView(QTextBrowser):
-    """The answer pane. Emits pointClicked(point id) and citationClicked(citation id)."""
+    """The answer pane. Emits pointClicked(point id) and citationClicked(citation id), the latter for
+    a citation's passage and for the passage defining a term clicked."""
 
     pointClicked = Signal(int)  # noqa: N815 - Qt signal names
     citationClicked = Signal(str)  # noqa: N815
@@ -75,8 +80,13 @@ class AnswerView(QTextBrowser):
     def __init__(self) -> None:
         super().__init__()
         self.setOpenLinks(False)
-        self.anchorClicked.connect(lambda url: self.citationClicked.emit(url.toString().removeprefix("cite:")))
+        self.anchorClicked.connect(self._on_anchor_clicked)
         self.rendered = RenderedAnswer(self.document(), None, [], [])
+        self.terms: Sequence[DefinedTerm] = ()  # those of the document the answer is about
+        self._terms_read: tuple[Sequence[DefinedTerm], ContractReading] | None = None
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        self.citationClicked.emit(url.toString().removeprefix("cite:").removeprefix("term:"))
 
     @property
     def uncovered(self) -> list[tuple[int, int]]:
@@ -102,10 +112,19 @@ class AnswerView(QTextBrowser):
             self.ensureCursorVisible()
 
     def render(
-        self, text: str, points: Sequence[ReviewPoint], current: int | None, citations: Sequence[Citation] = ()
+        self,
+        text: str,
+        points: Sequence[ReviewPoint],
+        current: int | None,
+        citations: Sequence[Citation] = (),
+        terms: Sequence[DefinedTerm] | None = None,
     ) -> RenderedAnswer:
-        """The answer in a document of its own, each point in its tag colour, the current one marked."""
+        """The answer in a document of its own, each point in its tag colour, the current one marked;
+        `terms` are its document's defined terms (by default `self.terms`)."""
         styles = [_Style() for _ in text]
+        for start, end, term in self._reading(self.terms if terms is None else terms).terms_used(text):
+            for i in range(start, end):
+                styles[i].term = term
         self._mark_markdown(text, styles)
         shown = [p for p in points if p.point.span_start is not None and p.point.span_end is not None]
         shown.sort(key=lambda p: p.point.span_start or 0)
@@ -161,6 +180,12 @@ class AnswerView(QTextBrowser):
             cursor.insertText(f"{tag_text(Tag.MISSING)}: {point.point.text}", fmt)
         return rendered
 
+    def _reading(self, terms: Sequence[DefinedTerm]) -> ContractReading:
+        """The terms as a reading, kept while they are the same: it compiles their pattern once."""
+        if self._terms_read is None or self._terms_read[0] is not terms:
+            self._terms_read = (terms, ContractReading(tuple(terms), (), ()))
+        return self._terms_read[1]
+
     def _insert(self, rendered, cursor, text, start, end, style, line, point, current) -> None:
         fmt = QTextCharFormat()
         if line.heading and line.heading < 7:
@@ -191,6 +216,14 @@ class AnswerView(QTextBrowser):
             fmt.setAnchor(True)
             fmt.setAnchorHref(style.link)
             fmt.setForeground(QColor("#1d4ed8"))
+        elif style.term is not None:
+            fmt.setAnchor(True)
+            fmt.setAnchorHref(f"term:{style.term.passage}")
+            said = fmt.toolTip()  # a lead-in's or uncovered text's note stays beside the definition
+            fmt.setToolTip(term_tooltip(style.term) + (f"<p>{said}</p>" if said else ""))
+            if fmt.underlineStyle() == QTextCharFormat.UnderlineStyle.NoUnderline and not fmt.fontUnderline():
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+                fmt.setUnderlineColor(QColor(TERM_COLOUR))
         rendered.doc_starts.append(cursor.position())
         rendered.runs.append((cursor.position(), end - start, start))
         cursor.insertText(text[start:end].replace("\r", ""), fmt)

@@ -1,6 +1,7 @@
-"""The right-hand pane: the contract of the open answer, a BM25 search over its passages, and the
-button that makes a missing data point of the text selected in it. It opens at the passages the
-selected data point, or else the question, is about."""
+"""The right-hand pane: the contract of the open answer (its parties on a card above it, its defined
+terms and cross-references marked in it), a BM25 search over its passages, and the button that makes
+a missing data point of the text selected in it. It opens at the passages the selected data point,
+or else the question, is about."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from app.errors import AssayError
+from app.ingest.contract_terms import ContractReading, Party, contract_reading
 from app.project import Passage, Project
 from app.review.service import ReviewPoint, ReviewState
 from ui.item_models import short_question
@@ -27,7 +29,16 @@ class DocumentPane(QWidget):
         self.project = project
         self.say = say
         self._best: dict[tuple[str, str], str | None] = {}  # (document, words): the passage they match best
+        self.reading: ContractReading | None = None
         self.title = QLabel()
+        self.parties = QLabel()
+        self.parties.setWordWrap(True)
+        self.parties.setTextFormat(Qt.TextFormat.RichText)
+        self.parties.setStyleSheet(
+            "QLabel { background: #f6f3ea; border: 1px solid #ddd5bf; border-radius: 4px; padding: 4px 6px; }"
+        )
+        self.parties.linkActivated.connect(self.show_passage)
+        self.parties.hide()
         self.view = DocumentView()
         self.search = QLineEdit(placeholderText="Search the document (Ctrl+F), ranked by BM25")
         self.hits = QListWidget()
@@ -39,6 +50,7 @@ class DocumentPane(QWidget):
         add.clicked.connect(self.missingRequested)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.parties)
         layout.addWidget(self.search)
         layout.addWidget(self.hits, 1)
         layout.addWidget(self.view, 4)
@@ -46,7 +58,15 @@ class DocumentPane(QWidget):
 
     def show_document(self, name: str, document_id: int, passages: list[Passage]) -> None:
         self.title.setText(f"<b>{html.escape(name)}</b>")
-        self.view.show_document(document_id, passages)
+        if document_id != self.view.document_id:
+            try:
+                self.reading = contract_reading(self.project, document_id)
+            except AssayError as exc:
+                self.reading = None
+                self.say(f"The contract's terms and references could not be read: {exc}")
+            self.parties.setText(parties_html(self.reading.parties if self.reading else ()))
+            self.parties.setVisible(bool(self.reading and self.reading.parties))
+        self.view.show_document(document_id, passages, self.reading)
 
     def show_passage(self, citation_id: str) -> None:
         if not self.view.focus_passage(citation_id):
@@ -110,3 +130,18 @@ class DocumentPane(QWidget):
 
     def _on_hit_activated(self, item: QListWidgetItem) -> None:
         self.show_passage(item.data(Qt.ItemDataRole.UserRole))
+
+
+def parties_html(parties: tuple[Party, ...] | list[Party]) -> str:
+    """The parties card: each party's name (a link to the passage naming it), its short names and role,
+    one line each: Acme Corp. — “Acme”, Disclosing Party."""
+    lines = []
+    for party in parties:
+        name = html.escape(party.name or "(name not read)")
+        short = [f"“{html.escape(n)}”" for n in party.short_names if n != party.role]
+        said = ", ".join(short + ([html.escape(party.role)] if party.role else []))
+        lines.append(
+            f"<a href='{party.passage}' style='color:#1d3557; text-decoration:none'><b>{name}</b></a>"
+            + (f" — {said}" if said else "")
+        )
+    return "<span style='color:#6b6b6b'>Parties</span><br>" + "<br>".join(lines)

@@ -3,12 +3,14 @@ passages marked; text selected here becomes a missing data point citing its pass
 
 from __future__ import annotations
 
+import html
 import re
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QTextEdit
 
+from app.ingest.contract_terms import ContractReading, DefinedTerm, Reference
 from app.ingest.ocr import LOW_CONFIDENCE as LOW_OCR_CONFIDENCE
 from app.project import Passage
 from models.vocabulary import PassageKind
@@ -17,11 +19,18 @@ CITED = QColor("#fff4c2")
 ABOUT = QColor("#e6e0fa")  # found by search for what the point says: no citation vouches for it
 GOLD = QColor("#dff3e4")
 FOCUS = QColor("#ffd36e")
+TERM_COLOUR = QColor("#1d3557")  # a defined term's dotted underline
+REFERENCE_COLOUR = QColor("#1d4ed8")  # a cross-reference to a part of this document
+UNRESOLVED_COLOUR = QColor("#8a8a8a")  # one to a part the document does not have
 
 
 class DocumentView(QTextBrowser):
     """A read-only view of one document's passages, one block each; the table of contents is one
-    line until clicked, since a contract's contents fill a screen before its first clause."""
+    line until clicked, since a contract's contents fill a screen before its first clause.
+
+    Given the contract's reading, each defined term is underlined with dots where it is used (its
+    definition on hover, a click goes to where it is defined) and each cross-reference is a link to
+    the passage it resolves to, or greyed when the document has no such part."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -29,6 +38,8 @@ class DocumentView(QTextBrowser):
         self.anchorClicked.connect(self._on_anchor_clicked)
         self.document_id: int | None = None
         self.passages: list[Passage] = []
+        self.reading: ContractReading | None = None
+        self._references_in: dict[str, list[Reference]] = {}  # citation id -> its references
         self.contents_shown = False
         self._block_of: dict[str, int] = {}  # citation id -> block number
         self._passage_at_block: dict[int, str] = {}
@@ -36,10 +47,13 @@ class DocumentView(QTextBrowser):
         self._marks: list[QTextEdit.ExtraSelection] = []
         self._focus: QTextEdit.ExtraSelection | None = None
 
-    def show_document(self, document_id: int, passages: list[Passage]) -> None:
+    def show_document(self, document_id: int, passages: list[Passage], reading: ContractReading | None = None) -> None:
         if document_id == self.document_id:
             return
-        self.document_id, self.passages = document_id, passages
+        self.document_id, self.passages, self.reading = document_id, passages, reading
+        self._references_in = {}
+        for reference in reading.references if reading is not None else ():
+            self._references_in.setdefault(reference.passage, []).append(reference)
         self.contents_shown = False
         self._render()
 
@@ -95,14 +109,38 @@ class DocumentView(QTextBrowser):
                 label += f" ⚠ OCR {passage.ocr_confidence:.0%}: check the scan"
             cursor.insertText(label + "  ", id_format)
             text = without_leaders(passage.text)
-            cursor.insertText(text, note_format if passage.kind is PassageKind.FOOTNOTE else body_format)
+            base = note_format if passage.kind is PassageKind.FOOTNOTE else body_format
+            self._insert_read(cursor, passage, text, base)
             self._block_of[passage.citation_id] = cursor.blockNumber()
             self._passage_at_block[cursor.blockNumber()] = passage.citation_id
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
+    def _insert_read(self, cursor: QTextCursor, passage: Passage, text: str, base: QTextCharFormat) -> None:
+        """The passage's text, its defined terms and cross-references marked (when it was read)."""
+        if self.reading is None or passage.kind is PassageKind.TOC:
+            cursor.insertText(text, base)
+            return
+        # References hold offsets into the stored text: where leaders were dropped, they no longer fit.
+        references = self._references_in.get(passage.citation_id, []) if text == passage.text else []
+        marks: list[tuple[int, int, QTextCharFormat]] = [
+            (r.start, r.end, _reference_format(base, r)) for r in references
+        ]
+        for start, end, term in self.reading.terms_used(text):
+            if not any(start < e and s < end for s, e, _ in marks):
+                marks.append((start, end, _term_format(base, term)))
+        at = 0
+        for start, end, fmt in sorted(marks, key=lambda m: m[0]):
+            cursor.insertText(text[at:start], base)
+            cursor.insertText(text[start:end], fmt)
+            at = end
+        cursor.insertText(text[at:], base)
+
     def _on_anchor_clicked(self, url: QUrl) -> None:
-        if url.toString() == "contents:show":
+        link = url.toString()
+        if link == "contents:show":
             self.show_contents()
+        elif link.startswith(("term:", "ref:")):
+            self.focus_passage(link.partition(":")[2])
 
     def mark(self, cited: set[str], gold_spans: list[dict] | None) -> None:
         """Tint the passages the answer's data points cite, and those holding gold spans."""
@@ -194,6 +232,47 @@ def _formats() -> tuple[QTextCharFormat, QTextCharFormat, QTextCharFormat, QText
     note.setFontPointSize(8.5)
     note.setForeground(QColor("#444444"))
     return heading, ids, body, note
+
+
+def _term_format(base: QTextCharFormat, term: DefinedTerm) -> QTextCharFormat:
+    """A defined term where it is used: dotted underline, its definition on hover, a link to it."""
+    fmt = QTextCharFormat(base)
+    fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+    fmt.setUnderlineColor(TERM_COLOUR)
+    fmt.setAnchor(True)
+    fmt.setAnchorHref(f"term:{term.passage}")
+    fmt.setToolTip(term_tooltip(term))
+    return fmt
+
+
+def term_tooltip(term: DefinedTerm) -> str:
+    """A defined term's hover text: the term, where it is defined, and the words that define it."""
+    definition = " ".join(term.definition.split())
+    if len(definition) > 600:
+        definition = definition[:600].rsplit(" ", 1)[0] + " …"
+    return (
+        f"<p><b>{html.escape(term.term, quote=False)}</b> "
+        f"<span style='color:#6b6b6b'>defined in {term.passage} · click to go there</span></p>"
+        f"<p>{html.escape(definition, quote=False)}</p>"
+    )
+
+
+def _reference_format(base: QTextCharFormat, reference: Reference) -> QTextCharFormat:
+    """A cross-reference: a link to the first passage it resolves to, or greyed where none is found."""
+    fmt = QTextCharFormat(base)
+    if reference.passages is None:
+        fmt.setForeground(UNRESOLVED_COLOUR)
+        fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DashUnderline)
+        fmt.setUnderlineColor(UNRESOLVED_COLOUR)
+        fmt.setToolTip(f"{html.escape(reference.text, quote=False)}: not found in this document")
+        return fmt
+    fmt.setForeground(REFERENCE_COLOUR)
+    fmt.setAnchor(True)
+    fmt.setAnchorHref(f"ref:{reference.passages[0]}")
+    more = len(reference.passages) - 1
+    where = reference.passages[0] + (f" and {more} passage{'s' * (more > 1)} under it" if more else "")
+    fmt.setToolTip(f"{html.escape(reference.text, quote=False)} → {where}: click to go there")
+    return fmt
 
 
 def _block_format(passage: Passage) -> QTextBlockFormat:

@@ -23,6 +23,7 @@ from app.errors import AssayError
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
 from app.ingest.citations import Citation, find_citations
+from app.ingest.contract_terms import read_contract
 from app.judging.runs import JudgeSettings
 from app.judging.standing import Standing, reference_standing
 from app.project import Passage, Project
@@ -112,7 +113,8 @@ class ReviewWindow(QMainWindow):
         splitter.addWidget(self.queue_pane)
         splitter.addWidget(self.answer_pane)
         splitter.addWidget(self.document_pane)
-        splitter.setSizes([470, 560, 470])
+        splitter.setSizes([420, 860, 320])  # the answer and its points get the room; the queue and document
+        splitter.setStretchFactor(1, 1)  # take what is wanted, and the middle grows with the window
         self.dashboard = Dashboard(project, lambda: (self.settings.min_correctness, self.settings.min_relevance))
         self.tabs = QTabWidget()
         self.tabs.addTab(splitter, "Review")
@@ -286,13 +288,14 @@ class ReviewWindow(QMainWindow):
         if first is not None:
             self.answer_pane.verifier_flag.prepare(self.project, answer.id)
         citations = find_citations(answer.text, passages)
+        terms = self.answer_view.terms if same_document else read_contract(passages).terms
         self.prepared = PreparedAnswer(
             state,
             changes,
             reference_standing(self.project.sessions, answer.id),
             passages,
             citations,
-            self.answer_view.render(answer.text, state.points, first.point.id if first else None, citations),
+            self.answer_view.render(answer.text, state.points, first.point.id if first else None, citations, terms),
         )
 
     def show_state(self, state: ReviewState, keep_point: bool = True, prepared: PreparedAnswer | None = None) -> None:
@@ -306,6 +309,8 @@ class ReviewWindow(QMainWindow):
         if document_changed:
             passages = prepared.passages if prepared is not None else self.service.passages(answer)
             self.document_pane.show_document(answer.document, answer.document_id, passages)
+            reading = self.document_pane.reading
+            self.answer_view.terms = reading.terms if reading is not None else ()
         if prepared is not None:
             self.citations = prepared.citations
         elif answer_changed or document_changed:
