@@ -35,11 +35,11 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     least_certain_first(window)
     certainty = [float(c) for c in column(window.queue_model.CERTAINTY) if c != "—"]
     assert certainty == sorted(certainty) and certainty[0] < certainty[-1]
-    first = window.queue_model.index(0, 0).data()
+    first = window.queue_model.answer_at(0).id
     assert window.state.answer.id == first  # "next answer" now walks from the least certain
     (next_answer,) = [a for a in window.findChildren(QAction) if a.text() == "Next answer"]
     next_answer.trigger()
-    assert window.state.answer.id == window.queue_model.index(1, 0).data()
+    assert window.state.answer.id == window.queue_model.answer_at(1).id
 
     with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
         window.tabs.setCurrentWidget(window.dashboard)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.errors import AssayError
 from app.figures import dashboard as figures_of
+from app.figures.rater_names import rater_name
 from app.figures.scores import shown
 from app.project import Project
 
@@ -171,23 +172,21 @@ class Dashboard(QWidget):
         self.progress.hide()
         self.figures = figures
         self.rater.blockSignals(True)
-        chosen = self.rater.currentText()
+        chosen = self.rater.currentData()
         self.rater.clear()
-        self.rater.addItems([figures_of.ALL_RATERS, *figures.raters])
+        for rater in (figures_of.ALL_RATERS, *figures.raters):  # shown by readable name, full name in the tooltip
+            self.rater.addItem(rater_name(rater), rater)
+            self.rater.setItemData(self.rater.count() - 1, rater, Qt.ItemDataRole.ToolTipRole)
         if chosen in figures.raters:
-            self.rater.setCurrentText(chosen)
+            self.rater.setCurrentIndex(self.rater.findData(chosen))
         self.rater.blockSignals(False)
         self._fill_scores()
         stats = figures.agreement
         if stats is None:
             self.agreement.setText(f"Agreement: {figures.agreement_error}.")
         else:
-            self.agreement.setText(
-                f"<b>Agreement</b> on {stats['n_items']} data points between {', '.join(stats['raters'])}: "
-                f"{shown(stats['percent_agreement'])} observed · Cohen's κ {shown(stats['cohen_kappa'])} · "
-                f"Fleiss' κ {shown(stats['fleiss_kappa'])} · Krippendorff's α {shown(stats['krippendorff_alpha'])}"
-                f" · Gwet's AC1 {shown(stats['gwet_ac1'])}"
-            )
+            self.agreement.setText(agreement_text(stats))
+            self.agreement.setToolTip("Raters: " + ", ".join(stats["raters"]))
         self._fill_estimates()
         self.triage.setText(triage_text(figures.triage))
         report = figures.calibration
@@ -216,7 +215,7 @@ class Dashboard(QWidget):
         if self.figures is None:
             return
         by = self.slice.currentText()
-        rows = self.figures.scores.get((by, self.rater.currentText() or figures_of.ALL_RATERS), [])
+        rows = self.figures.scores.get((by, self.rater.currentData() or figures_of.ALL_RATERS), [])
         columns = ([] if by == "rater" else [by]) + ["rater", "answers", "correctness", "precision", "recall", "f1"]
         self.table.setUpdatesEnabled(False)
         self.table.clear()
@@ -227,7 +226,14 @@ class Dashboard(QWidget):
             for c, column in enumerate(columns):
                 value = row.get(column)
                 text = shown(value) if column in ("correctness", "precision", "recall", "f1") else str(value)
-                self.table.setItem(r, c, QTableWidgetItem(text))
+                if column == "rater":
+                    text = rater_name(str(value))
+                elif column == by:
+                    text = group_name(by, text)
+                item = QTableWidgetItem(text)
+                if text != str(value):
+                    item.setToolTip(str(value))  # the full name, one hover away
+                self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.table.setUpdatesEnabled(True)
 
@@ -243,7 +249,7 @@ class Dashboard(QWidget):
         self.estimates.setRowCount(len(rows))
         for r, (group, metric, figures) in enumerate(rows):
             cells = [
-                group["group"],
+                group_name(self.estimate_by.currentText(), str(group["group"])),
                 METRIC_NAMES[metric],
                 f"{figures['reviewed']} of {figures['judged']}",
                 _interval(figures["ppi"]),
@@ -269,6 +275,39 @@ class Dashboard(QWidget):
             plot.setAlignment(Qt.AlignmentFlag.AlignCenter)
             plot.setMinimumHeight(320)
             self.canvas_holder.addWidget(plot)
+
+
+def group_name(by: str, group: str) -> str:
+    """A slice's name as a reader takes it: "unknown" is an answer with no generator (or source) recorded."""
+    return f"no {by} recorded" if group == "unknown" else group
+
+
+def kappa_reason(stats: dict) -> str:
+    """Why Cohen's κ has no value, in words."""
+    raters = len(stats["raters"])
+    if raters != 2:
+        return f"κ is for two raters (here {raters})"
+    if not stats["n_items"]:
+        return "κ not defined: no data point tagged by both"
+    return "κ not defined: only one tag used"
+
+
+def agreement_text(stats: dict) -> str:
+    """The agreement line: who, on how many points, each figure, and a reason for each missing one."""
+    names = ", ".join(html.escape(rater_name(r)) for r in stats["raters"])
+    kappa = f"κ {shown(stats['cohen_kappa'])}" if stats["cohen_kappa"] is not None else kappa_reason(stats)
+    text = (
+        f"<b>Agreement</b> on {stats['n_items']} data points between {names}: "
+        f"{shown(stats['percent_agreement'])} observed · Cohen's {kappa} · "
+        f"Fleiss' κ {shown(stats['fleiss_kappa'])} · Krippendorff's α {shown(stats['krippendorff_alpha'])}"
+        f" · Gwet's AC1 {shown(stats['gwet_ac1'])}"
+    )
+    for jury, jurors in (stats.get("left_out") or {}).items():
+        text += (
+            f"<br>{html.escape(rater_name(jury))} is left out: its tags are made from its jurors' "
+            f"({html.escape(', '.join(rater_name(j) for j in jurors))}), so it would agree with them by construction."
+        )
+    return text
 
 
 def triage_text(result: dict) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
+from app.figures.rater_names import rater_name
 from app.figures.scores import Scores, shown, triage_bucket
 from app.judging.standing import Standing, figure_lines, real_label_note
 from app.review.service import JudgeCounts, QueueRow, RaterTag, ReviewPoint
@@ -27,6 +29,16 @@ TAG_STYLE: dict[Tag | None, tuple[str, str]] = {
 
 def tag_text(tag: Tag | None) -> str:
     return TAG_STYLE[tag][0]
+
+
+def header_lines(text: str, width: int = 16) -> str:
+    """A column header over a few short lines, so that the column is as narrow as its cells."""
+    return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
+
+
+def citation_lines(citations: Sequence[str]) -> str:
+    """A point's cited passages, one a line: the column stays narrow and the row grows instead."""
+    return "\n".join(citations)
 
 
 class _TableModel(QAbstractTableModel):
@@ -52,8 +64,9 @@ class _TableModel(QAbstractTableModel):
 class AnswerQueueModel(_TableModel):
     """Every answer of the project: the judge's verdict and scores, and this reviewer's status.
 
-    Every column fits the queue pane: the document is chosen above the table; the question is in
-    each row's tooltip, in the review pane, and found by the filter box. The model sorts and filters
+    Every column fits the queue pane: an answer is named by its question's start and its document's
+    name (its id, the whole question and the reviews in the row's tooltip; the filter box finds
+    words of the question), the document is chosen above the table. The model sorts and filters
     itself over its list of rows, so that a queue of 100,000 answers opens with no Python call per
     row (a QSortFilterProxyModel asks filterAcceptsRow of each, at every reset and sort). A row's
     cells are computed when it is first shown, sorted or searched; the judge's tag counts they need
@@ -61,7 +74,7 @@ class AnswerQueueModel(_TableModel):
 
     HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review", "Cert.", "Sample")
     HEADER_TIPS = (
-        "The answer's id",
+        "The answer: its question's start and its document (its id in each row's tooltip; sorted by id)",
         "The latest judge run: ✓ cleared or ⚑ flagged by the triage thresholds (Project menu); — not judged",
         "The judge's correctness: the share of the answer's points it tagged correct",
         "The judge's relevance (F1 of precision and recall)",
@@ -245,6 +258,9 @@ class AnswerQueueModel(_TableModel):
         if self._cells[row] is None:
             self._count_page(index.row())
         value = self.cells(row)[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:  # as a person knows it, not by its id
+            answer = self.rows[row]
+            return f"{question_start(answer.question)}\n{document_name(answer.document)}"
         if role == Qt.ItemDataRole.DisplayRole:
             return shown(value) if index.column() in self.SCORES else str(value)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -273,6 +289,22 @@ def short_question(question: str) -> str:
     return rest if sep and lead.startswith("Consider ") and len(lead) < 250 else question
 
 
+def question_start(question: str, limit: int = 60) -> str:
+    """The question's first words, cut at a word within `limit` characters, with "…" if cut."""
+    text = " ".join(short_question(question).split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[: limit + 1] else text[:limit]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def document_name(document: str) -> str:
+    """A document's short name: its file name without the extension."""
+    name = document.rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    return stem if dot and stem and len(extension) <= 4 else name
+
+
 def _cells(row: QueueRow, counts: JudgeCounts | None, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
     scores = Scores(*counts) if counts else None
     correctness = scores.correctness if scores else None
@@ -296,12 +328,14 @@ class DataPointTableModel(_TableModel):
     FIXED = ("#", "Data point", "Judge", "Conf.", "Yours", "Citations")
     HEADERS = FIXED
     JUDGE = 2
+    CONFIDENCE = 3
 
     def __init__(self) -> None:
         super().__init__()
         self.points: list[ReviewPoint] = []
         self.raters: list[RaterTag] = []  # one per extra column: the rater's name and kind
         self.standing: Standing | None = None  # how good the judge whose tags are shown is
+        self.same_confidence: float | None = None  # set when every point has this one confidence: no figure
 
     def set_standing(self, standing: Standing | None) -> None:
         if standing == self.standing:
@@ -337,7 +371,21 @@ class DataPointTableModel(_TableModel):
         # Judges (runs, jury, a verifier) before people, each group by name.
         self.raters = sorted(seen.values(), key=lambda t: (t.kind is RaterKind.HUMAN, t.rater))
         self.HEADERS = self.FIXED + tuple(t.rater for t in self.raters)
+        confidences = {p.judge_confidence for p in points if p.judge_confidence is not None}
+        self.same_confidence = confidences.pop() if len(points) > 1 and len(confidences) == 1 else None
         self.endResetModel()
+
+    def rater_header(self, section: int) -> str:
+        """A rater column's header: the rater's readable name, over short lines."""
+        return header_lines(rater_name(self.raters[section - len(self.FIXED)].rater))
+
+    def confidence_tip(self) -> str:
+        if self.same_confidence is None:
+            return "The judge's confidence in its tag"
+        return (
+            f"The judge gave every point of this answer the same confidence ({self.same_confidence:.2f}): "
+            "it tells no tag from another, so the column is hidden (right-click the header to show it)."
+        )
 
     def tag_of(self, row: int, rater: str) -> RaterTag | None:
         """A rater's tag on a point (or, marked earlier, on the point it replaced)."""
@@ -346,14 +394,18 @@ class DataPointTableModel(_TableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and section == self.JUDGE and self.standing is not None:
             if role == Qt.ItemDataRole.DisplayRole:
-                return f"Judge ({self.standing.short})" if not self.standing.demonstration else "Judge ⚠ demo"
+                text = f"Judge ({self.standing.short})" if not self.standing.demonstration else "Judge ⚠ demo"
+                return header_lines(text)
             if role == Qt.ItemDataRole.ToolTipRole:
                 return self.standing_tip()
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            if section >= len(self.FIXED):
+        if orientation == Qt.Orientation.Horizontal and section >= len(self.FIXED):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.rater_header(section)
+            if role == Qt.ItemDataRole.ToolTipRole:
                 rater = self.raters[section - len(self.FIXED)]
                 return f"{rater.rater} ({rater.kind.value}): its tag on the same data point"
-            return None
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return self.confidence_tip() if section == self.CONFIDENCE else None
         return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -372,10 +424,11 @@ class DataPointTableModel(_TableModel):
                 earlier = self.tag_of(index.row(), point.judge or "")
                 return _earlier_text(earlier) if earlier else "—"
             if column == 3:
-                return f"{point.judge_confidence:.2f}" if point.judge_confidence is not None else "—"
+                meaningful = point.judge_confidence is not None and self.same_confidence is None
+                return f"{point.judge_confidence:.2f}" if meaningful else "—"
             if column == 4:
                 return tag_text(point.point.tag)
-            return ", ".join(point.citations)
+            return citation_lines(point.citations)
         if role == Qt.ItemDataRole.BackgroundRole and column in (2, 4):
             tag = point.judge_tag if column == 2 else point.point.tag
             if column == 2 and tag is None:
@@ -385,6 +438,10 @@ class DataPointTableModel(_TableModel):
             return (point.judge_rationale or tag_text(point.judge_tag)) + "\n\n" + self.standing_tip()
         if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):
             return point.judge_rationale or point.point.text
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.CONFIDENCE:
+            return self.confidence_tip()
+        if role == Qt.ItemDataRole.ToolTipRole and column == 5 and point.citations:
+            return "Cited passages: " + ", ".join(point.citations)
         return None
 
     def _rater_cell(self, row: int, rater: str, role: int) -> Any:

@@ -11,6 +11,7 @@ import numpy as np
 
 from app.errors import AssayError
 from app.figures import columnar
+from app.figures.rater_names import jurors_of
 from app.project import Project
 from models.vocabulary import Tag
 from storage import analytics, columns, scoring
@@ -172,12 +173,28 @@ def _pick_raters(session, names: list[str] | None) -> dict[str, int]:
     return ids
 
 
+def independent_raters(names: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The raters without the juries whose jurors are among them (a jury's tag is made of its
+    jurors' tags: the two agree by construction), and those juries with their jurors present."""
+    present = set(names)
+    left_out = {name: jurors for name in names if (jurors := [j for j in jurors_of(name) if j in present])}
+    return [name for name in names if name not in left_out], left_out
+
+
 def agreement(project: Project, raters: list[str] | None = None, level: str = "data-point") -> dict[str, Any]:
-    """Agreement between raters, human or judge, on data-point tags or answer-level scores."""
+    """Agreement between raters, human or judge, on data-point tags or answer-level scores. Every
+    rater by default, less a jury when its jurors are there too (then `left_out`: jury → its jurors)."""
     if level not in ("data-point", "answer"):
         raise AssayError("agreement level is data-point or answer")
     with project.sessions() as session:
         ids = _pick_raters(session, raters)
+        left_out: dict[str, list[str]] = {}
+        if raters is None:
+            kept, left_out = independent_raters(list(ids))
+            if len(kept) >= 2:
+                ids = {name: ids[name] for name in kept}
+            else:
+                left_out = {}
         if level == "data-point":
             sources = scoring.answer_keys(session, "source")  # as the scores by source: read once
             labels = columns.labels(session, list(ids.values()), items=True)
@@ -189,6 +206,7 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         tags = [t.value for t in TAG_ORDER]
         wide, item_answer = columnar.wide_matrix(labels, [ids[name] for name in order])
         result = {"raters": order, "level": level, **agreement_of(wide, tags)}
+        result |= {"left_out": left_out} if left_out else {}
         source_names = np.array([sources[a] for a in labels.answers], dtype=object)
         names, source_of = np.unique(source_names, return_inverse=True)
         item_source = source_of[item_answer]  # by number: comparing a million strings took a second
@@ -214,7 +232,7 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
     def bucketed(scores: np.ndarray) -> np.ndarray:
         return np.floor(scores * 4 + 1e-9)  # as `bucket`, NaN (undefined) staying NaN
 
-    result = {"raters": order, "level": level}
+    result = {"raters": order, "level": level, **({"left_out": left_out} if left_out else {})}
     result |= agreement_of(matrix(table.answer, table.raters, bucketed(table.correctness)), buckets, ordinal=True)
     result["relevance"] = agreement_of(matrix(table.answer, table.raters, bucketed(table.f1)), buckets, ordinal=True)
     mine = [r for r in reviews if r.reviewer in slot]

@@ -3,11 +3,13 @@ judge against a human, the triage curve. The HTML/PDF report and the dashboard b
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
 from app.figures import analytics as stats
+from app.figures.rater_names import rater_name
 from app.project import Project
 from storage import analytics
 
@@ -29,27 +31,33 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
     per_rater: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for p in points:
         per_rater[p["rater"]][p["tag"]] += 1
-    fig = Figure(figsize=(7, 3.2))
-    ax = fig.subplots()
     raters = sorted(per_rater)
+    # Wider with more raters; names wrapped (and tilted past six) so that no two labels overlap.
+    fig = Figure(figsize=(max(7, 1.1 * len(raters)), 3.2), layout="constrained")
+    ax = fig.subplots()
     width = 0.8 / max(len(tags), 1)
     for i, tag in enumerate(tags):
         ax.bar([r + i * width for r in range(len(raters))], [per_rater[r][tag] for r in raters], width, label=tag)
-    ax.set_xticks([r + 0.4 - width / 2 for r in range(len(raters))], raters, fontsize=7)
+    tilted = len(raters) > 6
+    ax.set_xticks(
+        [r + 0.4 - width / 2 for r in range(len(raters))],
+        [axis_label(r) for r in raters],
+        fontsize=7,
+        rotation=30 if tilted else 0,
+        ha="right" if tilted else "center",
+    )
     ax.set_ylabel("data points")
     _legend(ax)
-    fig.tight_layout()
     figures.append(("Tags per rater", fig))
 
-    fig = Figure(figsize=(7, 3))
+    fig = Figure(figsize=(7, 3), layout="constrained")
     axes = fig.subplots(1, 2)
     for ax, key in zip(axes, ("correctness", "f1"), strict=True):
         for rater in raters:
             values = [s[key] for s in answer_scores if s["rater"] == rater and s[key] is not None]
-            ax.hist(values, bins=[0, 0.125, 0.375, 0.625, 0.875, 1.0001], alpha=0.5, label=rater)
+            ax.hist(values, bins=[0, 0.125, 0.375, 0.625, 0.875, 1.0001], alpha=0.5, label=rater_name(rater))
         ax.set_title("Correctness" if key == "correctness" else "Relevance (F1)", fontsize=9)
     _legend(axes[0])
-    fig.tight_layout()
     figures.append(("Score histograms", fig))
 
     by_source = redact(stats.scores(project, by="source"))
@@ -58,7 +66,8 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
     for row in by_source:
         if row["precision"] is not None and row["recall"] is not None:
             ax.scatter(row["recall"], row["precision"])
-            ax.annotate(f"{row['source']} · {row['rater'][:18]}", (row["recall"], row["precision"]), fontsize=6)
+            label = f"{row['source']} · {rater_name(row['rater'])[:24]}"
+            ax.annotate(label, (row["recall"], row["precision"]), fontsize=6)
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.set_xlim(0, 1.05)
@@ -80,8 +89,8 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
             ax.imshow(matrix, cmap="Blues")
             ax.set_xticks(range(4), tags, fontsize=7)
             ax.set_yticks(range(4), tags, fontsize=7)
-            ax.set_xlabel(f"judge: {judges[0][:30]}", fontsize=7)
-            ax.set_ylabel(f"human: {humans[0]}", fontsize=7)
+            ax.set_xlabel(f"judge: {rater_name(judges[0])}", fontsize=7)
+            ax.set_ylabel(f"human: {rater_name(humans[0])}", fontsize=7)
             for i, row in enumerate(matrix):
                 for j, value in enumerate(row):
                     ax.text(j, i, str(value), ha="center", va="center", fontsize=8)
@@ -105,6 +114,11 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
     fig.tight_layout()
     figures.append(("Triage", fig))
     return figures
+
+
+def axis_label(rater: str, width: int = 16) -> str:
+    """A rater's readable name over short lines, for an axis."""
+    return textwrap.fill(rater_name(rater), width, break_long_words=False, break_on_hyphens=False)
 
 
 def _legend(ax: Any) -> None:

@@ -4,7 +4,7 @@ holistic ratings and a comment on the whole answer."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -76,11 +77,23 @@ class AnswerPane(QWidget):
         self.points.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.points.verticalHeader().hide()
         self.points.setWordWrap(True)
+        self.points.setTextElideMode(Qt.TextElideMode.ElideNone)  # a point's text wraps, never "…"
+        # Rows as tall as their wrapped text: an answer has a handful of points, measuring them is cheap.
+        self.points.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.points.horizontalHeader()
-        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # a long rater's name: its start, then …
+        header.setTextElideMode(Qt.TextElideMode.ElideNone)  # Qt elides a header's lines as one: "Judge (not st…"
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
+        header.setHighlightSections(False)  # a selected row made every header bold, and wider than measured: cut
+        # The point's text takes the room; every other column is as narrow as its cells and its
+        # (multi-line) header. A rater's column hides from the header's context menu.
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for column in (0, 2, 3, 4, 5):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
+        self.hidden_columns: set[str] = set()  # hidden by the reviewer (a column, a rater): kept for the next answers
+        self.shown_columns: set[str] = set()  # and showed these, hidden till then (a confidence that never varies)
+        self.points_model.modelReset.connect(self._hide_columns)
 
         self.scores = QLabel()
         self.rubrics = QLabel(wordWrap=True)
@@ -144,6 +157,37 @@ class AnswerPane(QWidget):
         self.points_model.set_standing(standing)
         self.rationale.setText(rationale_html(point, standing))
         self.verifier_flag.show_point(project, answer_id, point.point.span_start, point.point.span_end)
+
+    def column_menu(self) -> QMenu:
+        """Show or hide columns: every column but the point's number and text."""
+        model, header = self.points_model, self.points.horizontalHeader()
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)
+        for column in range(2, model.columnCount()):
+            label = " ".join(str(model.headerData(column, Qt.Orientation.Horizontal)).split())
+            action = menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(not header.isSectionHidden(column))
+            action.setToolTip(str(model.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)))
+            action.toggled.connect(lambda shown, column=column: self.show_column(column, shown))
+        return menu
+
+    def _column_menu(self, position: QPoint) -> None:
+        self.column_menu().exec(self.points.horizontalHeader().mapToGlobal(position))
+
+    def show_column(self, column: int, shown: bool) -> None:
+        """Show or hide a column; it stays so for the next answers (a rater's, wherever it is)."""
+        self.points.horizontalHeader().setSectionHidden(column, not shown)
+        name = self.points_model.HEADERS[column]
+        (self.hidden_columns.discard if shown else self.hidden_columns.add)(name)
+        (self.shown_columns.add if shown else self.shown_columns.discard)(name)
+
+    def _hide_columns(self) -> None:
+        header, model = self.points.horizontalHeader(), self.points_model
+        for column in range(2, model.columnCount()):
+            header.setSectionHidden(column, model.HEADERS[column] in self.hidden_columns)
+        if model.same_confidence is not None and model.HEADERS[model.CONFIDENCE] not in self.shown_columns:
+            header.setSectionHidden(model.CONFIDENCE, True)  # one value on every point is no figure
 
     def ratings(self) -> tuple[int | None, int | None]:
         """The holistic correctness and relevance chosen, None where not rated."""

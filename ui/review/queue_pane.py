@@ -45,8 +45,12 @@ def fit_queue_columns(table: QTableView, panel: QWidget) -> None:
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.verticalHeader().hide()
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)  # one line a row
-    table.setWordWrap(False)
+    # Three lines a row: the question's start over two, then the document. Fixed, so that 100,000 rows
+    # cost nothing to lay out; what does not fit is elided, and whole in the row's tooltip.
+    table.verticalHeader().setDefaultSectionSize(3 * table.fontMetrics().lineSpacing() + 8)
+    table.setWordWrap(True)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    answer_width = table.fontMetrics().horizontalAdvance("Does the agreement provide that") + 12
     header = table.horizontalHeader()
     header.setMinimumSectionSize(36)
     header.setResizeContentsPrecision(100)  # a 10,000-answer queue: measure a screenful, not every row
@@ -64,11 +68,18 @@ def fit_queue_columns(table: QTableView, panel: QWidget) -> None:
     def fit_columns() -> None:
         for column in range(header.count()):
             header.resizeSection(column, max(table.sizeHintForColumn(column), header.sectionSizeHint(column)))
+        header.resizeSection(0, min(header.sectionSize(0), answer_width))
+        model = table.model()
+        if isinstance(model, AnswerQueueModel):  # a column with nothing in it yet is no figure: hidden till it has
+            header.setSectionHidden(model.CERTAINTY, all(c is None for c in model.certainty.values()))
+            header.setSectionHidden(model.HEADERS.index("Sample"), not model.sampled)
         fit_panel()
 
     def widen(top_left: QModelIndex, bottom_right: QModelIndex) -> None:
         widened = False
         for column in range(top_left.column(), bottom_right.column() + 1):
+            if column == 0:
+                continue  # the answer's column keeps its width: its text is elided, whole in the tooltip
             for row in range(top_left.row(), bottom_right.row() + 1):
                 wanted = table.sizeHintForIndex(table.model().index(row, column)).width() + 1  # + the grid line
                 if wanted > header.sectionSize(column):

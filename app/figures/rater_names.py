@@ -1,0 +1,68 @@
+"""Raters as a person names them: `judge:SmolLM2-135M-Instruct.Q4_1:two-stage:standard` is shown as
+"SmolLM2-135M (two-stage)", `jury:verifier+judge:…` as "Jury: verifier + SmolLM2-135M", `verifier`
+as "Verifier"; people and imported labels keep their names. The full name stays one hover away
+(the window's tooltips); these are for column headers, tables and plot labels."""
+
+from __future__ import annotations
+
+import re
+
+VERIFIER = "verifier"  # app.judging.verification.VERIFIER, not imported: this module stays light
+COMBINATIONS = ("majority", "rule", "both")  # app.judging.jury's ways of combining a jury
+DEFAULT_STRICTNESS = "standard"
+# A model file's quantisation and packaging, and the "instruct"/"chat" tuning: not how people say a model's name.
+_MODEL_NOISE = re.compile(r"([.-](Q\d\w*|IQ\d\w*|f16|f32|bf16|gguf)|-GGUF|[-_](instruct|chat|it))+$", re.IGNORECASE)
+
+
+def model_name(model: str) -> str:
+    """A model's short name: its file's stem without the quantisation and the instruct suffix."""
+    stem = model.rstrip("/").rsplit("/", 1)[-1]
+    previous = None
+    while previous != stem:  # "X-Instruct.Q4_1": both go, in either order
+        previous, stem = stem, _MODEL_NOISE.sub("", stem)
+    return stem or model
+
+
+def _judge_parts(name: str) -> tuple[str, str | None, str | None] | None:
+    """(model, mode, strictness) of a judge run's internal name; None if it is not one."""
+    parts = name.split(":")
+    if parts[0] != "judge" or len(parts) < 2:
+        return None
+    if len(parts) >= 4:  # judge:<model, maybe with ':'>:<mode>:<strictness>
+        return ":".join(parts[1:-2]), parts[-2], parts[-1]
+    return ":".join(parts[1:]), None, None
+
+
+def _juror(name: str) -> str:
+    """A juror inside a jury's name: the model alone, or the name."""
+    judge = _judge_parts(name)
+    return model_name(judge[0]) if judge else name
+
+
+def rater_name(name: str) -> str:
+    """How to show a rater: see the module's docstring. Unknown shapes are shown as they are."""
+    if name == VERIFIER:
+        return "Verifier"
+    if judge := _judge_parts(name):
+        model, mode, strictness = judge
+        notes = [note for note in (mode, strictness if strictness != DEFAULT_STRICTNESS else None) if note]
+        return model_name(model) + (f" ({', '.join(notes)})" if notes else "")
+    if name.startswith("jury:"):
+        body = name.removeprefix("jury:")
+        how, sep, rest = body.partition(":")
+        if sep and how in COMBINATIONS:
+            body = rest
+        jurors = [_juror(juror) for juror in body.split("+") if juror]
+        return "Jury: " + " + ".join(jurors) if jurors else name
+    return name
+
+
+def jurors_of(name: str) -> list[str]:
+    """The internal names of a jury's jurors, read from its name; [] for a rater that is no jury."""
+    if not name.startswith("jury:"):
+        return []
+    body = name.removeprefix("jury:")
+    how, sep, rest = body.partition(":")
+    if sep and how in COMBINATIONS:
+        body = rest
+    return [juror for juror in body.split("+") if juror]
