@@ -1,7 +1,8 @@
 """What the claim checker measures of one claim against its document: how much of the claim the
 document holds (its content words, rare words, word pairs, numbers and names, anywhere and in the
 best few passages), how closely the best passage aligns with it, whether the two differ in negation,
-modality or scope words ("only", "all"), and the verifier's own rule outcome.
+modality or scope words ("only", "all"), the definitions of the defined terms it uses, and the
+verifier's own rule outcome.
 
 Every feature compares the claim with the document or describes the claim's form; none names a
 statement, so a template repeated across contracts (ContractNLI's 17 hypotheses) cannot be learned
@@ -35,9 +36,8 @@ _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z]{2,}")
 _LEGAL = re.compile(
     r"\b(?:shall|agreement|hereto|hereof|hereunder|hereby|herein|party|parties|whereas|thereof|pursuant)\b", re.I
 )
-CONTRACT_REGISTER = (
-    0.008  # contract words per word: every NDA of the shared data is above, 237 of 241 news and web texts below
-)
+# Contract words per word: every NDA of the shared data is above, 237 of 241 news and web texts below.
+CONTRACT_REGISTER = 0.008
 # A claim that the document is silent on something ("does not mention photos") cannot be confirmed or
 # refuted by finding its words: the checker gives its probability but neither flags it nor calls it supported.
 ABSENCE = re.compile(
