@@ -101,6 +101,11 @@ def test_verify_says_supported_only_where_the_checker_is_sure_and_keeps_its_prob
     never = next(p for p in points if p["text"].startswith("The Receiving Party may retain"))
     assert never["verdict"] == "incorrect" and never["probability"] > 0.5
     assert never["reasons"][0]["check"] in ("unsupported", "contradicted")
+    made = next(p for p in points if p["text"] == MADE)  # read with the definition it relies on
+    assert main(["--db", contract_project.url, "terms", "nda.txt", "--json"]) == 0
+    terms = json.loads(capsys.readouterr().out)
+    defining = next(t["passage"] for t in terms if t["term"] == "Confidential Information")
+    assert {"term": "Confidential Information", "passage": defining} in made["definitions"]
     thresholds = shipped().thresholds["support"]["contract"]
     for p in points:
         assert p["probability"] is not None and p["passage"]

@@ -105,7 +105,7 @@ class Verifier:
         self.checker = None if rules_only else (checker or shipped())
         self.definitions = definitions
         self._documents: dict[int, tuple[Document, CitationIndex, Evidence]] = {}
-        self._defined: dict[int, dict[str, str]] = {}  # document -> defined term (lower case) -> its passage
+        self._defined: dict[int, dict[str, tuple[str, str]]] = {}  # document -> term (lower case) -> (term, passage)
 
     def document(self, session: Session, document_id: int) -> tuple[Document, CitationIndex, Evidence]:
         if document_id not in self._documents:
@@ -113,7 +113,7 @@ class Verifier:
             sources = [Source(p.citation_id, p.text) for p in passages]
             terms = defined_terms(passages) if self.definitions else []  # read claims with their definitions
             evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {t.term: t.definition for t in terms})
-            self._defined[document_id] = {t.term.lower(): t.passage for t in terms}
+            self._defined[document_id] = {t.term.lower(): (t.term, t.passage) for t in terms}
             self._documents[document_id] = (Document(sources), CitationIndex(passages), evidence)
         return self._documents[document_id]
 
@@ -132,9 +132,14 @@ class Verifier:
             return [_report(s, e, text[s:e], r) for (s, e), r in zip(spans, results, strict=True)]
         claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence)
-        return [
+        reports = [
             _decided(s, e, text[s:e], r, a, document) for (s, e), r, a in zip(spans, results, assessed, strict=True)
         ]
+        defined = self._defined[document_id]
+        for report in reports:  # the definitions the checker read the point with, as its evidence too
+            used = [defined[t] for t in evidence.defined_in(report.text)]
+            report.definitions = [{"term": term, "passage": passage} for term, passage in used]
+        return reports
 
     def verify_answer(self, session: Session, answer_id: str, text: str | None = None) -> AnswerReport:
         answer = answers.answer_detail(session, answer_id)
