@@ -122,3 +122,15 @@ def test_rules_alone_give_the_old_verdicts_without_probabilities(contract_projec
     rules = Verifier(contract_project.sessions, rules_only=True)
     reports = verify_project(contract_project.sessions, ["nda-1"], save=False, verifier=rules)
     assert all(p.probability is None and p.verdict != "unconfirmed" for p in reports[0].points)
+
+
+def test_the_window_shows_evidence_without_a_verdict_and_the_definitions_as_links() -> None:
+    from app.judging.verification import PointReport
+    from ui.review.verifier_flags import describe
+
+    point = PointReport(0, 10, "The Receiving Party keeps it secret.", "unconfirmed", [], "par_4", "", 0.34, 0.1)
+    point.definitions = [{"term": "Receiving Party", "passage": "par_1"}]
+    text = describe(point)
+    assert "not confirmed" in text and "found in the document" not in text
+    assert 'href="passage:par_4"' in text and 'href="passage:par_1"' in text
+    assert "34% likely that the document does not support this" in text

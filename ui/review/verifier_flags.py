@@ -62,11 +62,7 @@ def describe(point: PointReport) -> str:
             + "</small>"
         )
     if point.definitions:  # the definitions the claim relies on, one click away
-        links = ", ".join(
-            f'“{html.escape(d["term"])}” (<a href="passage:{html.escape(where)}">{html.escape(where)}</a>)'
-            for d in point.definitions
-            for where in [d["passage"]]
-        )
+        links = ", ".join(f"“{html.escape(d['term'])}” ({_link(d['passage'])})" for d in point.definitions)
         lines.append(f"<small>read with the definitions of {links}</small>")
     for reason in point.reasons:
         claim, document = _highlighted(reason)
@@ -79,6 +75,11 @@ def describe(point: PointReport) -> str:
         if reason.get("normalisations"):
             lines.append(f"<small>normalised: {html.escape(', '.join(reason['normalisations']))}</small>")
     return "<br>".join(lines)
+
+
+def _link(passage: str) -> str:
+    where = html.escape(passage)
+    return f'<a href="passage:{where}">{where}</a>'
 
 
 def _highlighted(reason: dict) -> tuple[str, str]:
