@@ -14,15 +14,27 @@ from storage import audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail, AnswerSummary, answer_detail, list_answers
 from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_project, sqlite_path, url_for_path
 from storage.documents import Passage, SearchHit
+from storage.guidelines import Guidelines, current_guidelines, set_guidelines
 from storage.judgements import StoredDataPoint
+from storage.signoffs import SignOffCheck, check_signoffs
 
-__all__ = ["AnswerDetail", "AnswerSummary", "Passage", "Project", "SearchHit", "StoredDataPoint"]
+__all__ = [
+    "AnswerDetail",
+    "AnswerSummary",
+    "Guidelines",
+    "Passage",
+    "Project",
+    "SearchHit",
+    "SignOffCheck",
+    "StoredDataPoint",
+]
 
 PASSPHRASE_ENV = "ASSAY_PASSPHRASE"  # for scripts; people are asked
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 SAMPLE_DATASET = RESOURCES / "sample"
 ALLOWED_HOSTS = "network.allowed_hosts"
 ICON = RESOURCES / "icons" / "assay.png"
+DEFAULT_GUIDELINES = RESOURCES / "guidelines" / "lemaj.md"  # the sample's, and any project's to start from
 
 
 def default_project_path() -> Path:
@@ -104,6 +116,25 @@ class Project:
             reviews.set_setting(session, ALLOWED_HOSTS, sorted(hosts))
             action = "network.allowed" if allowed else "network.forbidden"
             audit.append_audit(session, actor, action, "host", host, {"host": host})
+
+    # Review guidelines (versioned, audited) and the reviewers' sign-offs, checked against what is stored.
+
+    def guidelines(self) -> Guidelines | None:
+        """The current review guidelines, None when the project has none."""
+        with self.sessions() as session:
+            return current_guidelines(session)
+
+    def set_guidelines(self, text: str, author: str) -> tuple[Guidelines, bool]:
+        """New guidelines text becomes a new version (audited); the same text as now adds none (False)."""
+        if not text.strip():
+            raise InvalidInput("guidelines", "the text is empty")
+        with self.sessions.begin() as session:
+            return set_guidelines(session, text, author)
+
+    def signoffs(self) -> list[SignOffCheck]:
+        """Every sign-off in force, and whether it still matches the review, answer and document stored."""
+        with self.sessions() as session:
+            return check_signoffs(session)
 
     def answers(self) -> list[AnswerSummary]:
         with self.sessions() as session:

@@ -210,6 +210,7 @@ class Review:
     holistic_correctness: int | None
     holistic_relevance: int | None
     comment: str | None
+    guideline_version: int | None = None  # the guidelines it was submitted under
 
 
 def review(session: Session, answer_id: str, reviewer_id: int) -> Review:
@@ -217,7 +218,12 @@ def review(session: Session, answer_id: str, reviewer_id: int) -> Review:
     if row is None:
         return Review(ReviewStatus.UNREVIEWED, 0.0, None, None, None)
     return Review(
-        ReviewStatus(row.status), row.active_seconds, row.holistic_correctness, row.holistic_relevance, row.comment
+        ReviewStatus(row.status),
+        row.active_seconds,
+        row.holistic_correctness,
+        row.holistic_relevance,
+        row.comment,
+        row.guideline_version,
     )
 
 

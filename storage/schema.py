@@ -184,6 +184,7 @@ class ReviewRow(Base):
     holistic_correctness: Mapped[int | None] = mapped_column(Integer)
     holistic_relevance: Mapped[int | None] = mapped_column(Integer)
     comment: Mapped[str | None] = mapped_column(Text)
+    guideline_version: Mapped[int | None] = mapped_column(Integer)  # the guidelines it was submitted under
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
 
 
@@ -269,3 +270,59 @@ class AuditRow(Base):
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     prev_hash: Mapped[str | None] = mapped_column(String(64))
     hash: Mapped[str | None] = mapped_column(String(64))
+
+
+class AdjudicationRow(Base):
+    """An adjudicator's decision on a data point the reviewers of an answer disagreed on: the tag the
+    consensus gives it (None: the point is left out of the consensus), why (one of a short list), and
+    what each reviewer had said when it was decided (their name: their tag, None where they had no
+    such point). Deciding a point again replaces the decision; the audit log keeps the history."""
+
+    __tablename__ = "adjudications"
+    __table_args__ = (
+        UniqueConstraint("answer_id", "point_key"),
+        CheckConstraint(f"tag IS NULL OR {_in('tag', Tag)}", name="adjudication_tag"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    point_key: Mapped[str] = mapped_column(String(80))
+    tag: Mapped[str | None] = mapped_column(String(12))
+    reason: Mapped[str | None] = mapped_column(String(30))
+    adjudicator: Mapped[str] = mapped_column(String(200))
+    reviewers: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    guideline_version: Mapped[str | None] = mapped_column(String(40))
+    decided_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GuidelineVersionRow(Base):
+    """One version of the project's review guidelines (Markdown): setting new text adds a version,
+    never changes one; a review records the version it was submitted under."""
+
+    __tablename__ = "guideline_versions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, unique=True)
+    text: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+    author: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SignOffRow(Base):
+    """A reviewer's signature on their review of an answer: the record signed (answer and document
+    hashes, every tag and comment, guideline version, reviewer, time) and the SHA-256 of its canonical
+    JSON, which the audit log also records. A reopen withdraws it (the row stays, with who and why)."""
+
+    __tablename__ = "signoffs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), index=True)
+    guideline_version: Mapped[int | None] = mapped_column(Integer)
+    signed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    digest: Mapped[str] = mapped_column(String(64), index=True)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    reopened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    reopened_by: Mapped[str | None] = mapped_column(String(200))
+    reopen_reason: Mapped[str | None] = mapped_column(Text)

@@ -25,7 +25,7 @@ from app.ingest.labels import import_labels
 from app.judging.jury import combine_jury
 from app.judging.runs import JudgeSettings, Progress, RunSummary, document_state_folder, make_backend, run_judge
 from app.judging.verification import VERIFIER, verify_project
-from app.project import SAMPLE_DATASET, Project
+from app.project import DEFAULT_GUIDELINES, SAMPLE_DATASET, Project
 from storage import reviews, statistics
 
 FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project → Run the judge does the rest
@@ -40,6 +40,7 @@ def import_sample(project: Project, on_progress: Callable[[PageProgress], None] 
     answers (well under a second an answer)."""
     summary = import_dataset(project.sessions, SAMPLE_DATASET, on_progress=on_progress)
     import_labels(project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
+    project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "sample")  # LeMAJ's, version 1
     verify_project(project.sessions, sorted(labelled_ids()))
     return summary
 

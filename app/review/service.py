@@ -24,12 +24,13 @@ from app.project import Project
 from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import audit, documents, judgements, raters, reviews
+from storage import audit, documents, judgements, raters, reviews, signoffs
 from storage.answers import AnswerDetail
 from storage.documents import Passage
 from storage.points import RaterTag
 from storage.reviews import JudgeCounts, PointSnapshot, QueueRow, ReviewPoint
 from storage.rubric_results import RubricRecord, rubric_results
+from storage.signoffs import SignOff
 
 ASSISTED, BLIND = "assisted", "blind"
 ANY = ""  # the answer of a commit that may have changed any answer
@@ -50,6 +51,7 @@ class ReviewState:
     active_seconds: float
     judge_visible: bool  # blind mode hides the judge until the reviewer submits
     rubric_results: tuple[RubricRecord, ...] = ()  # answer-level verdicts of the other rubrics
+    signoff: SignOff | None = None  # this reviewer's sign-off in force: the review is locked until reopened
 
     @property
     def scores(self) -> Scores:
@@ -181,6 +183,7 @@ class ReviewService:
             review.active_seconds,
             visible,
             rubric,
+            signoffs.standing_signoff(session, answer_id, self.rater_id),
         )
 
     def passages(self, answer: AnswerDetail) -> list[Passage]:
@@ -406,7 +409,48 @@ class ReviewService:
         untagged = sum(1 for p in state.points if p.point.tag is None)
         if untagged:
             raise AssayError(f"{untagged} data point(s) still have no tag: tag them before submitting")
-        return self._update_review(answer_id, "review.submitted", status=ReviewStatus.SUBMITTED)
+        guidelines = self.project.guidelines()  # the version the review was made under
+        return self._update_review(
+            answer_id,
+            "review.submitted",
+            status=ReviewStatus.SUBMITTED,
+            guideline_version=guidelines.version if guidelines else None,
+        )
+
+    # ------------------------------------------------------------------ sign-off
+
+    def sign_off(self, answer_id: str) -> SignOff:
+        """Sign this reviewer's submitted review of the answer: tags, comments, answer, document and
+        guideline version, bound by a digest in the audit log. The review is locked until reopened."""
+        self._answer(answer_id)
+        with self._saving(answer_id) as session:
+            standing = signoffs.standing_signoff(session, answer_id, self.rater_id)
+            if standing is not None:
+                raise AssayError(f"{self.reviewer} already signed off answer {answer_id} on {_when(standing)}")
+            if reviews.review(session, answer_id, self.rater_id).status is not ReviewStatus.SUBMITTED:
+                raise AssayError(f"{self.reviewer} has not submitted a review of answer {answer_id}: submit it first")
+            return signoffs.sign(session, answer_id, self.rater_id, self.reviewer)
+
+    def reopen(self, answer_id: str, reason: str) -> SignOff:
+        """Withdraw this reviewer's sign-off of the answer, for a reason the audit log keeps, so that
+        the review can be changed (and signed again)."""
+        reason = " ".join(reason.split())
+        if not reason:
+            raise AssayError("say why the signed review is reopened: the reason is kept in the audit log")
+        self._answer(answer_id)
+        with self._saving(answer_id) as session:
+            withdrawn = signoffs.reopen(session, answer_id, self.rater_id, self.reviewer, reason)
+        if withdrawn is None:
+            raise AssayError(f"{self.reviewer} has no sign-off of answer {answer_id} to reopen")
+        return withdrawn
+
+    def _refuse_if_signed(self, session, answer_id: str) -> None:
+        standing = signoffs.standing_signoff(session, answer_id, self.rater_id)
+        if standing is not None:
+            raise AssayError(
+                f"{self.reviewer} signed off answer {answer_id} on {_when(standing)}: reopen it "
+                f"(Review ▸ Reopen signed review…, or assay reopen) before changing the review"
+            )
 
     def add_active_time(self, answer_id: str, seconds: float) -> None:
         """Time spent actively reviewing (the window counts only while the reviewer is at work)."""
@@ -429,6 +473,8 @@ class ReviewService:
     def undo(self) -> ReviewState | None:
         if not self._undo:
             return None
+        with self.project.sessions() as session:
+            self._refuse_if_signed(session, self._undo[-1].answer_id)
         step = self._undo.pop()
         self._redo.append(step)
         return self._restore(step.answer_id, step.before, f"undo {step.name}")
@@ -436,6 +482,8 @@ class ReviewService:
     def redo(self) -> ReviewState | None:
         if not self._redo:
             return None
+        with self.project.sessions() as session:
+            self._refuse_if_signed(session, self._redo[-1].answer_id)
         step = self._redo.pop()
         self._undo.append(step)
         return self._restore(step.answer_id, step.after, f"redo {step.name}")
@@ -456,6 +504,7 @@ class ReviewService:
 
     def _change(self, answer_id: str, name: str, change) -> ReviewState:
         with self._saving(answer_id) as session:
+            self._refuse_if_signed(session, answer_id)
             before = reviews.snapshot(session, answer_id, self.rater_id)
             reviews.restore(session, answer_id, self.rater_id, change(before))
             after = reviews.snapshot(session, answer_id, self.rater_id)
@@ -479,10 +528,15 @@ class ReviewService:
 
     def _update_review(self, answer_id: str, action: str, **fields) -> ReviewState:
         with self._saving(answer_id) as session:
+            self._refuse_if_signed(session, answer_id)
             reviews.update_review(session, answer_id, self.rater_id, **fields)
             payload = {k: (v.value if isinstance(v, ReviewStatus) else v) for k, v in fields.items()}
             audit.append_audit(session, self.reviewer, action, "answer", answer_id, payload)
         return self.state(answer_id)
+
+
+def _when(signoff: SignOff) -> str:
+    return f"{signoff.signed_at:%Y-%m-%d %H:%M} UTC"
 
 
 def _lineage(point: PointSnapshot) -> tuple[str, ...]:

@@ -1,0 +1,1 @@
+"""The review guidelines a project starts from (Markdown)."""
