@@ -292,6 +292,8 @@ def merge_signoff(session: Session, rater_id: int, item: dict[str, Any], actor: 
     record = item["record"]
     if not isinstance(record, dict) or record_digest(record) != item["digest"]:
         raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not match its digest")
+    if session.get(AnswerRow, item["answer_id"]) is None:
+        raise ValueError(f"the sign-off names answer {item['answer_id']!r}, which this project does not have")
     row = session.scalar(select(SignOffRow).where(SignOffRow.rater_id == rater_id, SignOffRow.digest == item["digest"]))
     if row is None:
         guidelines = record.get("guidelines") or {}

@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, SQLAlchemyError
 
-from app.cli import admin, contract, export, figures, ingest, judging, review
+from app.cli import admin, contract, export, figures, ingest, judging, models, review
+from app.cli import adjudication as adjudication_cli
+from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser
 from app.errors import AssayError, InvalidInput, file_problem
 from app.project import AskPassphrase, Project, project_passphrase, project_url
@@ -29,9 +31,12 @@ COMMANDS: dict[str, Command] = {
     **ingest.COMMANDS,
     **contract.COMMANDS,
     **judging.COMMANDS,
+    **models.COMMANDS,  # after judging: `assay models` with the flags of issue 34
     **review.COMMANDS,
     **figures.COMMANDS,
     **export.COMMANDS,
+    **adjudication_cli.COMMANDS,  # issue 32: adjudicate, adjudicators, qualification
+    **signoff_cli.COMMANDS,  # issue 32: guidelines, signoff, reopen
 }
 
 

@@ -18,7 +18,8 @@ from app.project import PASSPHRASE_ENV
 from models.judge import Mode, Tagging
 from models.prompts import Strictness
 from models.rubrics import Rubric
-from models.vocabulary import BackendKind
+from models.vocabulary import BackendKind, Tag
+from storage.adjudication import REASONS
 from storage.analytics import SLICES
 
 
@@ -86,6 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
     models.add_argument("--json", action="store_true")
+    # issue 34: models already on this computer, servers running, and a check of a model on this project
+    models.add_argument("--found", action="store_true", help="models Ollama, LM Studio, GPT4All, Jan, HF downloaded")
+    models.add_argument("--servers", action="store_true", help="model servers on this computer and those added")
+    models.add_argument("--add-folder", type=Path, help="also look for GGUF models in this folder (remembered)")
+    models.add_argument("--add-server", metavar="URL", help="a model server on the network (remembered)")
+    models.add_argument("--check", metavar="MODEL", help="judge human-labelled answers: embedded, FILE.gguf, ollama:NAME")
+    models.add_argument("--base-url", help="with --check: the model is one this server serves")
+    models.add_argument("--allow-network", action="store_true", help="with --check: let a network server get texts")
+    models.add_argument("--size", type=COUNT, default=12, help="with --check: labelled answers to judge (default 12)")
 
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)
@@ -225,6 +235,21 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("out", nargs="?", type=Path, help="export: a JSONL file")
     audit.add_argument("--json", action="store_true")
 
+    # issue 32: the review guidelines (versioned) and a reviewer's sign-off of an answer
+    gl = commands.add_parser("guidelines", help="the project's review guidelines (Markdown, versioned, audited)")
+    gl.add_argument("--set", type=Path, metavar="FILE", help="make this Markdown file the new version")
+    gl.add_argument("--author", help="--set: who wrote this version (default: your login name)")
+    gl.add_argument("--json", action="store_true")
+    so = commands.add_parser("signoff", help="sign a submitted review of an answer (a digest in the audit log)")
+    so.add_argument("answer_id")
+    so.add_argument("--reviewer", required=True, help="whose review")
+    so.add_argument("--json", action="store_true")
+    ro = commands.add_parser("reopen", help="withdraw a sign-off so that the review can be changed (audited)")
+    ro.add_argument("answer_id")
+    ro.add_argument("--reviewer", required=True, help="whose sign-off")
+    ro.add_argument("--reason", required=True, help="why: kept in the audit log")
+    ro.add_argument("--json", action="store_true")
+
     network = commands.add_parser("network", help="the hosts this project allows API judges to send texts to")
     network.add_argument("action", choices=["list", "allow", "forbid"])
     network.add_argument("host", nargs="?")
@@ -238,6 +263,29 @@ def build_parser() -> argparse.ArgumentParser:
     assign.add_argument("--reviewers", required=True, help="comma-separated names")
     assign.add_argument("--per-answer", type=COUNT, default=2)
     assign.add_argument("--json", action="store_true")
+
+    # issue 32: adjudication of disagreeing reviews, and reviewers measured against gold
+    adj = commands.add_parser("adjudicate", help="decide the data points reviewers disagree on (a consensus)")
+    adj.add_argument("answer_id", nargs="?", help="the answer whose point to decide")
+    adj.add_argument("--list", action="store_true", help="the answers waiting, most disputed first")
+    adj.add_argument("--names", action="store_true", help="--list: name the reviewers (else Reviewer A, B…)")
+    adj.add_argument("--unclear", action="store_true", help="decisions that found the guideline unclear")
+    adj.add_argument("--point", type=COUNT, help="the data point's number, as --list gives it")
+    adj.add_argument("--tag", choices=[*(t.value for t in Tag), "leave-out"], help="leave-out: not in the consensus")
+    adj.add_argument("--reason", choices=REASONS)
+    adj.add_argument("--adjudicator", metavar="NAME", help="who decides (default: your user name)")
+    adj.add_argument("--json", action="store_true")
+    adjs = commands.add_parser("adjudicators", help="who may adjudicate (none named: anyone)")
+    adjs.add_argument("--set", metavar="A,B", help="comma-separated names")
+    adjs.add_argument("--clear", action="store_true", help="let anyone adjudicate")
+    adjs.add_argument("--json", action="store_true")
+    qu = commands.add_parser("qualification", help="each reviewer's agreement with gold; the gold mixed into queues")
+    qu.add_argument("--gold-share", type=SHARE, help="share of a reviewer's queue made of gold answers")
+    qu.add_argument("--no-gold", action="store_true", help="mix no gold answers into the queues")
+    qu.add_argument("--training", choices=["on", "off"], help="show the gold tags once a gold answer is submitted")
+    qu.add_argument("--gold-raters", metavar="A,B", help="imported human raters whose labels are gold")
+    qu.add_argument("--seed", type=SEED, help="where gold answers fall in the queues")
+    qu.add_argument("--json", action="store_true")
 
     show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
     show.add_argument("answer_id")

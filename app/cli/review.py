@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import asdict
 
 from app.cli.output import print_summary, writing
+from app.cli.signoff import signoff_dicts, signoff_lines
 from app.errors import AssayError, InvalidInput
 from app.judging.verification import VERIFIER, finding_at, findings, reasons_text, verdict_text
 from app.project import Project
@@ -111,15 +112,20 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         if args.out is not None:
             raise AssayError("audit verify takes no file: the file is for audit export")
         count, problems = verify_audit(session)
+    checks = project.signoffs()  # each sign-off against what is stored now
+    broken = any(not c.matches for c in checks)
     if args.json:
-        print(json.dumps({"entries": count, "ok": not problems, "problems": [asdict(p) for p in problems]}))
+        ok = not problems and not broken
+        found = [asdict(p) for p in problems]
+        print(json.dumps({"entries": count, "ok": ok, "problems": found, "signoffs": signoff_dicts(checks)}))
     else:
         print(f"{count} audit entries: " + ("the chain is intact" if not problems else f"{len(problems)} problems"))
         if first := next((p for p in problems if p.entry_id is not None), None):
             print(f"  first bad entry: {first.entry_id}")
         for problem in problems:
             print(f"  {f'entry {problem.entry_id}' if problem.entry_id is not None else 'the log'}: {problem.problem}")
-    return 0 if not problems else 1
+        print("\n".join(signoff_lines(checks)))
+    return 0 if not problems and not broken else 1
 
 
 COMMANDS = {"show": _show, "sample": _sample, "assign": _assign, "bundle": _bundle, "audit": _audit}

@@ -18,7 +18,7 @@ from app.figures import analytics as stats
 from app.figures.plots import report_figures
 from app.project import Project
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
-from storage import analytics, rubric_results
+from storage import analytics, rubric_results, signoffs
 
 FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
 Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
@@ -44,6 +44,11 @@ def _points(project: Project, redact: Redact, verifier: bool = False) -> list[di
     """Every label on every point; with `verifier`, the verifier's verdict and reasons on the point too."""
     with project.sessions() as session:
         points = analytics.labelled_points(session)
+        signed = signoffs.signoffs_in_force(session)
+    for point in points:  # the rater's sign-off of their review of the answer: when, and its digest
+        signoff = signed.get((point["answer_id"], point["rater"]))
+        point["signed_at"] = signoff.signed_at.isoformat() if signoff else None
+        point["signoff_sha256"] = signoff.digest if signoff else None
     if verifier:
         from app.judging.verification import with_verifier_columns
 
@@ -141,6 +146,9 @@ def export_jsonl(project: Project, out: Path, redact: Redact = keep_everything) 
                     }
                     for p in points
                 ],
+                "signoff": None
+                if points[0]["signoff_sha256"] is None
+                else {"reviewer": rater, "signed_at": points[0]["signed_at"], "sha256": points[0]["signoff_sha256"]},
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 

@@ -12,7 +12,7 @@ from typing import Any
 from app.errors import AssayError, InvalidInput
 from app.project import Project
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import documents, raters, reviews
+from storage import documents, guidelines, raters, reviews, signoffs
 from storage.answers import answer_detail
 from storage.audit import append_audit, audit_entries, audit_has
 from storage.points import data_point_id, data_point_ref
@@ -64,11 +64,19 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
                         "holistic_correctness": review.holistic_correctness,
                         "holistic_relevance": review.holistic_relevance,
                         "comment": review.comment,
+                        "guideline_version": review.guideline_version,
                     },
                 }
             )
         audit = [entry.as_dict(portable=True) for entry in audit_entries(session, actor=reviewer)]
+        # The reviewer's sign-offs travel with their reviews, and the guideline versions they name.
+        signed = signoffs.signoff_records(session, rater.id) if items else []
+        versions = [
+            {"version": g.version, "text": g.text, "author": g.author} for g in guidelines.guideline_versions(session)
+        ]
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
+    if items:
+        body |= {"signoffs": signed, "guidelines": versions}
     out.write_text(json.dumps({**body, "sha256": _digest(body)}, ensure_ascii=False, indent=1), encoding="utf-8")
     return len(items)
 
@@ -116,6 +124,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
         rater = raters.rater_named(session, reviewer) or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, actor)
         if rater.kind is not RaterKind.HUMAN:
             raise InvalidInput(str(path), f"{reviewer!r} is a judge run in this project")
+        _merge_guidelines(session, path, bundle.get("guidelines", []), actor)
         for item in bundle["items"]:
             detail = answer_detail(session, item["answer_id"])
             if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item["answer_sha256"]:
@@ -156,7 +165,10 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
                 holistic_correctness=review["holistic_correctness"],
                 holistic_relevance=review["holistic_relevance"],
                 comment=review["comment"],
+                guideline_version=review.get("guideline_version"),
             )
+        for signed in bundle.get("signoffs", []):
+            signoffs.merge_signoff(session, rater.id, signed, actor)
         append_audit(
             session,
             actor,
@@ -166,6 +178,19 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             {"sha256": seal, "answers": len(bundle["items"]), "audit": bundle["audit"]},
         )
     return BundleSummary(reviewer, len(bundle["items"]), already_imported=False)
+
+
+def _merge_guidelines(session, path: Path, versions: list[dict[str, Any]], actor: str) -> None:
+    """The guideline versions a bundle names, added under their numbers where this project lacks
+    them; a number this project gives other text is refused (the reviewer worked from other guidelines)."""
+    for item in versions:
+        here = guidelines.guideline_version(session, item["version"])
+        if here is None:
+            guidelines.set_guidelines(session, item["text"], item["author"], version=item["version"])
+        elif here.sha256 != guidelines.text_sha256(item["text"]):
+            raise InvalidInput(
+                str(path), f"its guideline version {item['version']} is not this project's: nothing was merged"
+            )
 
 
 _JSON_NAMES = {str: "text", int: "a whole number", list: "a list", dict: "an object", type(None): "null"}
@@ -183,6 +208,16 @@ def _check_shapes(bundle: dict[str, Any]) -> None:
     text, maybe_text, pair = (str,), (str, type(None)), (list, type(None))
     _expect(bundle["reviewer"], text, "reviewer")
     _expect(bundle["items"], (list,), "items")
+    for g in bundle.get("guidelines", []):
+        _expect(g, (dict,), "a guideline version")
+        _expect(g["version"], (int,), "a guideline version's number")
+        _expect(g["text"], text, "a guideline version's text")
+        _expect(g["author"], text, "a guideline version's author")
+    for signed in bundle.get("signoffs", []):
+        _expect(signed, (dict,), "a sign-off")
+        _expect(signed["answer_id"], text, "a sign-off's answer_id")
+        _expect(signed["digest"], text, "a sign-off's digest")
+        _expect(signed["record"], (dict,), "a sign-off's record")
     for item in bundle["items"]:
         _expect(item, (dict,), "an item")
         _expect(item["answer_id"], text, "answer_id")
@@ -224,6 +259,9 @@ def _check_review(review: dict[str, Any]) -> None:
         value = review[field]
         if value is not None and (type(value) is not int or not 1 <= value <= 5):
             raise ValueError(f"{field} is {value!r}, not a rating from 1 to 5")
+    version = review.get("guideline_version")
+    if version is not None and type(version) is not int:
+        raise ValueError(f"guideline_version is {version!r}, not a version number")
     seconds = review["active_seconds"]
     if type(seconds) not in (int, float) or not 0 <= seconds < 10**9:
         raise ValueError(f"active_seconds is {seconds!r}, not a number of seconds")
