@@ -40,6 +40,8 @@ class Settings:
     min_relevance: float = 0.8
     backup_folder: str | None = None  # None: "backups" in the user data folder
     backup_minutes: float = 15  # while a project is open, a backup this often if anything changed
+    model_folders: list[str] = field(default_factory=list)  # where else to look for GGUF models
+    model_servers: list[str] = field(default_factory=list)  # model servers on the network, added by URL
 
     def remember_project(self, path: str | Path) -> None:
         path = str(Path(path).expanduser().resolve())

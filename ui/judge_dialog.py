@@ -50,10 +50,11 @@ class JudgeDialog(QDialog):
         choice: ModelChoice | None = None,
         allowed_hosts: list[str] = (),
         standing: Callable[[ModelChoice], Standing] | None = None,
+        project: Project | None = None,  # given: "Check this model" on its labelled answers
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run the judge")
-        self.picker = ModelPicker(choice, ask_permission=True, allowed_hosts=allowed_hosts)
+        self.picker = ModelPicker(choice, ask_permission=True, allowed_hosts=allowed_hosts, project=project)
         self.standing_of = standing
         self.standing = QLabel(wordWrap=True)  # the chosen model's latest stress-test figures
         self.standing.setStyleSheet("padding: 6px; border: 1px solid #c9c2ae; background: #fbf8ef;")
@@ -94,6 +95,8 @@ class JudgeDialog(QDialog):
         form.addRow(buttons)
         self.picker.changed.connect(lambda: self.run_button.setEnabled(self.picker.ready()))
         self.picker.changed.connect(self._on_model_changed)
+        if self.picker.check is not None:  # a check's figures become the model's standing
+            self.picker.check.checked.connect(self._on_model_changed)
         self.picker.model.textChanged.connect(self._on_model_changed)
         self.run_button.setEnabled(self.picker.ready())
         self._on_model_changed()

@@ -33,8 +33,12 @@ from app.judging.model_files import (
     read_model_info,
     recent_models,
 )
-from app.judging.runs import is_on_premise
+from app.judging.runs import JudgeSettings, is_on_premise, permitted
+from app.project import Project
 from app.settings import ModelChoice
+from models.backends.http import is_loopback
+from models.vocabulary import BackendKind
+from ui.found_models import FoundModels
 
 KINDS = {
     "Embedded model (SmolLM2-135M, on this computer)": "embedded",
@@ -73,7 +77,12 @@ class ModelPicker(QWidget):
     changed = Signal()
 
     def __init__(
-        self, choice: ModelChoice | None = None, *, ask_permission: bool = False, allowed_hosts: list[str] = ()
+        self,
+        choice: ModelChoice | None = None,
+        *,
+        ask_permission: bool = False,
+        allowed_hosts: list[str] = (),
+        project: Project | None = None,
     ) -> None:
         super().__init__()
         self.allowed_hosts = set(allowed_hosts)  # the project's recorded opt-ins
@@ -110,7 +119,17 @@ class ModelPicker(QWidget):
         self.allow = QCheckBox()
         self.ask_permission = ask_permission
 
+        self.found = FoundModels()  # models already here and servers running: one click, no typing
+        self.found.chosen.connect(self._on_found_chosen)
+        self.check = None
+        if project is not None:  # "Check this model" judges the project's labelled answers
+            from ui.model_check import ModelCheckPanel
+
+            self.check = ModelCheckPanel(project)
+            self.check.button.clicked.connect(self._on_check_clicked)
+
         form = QFormLayout()
+        form.addRow("Found here", self.found)
         form.addRow("Judge model", self.kind_box)
         form.addRow("Model", model_row)
         form.addRow("Server URL", self.base_url)
@@ -121,6 +140,8 @@ class ModelPicker(QWidget):
         layout.addLayout(form)
         for label in (self.about, self.gpu, self.where, self.allow):
             layout.addWidget(label)
+        if self.check is not None:
+            layout.addWidget(self.check)
         if choice is not None:
             self.load(choice)
         for signal in (self.kind_box.currentTextChanged, self.base_url.textChanged, self.allow.toggled):
@@ -140,8 +161,13 @@ class ModelPicker(QWidget):
             return urlsplit(self.base_url.text() or "https://api.anthropic.com").hostname or "api.anthropic.com"
         return urlsplit(self.base_url.text()).hostname or "the server you enter"
 
+    def on_this_computer(self) -> bool:
+        """A local model, or a server on this computer (loopback): the texts never leave it."""
+        host = urlsplit(self.base_url.text()).hostname or ""
+        return self.kind in LOCAL or (self.kind == "openai" and is_loopback(host))
+
     def ready(self) -> bool:
-        return self.kind in LOCAL or not self.ask_permission or self.allow.isChecked()
+        return self.on_this_computer() or not self.ask_permission or self.allow.isChecked()
 
     def load(self, choice: ModelChoice) -> None:
         self.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == choice.kind))
@@ -165,7 +191,12 @@ class ModelPicker(QWidget):
         self.gpu.setVisible(not remote)
         self.model.setEnabled(self.kind != "embedded")
         self.about.setVisible(self.kind == "gguf" and bool(self.about.text()))
-        if remote:
+        if remote and self.on_this_computer():
+            self.where.setText(
+                f"<b>On this computer.</b> The judge is the server at {self.host()} on this computer; "
+                "nothing leaves it."
+            )
+        elif remote:
             host = self.host()
             inside = "inside your organisation's network" if is_on_premise(host) else "outside this computer"
             self.where.setText(
@@ -179,8 +210,30 @@ class ModelPicker(QWidget):
                 self.allow.setChecked(host in self.allowed_hosts)
         else:
             self.where.setText("<b>On this computer.</b> The judge runs here; nothing leaves it.")
-        self.allow.setVisible(remote and self.ask_permission)
+        self.allow.setVisible(remote and self.ask_permission and not self.on_this_computer())
         self.changed.emit()
+
+    def _on_found_chosen(self, choice: ModelChoice) -> None:
+        self.load(choice)
+
+    def judge_settings(self) -> JudgeSettings:
+        """The judge the picker names, as a run takes it (an API host allowed as the tick says)."""
+        choice = self.choice()
+        settings = JudgeSettings(
+            backend=BackendKind.LOCAL if choice.kind in LOCAL else BackendKind(choice.kind),
+            model=choice.model,
+            base_url=choice.base_url,
+            gpu_layers=choice.gpu_layers,
+        )
+        return permitted(settings, self.allowed_hosts, self.allow.isChecked())
+
+    def _on_check_clicked(self) -> None:
+        assert self.check is not None
+        if not self.ready():
+            self.check.result.setText(f"Tick the box allowing texts to go to {self.host()} first.")
+            self.check.result.show()
+            return
+        self.check.start(self.judge_settings())
 
     def _on_browse_clicked(self) -> None:
         self.browse()

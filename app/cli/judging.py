@@ -65,6 +65,9 @@ def _priority(text: str) -> tuple[Tag, ...]:
 
 
 def _judge(project: Project, args: argparse.Namespace) -> int:
+    from app.cli.models import with_found_model
+
+    args = with_found_model(args)  # --model ollama:NAME:TAG: the file Ollama keeps it in
     settings = permitted(JudgeSettings.from_run_config(vars(args)), project.allowed_hosts(), args.allow_network)
     shared: dict[BackendKey, JudgeBackend] = {}
     cancel = threading.Event()

@@ -1,5 +1,6 @@
 """API judges over httpx: OpenAI-compatible servers (OpenAI, vLLM, llama-server, Ollama, gateways)
-and Anthropic's Messages API. Nothing is sent unless the user allowed network use for this host."""
+and Anthropic's Messages API. Nothing is sent unless the user allowed network use for this host, or
+the server is on this computer (loopback: the texts never leave it)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,18 @@ def api_key(host: str) -> str | None:
         return None
 
 
+def is_loopback(host: str) -> bool:
+    """A server on this computer (127.0.0.1, ::1, localhost): texts sent to it never leave the computer."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 class _HttpJudge:
     """Retries with back-off on 429/5xx and network errors; at most `concurrency` requests at once."""
 
@@ -53,7 +66,7 @@ class _HttpJudge:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.host = urlsplit(self.base_url).netloc or self.base_url
-        if not allow_network:
+        if not allow_network and not is_loopback(urlsplit(self.base_url).hostname or ""):
             raise NetworkNotAllowed(
                 f"this judge would send document and answer text to {self.host}; "
                 "allow network use for the project (--allow-network) to proceed"

@@ -53,6 +53,7 @@ class JudgeRunner(QObject):
             choice=self.settings.model,
             allowed_hosts=self.project.allowed_hosts(),
             standing=lambda choice: standing_of_model(self.project.sessions, choice),
+            project=self.project,
         )
         if dialog.exec():
             settings = dialog.settings()

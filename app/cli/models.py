@@ -1,0 +1,112 @@
+"""`assay models`: the models used before (judging.py), and with issue 34's flags the models already on
+this computer (--found), the servers running (--servers), folders and servers added once and
+remembered (--add-folder, --add-server), and a check of a model on this project (--check)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from app.cli import judging
+from app.cli.output import print_progress
+from app.errors import AssayError, InvalidInput
+from app.judging.model_check import check_model
+from app.judging.model_discovery import OLLAMA_PREFIX, detect_servers, find_models, resolve_model, server_url
+from app.judging.runs import JudgeSettings, permitted
+from app.project import Project
+from app.settings import load_settings, save_settings
+from models.vocabulary import BackendKind
+
+
+def _models(project: Project, args: argparse.Namespace) -> int:
+    if args.add_folder is not None or args.add_server is not None:
+        _remember(args)
+    if args.check:
+        return _check(project, args)
+    if not (args.found or args.servers):
+        return judging.COMMANDS["models"](project, args)
+    settings = load_settings()
+    payload: dict[str, Any] = {}
+    if args.found:
+        payload["models"] = [asdict(m) | {"judge_with": m.choice_name} for m in find_models(settings.model_folders)]
+    if args.servers:
+        servers = detect_servers(settings.model_servers)
+        payload["servers"] = [asdict(s) | {"on_this_computer": s.on_this_computer} for s in servers]
+    if args.json:
+        print(json.dumps(payload))
+        return 0
+    for found in payload.get("models", []):
+        print(f"{found['judge_with']}\n    {_line(found)}")
+    if args.found and not payload["models"]:
+        print("no GGUF models found in the folders of Ollama, LM Studio, GPT4All, Jan or the Hugging Face cache")
+    for server in payload.get("servers", []):
+        print(_server_line(server))
+    return 0
+
+
+def _server_line(server: dict[str, Any]) -> str:
+    from app.judging.model_discovery import FoundServer
+
+    return FoundServer(**{k: v for k, v in server.items() if k != "on_this_computer"}).line()
+
+
+def _line(found: dict[str, Any]) -> str:
+    from app.judging.model_discovery import FoundModel
+
+    return FoundModel(**{k: v for k, v in found.items() if k != "judge_with"}).line()
+
+
+def _remember(args: argparse.Namespace) -> None:
+    """A folder or a server, added once to the settings (the same one twice is kept once)."""
+    settings = load_settings()
+    if args.add_folder is not None:
+        folder = args.add_folder.expanduser().resolve()
+        if not folder.is_dir():
+            raise InvalidInput(str(args.add_folder), "not a folder")
+        if str(folder) not in settings.model_folders:
+            settings.model_folders.append(str(folder))
+        print(f"assay: GGUF models are also looked for in {folder}", file=sys.stderr)
+    if args.add_server is not None:
+        url = server_url(args.add_server)
+        if url not in settings.model_servers:
+            settings.model_servers.append(url)
+        print(f"assay: the model server {url} is remembered", file=sys.stderr)
+    save_settings(settings)
+
+
+def _check(project: Project, args: argparse.Namespace) -> int:
+    if args.base_url:
+        settings = JudgeSettings(backend=BackendKind.OPENAI, model=args.check, base_url=server_url(args.base_url))
+    elif args.check == "embedded":
+        settings = JudgeSettings()
+    else:
+        settings = JudgeSettings(model=resolve_model(args.check))
+    settings = permitted(settings, project.allowed_hosts(), args.allow_network)
+    name = f"check:{args.check.removeprefix(OLLAMA_PREFIX)}" if args.check.startswith(OLLAMA_PREFIX) else None
+    result = check_model(project, settings, size=args.size, name=name, on_progress=print_progress)
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        print("\n".join(result.lines()))
+    return 0
+
+
+def with_found_model(args: argparse.Namespace) -> argparse.Namespace:
+    """`assay judge --model ollama:NAME:TAG`: the blob Ollama keeps the model in, and a run named after
+    the model rather than its blob's hash."""
+    if not args.model or not args.model.startswith(OLLAMA_PREFIX):
+        return args
+    if args.backend != BackendKind.LOCAL.value:
+        raise AssayError(f"{args.model} is a model file Ollama keeps: judge with it locally (leave --backend)")
+    name = args.model.removeprefix(OLLAMA_PREFIX)
+    if not args.name:
+        rubric = getattr(args, "rubric", "lemaj")
+        args.name = f"judge:{name}:{args.mode}:{args.strictness}" if rubric == "lemaj" else f"{rubric}:{name}"
+    return argparse.Namespace(**(vars(args) | {"model": resolve_model(args.model)}))
+
+
+COMMANDS = {"models": _models}
