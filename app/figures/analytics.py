@@ -15,6 +15,7 @@ from app.figures.rater_names import jurors_of
 from app.project import Project
 from models.vocabulary import Tag
 from storage import analytics, columns, scoring
+from storage.adjudication import CONSENSUS
 
 TAG_ORDER = [Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING]
 
@@ -168,6 +169,8 @@ def _pick_raters(session, names: list[str] | None) -> dict[str, int]:
     ids = analytics.rater_ids(session, names)
     if names and len(ids) != len(names):
         raise AssayError(f"no rater named {', '.join(sorted(set(names) - set(ids)))}")
+    if names is None:  # agreement is of the reviews as made: the adjudicated consensus is none of them
+        ids.pop(CONSENSUS, None)
     if len(ids) < 2:
         raise AssayError("agreement needs at least two raters with labels")
     return ids

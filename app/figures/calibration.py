@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from app.project import Project
-from storage import statistics
+from storage import adjudication, statistics
 
 BINS = 10
 MIN_PAIRS = 5  # fewer reviewed points of a tag: its confidences are left as the judge gave them
@@ -42,6 +42,10 @@ def _frame(project: Project, **which: bool):
     with project.sessions() as session:
         judges = statistics.latest_judge_per_answer(session)
         frame = pd.DataFrame(statistics.point_labels(session, **which))
+        settled = adjudication.consensus_answers(session)
+        consensus = adjudication.consensus_id(session)
+    if settled:  # an adjudicated answer's reviewers are read as their consensus
+        frame = frame[~frame["answer_id"].isin(settled) | (frame["kind"] != "human") | (frame["rater_id"] == consensus)]
     latest = frame["answer_id"].map(judges)
     return frame, (frame["kind"] == "judge") & (frame["rater_id"] == latest)
 

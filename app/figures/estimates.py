@@ -21,7 +21,7 @@ import numpy as np
 from app.errors import AssayError
 from app.figures.guarantees import classical_mean, difference_of_means, paired_difference, ppi_mean
 from app.project import Project
-from storage import analytics, statistics
+from storage import adjudication, analytics, statistics
 
 METRICS = ("correctness", "precision", "recall", "f1", "any_incorrect")
 GROUPS = ("generator", "source", "document", "all")
@@ -44,11 +44,12 @@ def answer_values(project: Project) -> tuple[PerAnswer, PerAnswer, set[str], lis
         kinds = analytics.rater_kinds(session)
         names = {v: k for k, v in analytics.rater_ids(session, None).items()}
         rows = analytics.scores(session, "answer")
-        submitted = {
-            (r.answer_id, r.reviewer)
-            for r in analytics.reviews(session)
-            if r.status == "submitted" and kinds.get(r.reviewer) == "human"
-        }
+        human_reviews = [
+            r for r in analytics.reviews(session) if r.status == "submitted" and kinds.get(r.reviewer) == "human"
+        ]
+        settled = adjudication.consensus_answers(session)  # adjudicated: its consensus is the review
+        chosen = adjudication.prefer_consensus(human_reviews, lambda r: r.answer_id, lambda r: r.reviewer, settled)
+        submitted = {(r.answer_id, r.reviewer) for r in chosen}
         sampled = set(statistics.sampled_answers(session))
         slices = statistics.answer_slices(session)
     judge = {r.key: _values(r) for r in rows if r.key in judges and names[judges[r.key]] == r.rater}

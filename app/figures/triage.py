@@ -39,7 +39,7 @@ from app.figures.guarantees import (
     more_reviews_needed,
 )
 from app.project import Project
-from storage import analytics, scoring, statistics
+from storage import adjudication, analytics, scoring, statistics
 
 SWEEP = [(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
 
@@ -65,7 +65,10 @@ def triage(
         judges = statistics.latest_judge_per_answer(session)
         names = scoring.rater_names(session)
         table = scoring.score_table(session)
-        reviews = analytics.submitted_by_humans(session)
+        settled = adjudication.consensus_answers(session)  # adjudicated: its consensus is the review
+        reviews = adjudication.prefer_consensus(
+            analytics.submitted_by_humans(session), lambda r: r[0], lambda r: r[1], settled
+        )
         sampled = statistics.sampled_answers(session)
         document_of = scoring.answer_keys(session, "document")
     all_answers = sorted(document_of)

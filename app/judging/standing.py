@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import ModelChoice
 from models.vocabulary import BackendKind, OutcomeStatus, RaterKind, ReviewStatus, Tag
-from storage import raters, reviews, statistics
+from storage import adjudication, raters, reviews, statistics
 from storage.schema import DataPointRow, JudgeOutcomeRow, LabelRow, RaterRow, ReviewRow
 
 DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin
@@ -94,6 +94,8 @@ def real_label_figures(source: Session | sessionmaker[Session], rater: str) -> d
             ReviewRow.status == ReviewStatus.SUBMITTED.value,
             RaterRow.kind == RaterKind.HUMAN.value,
             ReviewRow.answer_id.in_(judged),
+            # an adjudicated answer is read as its consensus alone
+            ReviewRow.answer_id.not_in(adjudication.settled_answers()) | (RaterRow.name == adjudication.CONSENSUS),
         )
         .subquery()
     )
