@@ -3,9 +3,6 @@ JSONL, and a self-contained HTML (or PDF) report with plots."""
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 import json
 from collections import defaultdict
 from collections.abc import Callable
@@ -15,7 +12,6 @@ from typing import Any
 from app.errors import AssayError
 from app.export.redaction import keep_everything
 from app.figures import analytics as stats
-from app.figures.plots import report_figures
 from app.project import Project
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
 from storage import analytics, rubric_results, signoffs
@@ -190,198 +186,15 @@ def export_finetune(project: Project, out: Path, redact: Redact = keep_everythin
 # ---------------------------------------------------------------- the report
 
 
-def _png(fig: Any) -> str:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    return base64.b64encode(buffer.getvalue()).decode()
-
-
 def export_report(project: Project, out: Path, redact: Redact = keep_everything) -> None:
-    """One HTML file, plots embedded: it opens anywhere, offline."""
-    agreement = redact(_safe(lambda: stats.agreement(project)))
-    triage = redact(stats.triage(project))
-    summary_rows = redact(stats.scores(project, by="rater"))
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>Assay report</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{border:1px solid #ccc;"
-        "padding:2px 6px}table{border-collapse:collapse}</style></head><body>",
-        f"<h1>Assay report</h1><p>{html.escape(project.url.rsplit('/', 1)[-1])} · "
-        f"{project.counts()['answers']} answers · {project.counts()['labels']} labels</p>",
-        "<h2>Scores by rater</h2>",
-        _table(summary_rows),
-        *_judge_sections(project),
-        "<h2>Agreement</h2>",
-        _table([{k: v for k, v in agreement.items() if not isinstance(v, dict | list)}]),
-        "<h2>Triage</h2>",
-        _table([{k: v for k, v in triage.items() if not isinstance(v, dict | list)}]),
-        *_statistics_sections(project, redact),
-    ]
-    rubric_rows = _rubric_rows(project, redact)
-    if rubric_rows:
-        parts += [
-            "<h2>Other rubrics</h2>",
-            _table([{k: v for k, v in r.items() if k != "details"} for r in rubric_rows]),
-        ]
-    for title, fig in report_figures(project, redact):
-        parts.append(
-            f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='data:image/png;base64,{_png(fig)}'>"
-        )
-    parts.append("</body></html>")
-    out.write_text("\n".join(parts), encoding="utf-8")
+    """The report a partner reads, as one HTML file (figures inside): app/export/report/."""
+    from app.export.report import write_html
 
-
-def _judge_sections(project: Project) -> list[str]:
-    """How good each judge is: against human labels first, where people labelled answers it judged,
-    then its latest paired stress test (planted errors); a near-chance model named as such."""
-    from app.judging.standing import judge_standings, real_label_note
-
-    def share(r: dict[str, Any], k: str, n: str, rate: str, ci: str) -> str:
-        if not r.get(n):
-            return ""
-        lo, hi = r[ci]
-        return f"{r[k]}/{r[n]} ({r[rate]:.0%} [{lo:.0%}–{hi:.0%}])"
-
-    standings = judge_standings(project.sessions)
-    if not standings:
-        return []
-    labelled = any(s.real for s in standings)
-    planted = "planted " if labelled else ""
-    kinds = dict.fromkeys(k for s in standings for k, t in (s.figures or {}).get("by_type", {}).items() if t["trials"])
-    rows = []
-    for s in standings:  # every row the same columns: the table's head is the first row's
-        f, r = s.figures or {}, s.real or {}
-        row: dict[str, Any] = {"judge run": s.run, "standing": s.text}
-        if labelled:
-            row["human-labelled answers"] = r.get("answers", "")
-            row["wrong answers caught"] = share(r, "caught", "with_errors", "recall", "recall_ci")
-            row["false alarms on correct answers"] = share(
-                r, "false_alarms", "correct", "false_alarm_rate", "false_alarm_ci"
-            )
-        for kind in kinds:
-            trials = f.get("by_type", {}).get(kind)
-            row[planted + kind] = _recall(trials) if trials and trials["trials"] else ""
-        row[planted + "false alarms"] = f"{f['false_alarms']}/{f['unperturbed']}" if f.get("unperturbed") else ""
-        rows.append(row)
-    demo = [s.run for s in standings if s.demonstration]
-    names = html.escape(", ".join(str(d) for d in demo))
-    command = html.escape(",".join(str(d) for d in demo))
-    advice = (
-        f"<p><b>{names}: demonstration model.</b> Its tags are close to chance or were never measured; do not "
-        "rely on them. In Assay, <i>Project ▸ Run the judge…</i> (Ctrl+J) opens the model picker: choose a GGUF "
-        f"file or an API judge, then measure it with <code>assay stress-test --raters {command}</code>.</p>"
-        if demo
-        else ""
-    )
-    note = (
-        "<p>Errors planted in points the document supports that each judge flagged, by kind of error (latest "
-        "paired stress test; 95 % Wilson interval in brackets), and its flags on the same points unchanged.</p>"
-    )
-    if labelled:
-        who = " ".join(dict.fromkeys(real_label_note(s.real) or "" for s in standings if s.real))
-        note = (
-            "<p>First, against human labels, on the answers both the judge judged and people reviewed: the answers "
-            "a person found wrong (a point tagged incorrect, or a missing point added) that the judge flagged (a point "
-            "tagged incorrect), and the answers found correct that it flagged (95 % Wilson interval in brackets). "
-            f"{html.escape(who)}</p>" + note.replace("<p>Errors planted", "<p>Then planted errors: errors planted")
-        )
-    return ["<h2>How good each judge is</h2>", note, advice, _table(rows)]
-
-
-def _recall(t: dict[str, Any]) -> str:
-    lo, hi = t["ci"]
-    return f"{t['caught']}/{t['trials']} ({t['recall']:.0%} [{lo:.0%}–{hi:.0%}])"
-
-
-def _statistics_sections(project: Project, redact: Redact) -> list[str]:
-    """Estimates with 95 % intervals per generator, and the judge's calibration with its diagram."""
-    from app.figures import calibration, estimates
-
-    rows = []
-    for group in redact(estimates.estimate(project, "generator"))["groups"]:
-        for metric, figures in group["metrics"].items():
-            rows.append(
-                {
-                    "generator": group["group"],
-                    "figure": metric,
-                    "reviewed (random)": figures["reviewed"],
-                    "PPI [95 % CI]": _interval(figures["ppi"]),
-                    "judge only": _interval(figures["judge_only"]),
-                    "human only": _interval(figures["human_only"]),
-                }
-            )
-    report = calibration.reliability(project)
-    parts = ["<h2>Estimates (prediction-powered, 95 % intervals)</h2>", _table(rows)]
-    paired = [
-        {
-            "difference": pair["difference"],
-            "figure": metric,
-            "questions": figures["questions"],
-            "reviewed (random)": " and ".join(map(str, figures["reviewed"])),
-            "PPI [95 % CI]": _interval(figures["ppi"]),
-            "judge only": _interval(figures["judge_only"]),
-            "human only": _interval(figures["human_only"]),
-        }
-        for pair in redact(estimates.comparisons(project))
-        for metric, figures in pair["metrics"].items()
-    ]
-    if paired:
-        parts += ["<h2>Paired comparison of generators on the same questions (95 % intervals)</h2>", _table(paired)]
-    if report["overall"]["points"]:
-        overall = report["overall"]
-        parts += [
-            "<h2>Calibration of the judge's confidence</h2>",
-            f"<p>Expected calibration error {_cell(overall['ece_raw'])} as given, "
-            f"{_cell(overall['ece_calibrated'])} calibrated (isotonic, cross-fitted), "
-            f"on {overall['points']} reviewed data points.</p>",
-            f"<img alt='Reliability diagram' src='data:image/png;base64,"
-            f"{_png(calibration.reliability_figure(report))}'>",
-        ]
-    return parts
-
-
-def _interval(figures: dict[str, Any] | None) -> str:
-    if not figures:
-        return "—"
-    return f"{figures['estimate']:.3f} [{figures['ci'][0]:.3f}, {figures['ci'][1]:.3f}]"
+    write_html(project, out, redact)
 
 
 def export_pdf(project: Project, out: Path, redact: Redact = keep_everything) -> None:
-    from matplotlib.backends.backend_pdf import PdfPages
-    from matplotlib.figure import Figure
+    """The same report as a paged PDF: page numbers, running heads, table of contents."""
+    from app.export.report import write_pdf
 
-    with PdfPages(out) as pdf:
-        cover = Figure(figsize=(8.27, 11.69))
-        rows = redact(stats.scores(project, by="rater"))
-        lines = [
-            "Assay report",
-            "",
-            *[
-                f"{r['rater'][:40]:40}  answers {r['answers']:4}  correctness {stats_fmt(r['correctness'])}  "
-                f"F1 {stats_fmt(r['f1'])}"
-                for r in rows
-            ],
-        ]
-        cover.text(0.05, 0.95, "\n".join(lines), va="top", family="monospace", fontsize=8)
-        pdf.savefig(cover)
-        for _title, fig in report_figures(project, redact):
-            pdf.savefig(fig)
-
-
-def stats_fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def _table(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return "<p>—</p>"
-    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row.values()) + "</tr>" for row in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
+    write_pdf(project, out, redact)

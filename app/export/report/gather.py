@@ -1,0 +1,634 @@
+"""What the report says, gathered from the project as plain data: no HTML here (render.py and the
+templates in resources/report/ write it).
+
+Every figure of the summary is a `Number` that names the `assay` command whose `--json` output holds
+it and its key there, so the summary can be checked against the command line figure by figure.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.errors import AssayError
+from app.export.report import words
+from app.export.report.words import heading, share
+from app.figures import analytics as stats
+from app.figures import estimates
+from app.figures.rater_names import rater_name
+from app.project import Project
+from storage import analytics, raters, reviews
+
+Redact = Callable[[Any], Any]
+SLICES = ("rater", "source", "document", "generator")
+ERROR_TAGS = ("incorrect", "missing")  # what makes an answer wrong (irrelevant points only dilute it)
+MOST_ERROR_ANSWERS = 200  # listed in full; the rest are in the CSV export
+NO_GENERATOR = "None"  # how storage keys an answer without a generator
+
+
+@dataclass(frozen=True)
+class Number:
+    """A figure as shown (`text`), its value, and where the command line gives it: `assay <command>
+    --json`, then `key` (dot-separated; list positions as numbers)."""
+
+    value: float | int | None
+    text: str
+    command: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Headline:
+    words: str
+    estimate: Number
+    low: Number | None
+    high: Number | None
+    basis: str
+
+
+@dataclass(frozen=True)
+class RaterLine:
+    name: str  # readable
+    answers: Number
+    incorrect: Number | None = None
+    missing: Number | None = None
+    irrelevant: Number | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[str]  # headings, in words
+    rows: list[list[str]]
+    numeric: list[bool]  # right-aligned columns
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str
+    tag: str  # incorrect | missing
+    rater: str
+    evidence: str | None  # "par_12, § 6.3: the passage's text"
+    cited_by: str | None  # who cited the passage: the reviewer, or a judge on the same claim
+    comment: str | None
+
+
+@dataclass(frozen=True)
+class ErrorAnswer:
+    answer_id: str
+    question: str
+    document: str
+    generator: str | None
+    answer: str
+    claims: list[Claim]
+    comments: list[str]  # the reviewers' comments on the whole answer
+
+
+@dataclass(frozen=True)
+class Triage:
+    judged: Number
+    cleared: Number | None = None
+    cleared_share: Number | None = None
+    reviewed_cleared: Number | None = None
+    missed: Number | None = None
+    upper: Number | None = None
+    upper_by_document: Number | None = None
+    min_correctness: Number | None = None
+    min_relevance: Number | None = None
+    reviews_used: Number | None = None
+    reviews_left_out: Number | None = None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    raters: list[str]
+    items: Number
+    percent: Number
+    ac1: Number | None
+    kappa: Number | None
+    alpha: Number | None
+    meaning: str
+    left_out: list[str]
+    by_source: Table | None
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    version: str
+    author: str | None
+    created_at: str | None
+    sha256: str | None
+
+
+@dataclass(frozen=True)
+class Signoff:
+    answer_id: str
+    reviewer: str
+    signed_at: str
+    digest: str
+    matches: bool
+    problem: str | None
+
+
+@dataclass
+class Report:
+    title: str
+    project: str
+    made_at: str
+    documents: Number
+    answers: Number
+    questions: Number
+    points: Number
+    labels: Number
+    reviewers: list[RaterLine]
+    judges: list[RaterLine]
+    headlines: list[Headline]
+    triage: Triage
+    agreement: Agreement | None
+    agreement_problem: str | None
+    guidelines: Guidelines | None
+    scores: dict[str, Table]  # by rater, source, document, generator
+    no_generator: bool
+    standings: Table | None
+    standing_note: str
+    demonstration: list[str]  # judges near chance, by readable name
+    error_answers: list[ErrorAnswer]
+    error_answers_total: int
+    signoffs: list[Signoff] | None  # None: this Assay records no sign-offs
+    comparisons: Table | None
+    appendix: dict[str, Table] = field(default_factory=dict)
+    figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
+
+
+def gather(project: Project, redact: Redact) -> Report:
+    """Everything the report shows; `redact` has hidden personal data in every text."""
+    counts = project.counts()
+    with project.sessions() as session:
+        kinds = analytics.rater_kinds(session)
+        points = redact(analytics.labelled_points(session))
+    by_rater = redact(stats.scores(project, by="rater"))
+    per_answer = redact(stats.scores(project))
+    triage = stats.triage(project)
+    estimate_all = estimates.estimate(project, "all")
+
+    def info(key: str) -> Number:
+        return Number(counts[key], f"{counts[key]:,}", "info", key)
+
+    reviewers, judges = [], []
+    for n, row in enumerate(by_rater):
+        line = RaterLine(
+            rater_name(row["rater"]),
+            Number(row["answers"], str(row["answers"]), "scores --by rater", f"{n}.answers"),
+            *(Number(row[t], str(row[t]), "scores --by rater", f"{n}.{t}") for t in (*ERROR_TAGS, "irrelevant")),
+        )
+        (judges if kinds.get(row["rater"]) == "judge" else reviewers).append(line)
+    agreement, problem = _agreement(project, redact)
+    standings, note, demonstration = _standings(project, redact)
+    name = project.url.rsplit("/", 1)[-1]
+    report = Report(
+        title="Review of LLM answers",
+        project=redact(name),
+        made_at=dt.datetime.now(dt.UTC).strftime("%d %B %Y"),
+        documents=info("documents"),
+        answers=info("answers"),
+        questions=info("questions"),
+        points=info("data_points"),
+        labels=info("labels"),
+        reviewers=reviewers,
+        judges=judges,
+        headlines=_headlines(estimate_all) + _reviewer_headlines(by_rater, per_answer, kinds),
+        triage=_triage(triage),
+        agreement=agreement,
+        agreement_problem=problem,
+        guidelines=_guidelines(project, redact),
+        scores={by: _scores_table(project, by, per_answer, redact) for by in SLICES},
+        no_generator=all(a.generator is None for a in project.answers()),
+        standings=standings,
+        standing_note=note,
+        demonstration=demonstration,
+        error_answers=[],
+        error_answers_total=0,
+        signoffs=_signoffs(project, redact),
+        comparisons=_comparisons(project, redact),
+    )
+    report.error_answers_total, report.error_answers = _error_answers(project, points, kinds, redact)
+    report.appendix = _appendix(project, per_answer, triage, redact)
+    return report
+
+
+# ---------------------------------------------------------------- the summary's figures
+
+
+def _headlines(result: dict[str, Any]) -> list[Headline]:
+    """Share of answers with an error and mean correctness over the whole set, each with its 95 %
+    interval: prediction-powered where answers drawn at random were reviewed, else the judge's alone."""
+    if not result["groups"]:
+        return []
+    out = []
+    for metric, what in (
+        ("any_incorrect", "Answers with at least one incorrect point"),
+        ("correctness", "Correctness (share of an answer's claims that are right), mean over answers"),
+    ):
+        figures = result["groups"][0]["metrics"][metric]
+        if figures["reviewed"] >= 2 and figures["ppi"]:
+            kind = "ppi"
+            basis = (
+                f"estimated from {figures['reviewed']} answers drawn at random and reviewed, corrected and narrowed "
+                f"by the judge's tags on {figures['judged']} answers (prediction-powered inference)"
+            )
+        elif figures["judge_only"]:
+            kind = "judge_only"
+            basis = (
+                f"from the judge's tags alone on {figures['judged']} answers: no answer drawn at random has been "
+                "reviewed yet, so nothing corrects the judge's own errors"
+            )
+        else:
+            continue
+        key = f"groups.0.metrics.{metric}.{kind}"
+        ci = figures[kind]["ci"]
+        command = "estimate --by all"
+        out.append(
+            Headline(
+                what,
+                Number(figures[kind]["estimate"], share(figures[kind]["estimate"]), command, key + ".estimate"),
+                Number(ci[0], share(ci[0]), command, key + ".ci.0"),
+                Number(ci[1], share(ci[1]), command, key + ".ci.1"),
+                basis,
+            )
+        )
+    return out
+
+
+def _reviewer_headlines(
+    by_rater: list[dict[str, Any]], per_answer: list[dict[str, Any]], kinds: dict[str, str], most: int = 3
+) -> list[Headline]:
+    """Each person's mean correctness and relevance over the answers they tagged, with a 95 % t interval
+    over those answers (`mean_interval`; the interval's key says so: `t_interval.<metric>.<row>.<end>`)."""
+    out = []
+    for n, row in enumerate(by_rater):
+        if kinds.get(row["rater"]) == "judge" or len(out) >= 2 * most:
+            continue
+        for metric, what in (("correctness", "Correctness"), ("f1", "Relevance (F1)")):
+            values = [r[metric] for r in per_answer if r["rater"] == row["rater"] and r[metric] is not None]
+            if row[metric] is None:
+                continue
+            low, high = mean_interval(values)
+            ends = [
+                None if end is None else Number(end, words.score(end), "scores", f"t_interval.{metric}.{n}.{i}")
+                for i, end in enumerate((low, high))
+            ]
+            out.append(
+                Headline(
+                    f"{what} of the answers {rater_name(row['rater'])} reviewed",
+                    Number(row[metric], words.score(row[metric]), "scores --by rater", f"{n}.{metric}"),
+                    ends[0],
+                    ends[1],
+                    f"mean over {len(values)} answers; the interval says how far the mean would move with other "
+                    "answers like these. They were picked, not drawn at random: read it for these answers, not for "
+                    "the whole set",
+                )
+            )
+    return out
+
+
+def _triage(result: dict[str, Any]) -> Triage:
+    def n(key: str, text: str | None = None) -> Number:
+        value = result[key]
+        return Number(value, text if text is not None else str(value), "triage", key)
+
+    if not result["judged"]:
+        return Triage(judged=n("judged"))
+    return Triage(
+        judged=n("judged"),
+        cleared=Number(len(result["cleared"]), str(len(result["cleared"])), "triage", "cleared.length"),
+        cleared_share=n("cleared_share", share(result["cleared_share"])),
+        reviewed_cleared=n("reviewed_cleared"),
+        missed=n("missed"),
+        upper=n("miss_rate_upper_95", share(result["miss_rate_upper_95"])),
+        upper_by_document=n("miss_rate_upper_95_by_document", share(result["miss_rate_upper_95_by_document"])),
+        min_correctness=_rule(result, "min_correctness"),
+        min_relevance=_rule(result, "min_relevance"),
+        reviews_used=n("reviews_used"),
+        reviews_left_out=n("reviews_left_out"),
+    )
+
+
+def _rule(result: dict[str, Any], key: str) -> Number:
+    value = result["rule"][key]
+    return Number(value, f"{value:g}", "triage", f"rule.{key}")
+
+
+def agreement_meaning(ac1: float | None, percent: float | None) -> str:
+    """What a chance-corrected agreement says, on the bands reviewers of annotation quote (Landis and
+    Koch 1977, read for Gwet's AC1 as in Gwet 2014)."""
+    if ac1 is None:
+        return "Agreement beyond chance cannot be computed: the raters used a single tag."
+    bands = ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
+    band = next((word for floor, word in bands if ac1 >= floor), "worse than chance")
+    return (
+        f"Beyond what chance would give, the raters' agreement is {band}. Where it is below substantial, the "
+        "tags depend on who reviews: the guidelines need sharpening before the scores are compared between people."
+    )
+
+
+def _agreement(project: Project, redact: Redact) -> tuple[Agreement | None, str | None]:
+    try:
+        result = stats.agreement(project)
+    except AssayError as exc:
+        return None, str(exc)
+
+    def n(key: str, as_share: bool = False) -> Number | None:
+        value = result.get(key)
+        if value is None:
+            return None
+        return Number(value, share(value) if as_share else f"{value:.2f}", "agreement", key)
+
+    sources = [
+        [redact(source), str(f["n_items"]), share(f["percent_agreement"]), words.score(f["gwet_ac1"])]
+        for source, f in sorted(result["by_source"].items())
+    ]
+    by_source = Table(
+        [heading("source"), heading("n_items"), heading("percent_agreement"), heading("gwet_ac1")],
+        sources,
+        [False, True, True, True],
+    )
+    items = Number(result["n_items"], str(result["n_items"]), "agreement", "n_items")
+    percent = n("percent_agreement", as_share=True) or Number(None, "—", "agreement", "percent_agreement")
+    return (
+        Agreement(
+            raters=[rater_name(r) for r in redact(result["raters"])],
+            items=items,
+            percent=percent,
+            ac1=n("gwet_ac1"),
+            kappa=n("cohen_kappa") or n("fleiss_kappa"),
+            alpha=n("krippendorff_alpha"),
+            meaning=agreement_meaning(result.get("gwet_ac1"), result.get("percent_agreement")),
+            left_out=[rater_name(r) for r in redact(list(result.get("left_out", {})))],
+            by_source=by_source if len(sources) > 1 else None,
+        ),
+        None,
+    )
+
+
+def _guidelines(project: Project, redact: Redact) -> Guidelines | None:
+    found = project.guidelines() if hasattr(project, "guidelines") else None  # recorded since issue 32
+    if found is None:
+        return None
+    created = getattr(found, "created_at", None)
+    return Guidelines(
+        redact(str(found.version)),
+        redact(getattr(found, "author", None)),
+        created.strftime("%d %B %Y") if isinstance(created, dt.datetime) else (str(created) if created else None),
+        getattr(found, "sha256", None),
+    )
+
+
+def _signoffs(project: Project, redact: Redact) -> list[Signoff] | None:
+    if not hasattr(project, "signoffs"):
+        return None
+    out = []
+    for s in project.signoffs():
+        signed = s.signed_at.strftime("%d %b %Y %H:%M") if isinstance(s.signed_at, dt.datetime) else str(s.signed_at)
+        out.append(Signoff(redact(s.answer_id), redact(s.reviewer), signed, s.digest, s.matches, redact(s.problem)))
+    return out
+
+
+# ---------------------------------------------------------------- scores with intervals
+
+
+def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
+    """The 95 % t interval of a mean of scores in [0, 1], clipped to [0, 1]; none below two values."""
+    if len(values) < 2:
+        return None, None
+    import numpy as np
+    from scipy import stats as scipy_stats
+
+    data = np.asarray(values, dtype=float)
+    half = scipy_stats.t.ppf(0.975, len(data) - 1) * data.std(ddof=1) / np.sqrt(len(data))
+    return max(0.0, float(data.mean() - half)), min(1.0, float(data.mean() + half))
+
+
+def _scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], redact: Redact) -> Table:
+    """Mean correctness and relevance of each slice and rater, with 95 % intervals over its answers."""
+    rows = redact(stats.scores(project, by=by))
+    keys = {}
+    if by != "rater":
+        with project.sessions() as session:
+            from storage import scoring
+
+            keys = {a: redact(k) for a, k in scoring.answer_keys(session, by).items()}
+    values: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"correctness": [], "f1": []})
+    for r in per_answer:
+        group = values[(keys.get(r["answer_id"], ""), r["rater"])]
+        for metric in ("correctness", "f1"):
+            if r[metric] is not None:
+                group[metric].append(r[metric])
+    out = []
+    for r in rows:
+        key = "" if by == "rater" else r[by]
+        found = values[(key, r["rater"])]
+        line = [] if by == "rater" else [_slice_value(by, key)]
+        line += [rater_name(r["rater"]), str(r["answers"])]
+        for metric in ("correctness", "f1"):
+            low, high = mean_interval(found[metric])
+            line += [words.score(r[metric]), words.interval(low, high, as_share=False)]
+        line += [str(r["incorrect"]), str(r["missing"])]
+        out.append(line)
+    columns = [] if by == "rater" else [heading(by)]
+    columns += [heading("rater"), heading("answers"), heading("correctness"), heading("interval")]
+    columns += [heading("f1"), heading("interval"), heading("incorrect"), heading("missing")]
+    return Table(columns, out, [n >= len(columns) - 7 for n in range(len(columns))])
+
+
+def _slice_value(by: str, key: str) -> str:
+    if by == "generator" and key == NO_GENERATOR:
+        return "no generator recorded"
+    return key
+
+
+# ---------------------------------------------------------------- judges
+
+
+def _standings(project: Project, redact: Redact) -> tuple[Table | None, str, list[str]]:
+    from app.judging.standing import judge_standings, real_label_note
+
+    found = judge_standings(project.sessions)
+    if not found:
+        return None, "", []
+    rows = []
+    for s in found:
+        r, f = s.real or {}, s.figures or {}
+        rows.append(
+            [
+                rater_name(redact(s.run or "")),
+                str(r.get("answers", "—")),
+                _count_share(r, "caught", "with_errors", "recall", "recall_ci"),
+                _count_share(r, "false_alarms", "correct", "false_alarm_rate", "false_alarm_ci"),
+                share(f.get("caught_share")) if f.get("caught_share") is not None else "not stress-tested",
+                "demonstration model: do not rely on its tags" if s.demonstration else "measured",
+            ]
+        )
+    columns = ["judge", "labelled", "caught", "false_alarms", "planted", "standing"]
+    note = " ".join(dict.fromkeys(real_label_note(redact(s.real)) or "" for s in found if s.real)).strip()
+    demonstration = [rater_name(redact(s.run or "")) for s in found if s.demonstration]
+    return Table([heading(c) for c in columns], rows, [False, True, True, True, True, False]), note, demonstration
+
+
+def _count_share(r: dict[str, Any], k: str, n: str, rate: str, ci: str) -> str:
+    if not r.get(n):
+        return "—"
+    lo, hi = r[ci]
+    return f"{r[k]} of {r[n]} ({share(r[rate])}; {words.interval(lo, hi)})"
+
+
+# ---------------------------------------------------------------- the answers with errors
+
+
+def _error_answers(
+    project: Project, points: list[dict[str, Any]], kinds: dict[str, str], redact: Redact
+) -> tuple[int, list[ErrorAnswer]]:
+    """Each answer in which a person found an incorrect claim or an omission, with the claims, the
+    passage that is the evidence (cited by the reviewer, else by a judge on the same claim) and the
+    reviewers' comments."""
+    by_answer: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for p in points:
+        by_answer[p["answer_id"]].append(p)
+    wrong = sorted(
+        a for a, ps in by_answer.items() if any(p["tag"] in ERROR_TAGS and kinds.get(p["rater"]) == "human" for p in ps)
+    )
+    out = []
+    passages_of: dict[int, dict[str, Any]] = {}
+    for answer_id in wrong[:MOST_ERROR_ANSWERS]:
+        detail = project.answer(answer_id)
+        if detail is None:
+            continue
+        if detail.document_id not in passages_of:
+            passages_of[detail.document_id] = {p.citation_id: p for p in project.passages(detail.document_id)}
+        passages = passages_of[detail.document_id]
+        mine = by_answer[answer_id]
+        claims = []
+        for p in mine:
+            if p["tag"] not in ERROR_TAGS or kinds.get(p["rater"]) != "human":
+                continue
+            citing = p if p["citations"] else next((q for q in mine if q["citations"] and _same_claim(p, q)), p)
+            cited = citing["citations"]
+            evidence = None
+            if cited and cited[0] in passages:
+                passage = passages[cited[0]]
+                where = f"{passage.citation_id}" + (f", § {passage.section}" if passage.section else "")
+                evidence = f"{where}: {redact(passage.text)}"
+            comment = p["comment"] or (p["rationale"] if kinds.get(p["rater"]) == "human" else None)
+            by = rater_name(citing["rater"]) if evidence else None
+            claims.append(Claim(p["text"], p["tag"], rater_name(p["rater"]), evidence, by, comment))
+        comments = _answer_comments(project, answer_id, {p["rater"] for p in mine if kinds.get(p["rater"]) == "human"})
+        out.append(
+            ErrorAnswer(
+                redact(answer_id),
+                redact(detail.question),
+                redact(detail.document),
+                redact(detail.generator),
+                redact(detail.text),
+                claims,
+                [redact(c) for c in comments],
+            )
+        )
+    return len(wrong), out
+
+
+def _same_claim(p: dict[str, Any], q: dict[str, Any]) -> bool:
+    """Two raters' points on one claim: the same words, or the same span of the answer."""
+    same_span = p["span_start"] is not None and (p["span_start"], p["span_end"]) == (q["span_start"], q["span_end"])
+    return q is not p and (q["text"] == p["text"] or same_span)
+
+
+def _answer_comments(project: Project, answer_id: str, names: set[str]) -> list[str]:
+    with project.sessions() as session:
+        found = []
+        for name in sorted(names):
+            rater = raters.rater_named(session, name)
+            if rater is not None and (comment := reviews.review(session, answer_id, rater.id).comment):
+                found.append(f"{rater_name(name)}: {comment}")
+    return found
+
+
+# ---------------------------------------------------------------- comparisons and the appendix
+
+
+def _interval_text(figures: dict[str, Any] | None, as_share: bool = False) -> str:
+    if not figures:
+        return "—"
+    write = share if as_share else words.score
+    return f"{write(figures['estimate'])} [{words.interval(*figures['ci'], as_share=as_share)}]"
+
+
+def _comparisons(project: Project, redact: Redact) -> Table | None:
+    rows = []
+    for pair in redact(estimates.comparisons(project)):
+        for metric in ("correctness", "any_incorrect"):
+            f = pair["metrics"][metric]
+            rows.append(
+                [
+                    pair["difference"],
+                    heading(metric),
+                    str(f["questions"]),
+                    _interval_text(f["ppi"]),
+                    _interval_text(f["judge_only"]),
+                    _interval_text(f["human_only"]),
+                ]
+            )
+    if not rows:
+        return None
+    columns = ["difference", "figure", "questions", "ppi", "judge_only", "human_only"]
+    return Table([heading(c) for c in columns], rows, [False, False, True, True, True, True])
+
+
+def _appendix(
+    project: Project, per_answer: list[dict[str, Any]], triage: dict[str, Any], redact: Redact
+) -> dict[str, Table]:
+    tables: dict[str, Table] = {}
+    columns = ["answer_id", "rater", "correct", "incorrect", "irrelevant", "missing", "correctness", "f1"]
+    tables["Scores of every answer, by rater"] = Table(
+        [heading(c) for c in columns],
+        [[r["answer_id"], rater_name(r["rater"]), *(words.cell(r[c]) for c in columns[2:])] for r in per_answer],
+        [False, False, True, True, True, True, True, True],
+    )
+    rows = []
+    for group in redact(estimates.estimate(project, "generator"))["groups"]:
+        for metric in ("correctness", "f1", "any_incorrect"):
+            f = group["metrics"][metric]
+            as_share = metric == "any_incorrect"
+            rows.append(
+                [
+                    _slice_value("generator", group["group"]),
+                    heading(metric),
+                    str(f["reviewed"]),
+                    _interval_text(f["ppi"], as_share),
+                    _interval_text(f["judge_only"], as_share),
+                    _interval_text(f["human_only"], as_share),
+                ]
+            )
+    columns = ["generator", "figure", "reviewed", "ppi", "judge_only", "human_only"]
+    tables["Estimates by generator, with 95 % intervals"] = Table(
+        [heading(c) for c in columns], rows, [False, False, True, True, True, True]
+    )
+    if triage["judged"]:
+        columns = [
+            "min_correctness",
+            "min_relevance",
+            "cleared_count",
+            "cleared_share",
+            "reviewed_cleared",
+            "missed",
+            "miss_rate_upper_95",
+            "miss_rate_upper_95_by_document",
+        ]
+        shares = {"cleared_share", "miss_rate_upper_95", "miss_rate_upper_95_by_document"}
+        tables["Triage: every rule tried"] = Table(
+            [heading(c) for c in columns],
+            [[share(s[c]) if c in shares else words.cell(s[c]) for c in columns] for s in triage["sweep"]],
+            [True] * len(columns),
+        )
+    return tables

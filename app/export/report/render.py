@@ -1,0 +1,90 @@
+"""The report as HTML from the Jinja2 templates in resources/report/, and as PDF from that same HTML
+with WeasyPrint (a CSS paged-media renderer: running headers, page numbers and the table of contents'
+page numbers come from the stylesheet, `target-counter`, not from code).
+
+Redaction: the gathered data is redacted where it is read, and every text the templates print passes
+through the redaction once more (Jinja's `finalize`), so no field can slip past it; figures, which
+are numbers, are printed as they are."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.export.report.gather import Number, Report, gather
+from app.export.report.words import TAG_WORDS
+from app.project import RESOURCES
+
+TEMPLATES = RESOURCES / "report"
+PAPERS = {"a4": "A4", "letter": "letter"}
+Redact = Callable[[Any], Any]
+
+
+def _environment(redact: Redact) -> Any:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+    from markupsafe import Markup
+
+    def finalize(value: Any) -> Any:
+        return redact(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html", "j2"]),
+        undefined=StrictUndefined,
+        finalize=finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["n"] = lambda number: _number(number, Markup)
+    return env
+
+
+def _number(number: Number | None, markup: Any) -> Any:
+    """A figure with where it comes from, for a reader of the HTML and for the tests."""
+    if number is None:
+        return markup("—")
+    return markup(
+        f'<span class="n" data-command="{html.escape(number.command)}" data-key="{html.escape(number.key)}" '
+        f'data-value="{"" if number.value is None else number.value}">{html.escape(number.text)}</span>'
+    )
+
+
+def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
+    """The whole report as one HTML file: figures and stylesheet inside it, so it opens anywhere, offline."""
+    from app.export.report.figures import TEXT_WIDTH, data_uri, report_figures
+
+    report = gather(project, redact)
+    from app.figures import analytics as stats
+    from storage import analytics
+
+    with project.sessions() as session:
+        points = redact(analytics.labelled_points(session))
+    per_answer = redact(stats.scores(project))
+    report.figures = [
+        (title, data_uri(fig), caption)
+        for title, fig, caption in report_figures(per_answer, points, stats.triage(project), paper)
+    ]
+    return render(report, redact, paper, TEXT_WIDTH[paper])
+
+
+def render(report: Report, redact: Redact, paper: str, text_width: float) -> str:
+    env = _environment(redact)
+    css = env.get_template("report.css.j2").render(page=PAPERS[paper], width=text_width, made=report.made_at)
+    return env.get_template("report.html.j2").render(r=report, css=css, tag_words=TAG_WORDS)
+
+
+def write_html(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:
+    out.write_text(report_html(project, redact, paper), encoding="utf-8")
+
+
+def pdf_document(text: str) -> Any:
+    """WeasyPrint's laid-out document of the report's HTML: its pages, ready to write or to preview."""
+    from weasyprint import HTML
+
+    return HTML(string=text, base_url=str(TEMPLATES)).render()
+
+
+def write_pdf(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:
+    pdf_document(report_html(project, redact, paper)).write_pdf(out)

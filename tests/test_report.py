@@ -1,0 +1,335 @@
+"""The report a partner reads (issue 35): rendered once per project for the module, as HTML and PDF,
+for the sample as it ships and for a project a reviewer worked on (a judge run, a random sample
+reviewed, comments, an omission with its passage, a sign-off)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli import main
+from app.export.formats import export
+from app.export.redaction import Redaction
+from app.judging.sample_tour import import_sample
+from app.project import Project
+from models.vocabulary import Tag
+from storage.db import url_for_path
+
+SECTIONS = [
+    "Summary",
+    "Contents",
+    "Method",
+    "Scores",
+    "Agreement between raters",
+    "How far the judges can be trusted",
+    "The answers with errors",
+    "Sign-offs",
+    "Appendix: full tables",
+    "References",
+]
+REVIEWER = "Ana Lima"
+COMMENT = "The NDA says the opposite in its second clause; call Jane Doe at jane.doe@fulucai.com or 403-689-3901."
+OMISSION = "The agreement survives for three years after disclosure."
+
+
+# ---------------------------------------------------------------- the projects, each rendered once
+
+
+@pytest.fixture(scope="module")
+def sample_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("report-sample") / "sample.assay"
+    project = Project.open(url_for_path(path))
+    import_sample(project)
+    project.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def reviewed_file(sample_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample after a day's work: a judge tags ten answers, five of them drawn at random and
+    reviewed (one point found incorrect with a comment, an omission added with its passage), one signed."""
+    from app.judging.runs import run_judge
+    from app.review.sampling import draw_sample
+    from app.review.service import ReviewService
+    from models.judge import LemajJudge, Mode
+
+    from .test_judge import ScriptedBackendStandIn
+
+    path = tmp_path_factory.mktemp("report-reviewed") / "reviewed.assay"
+    shutil.copy(sample_file, path)
+    project = Project.open(url_for_path(path))
+    drawn = list(draw_sample(project, 5, seed=7, actor=REVIEWER).answer_ids)
+    others = [a.id for a in project.answers() if a.document.startswith("DoiT") and a.id not in drawn][:5]
+    outputs = [json.dumps({"tag": "correct"})] * 400 + [json.dumps({"missing": []})] * 20
+    judge = LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE)
+    run_judge(project.sessions, judge, "judge:SmolLM2-135M-Instruct.Q4_1:two-stage:standard", answer_ids=drawn + others)
+    reviewer = ReviewService(project, REVIEWER)
+    for n, answer_id in enumerate(drawn):
+        state = reviewer.open(answer_id)
+        for i, point in enumerate(state.points):
+            wrong = n == 0 and i == 0
+            reviewer.set_tag(answer_id, point.point.id, Tag.INCORRECT if wrong else Tag.CORRECT)
+            if wrong:
+                reviewer.comment_point(answer_id, point.point.id, COMMENT)
+        if n == 1:
+            detail = project.answer(answer_id)
+            passage = project.passages(detail.document_id)[3]
+            reviewer.add_missing(answer_id, OMISSION, [passage.citation_id])
+            reviewer.comment_answer(answer_id, "Incomplete: the term of the obligations is left out.")
+        reviewer.submit(answer_id)
+    reviewer.sign_off(drawn[2])
+    project.close()
+    return path
+
+
+class Rendered:
+    def __init__(self, file: Path, out: Path, redact: Any = None) -> None:
+        import pypdf
+
+        self.url = url_for_path(file)
+        project = Project.open(self.url)
+        kwargs = {} if redact is None else {"redact": redact}
+        self.html = export(project, "report", out / "report.html", **kwargs).read_text(encoding="utf-8")
+        self.pdf_path = export(project, "pdf", out / "report.pdf", **kwargs)
+        project.close()
+        self.pages = [page.extract_text() for page in pypdf.PdfReader(self.pdf_path).pages]
+        self.text = "\n".join(self.pages)
+
+
+@pytest.fixture(scope="module")
+def sample(sample_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    return Rendered(sample_file, tmp_path_factory.mktemp("sample-report"))
+
+
+@pytest.fixture(scope="module")
+def reviewed(reviewed_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    return Rendered(reviewed_file, tmp_path_factory.mktemp("reviewed-report"))
+
+
+# ---------------------------------------------------------------- reading the HTML
+
+
+class _Summary(HTMLParser):
+    """The summary section's figures (spans of class n, with where they come from) and its other text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: list[dict[str, str]] = []
+        self.words: list[str] = []
+        self._depth = 0  # inside the summary section
+        self._figure: dict[str, str] | None = None
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "section":
+            self._depth = 1 if a.get("id") == "summary" else 0
+        if not self._depth:
+            return
+        if tag == "span" and a.get("class") == "n":
+            self._figure = {**a, "text": ""}
+        if tag in ("style", "title") or "meta" in a.get("class", "").split():
+            self._skip += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self._figure is not None:
+            self.figures.append(self._figure)
+            self._figure = None
+        elif tag == "section":
+            self._depth = 0
+        elif tag == "p" and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._figure is not None:
+            self._figure["text"] += data
+        elif self._depth and not self._skip:
+            self.words.append(data)
+
+
+def summary_of(html: str) -> _Summary:
+    parser = _Summary()
+    parser.feed(html)
+    return parser
+
+
+def cli_json(url: str, command: str, capsys) -> Any:
+    capsys.readouterr()
+    assert main(["--db", url, *command.split(), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def at(value: Any, key: str) -> Any:
+    for part in key.split("."):
+        if part == "length":
+            return len(value)
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+def t_interval(rows: list[dict[str, Any]], rater: str, metric: str) -> tuple[float, float]:
+    """The 95 % t interval of a rater's mean score over the answers of `assay scores --json`."""
+    import numpy as np
+    from scipy import stats
+
+    values = np.array([r[metric] for r in rows if r["rater"] == rater and r[metric] is not None])
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
+    return max(0.0, low), min(1.0, high)
+
+
+def shown_as(value: float, text: str) -> bool:
+    """The words show the figure: a share in whole percent, a score to two decimals, a count exactly."""
+    number = float(re.sub(r"[^\d.]", "", text))
+    if text.endswith("%"):
+        return abs(number - 100 * value) <= 0.5 + 1e-9
+    return abs(number - value) <= 0.005 + 1e-9
+
+
+# ---------------------------------------------------------------- the tests
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed"])
+def test_the_sections_come_in_order_and_the_contents_give_their_pages(which: str, request) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    starts = {}
+    for number, page in enumerate(rendered.pages, start=1):
+        for title in SECTIONS:  # a section's title is the first line under the running head of its first page
+            if title not in starts and re.search(rf"^{re.escape(title)}$", page, re.MULTILINE):
+                starts[title] = number
+    assert list(starts) == SECTIONS, f"missing or out of order: {starts}"
+    contents = rendered.pages[starts["Contents"] - 1]
+    for title in SECTIONS:
+        if title != "Contents":  # the table of contents names the page each section starts on
+            assert re.search(rf"{re.escape(title)}[ .]*{starts[title]}\b", contents), title
+    assert all(f"Page {n} of {len(rendered.pages)}" in page for n, page in enumerate(rendered.pages, 1))
+    assert starts["Summary"] == 1 and starts["Contents"] == 2  # the summary holds on one page
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed"])
+def test_every_figure_of_the_summary_is_the_command_lines(which: str, request, capsys) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    summary = summary_of(rendered.html)
+    assert len(summary.figures) >= 12
+    outputs: dict[str, Any] = {}
+    for figure in summary.figures:
+        command, key = figure["data-command"], figure["data-key"]
+        if command not in outputs:
+            outputs[command] = cli_json(rendered.url, command, capsys)
+        if key.startswith("t_interval."):
+            _, metric, row, end = key.split(".")
+            rater = cli_json(rendered.url, "scores --by rater", capsys)[int(row)]["rater"]
+            expected = t_interval(outputs[command], rater, metric)[int(end)]
+        else:
+            expected = at(outputs[command], key)
+        assert float(figure["data-value"]) == pytest.approx(expected, abs=1e-12), (command, key)
+        assert shown_as(expected, figure["text"]), (command, key, figure["text"])
+    # No number in the summary's sentences comes from anywhere else (95 of "95 %" is the words').
+    loose = re.findall(r"\d+", re.sub(r"95 %", "", " ".join(summary.words)))
+    assert not loose, loose
+
+
+def test_the_reviewed_project_has_headlines_with_intervals_and_a_triage_bound(reviewed: Rendered) -> None:
+    summary = summary_of(reviewed.html)
+    keys = {(f["data-command"], f["data-key"]) for f in summary.figures}
+    # Five answers drawn at random, reviewed and judged: the prediction-powered estimate with its interval.
+    assert ("estimate --by all", "groups.0.metrics.any_incorrect.ppi.ci.1") in keys
+    assert ("triage", "miss_rate_upper_95") in keys and ("triage", "miss_rate_upper_95_by_document") in keys
+    page = reviewed.pages[0]
+    assert "Answers with at least one incorrect point" in page and "no more than" in page
+    assert f"Who reviewed. ContractNLI annotators (tags in 34 answers), {REVIEWER}" in " ".join(page.split())
+    assert "SmolLM2-135M (two-stage)" in page  # the judge by its readable name
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed"])
+def test_no_internal_column_name_appears(which: str, request, capsys) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    internal = {"miss_rate_upper_95_by_document", "hours_saved_basis", "reviews_left_out", "gwet_ac1", "f1"}
+    for command in ("triage", "scores", "scores --by rater", "agreement", "estimate --by all"):
+        found = cli_json(rendered.url, command, capsys)
+        rows = found if isinstance(found, list) else [found]
+        internal |= {k for row in rows for k in row if "_" in k}
+    visible = re.sub(r"<[^>]+>", " ", rendered.html.split("</style>", 1)[1])
+    for name in sorted(internal):
+        assert not re.search(rf"\b{name}\b", rendered.text), f"{name} in the PDF"
+        assert not re.search(rf"\b{name}\b", visible), f"{name} in the HTML"
+    assert "judge:SmolLM2" not in rendered.text  # raters by their readable names
+
+
+def test_the_answers_with_errors_show_question_claim_evidence_and_comment(reviewed: Rendered, reviewed_file) -> None:
+    project = Project.open(url_for_path(reviewed_file))
+    try:
+        with_comment = next(a for a in project.answers() if COMMENT in str(project.data_points(a.id)))
+        with_omission = next(a for a in project.answers() if OMISSION in str(project.data_points(a.id)))
+        cited = project.data_points(with_omission.id)[REVIEWER]
+        passage_id = next(p for p in cited if p.text == OMISSION).citations[0]
+        detail = project.answer(with_omission.id)
+        passage = next(p for p in project.passages(detail.document_id) if p.citation_id == passage_id)
+    finally:
+        project.close()
+    section = reviewed.html.split('id="errors"')[1].split("<section")[0]
+    import html as html_module
+
+    text = " ".join(html_module.unescape(re.sub(r"<[^>]+>", " ", section)).split())
+    assert " ".join(with_comment.question.split()) in text and COMMENT in text
+    assert " ".join(with_omission.question.split()) in text and OMISSION in text
+    assert " ".join(passage.text.split())[:120] in text  # the evidence passage the reviewer cited
+    assert "On the whole answer, Ana Lima: Incomplete: the term of the obligations is left out." in text
+    signoffs = reviewed.html.split('id="signoffs"')[1].split("<section")[0]
+    assert REVIEWER in signoffs and "No sign-offs" not in signoffs
+
+
+def test_the_sample_says_what_it_lacks_in_words(sample: Rendered) -> None:
+    text = " ".join(sample.text.split())
+    assert "No sign-offs: no reviewer has signed a review in this project." in text
+    assert "No generator is recorded for these answers" in text
+    assert "version 1 of the review guidelines" in text  # the sample ships the LeMAJ guidelines
+    assert "Human labels by ContractNLI annotators" in text
+
+
+def test_redaction_removes_every_configured_name_from_the_pdf(reviewed_file: Path, tmp_path: Path) -> None:
+    names = (REVIEWER, "Jane Doe", "DoiT", "ContractNLI annotators")
+    rendered = Rendered(reviewed_file, tmp_path, Redaction(names))
+    flat = " ".join(rendered.text.split())
+    for secret in (*names, "Lima", "jane.doe", "403-689-3901", "fulucai"):
+        assert secret.lower() not in flat.lower(), secret
+        assert secret.lower() not in rendered.html.lower(), secret
+    assert "[NAME]" in flat and "[EMAIL]" in flat and "[PHONE]" in flat
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_figures_fit_the_page_and_no_label_overlaps(reviewed_file: Path, paper: str) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from app.export.report.figures import TEXT_WIDTH, report_figures
+    from app.figures import analytics as stats
+    from storage import analytics
+
+    project = Project.open(url_for_path(reviewed_file))
+    try:
+        with project.sessions() as session:
+            points = analytics.labelled_points(session)
+        figures = report_figures(stats.scores(project), points, stats.triage(project), paper)
+    finally:
+        project.close()
+    assert [title for title, _, _ in figures] == ["Scores by rater", "Tags by rater", "What triage would let through"]
+    for title, figure, _ in figures:
+        assert figure.get_figwidth() <= TEXT_WIDTH[paper]  # shown at its true size: 8 pt stays 8 pt
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        ticks = [t for ax in figure.axes for t in (*ax.get_xticklabels(), *ax.get_yticklabels())]
+        texts = [t for t in ticks if t.get_text() and t.get_visible()]
+        texts += [t for ax in figure.axes for t in (ax.xaxis.label, ax.title) if t.get_text()]
+        legends = [ax.get_legend() for ax in figure.axes if ax.get_legend()]
+        boxes = [t.get_window_extent(renderer) for t in texts] + [g.get_window_extent(renderer) for g in legends]
+        for i, box in enumerate(boxes):
+            assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= figure.bbox.width + 1, title  # not cut at the edge
+            assert box.y1 <= figure.bbox.height + 1, title
+            for other in boxes[i + 1 :]:
+                assert not box.overlaps(other), f"{title}: labels overlap"
