@@ -39,9 +39,11 @@ from ui.review.activity_clock import ActivityClock
 from ui.review.answer_pane import AnswerPane
 from ui.review.answer_view import RenderedAnswer
 from ui.review.document_pane import DocumentPane
+from ui.review.guidelines_panel import attach_guidelines
 from ui.review.judge_runner import JudgeRunner
 from ui.review.queue_pane import QueuePane
 from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
+from ui.review.signoff_actions import attach_signoff
 from ui.thresholds_dialog import ThresholdsDialog
 
 PREPARE_AFTER_MS = 100  # a pause this long after a move: the reviewer reads, the next answer is prepared
@@ -186,6 +188,7 @@ class ReviewWindow(QMainWindow):
         action("Comment on data point…", "Ctrl+Shift+C", lambda: review_actions.comment_point(self), review)
         review.addSeparator()
         action("Submit review", "Ctrl+Return", self.submit, review)
+        attach_signoff(self, review)  # sign off / reopen the open answer's review
         action("Search document", QKeySequence.StandardKey.Find, self.document_pane.focus_search, review)
         action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
         action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
@@ -203,6 +206,7 @@ class ReviewWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         action("Keyboard shortcuts", "F1", self.show_shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
+        self.guidelines_panel = attach_guidelines(self, help_menu)  # Shift+F1: at the selected point's tag
 
     def show_shortcuts(self) -> QDialog:
         actions = [a for menu in self.menuBar().findChildren(QMenu) for a in menu.actions()]

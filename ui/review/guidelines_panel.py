@@ -1,0 +1,158 @@
+"""The project's review guidelines beside the review window, open at the section of the tag in play.
+
+Shift+F1 (Help ▸ Review guidelines) opens the panel at the section of the selected data point's tag:
+the reviewer's own tag, else the judge's beside it; while the panel is open it follows the selected
+point. F1 stays the keyboard shortcut sheet; Shift+F1 is Qt's (and most desktops') context-help key.
+A section is a Markdown heading whose first word is the tag's name ("## Incorrect").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from app.errors import AssayError
+from app.project import DEFAULT_GUIDELINES, Guidelines, Project
+from app.review.service import ReviewPoint
+from models.vocabulary import Tag
+
+if TYPE_CHECKING:
+    from ui.review.window import ReviewWindow
+
+SHORTCUT = "Shift+F1"
+WIDTH = 340  # px: a readable column of guidelines
+TOP = "top"  # the anchor of the guidelines' first line
+
+
+class GuidelinesPanel(QDockWidget):
+    """The current version of the guidelines, rendered from Markdown, one anchor per tag's section."""
+
+    def __init__(self, project: Project, reviewer: str, parent: QWidget | None = None) -> None:
+        super().__init__("Review guidelines", parent)
+        self.setObjectName("guidelines")  # the window's saved layout names its docks
+        self.project, self.reviewer = project, reviewer
+        self.guidelines: Guidelines | None = None
+        self.section: str = TOP  # the anchor shown: a tag's value, or TOP
+        self.sections: set[str] = set()  # the anchors the current text has
+        self.version = QLabel(wordWrap=True)
+        self.version.setStyleSheet("color: palette(mid)")
+        self.browser = QTextBrowser(openExternalLinks=True)
+        self.browser.document().setDocumentMargin(10)
+        self.start_button = QPushButton("Start from the LeMAJ guidelines")
+        self.start_button.setToolTip("Make the guidelines shipped with Assay this project's version 1 (audited)")
+        self.start_button.clicked.connect(self._on_start_clicked)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 4, 6, 6)
+        layout.addWidget(self.version)
+        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.start_button)
+        self.setWidget(body)
+        self.setMinimumWidth(WIDTH)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the current version again (another reviewer or `assay guidelines --set` may have made one)."""
+        current = self.project.guidelines()
+        self.start_button.setVisible(current is None)
+        if current == self.guidelines and current is not None:
+            return
+        self.guidelines = current
+        if current is None:
+            self.sections = set()
+            self.version.setText("This project has no review guidelines yet.")
+            self.browser.setMarkdown(
+                "Reviewers tag by the project's guidelines. Start from the LeMAJ guidelines below, or set "
+                "your firm's with `assay guidelines --set FILE.md`."
+            )
+            return
+        self.version.setText(f"Version {current.version} · {current.author} · {current.created_at:%Y-%m-%d %H:%M}")
+        self.version.setToolTip(f"SHA-256 of this version: {current.sha256}")
+        self.browser.setMarkdown(current.text)
+        self._name_sections()
+
+    def _name_sections(self) -> None:
+        """An anchor on each heading named by its first word, so a tag's section can be scrolled to."""
+        self.sections = set()
+        block = self.browser.document().begin()
+        first = True
+        while block.isValid():
+            words = block.text().split()
+            if block.blockFormat().headingLevel() > 0 and words:
+                names = [words[0].lower()] + ([TOP] if first else [])
+                self.sections.update(names)
+                first = False
+                cursor = QTextCursor(block)
+                cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
+                anchor = QTextCharFormat()
+                anchor.setAnchor(True)
+                anchor.setAnchorNames(names)
+                cursor.mergeCharFormat(anchor)
+            block = block.next()
+
+    def show_tag(self, tag: Tag | None) -> None:
+        """Scroll to the section of this tag (the top when there is none, or no such section)."""
+        self.refresh()
+        self.section = tag.value if tag is not None and tag.value in self.sections else TOP
+        if self.section == TOP:
+            self.browser.moveCursor(QTextCursor.MoveOperation.Start)
+            self.browser.verticalScrollBar().setValue(0)
+        else:
+            self.browser.scrollToAnchor(self.section)
+
+    def _on_start_clicked(self) -> None:
+        try:
+            self.project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), self.reviewer)
+        except AssayError as exc:
+            self.version.setText(str(exc))
+            return
+        self.refresh()
+
+
+def tag_in_play(point: ReviewPoint | None) -> Tag | None:
+    """The tag whose section a reviewer on this point wants: theirs, else the judge's beside it."""
+    if point is None:
+        return None
+    return point.point.tag or point.judge_tag
+
+
+def attach_guidelines(window: ReviewWindow, help_menu: QMenu) -> GuidelinesPanel:
+    """Dock the guidelines on the window's right, hidden until asked for with Shift+F1."""
+    panel = GuidelinesPanel(window.project, window.service.reviewer, window)
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, panel)
+    panel.hide()
+    action = QAction("Review guidelines", window)
+    action.setShortcut(QKeySequence(SHORTCUT))
+    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    action.triggered.connect(lambda: open_guidelines(window, panel))
+    help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, action)
+
+    def follow(*_: object) -> None:
+        if panel.isVisible():
+            panel.show_tag(tag_in_play(window.current_point()))
+
+    window.points.selectionModel().currentRowChanged.connect(follow)
+    panel.visibilityChanged.connect(lambda shown: shown or window.queue_pane.show())  # the queue is back
+    return panel
+
+
+def open_guidelines(window: ReviewWindow, panel: GuidelinesPanel) -> None:
+    """Show the panel at the selected point's tag: on the right, beside the window's panes, where the
+    screen has the room; else on the left in the queue's place (the answer and the contract stay in
+    view; the queue comes back when the panel is closed)."""
+    size = window.size()
+    if not panel.isVisible():
+        room = window.screen().availableGeometry().width()
+        beside = window.minimumSizeHint().width() + WIDTH + 16 <= room
+        window.queue_pane.setVisible(beside)  # first: the window must not widen for the panel
+        area = Qt.DockWidgetArea.RightDockWidgetArea if beside else Qt.DockWidgetArea.LeftDockWidgetArea
+        window.addDockWidget(area, panel)  # moves it there
+    panel.show()
+    if not window.isMaximized():  # back to the width it had, now that the queue has made room
+        window.layout().activate()
+        window.resize(size.expandedTo(window.minimumSizeHint()))
+    panel.raise_()
+    panel.show_tag(tag_in_play(window.current_point()))
