@@ -16,9 +16,11 @@ Who may adjudicate is a project setting: with no adjudicators named, any reviewe
 
 from __future__ import annotations
 
+import hashlib
 import string
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -335,3 +337,77 @@ def unclear_guidelines(project: Project) -> list[dict[str, Any]]:
         }
         for d in found
     ]
+
+
+# ---------------------------------------------------------------- team bundles
+
+
+def bundle_decisions(session: Session, adjudicator: str) -> list[dict[str, Any]]:
+    """The decisions an adjudicator made, as a bundle carries them (the answer named by its text's hash)."""
+    out = []
+    for d in store.decisions(session):
+        if d.adjudicator != adjudicator:
+            continue
+        detail = answer_detail(session, d.answer_id)
+        assert detail is not None
+        out.append(
+            {
+                "answer_id": d.answer_id,
+                "answer_sha256": hashlib.sha256(detail.text.encode()).hexdigest(),
+                "point_key": d.point_key,
+                "tag": d.tag.value if d.tag else None,
+                "reason": d.reason,
+                "adjudicator": d.adjudicator,
+                "reviewers": d.reviewers,
+                "guideline_version": d.guideline_version,
+                "decided_at": d.decided_at.isoformat(),
+            }
+        )
+    return out
+
+
+def merge_decisions(session: Session, items: list[Any], actor: str) -> set[str]:
+    """A bundle's decisions, saved as made (a later one on the same point replaces it); returns the
+    answers they are about. Malformed items raise TypeError or ValueError, which the bundle import
+    turns into one sentence, before anything is written."""
+    decisions = []
+    for item in items:
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("answer_id", "point_key")):
+            raise TypeError("an adjudication needs an answer_id and a point_key")
+        tag = item.get("tag")
+        if tag is not None and tag not in {t.value for t in Tag}:
+            raise ValueError(f"an adjudication's tag is {tag!r}")
+        if item.get("reason") is not None and item["reason"] not in REASONS:
+            raise ValueError(f"an adjudication's reason is {item['reason']!r}")
+        said = item.get("reviewers")
+        if not isinstance(said, dict) or not isinstance(item.get("adjudicator"), str):
+            raise TypeError("an adjudication names its adjudicator and what each reviewer said")
+        detail = answer_detail(session, item["answer_id"])
+        if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item.get("answer_sha256"):
+            raise ValueError(f"answer {item['answer_id']!r} is not the same in this project")
+        version = item.get("guideline_version")
+        decisions.append(
+            Decision(
+                item["answer_id"],
+                item["point_key"],
+                Tag(tag) if tag else None,
+                item.get("reason"),
+                item["adjudicator"],
+                said,
+                None if version is None else str(version),
+                datetime.fromisoformat(item["decided_at"]),
+            )
+        )
+    for decision in decisions:
+        store.record_decision(session, decision)
+    return {d.answer_id for d in decisions}
+
+
+def settle(session: Session, answer_ids: set[str], actor: str) -> None:
+    """Write the consensus of each of these answers whose disputed points are all decided (after a
+    bundle brought the last reviews or decisions it waited for)."""
+    decided = {d.answer_id for d in store.decisions(session)}
+    for answer_id in sorted(answer_ids & decided):
+        found = _case(session, answer_id)
+        if found is not None and found.disputed and not found.undecided:
+            store.write_consensus(session, answer_id, _consensus_points(found), actor)

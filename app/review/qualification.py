@@ -178,7 +178,11 @@ def unannounced(session: Session, answer_id: str) -> bool:
     humans' tags (the gold among them) stay hidden from a reviewer until they submit."""
     if reviews.setting(session, GOLD_SHARE) is None:
         return False
-    return answer_id in _gold(session)[0]
+    if answer_id in store.consensus_answers(session):
+        return True
+    named = gold_raters(session)
+    ids = [r.id for r in raters.raters(session) if r.name in named]
+    return bool(ids) and answer_id in store.answers_labelled_by(session, ids)
 
 
 def training_feedback(project: Project, reviewer: str, answer_id: str) -> list[dict[str, Any]] | None:

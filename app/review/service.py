@@ -21,6 +21,7 @@ from app.errors import AssayError
 from app.figures.scores import Scores
 from app.ingest.citations import find_citations
 from app.project import Project
+from app.review import qualification
 from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -118,7 +119,8 @@ class ReviewService:
 
     def queue(self) -> list[QueueRow]:
         with self.project.sessions() as session:
-            return reviews.queue(session, self.rater_id)
+            rows = reviews.queue(session, self.rater_id)
+        return qualification.mixed_queue(self.project, self.reviewer, rows)  # gold mixed in, when set
 
     def queue_row(self, answer_id: str) -> QueueRow:
         with self.project.sessions() as session:
@@ -168,6 +170,8 @@ class ReviewService:
         visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
         rubric = tuple(rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED
+        if review.status is not ReviewStatus.SUBMITTED and qualification.unannounced(session, answer_id):
+            points = [replace(p, others=tuple(t for t in p.others if t.kind is not RaterKind.HUMAN)) for p in points]
         if not visible:
             points = [
                 replace(p, judge_tag=None, judge_confidence=None, judge_rationale=None, others=()) for p in points

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.errors import AssayError, InvalidInput
 from app.project import Project
+from app.review import adjudication
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage import documents, guidelines, raters, reviews, signoffs
 from storage.answers import answer_detail
@@ -74,9 +75,12 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
         versions = [
             {"version": g.version, "text": g.text, "author": g.author} for g in guidelines.guideline_versions(session)
         ]
+        decided = adjudication.bundle_decisions(session, reviewer)  # as an adjudicator
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
     if items:
         body |= {"signoffs": signed, "guidelines": versions}
+    if decided:
+        body |= {"adjudications": decided}
     out.write_text(json.dumps({**body, "sha256": _digest(body)}, ensure_ascii=False, indent=1), encoding="utf-8")
     return len(items)
 
@@ -169,6 +173,8 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             )
         for signed in bundle.get("signoffs", []):
             signoffs.merge_signoff(session, rater.id, signed, actor)
+        decided = adjudication.merge_decisions(session, bundle.get("adjudications", []), actor)
+        adjudication.settle(session, decided | {item["answer_id"] for item in bundle["items"]}, actor)
         append_audit(
             session,
             actor,
