@@ -51,8 +51,12 @@ WAYLAND = {
     "libwayland-cursor.so.0": "libwayland-cursor0",
     "libwayland-egl.so.1": "libwayland-egl1",
 }
-# What WeasyPrint (the PDF report) loads at run time: Pango and its FreeType backend.
-REPORT = {"libpango-1.0.so.0": "libpango-1.0-0", "libpangoft2-1.0.so.0": "libpangoft2-1.0-0"}
+# What WeasyPrint (the PDF report) loads at run time: Pango, its FreeType backend, HarfBuzz's subsetter.
+REPORT = {
+    "libpango-1.0.so.0": "libpango-1.0-0",
+    "libpangoft2-1.0.so.0": "libpangoft2-1.0-0",
+    "libharfbuzz-subset.so.0": "libharfbuzz-subset0",
+}
 PACKAGES = OFFSCREEN | XCB | WAYLAND | REPORT
 PLUGINS = {"xcb": "libqxcb.so", "wayland": "libqwayland.so", "wayland-egl": "libqwayland.so"}
 # What the Xvfb test of `make test` drives the window with: program -> package.
