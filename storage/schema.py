@@ -326,3 +326,28 @@ class SignOffRow(Base):
     reopened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     reopened_by: Mapped[str | None] = mapped_column(String(200))
     reopen_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class PairwisePreferenceRow(Base):
+    """A reviewer's preference between two answers to one question (issue 33): which is better, or a
+    tie (`preferred_id` NULL), and why. The pair is stored in id order (`answer_a_id` < `answer_b_id`)
+    so that one reviewer has one preference per pair; `shown_first_id` is the answer shown on the left,
+    and `seed` the blind review's seed that put it there (NULL when the generators were named).
+    Deciding again replaces the preference; the audit log keeps the history."""
+
+    __tablename__ = "pairwise_preferences"
+    __table_args__ = (
+        UniqueConstraint("rater_id", "answer_a_id", "answer_b_id"),
+        CheckConstraint("answer_a_id < answer_b_id", name="preference_pair_order"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), index=True)
+    answer_a_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    answer_b_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    preferred_id: Mapped[str | None] = mapped_column(String(200))
+    reason: Mapped[str | None] = mapped_column(Text)
+    shown_first_id: Mapped[str] = mapped_column(String(200))
+    blind: Mapped[bool] = mapped_column(default=False)
+    seed: Mapped[int | None] = mapped_column(Integer)
+    decided_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -16,6 +16,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, SQLAlchemyError
 
 from app.cli import admin, contract, export, figures, ingest, judging, models, review
 from app.cli import adjudication as adjudication_cli
+from app.cli import compare as compare_cli
 from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser
 from app.errors import AssayError, InvalidInput, file_problem
@@ -37,6 +38,7 @@ COMMANDS: dict[str, Command] = {
     **export.COMMANDS,
     **adjudication_cli.COMMANDS,  # issue 32: adjudicate, adjudicators, qualification
     **signoff_cli.COMMANDS,  # issue 32: guidelines, signoff, reopen
+    **compare_cli.COMMANDS,  # issue 33: compare two generators
 }
 
 

@@ -324,6 +324,14 @@ def build_parser() -> argparse.ArgumentParser:
     es.add_argument("--compare", metavar="A,B", help="paired difference of two generators on shared questions")
     es.add_argument("--json", action="store_true")
 
+    # issue 33: two generators compared question by question, and what got worse
+    cmp = commands.add_parser("compare", help="generator B against A: wins/ties/losses, score differences, regressions")
+    cmp.add_argument("a", nargs="?", metavar="A", help="the baseline generator")
+    cmp.add_argument("b", nargs="?", metavar="B", help="the candidate generator")
+    cmp.add_argument("--export", type=Path, metavar="FILE", help="write the regressions to a .csv or .xlsx file")
+    cmp.add_argument("--blind", choices=["on", "off"], help="blind comparison: generators unnamed, order drawn")
+    cmp.add_argument("--json", action="store_true")
+
     ca = commands.add_parser("calibration", help="how far the judge's confidence matches reviewers (ECE)")
     ca.add_argument("--json", action="store_true")
 

@@ -32,6 +32,9 @@ FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project â†
 STARTED = "sample.judged_on_first_open"
 SAMPLE_LABELS = SAMPLE_DATASET / "labels.jsonl"  # ContractNLI's span labels, one line per answer
 SAMPLE_ANNOTATORS = "ContractNLI annotators"  # the human rater they are imported as
+# A second generator's answers to 15 of the same questions (the datasaur set's older, shorter answers):
+# imported as a second answer file, they join the questions already there, so the sample compares two.
+SAMPLE_SECOND_GENERATOR = SAMPLE_DATASET / "short_answers.jsonl"
 
 
 def import_sample(project: Project, on_progress: Callable[[PageProgress], None] | None = None) -> ImportSummary:
@@ -39,6 +42,8 @@ def import_sample(project: Project, on_progress: Callable[[PageProgress], None] 
     ships (submitted reviews of the rater SAMPLE_ANNOTATORS) and the verifier's run on the labelled
     answers (well under a second an answer)."""
     summary = import_dataset(project.sessions, SAMPLE_DATASET, on_progress=on_progress)
+    second = import_dataset(project.sessions, SAMPLE_SECOND_GENERATOR)
+    summary.answers_added += second.answers_added
     import_labels(project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
     project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "sample")  # LeMAJ's, version 1
     verify_project(project.sessions, sorted(labelled_ids()))
@@ -129,5 +134,8 @@ def labelled_ids() -> set[str]:
 
 
 def _sample_ids() -> set[str]:
-    with (SAMPLE_DATASET / "qa.jsonl").open(encoding="utf-8") as lines:
-        return {json.loads(line)["id"] for line in lines if line.strip()}
+    ids = set()
+    for path in (SAMPLE_DATASET / "qa.jsonl", SAMPLE_SECOND_GENERATOR):
+        with path.open(encoding="utf-8") as lines:
+            ids |= {json.loads(line)["id"] for line in lines if line.strip()}
+    return ids
