@@ -362,6 +362,8 @@ def _probe(base_url: str, kind: str, quiet_when_absent: bool, deadline: float) -
         return FoundServer(base_url, kind, problem="nothing answers at this address")
     except (httpx.TimeoutException, TimeoutError):
         return FoundServer(base_url, kind, problem=f"did not answer within {ANSWER_WITHIN:g} s")
+    except (httpx.RemoteProtocolError, httpx.DecodingError, httpx.UnsupportedProtocol):
+        return FoundServer(base_url, kind, problem="answered, but not in HTTP: no model server listens there")
     except httpx.HTTPError as exc:
         return FoundServer(base_url, kind, problem=f"the connection failed ({exc.__class__.__name__})")
     except _NotAModelServer as exc:
