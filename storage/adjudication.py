@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -90,18 +90,18 @@ def answers_reviewed_twice(session: Session, leave_out: Iterable[str] = ()) -> l
     )
 
 
+def settled_answers() -> Select[str]:
+    """A query of the answers the consensus settled (its review is submitted)."""
+    return (
+        select(ReviewRow.answer_id)
+        .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
+        .where(RaterRow.name == CONSENSUS, ReviewRow.status == ReviewStatus.SUBMITTED.value)
+    )
+
+
 def consensus_answers(session: Session) -> set[str]:
     """Answers the consensus settled (its review is submitted)."""
-    return set(
-        session.connection()
-        .execute(
-            select(ReviewRow.answer_id)
-            .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
-            .where(RaterRow.name == CONSENSUS, ReviewRow.status == ReviewStatus.SUBMITTED.value)
-        )
-        .scalars()
-        .all()
-    )
+    return set(session.connection().execute(settled_answers()).scalars().all())
 
 
 def prefer_consensus(rows: list[Any], answer_of: Any, rater_of: Any, settled: set[str]) -> list[Any]:

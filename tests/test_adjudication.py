@@ -103,7 +103,7 @@ def test_adjudicated_tags_become_the_consensus_and_the_figures_use_them(disputed
     assert scores[(answers[0], "consensus")]["correctness"] == 1.0
     after = triage.triage(project)
     assert after["reviewed_cleared"] == 6 and after["missed"] == 0  # the consensus is the review now
-    judge, human, _, _ = estimates.answer_values(project)
+    _, human, _, _ = estimates.answer_values(project)
     assert human[answers[0]]["correctness"] == 1.0  # not the mean of ana's 1.0 and ben's 0.5
     aligned = analytics.alignment(project, "run1", "consensus")
     assert aligned["n_pairs"] == 2 and aligned["accuracy"] == 1.0
@@ -134,7 +134,8 @@ def test_only_a_named_adjudicator_may_decide(disputed: tuple[Project, list[str]]
     assert adjudication.decide(project, answers[0], 2, Tag.INCORRECT, "guideline unclear", "lead").settled
     unclear = adjudication.unclear_guidelines(project)
     assert [(u["answer_id"], u["decided"]) for u in unclear] == [(answers[0], "incorrect")]
-    assert unclear[0]["guideline_version"] == str(project.guidelines().version) if project.guidelines() else True
+    guidelines = project.guidelines()  # the version the decision was made under, for its next version
+    assert unclear[0]["guideline_version"] == (str(guidelines.version) if guidelines else None)
 
 
 def _review_in_window(project: Project, reviewer: str, answer_id: str, tags: list[Tag]) -> None:

@@ -299,7 +299,7 @@ def decide(
 
 def _consensus_points(found: Case) -> list[tuple[PointSnapshot, str, str]]:
     """The consensus of a case whose disputes are all decided: (point, identity key, rationale)."""
-    out = []
+    out: list[tuple[PointSnapshot, str, str]] = []
     for p in found.points:
         if p.decision is not None:
             tag = p.decision.tag

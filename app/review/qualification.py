@@ -301,7 +301,7 @@ def _bootstrap_kappa(paired: list[tuple[str, str, str]]) -> list[float] | None:
     answers = sorted({a for a, _, _ in paired})
     if len(answers) < 2:
         return None
-    by_answer = {a: ([], []) for a in answers}
+    by_answer: dict[str, tuple[list[int], list[int]]] = {a: ([], []) for a in answers}
     for a, g, t in paired:
         by_answer[a][0].append(index[g])
         by_answer[a][1].append(index[t])
