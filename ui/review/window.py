@@ -36,11 +36,13 @@ from ui.help import about_dialog, shortcut_sheet
 from ui.judge_dialog import JudgeWorker
 from ui.review import review_actions
 from ui.review.activity_clock import ActivityClock
+from ui.review.adjudication_view import AdjudicationView, open_adjudication
 from ui.review.answer_pane import AnswerPane
 from ui.review.answer_view import RenderedAnswer
 from ui.review.document_pane import DocumentPane
 from ui.review.guidelines_panel import attach_guidelines
 from ui.review.judge_runner import JudgeRunner
+from ui.review.qualification_dialog import QualificationDialog, show_training_feedback
 from ui.review.queue_pane import QueuePane
 from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
 from ui.review.signoff_actions import attach_signoff
@@ -193,6 +195,9 @@ class ReviewWindow(QMainWindow):
         action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
         action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
         action("Least certain first", "Ctrl+Shift+U", lambda: least_certain_first(self), review)
+        review.addSeparator()  # issue 32: settling disagreements, and reviewers against gold
+        review.addAction("Adjudicate disagreements…", self.open_adjudication)
+        review.addAction("Reviewers against gold…", self.open_qualification)
         project = self.menuBar().addMenu("&Project")
         self.blind_action = QAction("Blind review (hide the judge until submitted)", self, checkable=True)
         self.blind_action.setChecked(self.service.mode == BLIND)
@@ -384,7 +389,18 @@ class ReviewWindow(QMainWindow):
             self._prepare_timer.start()  # the save made the prepared answer stale
 
     def submit(self) -> None:
+        answer_id = self.state.answer.id if self.state is not None else None
         review_actions.submit(self)
+        show_training_feedback(self, self.project, self.service.reviewer, answer_id)  # training mode, gold only
+
+    def open_adjudication(self) -> AdjudicationView:
+        self.adjudication = open_adjudication(self, self.project, self.service.reviewer)
+        return self.adjudication
+
+    def open_qualification(self) -> QualificationDialog:
+        dialog = QualificationDialog(self.project, self.service.reviewer, self)
+        dialog.open()
+        return dialog
 
     # ------------------------------------------------------------------ dialogs: thresholds, export, judge
 
