@@ -8,9 +8,10 @@ intervals) with the answer-level agreement with the humans, and, being an ordina
 model, they become the model's standing in the window and the report.
 
 The estimate of the whole project's judging time comes from what each checked answer cost: prompt
-tokens the model computed (`evaluated`) and tokens it wrote (`completion`). A least-squares fit of
-seconds = evaluated / prefill speed + completion / generation speed gives the two speeds (prefill is
-tens of times faster than generation on a CPU, so one tokens/s figure would mis-weigh long contracts).
+tokens the model computed (`evaluated`) and tokens it wrote (`completion`). A least-squares fit (no
+negative terms) of seconds = a fixed cost per answer + evaluated / prefill speed + completion /
+generation speed gives the three (prefill is tens of times faster than generation on a CPU, so one
+tokens/s figure would mis-weigh long contracts; each answer's several short calls cost a fixed time).
 Each answer of the project is then costed: its contract read once when the whole contract fits the
 context (the judge keeps it, and the answers after the first read only their own part), the context's
 worth of chosen passages for each answer when it does not, the answer's own prompt as measured, and a
@@ -64,7 +65,8 @@ class ModelCheck:
     figures: dict[str, Any] | None  # real_label_figures, with agreement and agreement_ci
     project_answers: int
     estimate_seconds: float | None  # judging every answer of the project on this computer
-    prefill_per_second: float | None
+    seconds_per_answer: float | None  # the fitted cost of an answer beyond its tokens
+    prefill_per_second: float | None  # None: too fast to show in the check's times
     generated_per_second: float | None
     standing: str
     costs: list[AnswerCost] = field(default_factory=list)
@@ -186,8 +188,8 @@ def check_model(
             else:
                 costs = [AnswerCost(**c) for c in reviews.setting(session, CHECK_SETTING.format(run), [])]
                 seconds = sum(c.seconds for c in costs)
-        speeds = _speeds(costs)
-        estimate = estimate_seconds(project, backend, costs, speeds) if speeds else None
+        rates = fit_costs(costs)
+        estimate = estimate_seconds(project, backend, costs, rates) if rates else None
     finally:
         backend.close()
     figures = _with_agreement(real_label_figures(project.sessions, run))
@@ -201,8 +203,9 @@ def check_model(
         figures=figures,
         project_answers=len(project.answers()),
         estimate_seconds=estimate,
-        prefill_per_second=speeds[0] if speeds else None,
-        generated_per_second=speeds[1] if speeds else None,
+        seconds_per_answer=rates[0] if rates else None,
+        prefill_per_second=1 / rates[1] if rates and rates[1] else None,
+        generated_per_second=1 / rates[2] if rates and rates[2] else None,
         standing=standing.text,
         costs=costs,
     )
@@ -220,33 +223,33 @@ def _with_agreement(figures: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _speeds(costs: list[AnswerCost]) -> tuple[float, float] | None:
-    """(prompt tokens computed per second, tokens written per second) that best explain the answers'
-    times; None without any measured answer. Where the answers cannot tell the two apart (all read
-    about as much as they wrote), both run at the overall rate."""
+def fit_costs(costs: list[AnswerCost]) -> tuple[float, float, float] | None:
+    """Seconds per answer, per prompt token computed and per token written that best explain the
+    checked answers' times (none negative); None without a measured answer."""
     import numpy as np
     from scipy.optimize import nnls
 
-    costs = [c for c in costs if c.seconds > 0 and c.evaluated + c.completion > 0]
+    costs = [c for c in costs if c.seconds > 0]
     if not costs:
         return None
-    tokens = np.array([[c.evaluated, c.completion] for c in costs], dtype=float)
-    seconds = np.array([c.seconds for c in costs])
-    (per_read, per_written), _ = nnls(tokens, seconds)
-    if per_read > 0 and per_written > 0:
-        return 1 / per_read, 1 / per_written
-    overall = tokens.sum() / seconds.sum()
-    return overall, overall
+    terms = np.array([[1.0, c.evaluated, c.completion] for c in costs])
+    (per_answer, per_read, per_written), _ = nnls(terms, np.array([c.seconds for c in costs]))
+    return float(per_answer), float(per_read), float(per_written)
 
 
 def estimate_seconds(
-    project: Project, backend: JudgeBackend, costs: list[AnswerCost], speeds: tuple[float, float]
+    project: Project,
+    backend: JudgeBackend,
+    costs: list[AnswerCost],
+    rates: tuple[float, float, float],
+    answer_ids: list[str] | None = None,
 ) -> float:
-    """Seconds to judge every answer of the project with this backend (module docstring)."""
+    """Seconds to judge every answer of the project (or those of `answer_ids`) with this backend, from
+    a cold start (module docstring)."""
     from storage import answers as answer_store
     from storage import documents
 
-    prefill, generation = speeds
+    per_answer, per_read, per_written = rates
     written_per_point = sum(c.completion for c in costs) / max(sum(c.points for c in costs), 1)
     # What an answer reads beyond its contract: the least any checked answer computed (one whose contract
     # the judge had already read), in proportion to its own prompt.
@@ -256,8 +259,8 @@ def estimate_seconds(
         read_per_prompt_token = own.evaluated / max(own_prompt, 1)
         total = 0.0
         contract_tokens: dict[int, int] = {}
-        for summary in project.answers():
-            answer = answer_store.answer_detail(session, summary.id)
+        for answer_id in answer_ids if answer_ids is not None else [a.id for a in project.answers()]:
+            answer = answer_store.answer_detail(session, answer_id)
             assert answer is not None
             prompt = _prompt_tokens(backend, answer)
             budget = backend.context_tokens - GENERATION_RESERVE - prompt
@@ -277,7 +280,7 @@ def estimate_seconds(
             elif first:
                 read += contract
             points = len(segment_answer(answer.text)) or 1
-            total += read / prefill + points * written_per_point / generation
+            total += per_answer + read * per_read + points * written_per_point * per_written
     return total
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
@@ -99,13 +100,12 @@ def _read_header(path: Path, size: int) -> ModelInfo:
     import gguf
 
     try:
-        reader = gguf.GGUFReader(path)
-    except (ValueError, OSError) as exc:  # not GGUF, truncated, or a newer format version
+        fields, tensor_types = _gguf_fields(path)
+    except (ValueError, OSError, struct.error) as exc:  # not GGUF, truncated, or a newer format version
         raise InvalidInput(str(path), f"not a GGUF model file ({exc})") from exc
 
     def value(key: str) -> Any:
-        field = reader.get_field(key)
-        return field.contents() if field is not None else None
+        return fields.get(key)
 
     arch = str(value("general.architecture") or "unknown")
     file_type = value("general.file_type")
@@ -113,9 +113,12 @@ def _read_header(path: Path, size: int) -> ModelInfo:
         quantisation = gguf.LlamaFileType(file_type).name.removeprefix("MOSTLY_") if file_type is not None else ""
     except ValueError:
         quantisation = ""
-    if not quantisation and reader.tensors:  # older files: the type most weights are stored in
-        types = [t.tensor_type.name for t in reader.tensors]
-        quantisation = max(set(types), key=types.count)
+    if not quantisation and tensor_types:  # older files: the type most weights are stored in
+        try:
+            types = [gguf.GGMLQuantizationType(t).name for t in tensor_types]
+        except ValueError:
+            types = []
+        quantisation = max(set(types), key=types.count) if types else ""
     template = value("tokenizer.chat_template")
     family = None
     if template:
@@ -133,6 +136,69 @@ def _read_header(path: Path, size: int) -> ModelInfo:
         heads=_int(value(f"{arch}.attention.head_count")),
         kv_heads=_int(value(f"{arch}.attention.head_count_kv")),
     )
+
+
+# GGUF value types (llama.cpp's gguf.md): the struct format of each fixed-size one; 8 string, 9 array.
+_GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+
+
+def _gguf_fields(path: Path) -> tuple[dict[str, Any], list[int]]:
+    """The key-value metadata of a GGUF file (strings and numbers; arrays of numbers as lists, arrays
+    of strings skipped: the tokenizer's vocabulary is most of a header) and its tensors' types.
+    Reading only that takes milliseconds where gguf.GGUFReader, which maps every vocabulary entry,
+    takes seconds."""
+    import mmap
+
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data[:4] != b"GGUF":
+            raise ValueError("it does not start with GGUF")
+        order = "<" if struct.unpack_from("<I", data, 4)[0] < 0x10000 else ">"  # a big-endian file's version
+        version = struct.unpack_from(f"{order}I", data, 4)[0]
+        if version not in (2, 3):
+            raise ValueError(f"GGUF version {version} is not one this reader knows")
+        tensors, count = struct.unpack_from(f"{order}QQ", data, 8)
+        at = 24
+
+        def string() -> str:
+            nonlocal at
+            (length,) = struct.unpack_from(f"{order}Q", data, at)
+            at += 8 + length
+            return bytes(data[at - length : at]).decode("utf-8", errors="replace")
+
+        def value(kind: int) -> Any:
+            nonlocal at
+            if kind in _GGUF_SCALARS:
+                fmt = f"{order}{_GGUF_SCALARS[kind]}"
+                at += struct.calcsize(fmt)
+                return struct.unpack_from(fmt, data, at - struct.calcsize(fmt))[0]
+            if kind == 8:
+                return string()
+            if kind == 9:
+                item, length = struct.unpack_from(f"{order}IQ", data, at)
+                at += 12
+                if item in _GGUF_SCALARS:
+                    fmt = f"{order}{length}{_GGUF_SCALARS[item]}"
+                    at += struct.calcsize(fmt)
+                    return list(struct.unpack_from(fmt, data, at - struct.calcsize(fmt))) if length <= 4096 else None
+                for _ in range(length):  # strings (or nested arrays): walked over, not kept
+                    value(item)
+                return None
+            raise ValueError(f"unknown value type {kind}")
+
+        fields = {}
+        for _ in range(count):
+            key = string()
+            (kind,) = struct.unpack_from(f"{order}I", data, at)
+            at += 4
+            fields[key] = value(kind)
+        types = []
+        for _ in range(tensors):
+            string()
+            (dims,) = struct.unpack_from(f"{order}I", data, at)
+            at += 4 + 8 * dims
+            types.append(struct.unpack_from(f"{order}I", data, at)[0])
+            at += 12  # the type, then the offset
+        return fields, types
 
 
 def _int(raw: Any) -> int | None:
