@@ -15,7 +15,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtGui import QColor, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -49,6 +49,16 @@ DECIDE_KEYS = {
 LEAVE_OUT_KEYS = (Qt.Key.Key_0, Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
 REASON_KEYS = {Qt.Key.Key_G: REASONS[0], Qt.Key.Key_E: REASONS[1], Qt.Key.Key_B: REASONS[2]}
 NO_POINT = "— no such point"
+
+
+def _queue_text(case: Case) -> str:
+    """A queue row: the question's own words (after a "Consider the … Agreement;" preamble), then how
+    disputed the answer is and what is left to decide."""
+    question = case.question.split(";", 1)[-1].strip() or case.question
+    return (
+        f"{question}\ndisagreement {case.disagreement:.2f} · {len(case.undecided)} of {len(case.disputed)} "
+        f"to decide · {case.answer_id}"
+    )
 
 
 class PointTable(QTableWidget):
@@ -89,6 +99,9 @@ class AdjudicationView(QDialog):
         self.resize(1400, 760)
 
         self.queue = QListWidget()
+        self.queue.setWordWrap(True)
+        self.queue.setSpacing(2)
+        self.queue.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.queue.currentRowChanged.connect(self._on_answer_chosen)
         self.heading = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.names = QCheckBox("Show the reviewers' names")
@@ -103,6 +116,11 @@ class AdjudicationView(QDialog):
         self.points.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.points.setWordWrap(True)
         self.points.verticalHeader().hide()
+        self.points.horizontalHeader().sectionResized.connect(lambda *_: self.points.resizeRowsToContents())
+        palette = self.points.palette()  # a light selection: the dark text and the tag cues stay readable
+        palette.setColor(QPalette.ColorRole.Highlight, QColor("#cfe3fb"))
+        palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#000000"))
+        self.points.setPalette(palette)
         self.points.decided.connect(self.decide)
         self.points.reasonPressed.connect(self._on_reason_pressed)
         self.points.movePressed.connect(self._move)
@@ -150,11 +168,8 @@ class AdjudicationView(QDialog):
         self.queue.blockSignals(True)
         self.queue.clear()
         for case in self.cases:
-            item = QListWidgetItem(
-                f"{case.question}\n{case.document.rsplit('.', 1)[0]} · disagreement {case.disagreement:.2f} · "
-                f"{len(case.undecided)} of {len(case.disputed)} to decide"
-            )
-            item.setToolTip(case.answer_id)
+            item = QListWidgetItem(_queue_text(case))
+            item.setToolTip(f"{case.answer_id}: {case.question}\n{case.document}")
             self.queue.addItem(item)
         self.queue.blockSignals(False)
         self.queue_title.setText(
@@ -283,10 +298,7 @@ class AdjudicationView(QDialog):
         self.case = case
         row = self.queue.currentRow()
         self.cases[row] = case
-        self.queue.item(row).setText(
-            f"{case.question}\n{case.document.rsplit('.', 1)[0]} · disagreement {case.disagreement:.2f} · "
-            f"{len(case.undecided)} of {len(case.disputed)} to decide"
-        )
+        self.queue.item(row).setText(_queue_text(case))
         self._show_case()
         later = [p.number for p in case.undecided if p.number > point.number] or [p.number for p in case.undecided]
         self._select(later[0] if later else point.number)
