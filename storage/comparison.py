@@ -24,7 +24,7 @@ class SharedQuestion:
 def generators(session: Session) -> dict[str, int]:
     """Each generator and how many answers it wrote."""
     name = func.coalesce(AnswerRow.generator, UNKNOWN)
-    return dict(session.execute(select(name, func.count()).group_by(name).order_by(name)).tuples().all())
+    return {g: n for g, n in session.execute(select(name, func.count()).group_by(name).order_by(name)).all()}
 
 
 def shared_questions(session: Session, wanted: list[str] | None = None) -> list[SharedQuestion]:

@@ -28,6 +28,7 @@ from app.figures import dashboard as figures_of
 from app.figures.rater_names import rater_name
 from app.figures.scores import shown
 from app.project import Project
+from ui.generator_comparison import GeneratorComparison
 
 SLICES = list(figures_of.SLICES)
 ESTIMATE_GROUPS = list(figures_of.ESTIMATE_GROUPS)
@@ -107,6 +108,7 @@ class Dashboard(QWidget):
         self.estimate_by.currentTextChanged.connect(self._fill_estimates)
         self.estimates = QTableWidget()
         self.comparison = QLabel(wordWrap=True)
+        self.generators = GeneratorComparison()  # question by question, with the regressions (issue 33)
         self.calibration = QLabel(wordWrap=True)
         self.agreement = QLabel(wordWrap=True)
         self.canvas_holder = QVBoxLayout()
@@ -129,6 +131,7 @@ class Dashboard(QWidget):
         layout.addLayout(estimate_controls)
         layout.addWidget(self.estimates, 2)
         layout.addWidget(self.comparison)
+        layout.addWidget(self.generators)
         layout.addWidget(self.triage)
         layout.addWidget(self.agreement)
         layout.addWidget(self.calibration)
@@ -189,6 +192,7 @@ class Dashboard(QWidget):
             self.agreement.setToolTip("Raters: " + ", ".join(stats["raters"]))
         self._fill_estimates()
         self.triage.setText(triage_text(figures.triage))
+        self.generators.show_pairs(figures.generators)
         report = figures.calibration
         overall = report["overall"]
         if overall["points"]:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, SQLAlchemyError
 
-from app.cli import admin, contract, export, figures, ingest, judging, models, review
 from app.cli import adjudication as adjudication_cli
+from app.cli import admin, contract, export, figures, ingest, judging, models, review
 from app.cli import compare as compare_cli
 from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser

@@ -14,7 +14,7 @@ from app.export.redaction import keep_everything
 from app.figures import analytics as stats
 from app.project import Project
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
-from storage import analytics, rubric_results, signoffs
+from storage import analytics, preferences, rubric_results, signoffs
 
 FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
 Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
@@ -147,6 +147,11 @@ def export_jsonl(project: Project, out: Path, redact: Redact = keep_everything) 
                 else {"reviewer": rater, "signed_at": points[0]["signed_at"], "sha256": points[0]["signoff_sha256"]},
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        with project.sessions() as session:  # pairwise preferences between two answers (issue 33)
+            chosen = preferences.preferences(session)
+        for p in chosen:
+            line = {"rater": p.rater, "kind": "human", "preference": p.portable()}
+            handle.write(json.dumps(redact(line), ensure_ascii=False) + "\n")
 
 
 def export_finetune(project: Project, out: Path, redact: Redact = keep_everything) -> None:

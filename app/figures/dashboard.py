@@ -37,6 +37,7 @@ class DashboardFigures:
     agreement_error: str | None = None
     estimates: dict[str, dict[str, Any]] = field(default_factory=dict)
     comparisons: list[dict[str, Any]] = field(default_factory=list)  # pairs of generators
+    generators: list[dict[str, Any]] = field(default_factory=list)  # each pair question by question (issue 33)
     triage: dict[str, Any] = field(default_factory=dict)  # under the window's thresholds
     calibration: dict[str, Any] = field(default_factory=dict)
     plots: list[tuple[str, bytes]] = field(default_factory=list)  # title, PNG
@@ -74,7 +75,10 @@ def compute(
         return lambda: out.estimates.__setitem__(group, estimates.estimate(project, group))
 
     def comparisons() -> None:
+        from app.figures.comparison import comparison, generator_pairs
+
         out.comparisons = estimates.comparisons(project)
+        out.generators = [comparison(project, a, b) for a, b in generator_pairs(project)]
 
     def triage() -> None:
         out.triage = analytics.triage(project, *triage_rule)

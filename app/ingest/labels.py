@@ -19,6 +19,9 @@ empty list says the whole answer is supported. Each label's rationale names the 
 The points are the rater's own records (found again on a re-import), keyed with other raters' points
 of the same span. A line without ``rater`` takes the one the caller names (``--rater``).
 
+A line with ``preference`` instead carries a reviewer's pairwise preference between two answers to one
+question (storage/preferences.py gives its form; `assay export --format jsonl` writes them).
+
 Imported labels take part like native ones: a human rater's line is a submitted review of the answer
 (``"sampled": true`` says the answer was drawn at random for review, so the review backs triage
 bounds and estimates), and a judge rater's line is that judge's run on the answer.
@@ -41,6 +44,7 @@ from models.verdict import align
 from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage import answers, audit, documents, raters, reviews, statistics
 from storage.points import key_points
+from storage.preferences import preference_problem, record_preference, same_question
 from storage.schema import CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow
 
 _MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
@@ -54,6 +58,7 @@ class LabelImportSummary:
     data_points_created: int = 0
     raters_created: list[str] = field(default_factory=list)
     sampled: int = 0  # answers recorded as drawn at random
+    preferences: int = 0  # pairwise preferences between two answers
 
 
 def parse_markup(markup: str) -> list[dict[str, Any]]:
@@ -92,6 +97,9 @@ def _records(path: Path, default_rater: str | None) -> list[tuple[str, dict[str,
             if default_rater is None:
                 raise InvalidInput(place, "no 'rater' on this line: give one, or name the rater with --rater")
             record["rater"] = default_rater
+        if "preference" in record:  # a pairwise preference between two answers (issue 33), no labels
+            records.append((place, _checked_preference(place, record)))
+            continue
         for key in ("answer_id", "rater"):
             if not isinstance(record.get(key), str) or not record[key].strip():
                 raise InvalidInput(place, f"field {key!r} is missing or not text")
@@ -186,6 +194,9 @@ def import_labels(
     sampled: list[str] = []
     with project.sessions.begin() as session:
         for place, record in records:
+            if "preference" in record:
+                _import_preference(session, place, record, path, actor, summary)
+                continue
             answer = answers.answer_detail(session, record["answer_id"])
             if answer is None:
                 raise InvalidInput(place, f"no answer {record['answer_id']!r} in the project")
@@ -348,3 +359,31 @@ def _cited(session, point_id: int) -> set[str]:
             .where(CitationRow.data_point_id == point_id)
         )
     )
+
+
+def _checked_preference(place: str, record: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(record.get("rater"), str) or not record["rater"].strip():
+        raise InvalidInput(place, "field 'rater' is missing or not text")
+    if record.get("kind", "human") != RaterKind.HUMAN.value:
+        raise InvalidInput(place, "a preference is a human reviewer's: 'kind' must be human")
+    if problem := preference_problem(record["preference"]):
+        raise InvalidInput(place, problem)
+    return record
+
+
+def _import_preference(session, place: str, record: dict[str, Any], path: Path, actor: str, summary) -> None:
+    """A reviewer's preference between two answers to one question, replacing theirs on that pair."""
+    first, second = record["preference"]["answers"]
+    for answer_id in (first, second):
+        if answers.answer_detail(session, answer_id) is None:
+            raise InvalidInput(place, f"no answer {answer_id!r} in the project")
+    if not same_question(session, first, second):
+        raise InvalidInput(place, f"answers {first!r} and {second!r} do not answer the same question")
+    rater = raters.rater_named(session, record["rater"])
+    if rater is None:
+        rater = raters.add_rater(session, record["rater"], RaterKind.HUMAN, {"imported_from": path.name}, actor)
+        summary.raters_created.append(rater.name)
+    elif rater.kind is not RaterKind.HUMAN:
+        raise InvalidInput(place, f"{rater.name!r} is a judge run in this project; a preference is a reviewer's")
+    record_preference(session, rater.id, actor, record["preference"])
+    summary.preferences += 1

@@ -25,6 +25,7 @@ from storage.preferences import SEED_LIMIT, Preference, preference_problem, pref
 BLIND_SETTING = "comparison.blind"
 SEED_SETTING = "comparison.seed"
 CHOICES = ("left", "right", "tie")
+__all__ = ["CHOICES", "Column", "PairwiseReview", "SharedQuestion", "SideBySide", "set_blind"]
 
 
 @dataclass(frozen=True)

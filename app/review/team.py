@@ -13,7 +13,7 @@ from app.errors import AssayError, InvalidInput
 from app.project import Project
 from app.review import adjudication
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import documents, guidelines, raters, reviews, signoffs
+from storage import documents, guidelines, preferences, raters, reviews, signoffs
 from storage.answers import answer_detail
 from storage.audit import append_audit, audit_entries, audit_has
 from storage.points import data_point_id, data_point_ref
@@ -76,9 +76,12 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
             {"version": g.version, "text": g.text, "author": g.author} for g in guidelines.guideline_versions(session)
         ]
         decided = adjudication.bundle_decisions(session, reviewer)  # as an adjudicator
+        chosen = [p.portable() for p in preferences.preferences(session, reviewer)]  # pairwise (issue 33)
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
     if items:
         body |= {"signoffs": signed, "guidelines": versions}
+    if chosen:
+        body["preferences"] = chosen
     if decided:
         body |= {"adjudications": decided}
     out.write_text(json.dumps({**body, "sha256": _digest(body)}, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -173,6 +176,8 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             )
         for signed in bundle.get("signoffs", []):
             signoffs.merge_signoff(session, rater.id, signed, actor)
+        for value in bundle.get("preferences", []):
+            _merge_preference(session, path, rater.id, value, actor)
         decided = adjudication.merge_decisions(session, bundle.get("adjudications", []), actor)
         adjudication.settle(session, decided | {item["answer_id"] for item in bundle["items"]}, actor)
         append_audit(
@@ -184,6 +189,16 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             {"sha256": seal, "answers": len(bundle["items"]), "audit": bundle["audit"]},
         )
     return BundleSummary(reviewer, len(bundle["items"]), already_imported=False)
+
+
+def _merge_preference(session, path: Path, rater_id: int, value: Any, actor: str) -> None:
+    """A preference of the bundle's reviewer between two answers this project holds for one question."""
+    if problem := preferences.preference_problem(value):
+        raise InvalidInput(str(path), f"not a valid bundle, nothing was merged: a preference: {problem}")
+    first, second = value["answers"]
+    if not preferences.same_question(session, first, second):
+        raise InvalidInput(str(path), f"answers {first!r} and {second!r} are not two answers to one question here")
+    preferences.record_preference(session, rater_id, actor, value)
 
 
 def _merge_guidelines(session, path: Path, versions: list[dict[str, Any]], actor: str) -> None:

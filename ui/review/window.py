@@ -45,6 +45,7 @@ from ui.review.judge_runner import JudgeRunner
 from ui.review.qualification_dialog import QualificationDialog, show_training_feedback
 from ui.review.queue_pane import QueuePane
 from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
+from ui.review.side_by_side import open_side_by_side
 from ui.review.signoff_actions import attach_signoff
 from ui.thresholds_dialog import ThresholdsDialog
 
@@ -124,6 +125,7 @@ class ReviewWindow(QMainWindow):
         self.tabs.addTab(splitter, "Review")
         self.tabs.addTab(self.dashboard, "Dashboard")
         self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.dashboard.generators.regressionOpened.connect(lambda *opened: open_side_by_side(self, *opened))
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(self._on_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
@@ -195,6 +197,7 @@ class ReviewWindow(QMainWindow):
         action("Next answer", "Ctrl+Down", lambda: self._move_answer(1), review)
         action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
         action("Least certain first", "Ctrl+Shift+U", lambda: least_certain_first(self), review)
+        action("Side by side with another generator", "Ctrl+Shift+B", lambda: open_side_by_side(self), review)
         review.addSeparator()  # issue 32: settling disagreements, and reviewers against gold
         review.addAction("Adjudicate disagreements…", self.open_adjudication)
         review.addAction("Reviewers against gold…", self.open_qualification)

@@ -1,0 +1,104 @@
+"""The side-by-side view of two generators' answers (issue 33), driven with the keyboard (offscreen)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.ingest.datasets import import_dataset
+from app.judging.sample_tour import SAMPLE_SECOND_GENERATOR
+from app.project import Project
+from app.review.service import ReviewService
+from models.identity import same_point
+from models.point_alignment import content
+from models.vocabulary import Tag
+from storage.preferences import preferences
+from ui.review.side_by_side import LEFT, RIGHT, SideBySideWindow
+from ui.review.window import ReviewWindow
+
+ANSWER = "cuad-000"  # the Cybergy affiliate agreement's expiration date: a long answer and a short one
+
+
+@pytest.fixture
+def window(qtbot, sample_project: Project) -> ReviewWindow:
+    import_dataset(sample_project.sessions, SAMPLE_SECOND_GENERATOR)
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    window.show()
+    window.open_answer(ANSWER)
+    return window
+
+
+def _side(qtbot, window: ReviewWindow) -> SideBySideWindow:
+    (action,) = [a for a in window.findChildren(type(window.blind_action)) if a.text().startswith("Side by side")]
+    action.trigger()  # Review → Side by side with another generator (Ctrl+Shift+B)
+    side = window.side_by_side
+    qtbot.waitExposed(side)
+    return side
+
+
+def test_two_answers_side_by_side_with_their_points_aligned(qtbot, window: ReviewWindow) -> None:
+    side = _side(qtbot, window)
+    view = side.view
+    assert view is not None and view.answer_ids == (ANSWER, f"{ANSWER}-short")
+    headers = [side.table.horizontalHeaderItem(c).text() for c in range(4)]
+    assert headers == ["A: long-form", "tags", "B: short-form", "tags"]
+    assert "What is the expiration date" in side.question.text()
+    left, right = view.left.state.points, view.right.state.points
+    assert side.table.rowCount() == len(view.rows) >= max(len(left), len(right))
+    for n, row in enumerate(view.rows):  # each row: one point per side, or a mark where an answer has none
+        for column, index, points in ((LEFT, row.left, left), (RIGHT, row.right, right)):
+            shown = side.table.item(n, column).text()
+            assert shown == (points[index].point.text if index is not None else "— not in this answer")
+        if row.left is not None and row.right is not None:  # aligned: the identity rule's match
+            assert same_point(
+                content(left[row.left].point.text, left[row.left].citations),
+                content(right[row.right].point.text, right[row.right].citations),
+            )
+    alone = [n for n, row in enumerate(view.rows) if (row.left is None) != (row.right is None)]
+    assert alone and all(side.table.item(n, LEFT if view.rows[n].left is not None else RIGHT).toolTip() for n in alone)
+
+
+def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: ReviewWindow, sample_project) -> None:
+    side = _side(qtbot, window)
+    view = side.view
+    first_left = next(n for n, r in enumerate(view.rows) if r.left is not None)
+    side.table.setCurrentCell(first_left, LEFT)
+    qtbot.keyClick(side.table, Qt.Key.Key_1)  # 1 = correct, on the long answer's point
+    first_right = next(n for n, r in enumerate(side.view.rows) if r.right is not None)
+    side.table.setCurrentCell(first_right, RIGHT)
+    qtbot.keyClick(side.table, Qt.Key.Key_2)  # 2 = incorrect, on the short answer's point
+    service = ReviewService(sample_project, "ana")
+    left_point = side.view.rows[first_left].left
+    right_point = side.view.rows[first_right].right
+    assert service.state(ANSWER).points[left_point].point.tag is Tag.CORRECT
+    assert service.state(f"{ANSWER}-short").points[right_point].point.tag is Tag.INCORRECT
+    assert "you: ✗ incorrect" in side.table.item(first_right, RIGHT + 1).text()
+
+    side.reason.setText("the short one misses the renewal")
+    side.table.setFocus()
+    qtbot.keyClick(side.table, Qt.Key.Key_A)  # A = the left answer is better
+    with sample_project.sessions() as session:
+        (stored,) = preferences(session, "ana")
+    assert stored.preferred == ANSWER and stored.reason == "the short one misses the renewal"
+    assert side.buttons["left"].isChecked() and side.preference.text() == "recorded: A is better"
+    qtbot.keyClick(side.table, Qt.Key.Key_T)  # a tie instead
+    with sample_project.sessions() as session:
+        (stored,) = preferences(session, "ana")
+    assert stored.preferred is None and side.buttons["tie"].isChecked()
+
+
+def test_blind_comparison_hides_the_generators(qtbot, window: ReviewWindow) -> None:
+    side = _side(qtbot, window)
+    side.blind.setChecked(True)
+    headers = [side.table.horizontalHeaderItem(c).text() for c in (0, 2)]
+    assert headers == ["A: Answer A", "B: Answer B"]
+    assert set(side.view.answer_ids) == {ANSWER, f"{ANSWER}-short"} and side.view.seed is not None
+    assert "long-form" not in side.answers[0].toPlainText() + side.answers[1].toPlainText()
+    assert side.pair.currentText() == "two answers, names hidden"
+
+
+def test_the_dashboard_regression_opens_side_by_side(qtbot, window: ReviewWindow) -> None:
+    window.dashboard.generators.regressionOpened.emit(f"{ANSWER}-short", "long-form", "short-form")
+    side = window.side_by_side
+    assert side.isVisible() and side.view.answer_ids == (ANSWER, f"{ANSWER}-short")
