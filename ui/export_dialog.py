@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -31,15 +32,53 @@ DESCRIPTIONS = {
     "csv": ("CSV: every data point with every rater's tag", "csv"),
     "jsonl": ("JSONL: re-importable labels (assay import-labels)", "jsonl"),
     "finetune": ("Fine-tuning JSONL: judge prompts with the reviewers' answers", "jsonl"),
-    "report": ("HTML report with plots (opens offline)", "html"),
-    "pdf": ("PDF report with plots", "pdf"),
+    "report": ("Report for a partner or client, HTML (opens offline)", "html"),
+    "pdf": ("Report for a partner or client, PDF (pages, contents)", "pdf"),
 }
 assert set(DESCRIPTIONS) == set(FORMATS)
+REPORTS = ("report", "pdf")  # the formats the first page is previewed for
+PREVIEW_WIDTH = 300  # pixels: an A4 page at about a third of its printed size
+
+
+class PreviewSignals(QObject):
+    finished = Signal(int, bytes)  # the preview's number, the first page as a PNG
+    failed = Signal(int, str)
+
+
+class PreviewWorker(QRunnable):
+    """Lays out the report and draws its first page, off the window's thread (a few seconds)."""
+
+    def __init__(self, number: int, project: Project, redact: Redact) -> None:
+        super().__init__()
+        self.number, self.project, self.redact = number, project, redact
+        self.signals = PreviewSignals()
+
+    def run(self) -> None:
+        from app.export.report import first_page_png
+
+        try:
+            png = first_page_png(self.project, self.redact)
+        except (AssayError, OSError) as exc:
+            self.signals.failed.emit(self.number, f"No preview: {exc}")
+            return
+        self.signals.finished.emit(self.number, png)
 
 
 class ExportDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None, folder: Path | None = None) -> None:
+    previewed = Signal()  # the preview shows the first page of the report as it would be exported now
+
+    def __init__(
+        self, parent: QWidget | None = None, folder: Path | None = None, project: Project | None = None
+    ) -> None:
         super().__init__(parent)
+        self.project = project
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._previews = 0  # the latest asked for: an older one finishing late is not shown
+        self.preview = QLabel("", alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.preview.setFixedWidth(PREVIEW_WIDTH)
+        self.preview.setMinimumHeight(round(PREVIEW_WIDTH * 297 / 210))
+        self.preview.setStyleSheet("QLabel { border: 1px solid #bbb; background: white; color: #555; }")
         self.setWindowTitle("Export the reviewed set")
         self.folder = folder or Path.home()
         self.format = QComboBox()
@@ -61,15 +100,22 @@ class ExportDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.export_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
 
-        form = QFormLayout(self)
+        choices = QWidget()
+        form = QFormLayout(choices)
+        form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Format", self.format)
         form.addRow("File", path_row)
         form.addRow("Redaction", self.redact)
         form.addRow("", self.names)
         form.addRow(note)
         form.addRow(buttons)
+        row = QHBoxLayout(self)
+        row.addWidget(choices, 1, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.preview, 0, Qt.AlignmentFlag.AlignTop)
         self.format.currentIndexChanged.connect(self._on_format_changed)
         self.path.textChanged.connect(lambda text: self.export_button.setEnabled(bool(text.strip())))
+        self.redact.toggled.connect(self._on_redaction_changed)
+        self.names.editingFinished.connect(self._on_redaction_changed)
         self._on_format_changed()
 
     @property
@@ -89,6 +135,40 @@ class ExportDialog(QDialog):
         stem = Path(current).stem if current else "assay-export"
         parent = Path(current).parent if current else self.folder
         self.path.setText(str(parent / f"{stem}.{suffix}"))
+        self.preview.setVisible(self.project is not None and self.fmt in REPORTS)
+        if self.preview.isVisibleTo(self) and self.preview.pixmap().isNull():
+            self.refresh_preview()
+
+    def _on_redaction_changed(self, *_: object) -> None:
+        if self.project is not None and self.fmt in REPORTS:
+            self.refresh_preview()
+
+    def refresh_preview(self) -> None:
+        """Draw the report's first page again, with the redaction as set now, in the background."""
+        assert self.project is not None
+        self._previews += 1
+        self.preview.setPixmap(QPixmap())
+        self.preview.setText("Preparing a preview of the first page…")
+        worker = PreviewWorker(self._previews, self.project, self.redaction())
+        worker.signals.finished.connect(self._on_preview_finished)
+        worker.signals.failed.connect(self._on_preview_failed)
+        self.pool.start(worker)
+
+    def _on_preview_finished(self, number: int, png: bytes) -> None:
+        if number != self._previews:
+            return
+        page = QPixmap()
+        page.loadFromData(png, "PNG")
+        self.preview.setPixmap(page.scaledToWidth(PREVIEW_WIDTH - 2, Qt.TransformationMode.SmoothTransformation))
+        self.previewed.emit()
+
+    def _on_preview_failed(self, number: int, sentence: str) -> None:
+        if number == self._previews:
+            self.preview.setText(sentence)
+
+    def done(self, result: int) -> None:
+        self.pool.waitForDone()  # a preview still drawing must not outlive the dialog
+        super().done(result)
 
     def _on_browse_clicked(self) -> None:
         suffix = DESCRIPTIONS[self.fmt][1]
@@ -115,6 +195,6 @@ def export_from_dialog(parent: QWidget, project: Project, say: Callable[[str], N
     """Ask for the format, the file (beside the project file at first) and the redaction; export."""
     url = project.url
     folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
-    dialog = ExportDialog(parent, folder)
+    dialog = ExportDialog(parent, folder, project)
     if dialog.exec():
         export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say)

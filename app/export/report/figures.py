@@ -7,11 +7,13 @@ from __future__ import annotations
 import base64
 import io
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from app.export.report.gather import mean_interval
 from app.export.report.words import share
 from app.figures.plots import axis_label
+from app.figures.rater_names import rater_name
 from models.vocabulary import Tag
 
 # The text width of the page, in inches: A4 and US Letter, each less 2 × 20 mm of margins.
@@ -21,15 +23,23 @@ FONT = 8
 
 
 def report_figures(
-    per_answer: list[dict[str, Any]], points: list[dict[str, Any]], triage: dict[str, Any], paper: str = "a4"
+    per_answer: list[dict[str, Any]],
+    points: list[dict[str, Any]],
+    triage: dict[str, Any],
+    paper: str = "a4",
+    redact: Callable[[Any], Any] = lambda text: text,
 ) -> list[tuple[str, Any, str]]:
-    """(title, Figure, caption) of each figure, from rows already redacted; rater names readable."""
+    """(title, Figure, caption) of each figure; raters by their readable names, redacted."""
     width = TEXT_WIDTH[paper]
+
+    def label(rater: str) -> str:
+        return axis_label(redact(rater_name(rater)), 24)
+
     figures = []
     if per_answer:
-        figures.append(("Scores by rater", scores_figure(per_answer, width), _SCORES_CAPTION))
+        figures.append(("Scores by rater", scores_figure(per_answer, width, label), _SCORES_CAPTION))
     if points:
-        figures.append(("Tags by rater", tags_figure(points, width), _TAGS_CAPTION))
+        figures.append(("Tags by rater", tags_figure(points, width, label), _TAGS_CAPTION))
     if triage["judged"]:
         figures.append(("What triage would let through", triage_figure(triage, width), _TRIAGE_CAPTION))
     return figures
@@ -53,9 +63,7 @@ def _figure(width: float, height: float) -> Any:
     return fig
 
 
-def scores_figure(per_answer: list[dict[str, Any]], width: float) -> Any:
-    from app.figures.rater_names import rater_name
-
+def scores_figure(per_answer: list[dict[str, Any]], width: float, label: Callable[[str], str]) -> Any:
     by_rater: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"correctness": [], "f1": []})
     for r in per_answer:
         for metric in ("correctness", "f1"):
@@ -63,6 +71,7 @@ def scores_figure(per_answer: list[dict[str, Any]], width: float) -> Any:
                 by_rater[r["rater"]][metric].append(r[metric])
     raters = sorted(by_rater, key=rater_name)
     fig = _figure(width, 0.9 + 0.38 * len(raters))
+    fig.get_layout_engine().set(wspace=0.12)  # room between the panels: one's "1" is not the next one's "0"
     axes = fig.subplots(1, 2, sharey=True)
     for ax, metric, title in zip(axes, ("correctness", "f1"), ("Correctness", "Relevance (F1)"), strict=True):
         for y, rater in enumerate(raters):
@@ -76,18 +85,17 @@ def scores_figure(per_answer: list[dict[str, Any]], width: float) -> Any:
                 ax.errorbar(mean, y, xerr=[[mean - low], [high - mean]], fmt="o", color="#1d3557", capsize=3, ms=4)
             else:
                 ax.plot(mean, y, "o", color="#1d3557", ms=4)
-        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlim(-0.03, 1.03)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1], ["0", "0.25", "0.5", "0.75", "1"])
         ax.set_title(title, fontsize=FONT + 1)
         ax.tick_params(labelsize=FONT)
         ax.grid(axis="x", color="#ddd", linewidth=0.6)
-    axes[0].set_yticks(range(len(raters)), [axis_label(r, 24) for r in raters])
+    axes[0].set_yticks(range(len(raters)), [label(r) for r in raters])
     axes[0].set_ylim(len(raters) - 0.5, -0.5)
     return fig
 
 
-def tags_figure(points: list[dict[str, Any]], width: float) -> Any:
-    from app.figures.rater_names import rater_name
-
+def tags_figure(points: list[dict[str, Any]], width: float, label: Callable[[str], str]) -> Any:
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for p in points:
         counts[p["rater"]][p["tag"]] += 1
@@ -99,7 +107,7 @@ def tags_figure(points: list[dict[str, Any]], width: float) -> Any:
         values = [counts[r][tag] for r in raters]
         ax.barh(range(len(raters)), values, left=left, color=TAG_COLOURS[tag], label=tag, height=0.6)
         left = [a + b for a, b in zip(left, values, strict=True)]
-    ax.set_yticks(range(len(raters)), [axis_label(r, 24) for r in raters])
+    ax.set_yticks(range(len(raters)), [label(r) for r in raters])
     ax.set_ylim(len(raters) - 0.5, -0.5)
     ax.set_xlabel("data points", fontsize=FONT)
     ax.tick_params(labelsize=FONT)

@@ -26,7 +26,7 @@ Redact = Callable[[Any], Any]
 SLICES = ("rater", "source", "document", "generator")
 ERROR_TAGS = ("incorrect", "missing")  # what makes an answer wrong (irrelevant points only dilute it)
 MOST_ERROR_ANSWERS = 200  # listed in full; the rest are in the CSV export
-NO_GENERATOR = "None"  # how storage keys an answer without a generator
+NO_GENERATOR = ("unknown", "None")  # how the scores (and the estimates) key an answer without a generator
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Headline:
     estimate: Number
     low: Number | None
     high: Number | None
-    basis: str
+    basis: list[str | Number]  # words and figures, in the order read
 
 
 @dataclass(frozen=True)
@@ -161,16 +161,19 @@ class Report:
     comparisons: Table | None
     appendix: dict[str, Table] = field(default_factory=dict)
     figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
+    figures_data: tuple[Any, ...] = ()  # what they are drawn from: answer scores, points, triage
 
 
 def gather(project: Project, redact: Redact) -> Report:
     """Everything the report shows; `redact` has hidden personal data in every text."""
     counts = project.counts()
+    # Read as stored: names are keys here (two names redacted alike must stay two raters); every text
+    # is redacted where it is written, and again by the templates.
     with project.sessions() as session:
         kinds = analytics.rater_kinds(session)
-        points = redact(analytics.labelled_points(session))
-    by_rater = redact(stats.scores(project, by="rater"))
-    per_answer = redact(stats.scores(project))
+        points = analytics.labelled_points(session)
+    by_rater = stats.scores(project, by="rater")
+    per_answer = stats.scores(project)
     triage = stats.triage(project)
     estimate_all = estimates.estimate(project, "all")
 
@@ -180,7 +183,7 @@ def gather(project: Project, redact: Redact) -> Report:
     reviewers, judges = [], []
     for n, row in enumerate(by_rater):
         line = RaterLine(
-            rater_name(row["rater"]),
+            redact(rater_name(row["rater"])),
             Number(row["answers"], str(row["answers"]), "scores --by rater", f"{n}.answers"),
             *(Number(row[t], str(row[t]), "scores --by rater", f"{n}.{t}") for t in (*ERROR_TAGS, "irrelevant")),
         )
@@ -199,7 +202,7 @@ def gather(project: Project, redact: Redact) -> Report:
         labels=info("labels"),
         reviewers=reviewers,
         judges=judges,
-        headlines=_headlines(estimate_all) + _reviewer_headlines(by_rater, per_answer, kinds),
+        headlines=_headlines(estimate_all) + _reviewer_headlines(by_rater, per_answer, kinds, redact),
         triage=_triage(triage),
         agreement=agreement,
         agreement_problem=problem,
@@ -216,6 +219,7 @@ def gather(project: Project, redact: Redact) -> Report:
     )
     report.error_answers_total, report.error_answers = _error_answers(project, points, kinds, redact)
     report.appendix = _appendix(project, per_answer, triage, redact)
+    report.figures_data = (per_answer, points, triage)
     return report
 
 
@@ -228,28 +232,25 @@ def _headlines(result: dict[str, Any]) -> list[Headline]:
     if not result["groups"]:
         return []
     out = []
+    command = "estimate --by all"
     for metric, what in (
-        ("any_incorrect", "Answers with at least one incorrect point"),
-        ("correctness", "Correctness (share of an answer's claims that are right), mean over answers"),
+        ("any_incorrect", "Answers with at least one incorrect point, whole set"),
+        ("correctness", "Correctness, whole set"),
     ):
         figures = result["groups"][0]["metrics"][metric]
+        reviewed = Number(figures["reviewed"], str(figures["reviewed"]), command, f"groups.0.metrics.{metric}.reviewed")
+        judged = Number(figures["judged"], str(figures["judged"]), command, f"groups.0.metrics.{metric}.judged")
+        basis: list[str | Number]
         if figures["reviewed"] >= 2 and figures["ppi"]:
             kind = "ppi"
-            basis = (
-                f"estimated from {figures['reviewed']} answers drawn at random and reviewed, corrected and narrowed "
-                f"by the judge's tags on {figures['judged']} answers (prediction-powered inference)"
-            )
+            basis = [reviewed, " random reviews, with the judge on ", judged, " answers"]
         elif figures["judge_only"]:
             kind = "judge_only"
-            basis = (
-                f"from the judge's tags alone on {figures['judged']} answers: no answer drawn at random has been "
-                "reviewed yet, so nothing corrects the judge's own errors"
-            )
+            basis = ["the judge alone on ", judged, " answers: no random review corrects it yet"]
         else:
             continue
         key = f"groups.0.metrics.{metric}.{kind}"
         ci = figures[kind]["ci"]
-        command = "estimate --by all"
         out.append(
             Headline(
                 what,
@@ -263,7 +264,11 @@ def _headlines(result: dict[str, Any]) -> list[Headline]:
 
 
 def _reviewer_headlines(
-    by_rater: list[dict[str, Any]], per_answer: list[dict[str, Any]], kinds: dict[str, str], most: int = 3
+    by_rater: list[dict[str, Any]],
+    per_answer: list[dict[str, Any]],
+    kinds: dict[str, str],
+    redact: Redact,
+    most: int = 3,
 ) -> list[Headline]:
     """Each person's mean correctness and relevance over the answers they tagged, with a 95 % t interval
     over those answers (`mean_interval`; the interval's key says so: `t_interval.<metric>.<row>.<end>`)."""
@@ -271,7 +276,7 @@ def _reviewer_headlines(
     for n, row in enumerate(by_rater):
         if kinds.get(row["rater"]) == "judge" or len(out) >= 2 * most:
             continue
-        for metric, what in (("correctness", "Correctness"), ("f1", "Relevance (F1)")):
+        for metric, what in (("correctness", "Correctness"), ("f1", "Relevance")):
             values = [r[metric] for r in per_answer if r["rater"] == row["rater"] and r[metric] is not None]
             if row[metric] is None:
                 continue
@@ -282,13 +287,11 @@ def _reviewer_headlines(
             ]
             out.append(
                 Headline(
-                    f"{what} of the answers {rater_name(row['rater'])} reviewed",
+                    f"{what}, answers {redact(rater_name(row['rater']))} tagged",
                     Number(row[metric], words.score(row[metric]), "scores --by rater", f"{n}.{metric}"),
                     ends[0],
                     ends[1],
-                    f"mean over {len(values)} answers; the interval says how far the mean would move with other "
-                    "answers like these. They were picked, not drawn at random: read it for these answers, not for "
-                    "the whole set",
+                    ["answers picked, not drawn at random: true of these answers only"],
                 )
             )
     return out
@@ -328,10 +331,10 @@ def agreement_meaning(ac1: float | None, percent: float | None) -> str:
         return "Agreement beyond chance cannot be computed: the raters used a single tag."
     bands = ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
     band = next((word for floor, word in bands if ac1 >= floor), "worse than chance")
-    return (
-        f"Beyond what chance would give, the raters' agreement is {band}. Where it is below substantial, the "
-        "tags depend on who reviews: the guidelines need sharpening before the scores are compared between people."
-    )
+    said = f"Beyond what chance would give, the raters' agreement is {band}."
+    if ac1 < 0.6:
+        said += " The tags depend on who reviews: sharpen the guidelines before comparing scores between people."
+    return said
 
 
 def _agreement(project: Project, redact: Redact) -> tuple[Agreement | None, str | None]:
@@ -413,13 +416,13 @@ def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
 
 def _scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], redact: Redact) -> Table:
     """Mean correctness and relevance of each slice and rater, with 95 % intervals over its answers."""
-    rows = redact(stats.scores(project, by=by))
+    rows = stats.scores(project, by=by)
     keys = {}
     if by != "rater":
         with project.sessions() as session:
             from storage import scoring
 
-            keys = {a: redact(k) for a, k in scoring.answer_keys(session, by).items()}
+            keys = dict(scoring.answer_keys(session, by))
     values: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"correctness": [], "f1": []})
     for r in per_answer:
         group = values[(keys.get(r["answer_id"], ""), r["rater"])]
@@ -430,8 +433,8 @@ def _scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], r
     for r in rows:
         key = "" if by == "rater" else r[by]
         found = values[(key, r["rater"])]
-        line = [] if by == "rater" else [_slice_value(by, key)]
-        line += [rater_name(r["rater"]), str(r["answers"])]
+        line = [] if by == "rater" else [redact(_slice_value(by, key))]
+        line += [redact(rater_name(r["rater"])), str(r["answers"])]
         for metric in ("correctness", "f1"):
             low, high = mean_interval(found[metric])
             line += [words.score(r[metric]), words.interval(low, high, as_share=False)]
@@ -444,7 +447,7 @@ def _scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], r
 
 
 def _slice_value(by: str, key: str) -> str:
-    if by == "generator" and key == NO_GENERATOR:
+    if by == "generator" and key in NO_GENERATOR:
         return "no generator recorded"
     return key
 
@@ -522,7 +525,11 @@ def _error_answers(
                 evidence = f"{where}: {redact(passage.text)}"
             comment = p["comment"] or (p["rationale"] if kinds.get(p["rater"]) == "human" else None)
             by = rater_name(citing["rater"]) if evidence else None
-            claims.append(Claim(p["text"], p["tag"], rater_name(p["rater"]), evidence, by, comment))
+            claims.append(
+                Claim(
+                    redact(p["text"]), p["tag"], redact(rater_name(p["rater"])), evidence, redact(by), redact(comment)
+                )
+            )
         comments = _answer_comments(project, answer_id, {p["rater"] for p in mine if kinds.get(p["rater"]) == "human"})
         out.append(
             ErrorAnswer(
@@ -550,7 +557,7 @@ def _answer_comments(project: Project, answer_id: str, names: set[str]) -> list[
         for name in sorted(names):
             rater = raters.rater_named(session, name)
             if rater is not None and (comment := reviews.review(session, answer_id, rater.id).comment):
-                found.append(f"{rater_name(name)}: {comment}")
+                found.append(f"{rater_name(name)}: {comment}")  # redacted by the caller
     return found
 
 

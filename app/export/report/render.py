@@ -38,6 +38,8 @@ def _environment(redact: Redact) -> Any:
         lstrip_blocks=True,
     )
     env.filters["n"] = lambda number: _number(number, Markup)
+    env.tests["figure"] = lambda value: isinstance(value, Number)
+    env.filters["plural"] = lambda number, word: word if number.value == 1 else word + "s"
     return env
 
 
@@ -56,15 +58,8 @@ def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
     from app.export.report.figures import TEXT_WIDTH, data_uri, report_figures
 
     report = gather(project, redact)
-    from app.figures import analytics as stats
-    from storage import analytics
-
-    with project.sessions() as session:
-        points = redact(analytics.labelled_points(session))
-    per_answer = redact(stats.scores(project))
     report.figures = [
-        (title, data_uri(fig), caption)
-        for title, fig, caption in report_figures(per_answer, points, stats.triage(project), paper)
+        (title, data_uri(fig), caption) for title, fig, caption in report_figures(*report.figures_data, paper, redact)
     ]
     return render(report, redact, paper, TEXT_WIDTH[paper])
 
@@ -88,3 +83,21 @@ def pdf_document(text: str) -> Any:
 
 def write_pdf(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:
     pdf_document(report_html(project, redact, paper)).write_pdf(out)
+
+
+def first_page_png(project: Any, redact: Redact, paper: str = "a4", dpi: int = 110) -> bytes:
+    """The PDF's first page (the summary) as a PNG: the export dialog's preview. WeasyPrint lays out the
+    whole report (page 1 says how many pages follow); PDFium, Chrome's PDF renderer, rasterises the page."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    document = pdf_document(report_html(project, redact, paper))
+    first = pdfium.PdfDocument(document.copy([document.pages[0]]).write_pdf())
+    try:
+        image = first[0].render(scale=dpi / 72).to_pil()
+    finally:
+        first.close()
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
