@@ -83,6 +83,9 @@ def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_projec
     assert "Signed off under guideline version 1" in window.message.text()
     (check,) = sample_project.signoffs()
     assert check.matches and check.answer_id == ANSWER and check.reviewer == "ana"
+    window.queue_pane.move(1)
+    window.open_answer(ANSWER)  # a signed answer says so as it opens
+    assert window.message.text().startswith("Signed off by ana on ") and "Reopen signed review" in window.message.text()
     window.points.selectRow(0)
     qtbot.keyClick(window.points, Qt.Key.Key_2)
     assert "signed off answer contractnli-027" in window.message.text() and "reopen it" in window.message.text()

@@ -30,6 +30,17 @@ def attach_signoff(window: ReviewWindow, menu: QMenu) -> None:
     reopen_action = QAction("Reopen signed review…", window)
     reopen_action.triggered.connect(lambda: reopen(window))
     menu.addAction(reopen_action)
+    window.queue_pane.answerChosen.connect(lambda _answer_id: say_if_signed(window))  # after the window opened it
+
+
+def say_if_signed(window: ReviewWindow) -> None:
+    """A signed answer says so as it opens: its review is locked until reopened."""
+    signed = window.state.signoff if window.state is not None else None
+    if signed is not None:
+        window.say(
+            f"Signed off by {signed.reviewer} on {signed.signed_at:%Y-%m-%d %H:%M} UTC (sha256 {signed.digest[:16]}…): "
+            "Review ▸ Reopen signed review… to change it."
+        )
 
 
 def sign_off(window: ReviewWindow) -> None:
