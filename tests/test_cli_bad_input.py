@@ -178,6 +178,12 @@ CASES: list[tuple[list[str], str]] = [
     (["estimate", "--compare", "gpt,"], "--compare takes two generators"),
     (["estimate", "--compare", "nobody,noone"], "no question was answered by both 'nobody' and 'noone'"),
     (["estimate", "--by", "planet"], "invalid choice: 'planet'"),
+    # issue 33: compare two generators (the sample here has one generator with a name)
+    (["compare"], "name the baseline and the candidate generator"),
+    (["compare", "long-form", "gpt-9"], "'gpt-9': no answers of this generator"),
+    (["compare", "long-form", "long-form"], "compare two different generators"),
+    (["compare", "long-form", "unknown"], "no question was answered by both 'long-form' and 'unknown'"),
+    (["compare", "--blind", "maybe"], "invalid choice: 'maybe'"),
     # export
     (["export", "--format", "csv", "{folder}"], "it is a folder: give the name of the file to write"),
     (["export", "--format", "xlsx", "{folder}"], "it is a folder: give the name of the file to write"),
