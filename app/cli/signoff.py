@@ -38,8 +38,10 @@ def _guidelines(project: Project, args: argparse.Namespace) -> int:
         print_summary(
             {**_guidelines_dict(guidelines), "added": added},
             args.json,
-            lambda: f"guidelines version {guidelines.version} by {guidelines.author}"
-            + ("" if added else " (the same text: no new version)"),
+            lambda: (
+                f"guidelines version {guidelines.version} by {guidelines.author}"
+                + ("" if added else " (the same text: no new version)")
+            ),
         )
         return 0
     current = project.guidelines()
@@ -73,8 +75,10 @@ def _signoff(project: Project, args: argparse.Namespace) -> int:
     print_summary(
         _signoff_dict(signoff),
         args.json,
-        lambda: f"{signoff.reviewer} signed off {signoff.answer_id} at {signoff.signed_at:%Y-%m-%d %H:%M:%S} UTC "
-        f"under {version}\nsha256 {signoff.digest}",
+        lambda: (
+            f"{signoff.reviewer} signed off {signoff.answer_id} at {signoff.signed_at:%Y-%m-%d %H:%M:%S} UTC "
+            f"under {version}\nsha256 {signoff.digest}"
+        ),
     )
     return 0
 
@@ -84,8 +88,10 @@ def _reopen(project: Project, args: argparse.Namespace) -> int:
     print_summary(
         {**_signoff_dict(withdrawn), "reason": args.reason},
         args.json,
-        lambda: f"{withdrawn.reviewer}'s sign-off of {withdrawn.answer_id} "
-        f"({withdrawn.signed_at:%Y-%m-%d %H:%M} UTC) is reopened: the review can be changed and signed again",
+        lambda: (
+            f"{withdrawn.reviewer}'s sign-off of {withdrawn.answer_id} "
+            f"({withdrawn.signed_at:%Y-%m-%d %H:%M} UTC) is reopened: the review can be changed and signed again"
+        ),
     )
     return 0
 
@@ -95,14 +101,16 @@ def signoff_dicts(checks: list[SignOffCheck]) -> list[dict[str, Any]]:
 
 
 def signoff_lines(checks: list[SignOffCheck]) -> list[str]:
-    """What `assay audit verify` prints of the sign-offs: a count, then each that no longer matches."""
+    """What `assay audit verify` prints of the sign-offs: a count, then each, with what changed."""
     if not checks:
         return ["no sign-offs"]
-    broken = [c for c in checks if not c.matches]
-    lines = [
-        f"{len(checks)} sign-off{'s' if len(checks) > 1 else ''}: "
-        + ("all match what is stored" if not broken else f"{len(broken)} no longer match what is stored")
-    ]
+    broken = sum(not c.matches for c in checks)
+    plural = len(checks) > 1
+    if plural:
+        summary = f"{broken} no longer match" if broken else "all match"
+    else:
+        summary = "it no longer matches" if broken else "it matches"
+    lines = [f"{len(checks)} sign-off{'s' if plural else ''}: {summary} what is stored"]
     for c in checks:
         state = "matches" if c.matches else f"DOES NOT MATCH: {c.problem}"
         lines.append(f"  {c.answer_id} signed by {c.reviewer} at {c.signed_at:%Y-%m-%d %H:%M} UTC: {state}")
