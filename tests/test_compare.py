@@ -222,8 +222,10 @@ def test_aligned_points_are_the_ones_the_identity_rule_matches() -> None:
         content("Governing law is New York.", []),
     ]
     rows = align(left, right)
-    pairs = {(r.left, r.right) for r in rows if r.left is not None and r.right is not None}
+    pairs = {(r.left, r.right) for r in rows if r.aligned}
     assert pairs == {(0, 0), (1, 3)}
+    # shown beside each other to read, not one point: another clause, another number
+    assert {(r.left, r.right) for r in rows if not r.same} == {(2, 2), (3, 1)}
     assert sorted(r.left for r in rows if r.left is not None) == [0, 1, 2, 3]  # every point, once
     assert sorted(r.right for r in rows if r.right is not None) == [0, 1, 2, 3, 4]
 
@@ -236,12 +238,12 @@ def test_aligned_points_are_the_ones_the_identity_rule_matches() -> None:
         b = [content(s.text) for s in segment_answer(row["alt_answer_short"]) + segment_answer(row["answer"])[:2]]
         found = align(a, b)
         for r in found:
-            if r.left is not None and r.right is not None:
+            if r.aligned:
                 assert same_point(a[r.left], b[r.right])
-        alone_a = [r.left for r in found if r.right is None]
-        alone_b = [r.right for r in found if r.left is None]
+        alone_a = [r.left for r in found if r.left is not None and not r.aligned]
+        alone_b = [r.right for r in found if r.right is not None and not r.aligned]
         assert not any(same_point(a[i], b[j]) for i in alone_a for j in alone_b)
-        assert sum(r.left is not None and r.right is not None for r in found) >= min(2, len(a))  # the copies
+        assert sum(r.aligned for r in found) >= min(2, len(a))  # the copies
 
 
 def test_the_sample_regression_list(sample_project: Project, tmp_path: Path, capsys) -> None:

@@ -48,15 +48,21 @@ def test_two_answers_side_by_side_with_their_points_aligned(qtbot, window: Revie
     assert side.table.rowCount() == len(view.rows) >= max(len(left), len(right))
     for n, row in enumerate(view.rows):  # each row: one point per side, or a mark where an answer has none
         for column, index, points in ((LEFT, row.left, left), (RIGHT, row.right, right)):
-            shown = side.table.item(n, column).text()
+            shown = side.table.item(n, column).text().removeprefix("≈ " if not row.same else "")
             assert shown == (points[index].point.text if index is not None else "— not in this answer")
-        if row.left is not None and row.right is not None:  # aligned: the identity rule's match
+        if row.aligned:  # the identity rule's match
             assert same_point(
                 content(left[row.left].point.text, left[row.left].citations),
                 content(right[row.right].point.text, right[row.right].citations),
             )
-    alone = [n for n, row in enumerate(view.rows) if (row.left is None) != (row.right is None)]
-    assert alone and all(side.table.item(n, LEFT if view.rows[n].left is not None else RIGHT).toolTip() for n in alone)
+    alone = [n for n, row in enumerate(view.rows) if not row.aligned]
+    assert alone and all(
+        "Only this answer" in side.table.item(n, LEFT if view.rows[n].left is not None else RIGHT).toolTip()
+        or not view.rows[n].same
+        for n in alone
+    )
+    related = [n for n, row in enumerate(view.rows) if not row.same]
+    assert all(side.table.item(n, RIGHT).text().startswith("≈ ") for n in related)
 
 
 def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: ReviewWindow, sample_project) -> None:

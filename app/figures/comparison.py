@@ -211,7 +211,7 @@ def _points_change(points_a: list[TaggedPoint], points_b: list[TaggedPoint]) -> 
     for row in rows:
         if row.left is None or points_a[row.left].tag != Tag.CORRECT.value:
             continue
-        b_point = points_b[row.right] if row.right is not None else None
+        b_point = points_b[row.right] if row.aligned and row.right is not None else None
         if b_point is None or b_point.tag in (Tag.INCORRECT.value, Tag.MISSING.value):
             lost.append(
                 {
@@ -221,9 +221,9 @@ def _points_change(points_a: list[TaggedPoint], points_b: list[TaggedPoint]) -> 
                 }
             )
     return {
-        "aligned": sum(r.left is not None and r.right is not None for r in rows),
-        "only_a": sum(r.right is None for r in rows),
-        "only_b": sum(r.left is None for r in rows),
+        "aligned": sum(r.aligned for r in rows),
+        "only_a": sum(r.left is not None and not r.aligned for r in rows),
+        "only_b": sum(r.right is not None and not r.aligned for r in rows),
         "lost": lost,
     }
 

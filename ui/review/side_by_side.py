@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
 PREFERENCE_KEYS = {Qt.Key.Key_A: "left", Qt.Key.Key_B: "right", Qt.Key.Key_T: "tie"}
+RELATED_MARK = "≈ "  # before a point shown beside a related one of the other answer
 ONLY_COLOUR = "#fff4d6"  # a point the other answer does not make
 ABSENT_COLOUR = "#f3f3f3"
 NOTE_COLOUR = "#666"
@@ -73,6 +74,10 @@ class AlignedTable(QTableWidget):
             self.setCurrentCell(min(max(row, 0), self.rowCount() - 1), max(self.currentColumn(), 0))
         else:
             super().keyPressEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.resizeRowsToContents()  # wrapped points take the height their new width needs
 
 
 class SideBySideWindow(QMainWindow):
@@ -119,6 +124,13 @@ class SideBySideWindow(QMainWindow):
             button.setCheckable(True)
             button.clicked.connect(lambda _c=False, choice=choice: self.prefer(choice))
         self.preference = QLabel()
+        self.legend = QLabel(
+            f"<span style='background:{ONLY_COLOUR}'>&nbsp;only this answer makes the point&nbsp;</span> · "
+            f"{RELATED_MARK}beside a related point of the other answer, not the same one · "
+            f"<span style='background:{ABSENT_COLOUR}; color:{NOTE_COLOUR}'>&nbsp;— not in this answer&nbsp;</span>"
+            f"<span style='color:{NOTE_COLOUR}'> · keys on a point: 1 correct · 2 incorrect · 3 irrelevant · "
+            "Enter the judge's tag · A, B, T the better answer</span>"
+        )
 
         top = QHBoxLayout()
         top.addWidget(self.position)
@@ -143,6 +155,7 @@ class SideBySideWindow(QMainWindow):
         layout.addLayout(top)
         layout.addWidget(self.question)
         layout.addWidget(body, 1)
+        layout.addWidget(self.legend)
         layout.addLayout(choice)
         central = QWidget()
         central.setLayout(layout)
@@ -231,10 +244,13 @@ class SideBySideWindow(QMainWindow):
         self.table.setRowCount(len(view.rows))
         judge_visible = view.left.state.judge_visible
         for n, aligned in enumerate(view.rows):
-            alone = (aligned.left is None) != (aligned.right is None)
             for side, index, column_of in ((LEFT, aligned.left, view.left), (RIGHT, aligned.right, view.right)):
                 point = column_of.state.points[index] if index is not None else None
-                self._fill(n, side, point, alone, judge_visible)
+                self._fill(n, side, point, not aligned.aligned, judge_visible)
+            if not aligned.same:  # laid out beside each other to read, not the same point
+                related = self.table.item(n, RIGHT)
+                related.setText(f"{RELATED_MARK}{related.text()}")
+                related.setToolTip("Related wording, not the same point: each answer makes its own.")
         self.table.resizeRowsToContents()
         self._show_preference(view)
         if view.rows:
@@ -252,7 +268,7 @@ class SideBySideWindow(QMainWindow):
             text = QTableWidgetItem(point.point.text)
             if alone:
                 text.setBackground(QColor(ONLY_COLOUR))
-                text.setToolTip("Only this answer makes this point.")
+                text.setToolTip("Only this answer makes this point.")  # a related one may stand beside it
             tag = point.point.tag
             shown = [f"you: {TAG_STYLE[tag][0]}" if tag else "you: —"]
             if judge_visible and point.judge_tag is not None:
