@@ -21,7 +21,7 @@ from storage import raters, reviews
 from storage.audit import append_audit
 from storage.db import StorageError
 from storage.reviews import PointSnapshot
-from storage.schema import AdjudicationRow, CitationRow, DataPointRow, LabelRow, RaterRow, ReviewRow
+from storage.schema import AdjudicationRow, CitationRow, DataPointRow, LabelRow, PassageRow, RaterRow, ReviewRow
 
 CONSENSUS = "consensus"
 REASONS = ("guideline unclear", "reviewer error", "both defensible")
@@ -265,3 +265,12 @@ def labelled_points(session: Session, answer_id: str, rater_ids: Iterable[int]) 
         )
         for p, rater_id, tag in rows
     ]
+
+
+def citation_ids(session: Session, passage_ids: Iterable[int]) -> dict[int, str]:
+    """The citation id (par_14) of each of these passages."""
+    wanted = list(passage_ids)
+    if not wanted:
+        return {}
+    rows = session.execute(select(PassageRow.id, PassageRow.citation_id).where(PassageRow.id.in_(wanted)))
+    return {passage: citation for passage, citation in rows.all()}

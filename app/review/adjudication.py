@@ -29,7 +29,7 @@ from app.errors import AssayError
 from app.project import Project
 from models.vocabulary import Tag
 from storage import adjudication as store
-from storage import audit, documents, reviews
+from storage import audit, reviews
 from storage.adjudication import CONSENSUS, REASONS, Decision
 from storage.answers import answer_detail
 from storage.reviews import PointSnapshot
@@ -195,8 +195,9 @@ def _aliases(count: int) -> list[str]:
     return [f"Reviewer {string.ascii_uppercase[n % 26]}{'' if n < 26 else n // 26}" for n in range(count)]
 
 
-def _case(session: Session, answer_id: str) -> Case | None:
-    """The answer's case, or None when fewer than two reviewers can disagree on it."""
+def _case(session: Session, answer_id: str, settled: set[str] | None = None) -> Case | None:
+    """The answer's case, or None when fewer than two reviewers can disagree on it (`settled`: the
+    answers with a consensus, when the caller has them)."""
     detail = answer_detail(session, answer_id)
     if detail is None:
         raise AssayError(f"no answer with id {answer_id!r}")
@@ -210,7 +211,6 @@ def _case(session: Session, answer_id: str) -> Case | None:
         parties = [(rid, name) for rid, name in submitted if name not in left_out]
     if len(parties) < 2:
         return None
-    citation_of = {p.id: p.citation_id for p in documents.passages_of(session, detail.document_id)}
     by_key: dict[str, dict[str, PointSnapshot]] = {}
     first: dict[str, PointSnapshot] = {}
     name_of = dict(parties)
@@ -218,7 +218,11 @@ def _case(session: Session, answer_id: str) -> Case | None:
         if p.key is not None:
             by_key.setdefault(p.key, {}).setdefault(name_of[rid], p)
             first.setdefault(p.key, p)
-    order = sorted(first, key=lambda k: (first[k].span_start is None, first[k].span_start or 0, list(first).index(k)))
+    citation_of = store.citation_ids(
+        session, {i for mine in by_key.values() for p in mine.values() for i in p.passage_ids}
+    )
+    seen = {key: n for n, key in enumerate(first)}
+    order = sorted(first, key=lambda k: (first[k].span_start is None, first[k].span_start or 0, seen[k]))
     aliases = dict(zip([name for _, name in parties], _aliases(len(parties)), strict=True))
     points = []
     for number, key in enumerate(order, start=1):
@@ -235,8 +239,8 @@ def _case(session: Session, answer_id: str) -> Case | None:
         )
         p = first[key]
         points.append(CasePoint(number, key, p.text, p.span_start is None, opinions, decided.get(key), p))
-    settled = answer_id in store.consensus_answers(session)
-    return Case(answer_id, detail.question, detail.document, tuple(name for _, name in parties), tuple(points), settled)
+    done = answer_id in (store.consensus_answers(session) if settled is None else settled)
+    return Case(answer_id, detail.question, detail.document, tuple(name for _, name in parties), tuple(points), done)
 
 
 def case(project: Project, answer_id: str) -> Case:
@@ -252,7 +256,9 @@ def waiting(project: Project) -> list[Case]:
     with project.sessions() as session:
         settled = store.consensus_answers(session)
         candidates = store.answers_reviewed_twice(session, gold_raters(session))
-        cases = [c for a in candidates if a not in settled and (c := _case(session, a)) is not None and c.disputed]
+        cases = [
+            c for a in candidates if a not in settled and (c := _case(session, a, settled)) is not None and c.disputed
+        ]
     return sorted(cases, key=lambda c: (-c.disagreement, -len(c.disputed), c.answer_id))
 
 
