@@ -251,7 +251,7 @@ def test_xlsx_has_four_sheets_and_report_has_its_plots(sample_project: Project, 
     assert set(sheets) == {"answers", "data_points", "agreement", "triage"}
     assert {"answer_id", "rater", "correctness", "f1"} <= set(sheets["answers"].columns)
     report = export(sample_project, "report", tmp_path / "report.html").read_text()
-    assert report.count("<img alt=") == 5 and "data:image/png;base64," in report
+    assert report.count('<img src="data:image/svg+xml;base64,') == 3  # scores, tags, triage: vector figures
     assert export(sample_project, "pdf", tmp_path / "report.pdf").read_bytes().startswith(b"%PDF")
     finetune = export(sample_project, "finetune", tmp_path / "train.jsonl").read_text().splitlines()
     example = json.loads(finetune[0])

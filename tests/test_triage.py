@@ -232,7 +232,7 @@ def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     assert correct["ece_calibrated"] < correct["ece_raw"] / 2
     assert correct["points"] == sum(len(line["data_points"]) for line in lines if line["rater"] == "ana")
     html = export(sample_project, "report", tmp_path / "report.html").read_text(encoding="utf-8")
-    assert "<img alt='Reliability diagram'" in html and "Estimates (prediction-powered" in html
+    assert 'alt="Calibration of the judge&#39;s confidence"' in html and "Estimates by generator" in html
 
     plain = _json(capsys, "--db", sample_project.url, "triage", "--json")
     floor = _json(capsys, "--db", sample_project.url, "triage", "--min-confidence", "0.55", "--json")
@@ -305,8 +305,9 @@ def test_two_generators_compared_on_the_same_questions(project: Project, tmp_pat
 
     # The report carries the same difference with its interval.
     html = export(project, "report", tmp_path / "report.html").read_text(encoding="utf-8")
-    assert "Paired comparison of generators" in html
-    assert f"<td>{gap['ppi']['estimate']:.3f} [{low:.3f}, {high:.3f}]</td>" in html
+    assert "Generators compared" in html
+    # model-b (the candidate) against model-a: the same difference, the other way round
+    assert f"<td class=\"num\">{-gap['ppi']['estimate']:.2f} [{-high:.2f} – {-low:.2f}]</td>" in html
 
 
 def _line(answer_id: str, rater: str, kind: str, points: list[str], tags: list[str]) -> dict:

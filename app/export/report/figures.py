@@ -64,12 +64,12 @@ def _figure(width: float, height: float) -> Any:
 
 
 def scores_figure(per_answer: list[dict[str, Any]], width: float, label: Callable[[str], str]) -> Any:
-    by_rater: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"correctness": [], "f1": []})
+    by_rater: dict[str, dict[str, list[float]]] = {r["rater"]: {"correctness": [], "f1": []} for r in per_answer}
     for r in per_answer:
         for metric in ("correctness", "f1"):
             if r[metric] is not None:
                 by_rater[r["rater"]][metric].append(r[metric])
-    raters = sorted(by_rater, key=rater_name)
+    raters = sorted(by_rater, key=rater_name)  # every rater of an answer: one with no defined score says so
     fig = _figure(width, 0.9 + 0.38 * len(raters))
     fig.get_layout_engine().set(wspace=0.12)  # room between the panels: one's "1" is not the next one's "0"
     axes = fig.subplots(1, 2, sharey=True)

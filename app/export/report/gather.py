@@ -153,6 +153,7 @@ class Report:
     scores: dict[str, Table]  # by rater, source, document, generator
     no_generator: bool
     standings: Table | None
+    planted: Table | None  # planted errors caught, by kind of error
     standing_note: str
     demonstration: list[str]  # judges near chance, by readable name
     error_answers: list[ErrorAnswer]
@@ -162,6 +163,7 @@ class Report:
     appendix: dict[str, Table] = field(default_factory=dict)
     figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
     figures_data: tuple[Any, ...] = ()  # what they are drawn from: answer scores, points, triage
+    calibration: dict[str, Any] | None = None  # the judge's confidence against reviewers (ECE), when measured
 
 
 def gather(project: Project, redact: Redact) -> Report:
@@ -189,7 +191,7 @@ def gather(project: Project, redact: Redact) -> Report:
         )
         (judges if kinds.get(row["rater"]) == "judge" else reviewers).append(line)
     agreement, problem = _agreement(project, redact)
-    standings, note, demonstration = _standings(project, redact)
+    standings, planted, note, demonstration = _standings(project, redact)
     name = project.url.rsplit("/", 1)[-1]
     report = Report(
         title="Review of LLM answers",
@@ -210,6 +212,7 @@ def gather(project: Project, redact: Redact) -> Report:
         scores={by: _scores_table(project, by, per_answer, redact) for by in SLICES},
         no_generator=all(a.generator is None for a in project.answers()),
         standings=standings,
+        planted=planted,
         standing_note=note,
         demonstration=demonstration,
         error_answers=[],
@@ -220,6 +223,7 @@ def gather(project: Project, redact: Redact) -> Report:
     report.error_answers_total, report.error_answers = _error_answers(project, points, kinds, redact)
     report.appendix = _appendix(project, per_answer, triage, redact)
     report.figures_data = (per_answer, points, triage)
+    report.calibration = _calibration(project)
     return report
 
 
@@ -455,12 +459,12 @@ def _slice_value(by: str, key: str) -> str:
 # ---------------------------------------------------------------- judges
 
 
-def _standings(project: Project, redact: Redact) -> tuple[Table | None, str, list[str]]:
+def _standings(project: Project, redact: Redact) -> tuple[Table | None, Table | None, str, list[str]]:
     from app.judging.standing import judge_standings, real_label_note
 
     found = judge_standings(project.sessions)
     if not found:
-        return None, "", []
+        return None, None, "", []
     rows = []
     for s in found:
         r, f = s.real or {}, s.figures or {}
@@ -477,7 +481,26 @@ def _standings(project: Project, redact: Redact) -> tuple[Table | None, str, lis
     columns = ["judge", "labelled", "caught", "false_alarms", "planted", "standing"]
     note = " ".join(dict.fromkeys(real_label_note(redact(s.real)) or "" for s in found if s.real)).strip()
     demonstration = [rater_name(redact(s.run or "")) for s in found if s.demonstration]
-    return Table([heading(c) for c in columns], rows, [False, True, True, True, True, False]), note, demonstration
+    planted = [
+        [
+            redact(rater_name(s.run or "")),
+            kind.replace("_", " "),
+            f"{t['caught']} of {t['trials']} ({share(t['recall'])}; {words.interval(*t['ci'])})",
+        ]
+        for s in found
+        for kind, t in (s.figures or {}).get("by_type", {}).items()
+        if t["trials"]
+    ]
+    by_kind = Table([heading("judge"), heading("kind"), heading("planted")], planted, [False, False, True])
+    table = Table([heading(c) for c in columns], rows, [False, True, True, True, True, False])
+    return table, by_kind if planted else None, note, demonstration
+
+
+def _calibration(project: Project) -> dict[str, Any] | None:
+    from app.figures import calibration
+
+    found = calibration.reliability(project)
+    return found if found["overall"]["points"] else None
 
 
 def _count_share(r: dict[str, Any], k: str, n: str, rate: str, ci: str) -> str:
@@ -571,25 +594,43 @@ def _interval_text(figures: dict[str, Any] | None, as_share: bool = False) -> st
     return f"{write(figures['estimate'])} [{words.interval(*figures['ci'], as_share=as_share)}]"
 
 
-def _comparisons(project: Project, redact: Redact) -> Table | None:
+def _as_interval(estimate: float | None, interval: list[float] | None) -> dict[str, Any] | None:
+    return {"estimate": estimate, "ci": interval} if interval else None
+
+
+def _comparisons(project: Project, redact: Redact, most: int = 6) -> Table | None:
+    """Each two generators on the questions both answered (app/figures/comparison.py): wins, ties and
+    losses of the second against the first, its win rate and the difference of its scores, with 95 %
+    intervals, and how many questions it does worse on."""
+    from app.figures.comparison import comparison, generator_pairs
+
     rows = []
-    for pair in redact(estimates.comparisons(project)):
-        for metric in ("correctness", "any_incorrect"):
-            f = pair["metrics"][metric]
-            rows.append(
-                [
-                    pair["difference"],
-                    heading(metric),
-                    str(f["questions"]),
-                    _interval_text(f["ppi"]),
-                    _interval_text(f["judge_only"]),
-                    _interval_text(f["human_only"]),
-                ]
-            )
+    for a, b in generator_pairs(project)[:most]:
+        try:
+            found = comparison(project, a, b)
+        except AssayError:
+            continue
+        rate = found["win_rate"]
+        differences = [
+            _interval_text(_as_interval(f.get("difference"), f.get("interval")))
+            for f in (found["scores"].get(m, {}) for m in ("correctness", "any_incorrect"))
+        ]
+        rows.append(
+            [
+                redact(f"{b} against {a}"),
+                str(found["compared"]),
+                f"{found['wins']} / {found['ties']} / {found['losses']}",
+                _interval_text(
+                    {"estimate": rate["estimate"], "ci": rate["interval"]} if rate["interval"] else None, True
+                ),
+                *differences,
+                str(len(found["regressions"])),
+            ]
+        )
     if not rows:
         return None
-    columns = ["difference", "figure", "questions", "ppi", "judge_only", "human_only"]
-    return Table([heading(c) for c in columns], rows, [False, False, True, True, True, True])
+    columns = ["pair", "compared", "outcomes", "win_rate", "correctness_difference", "error_difference", "regressions"]
+    return Table([heading(c) for c in columns], rows, [False, True, True, True, True, True, True])
 
 
 def _appendix(

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from app.export.report.gather import Number, Report, gather
-from app.export.report.words import TAG_WORDS
+from app.export.report.words import TAG_WORDS, share
 from app.project import RESOURCES
 
 TEMPLATES = RESOURCES / "report"
+CALIBRATION = "Calibration of the judge's confidence"
 PAPERS = {"a4": "A4", "letter": "letter"}
 Redact = Callable[[Any], Any]
 
@@ -39,6 +40,7 @@ def _environment(redact: Redact) -> Any:
     )
     env.filters["n"] = lambda number: _number(number, Markup)
     env.tests["figure"] = lambda value: isinstance(value, Number)
+    env.filters["share"] = share
     env.filters["plural"] = lambda number, word: word if number.value == 1 else word + "s"
     return env
 
@@ -61,13 +63,18 @@ def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
     report.figures = [
         (title, data_uri(fig), caption) for title, fig, caption in report_figures(*report.figures_data, paper, redact)
     ]
+    if report.calibration:
+        from app.figures.calibration import reliability_figure
+
+        caption = "The share of the judge's tags a reviewer kept, against the confidence the judge gave them."
+        report.figures.append((CALIBRATION, data_uri(reliability_figure(report.calibration)), caption))
     return render(report, redact, paper, TEXT_WIDTH[paper])
 
 
 def render(report: Report, redact: Redact, paper: str, text_width: float) -> str:
     env = _environment(redact)
     css = env.get_template("report.css.j2").render(page=PAPERS[paper], width=text_width, made=report.made_at)
-    return env.get_template("report.html.j2").render(r=report, css=css, tag_words=TAG_WORDS)
+    return env.get_template("report.html.j2").render(r=report, css=css, tag_words=TAG_WORDS, calibration=CALIBRATION)
 
 
 def write_html(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:

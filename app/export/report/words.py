@@ -58,11 +58,19 @@ COLUMN_WORDS = {
     "caught": "Wrong answers caught [95 % CI]",
     "false_alarms": "False alarms on correct answers [95 % CI]",
     "planted": "Planted errors caught",
+    "kind": "Kind of error planted",
     "interval": "95 % CI",
     "tag": "Tag",
     "difference": "Difference",
     "figure": "Figure",
     "questions": "Questions answered by both",
+    "pair": "Candidate against baseline",
+    "compared": "Questions compared",
+    "outcomes": "Better / as good / worse",
+    "win_rate": "Better where they differ [95 % CI]",
+    "correctness_difference": "Correctness, difference [95 % CI]",
+    "error_difference": "Answers with an error, difference [95 % CI]",
+    "regressions": "Questions where it is worse",
 }
 
 TAG_WORDS = {  # what each LeMAJ tag says about a claim
