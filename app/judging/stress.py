@@ -25,6 +25,7 @@ from models.judge import JudgeCase, LemajJudge
 from models.perturbations import MONTH_NAMES
 from models.vocabulary import RaterKind, Tag
 from storage import judgements, raters, reviews
+from storage.adjudication import CONSENSUS
 
 PERTURBATIONS = ("remove_point", "change_value", "contradiction", "add_claim")
 ADDED_CLAIM = (
@@ -168,7 +169,8 @@ def _base(project: Project, judge_name: str) -> list[tuple[str, str, list[tuple[
     stress test), else from the judge run itself."""
     with project.sessions() as session:
         everyone = raters.raters(session)
-        humans = [r for r in everyone if r.kind is RaterKind.HUMAN]
+        # the adjudicated consensus first, where an answer has one
+        humans = sorted((r for r in everyone if r.kind is RaterKind.HUMAN), key=lambda r: r.name != CONSENSUS)
         out = []
         for answer in project.answers():
             for human in humans:
