@@ -12,6 +12,7 @@ from app.figures import analytics as stats
 from app.figures.rater_names import rater_name
 from app.project import Project
 from storage import analytics
+from storage.adjudication import CONSENSUS
 
 Redact = Callable[[Any], Any]
 
@@ -79,7 +80,8 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
     with project.sessions() as session:
         kinds = analytics.rater_kinds(session)
     judges = [r for r in raters if kinds.get(r) == "judge"]
-    humans = [r for r in raters if kinds.get(r) == "human"]
+    # the adjudicated consensus is the human reference where there is one
+    humans = sorted((r for r in raters if kinds.get(r) == "human"), key=lambda r: r != CONSENSUS)
     if judges and humans:
         aligned = stats.alignment(project, judges[0], humans[0])
         if aligned.get("confusion_matrix"):
