@@ -13,12 +13,12 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -51,8 +51,8 @@ class QualificationDialog(QDialog):
         settings = qualification.qualification_settings(project)
         self.mix = QCheckBox("Mix gold answers into review queues, unannounced")
         self.mix.setChecked(settings.gold_share is not None)
-        self.share = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=0.95, singleStep=0.05, suffix=" of a queue")
-        self.share.setValue(settings.gold_share if settings.gold_share is not None else 0.1)
+        self.share = QSpinBox(minimum=0, maximum=95, singleStep=5, suffix=" % of each reviewer's queue")
+        self.share.setValue(round(100 * settings.gold_share) if settings.gold_share is not None else 10)
         self.training = QCheckBox("Training mode: show the gold tags and their reason once an answer is submitted")
         self.training.setChecked(settings.training)
         self.gold = QLineEdit(", ".join(settings.gold_raters))
@@ -88,7 +88,7 @@ class QualificationDialog(QDialog):
             qualification.configure(
                 self.project,
                 self.actor,
-                gold_share=self.share.value() if self.mix.isChecked() else None,
+                gold_share=self.share.value() / 100 if self.mix.isChecked() else None,
                 training=self.training.isChecked(),
                 gold=gold,
             )
