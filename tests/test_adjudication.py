@@ -198,6 +198,8 @@ def test_gold_answers_are_mixed_into_a_queue_at_the_set_share(gold: tuple[Projec
     assert abs(len(mixed) / len(queue) - 0.2) < 0.02
     assert set(queue) - set(mixed) == {a.id for a in project.answers()} - set(answers)  # all their own work
     assert queue == [row.id for row in ReviewService(project, "cy").queue()]  # seeded: the same each time
+    assert {row.reviewers_done for row in reviewer.queue() if row.id in set(answers)} == {0}  # the gold's unsaid
+    assert reviewer.queue_row(mixed[0]).reviewers_done == 0
     places = [n for n, a in enumerate(queue) if a in set(answers)]
     assert places[0] < len(queue) / 4 and places[-1] > 3 * len(queue) / 4  # spread, not stacked at one end
     other = [row.id for row in ReviewService(project, "dee").queue()]

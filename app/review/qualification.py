@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -158,6 +158,7 @@ def mixed_queue(project: Project, reviewer: str, rows: list[QueueRow]) -> list[Q
             return rows
         gold, makers = _gold(session)
         plan = reviews.setting(session, "assignments", {}) or {}
+        rows = _unannounced_rows(session, rows, set(gold), makers)
     assigned = {answer for answer, names in plan.items() if reviewer in names}
     mine = {a for a, names in makers.items() if reviewer in names}  # their own reviewed work stays theirs
     work = [r for r in rows if (r.id not in gold or r.id in mine) and (not assigned or r.id in assigned)]
@@ -171,6 +172,29 @@ def mixed_queue(project: Project, reviewer: str, rows: list[QueueRow]) -> list[Q
     for place in range(len(work) + count):
         mixed.append(next(gold_rows) if place in places else next(work_rows))
     return mixed
+
+
+def _unannounced_rows(
+    session: Session, rows: list[QueueRow], gold: set[str], makers: dict[str, set[str]]
+) -> list[QueueRow]:
+    """The rows with a gold answer's review count leaving out the reviews that made its gold (else
+    "3 reviews submitted" would announce it)."""
+    counted = store.submitted_reviewers(session, [r.id for r in rows if r.id in gold])
+    return [
+        replace(row, reviewers_done=sum(name not in makers.get(row.id, ()) for _, name in counted.get(row.id, [])))
+        if row.id in gold
+        else row
+        for row in rows
+    ]
+
+
+def queue_row(project: Project, row: QueueRow) -> QueueRow:
+    """One row of a reviewer's queue as `mixed_queue` shows it."""
+    with project.sessions() as session:
+        if reviews.setting(session, GOLD_SHARE) is None:
+            return row
+        gold, makers = _gold(session)
+        return _unannounced_rows(session, [row], set(gold), makers)[0]
 
 
 def unannounced(session: Session, answer_id: str) -> bool:

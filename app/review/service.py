@@ -124,7 +124,8 @@ class ReviewService:
 
     def queue_row(self, answer_id: str) -> QueueRow:
         with self.project.sessions() as session:
-            return reviews.queue(session, self.rater_id, answer_id)[0]
+            row = reviews.queue(session, self.rater_id, answer_id)[0]
+        return qualification.queue_row(self.project, row)  # a gold answer stays unannounced
 
     def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
         """The latest judge run's tag counts of these answers (of every answer if None)."""
