@@ -282,12 +282,15 @@ def test_the_command_line_lists_decides_and_measures(
     assert status == 2 and out == "" and "ben is not an adjudicator" in err
     status, out, _ = _run(
         project,
-        ["adjudicate", answers[0], "--point", "2", "--tag", "correct", "--reason", "reviewer error",
+        ["adjudicate", answers[0], "--point", "2", "--tag", "correct", "--reason", "guideline unclear",
          "--adjudicator", "lead", "--json"],
         capsys,
     )  # fmt: skip
     assert status == 0 and json.loads(out)["settled"]
     assert json.loads(_run(project, ["adjudicate", "--list", "--json"], capsys)[1]) == {"waiting": []}
+    (unclear,) = json.loads(_run(project, ["adjudicate", "--unclear", "--json"], capsys)[1])["guideline_unclear"]
+    assert unclear["answer_id"] == answers[0] and unclear["reviewers"] == {"ana": "correct", "ben": "incorrect"}
+    assert unclear["decided"] == "correct" and unclear["point"]  # the words the next guideline must settle
 
     # ana and ben reviewed a settled answer: neither is measured on gold they made
     status, out, _ = _run(project, ["qualification", "--gold-share", "0.1", "--json"], capsys)
