@@ -162,7 +162,7 @@ def _question(session, q: SharedQuestion, a: str, b: str, bases: _Bases, prefs: 
         row |= _points_change(points_a, points_b)
         sa, sb = (_scores(p) for p in (points_a, points_b))
         row["scores"] = {"a": sa, "b": sb}
-        row["change"] = {m: None if sa[m] is None or sb[m] is None else sb[m] - sa[m] for m in SCORE_NAMES}
+        row["change"] = {m: _difference(sa[m], sb[m]) for m in SCORE_NAMES}
     votes = [_vote(p, answer_a, answer_b) for p in prefs if {p.first, p.second} == {answer_a, answer_b}]
     row["preferences"] = len(votes)
     if votes:
@@ -176,6 +176,10 @@ def _question(session, q: SharedQuestion, a: str, b: str, bases: _Bases, prefs: 
     lower = any((row["change"].get(m) or 0) < 0 for m in ("correctness", "f1"))
     row["regression"] = bool(row["lost"]) or lower
     return row
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
 
 
 def _vote(p: Preference, answer_a: str, answer_b: str) -> int:
