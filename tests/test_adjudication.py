@@ -17,6 +17,7 @@ from app.errors import AssayError
 from app.figures import analytics, estimates, triage
 from app.ingest.datasets import import_dataset
 from app.ingest.labels import import_labels
+from app.judging.standing import real_label_figures
 from app.project import SAMPLE_DATASET, Project
 from app.review import adjudication, qualification
 from app.review.service import ReviewService
@@ -93,6 +94,7 @@ def test_adjudicated_tags_become_the_consensus_and_the_figures_use_them(disputed
     before = triage.triage(project)
     assert before["reviewed_cleared"] == 6 and before["missed"] == 1  # ben's incorrect point counted
     agreement_before = analytics.agreement(project)
+    assert real_label_figures(project.sessions, "run1")["with_errors"] == 1
 
     case = adjudication.decide(project, answers[0], 2, Tag.CORRECT, "reviewer error", "lead")
     assert case.settled and not adjudication.waiting(project)
@@ -102,6 +104,7 @@ def test_adjudicated_tags_become_the_consensus_and_the_figures_use_them(disputed
     scores = {(s["answer_id"], s["rater"]): s for s in analytics.scores(project)}
     assert scores[(answers[0], "consensus")]["correctness"] == 1.0
     after = triage.triage(project)
+    assert real_label_figures(project.sessions, "run1")["with_errors"] == 0  # the judge's standing too
     assert after["reviewed_cleared"] == 6 and after["missed"] == 0  # the consensus is the review now
     _, human, _, _ = estimates.answer_values(project)
     assert human[answers[0]]["correctness"] == 1.0  # not the mean of ana's 1.0 and ben's 0.5
