@@ -47,6 +47,7 @@ class Headline:
     low: Number | None
     high: Number | None
     basis: list[str | Number]  # words and figures, in the order read
+    whole_set: bool = False  # an estimate for every answer, not only for those a person tagged
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,7 @@ class Report:
     error_answers_total: int
     signoffs: list[Signoff] | None  # None: this Assay records no sign-offs
     comparisons: Table | None
+    comparison_notes: list[str]  # pairs with questions in common but nothing to compare them by yet
     appendix: dict[str, Table] = field(default_factory=dict)
     figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
     figures_data: tuple[Any, ...] = ()  # what they are drawn from: answer scores, points, triage
@@ -182,7 +184,8 @@ def gather(project: Project, redact: Redact) -> Report:
     def info(key: str) -> Number:
         return Number(counts[key], f"{counts[key]:,}", "info", key)
 
-    reviewers, judges = [], []
+    reviewers: list[RaterLine] = []
+    judges: list[RaterLine] = []
     for n, row in enumerate(by_rater):
         line = RaterLine(
             redact(rater_name(row["rater"])),
@@ -218,9 +221,11 @@ def gather(project: Project, redact: Redact) -> Report:
         error_answers=[],
         error_answers_total=0,
         signoffs=_signoffs(project, redact),
-        comparisons=_comparisons(project, redact),
+        comparisons=None,
+        comparison_notes=[],
     )
     report.error_answers_total, report.error_answers = _error_answers(project, points, kinds, redact)
+    report.comparisons, report.comparison_notes = _comparisons(project, redact)
     report.appendix = _appendix(project, per_answer, triage, redact)
     report.figures_data = (per_answer, points, triage)
     report.calibration = _calibration(project)
@@ -262,6 +267,7 @@ def _headlines(result: dict[str, Any]) -> list[Headline]:
                 Number(ci[0], share(ci[0]), command, key + ".ci.0"),
                 Number(ci[1], share(ci[1]), command, key + ".ci.1"),
                 basis,
+                whole_set=True,
             )
         )
     return out
@@ -276,7 +282,7 @@ def _reviewer_headlines(
 ) -> list[Headline]:
     """Each person's mean correctness and relevance over the answers they tagged, with a 95 % t interval
     over those answers (`mean_interval`; the interval's key says so: `t_interval.<metric>.<row>.<end>`)."""
-    out = []
+    out: list[Headline] = []
     for n, row in enumerate(by_rater):
         if kinds.get(row["rater"]) == "judge" or len(out) >= 2 * most:
             continue
@@ -591,24 +597,33 @@ def _interval_text(figures: dict[str, Any] | None, as_share: bool = False) -> st
     if not figures:
         return "—"
     write = share if as_share else words.score
-    return f"{write(figures['estimate'])} [{words.interval(*figures['ci'], as_share=as_share)}]"
+    low, high = figures["ci"]
+    return f"{write(figures['estimate'])} [{words.interval(low, high, as_share=as_share)}]"
 
 
 def _as_interval(estimate: float | None, interval: list[float] | None) -> dict[str, Any] | None:
     return {"estimate": estimate, "ci": interval} if interval else None
 
 
-def _comparisons(project: Project, redact: Redact, most: int = 6) -> Table | None:
+def _comparisons(project: Project, redact: Redact, most: int = 6) -> tuple[Table | None, list[str]]:
     """Each two generators on the questions both answered (app/figures/comparison.py): wins, ties and
     losses of the second against the first, its win rate and the difference of its scores, with 95 %
     intervals, and how many questions it does worse on."""
     from app.figures.comparison import comparison, generator_pairs
 
-    rows = []
+    rows, notes = [], []
     for a, b in generator_pairs(project)[:most]:
         try:
             found = comparison(project, a, b)
         except AssayError:
+            continue
+        if not found["compared"]:
+            notes.append(
+                redact(
+                    f"{b} and {a} answered {found['questions']} questions in common; no reviewer or judge has "
+                    "tagged both answers of any of them yet, so there is nothing to compare them by."
+                )
+            )
             continue
         rate = found["win_rate"]
         differences = [
@@ -627,10 +642,9 @@ def _comparisons(project: Project, redact: Redact, most: int = 6) -> Table | Non
                 str(len(found["regressions"])),
             ]
         )
-    if not rows:
-        return None
     columns = ["pair", "compared", "outcomes", "win_rate", "correctness_difference", "error_difference", "regressions"]
-    return Table([heading(c) for c in columns], rows, [False, True, True, True, True, True, True])
+    table = Table([heading(c) for c in columns], rows, [False, True, True, True, True, True, True])
+    return (table if rows else None), notes
 
 
 def _appendix(

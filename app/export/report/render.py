@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.export.report.gather import Number, Report, gather
+from app.export.report.gather import SLICES, Number, Report, gather
 from app.export.report.words import TAG_WORDS, share
 from app.project import RESOURCES
 
@@ -60,9 +60,9 @@ def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
     from app.export.report.figures import TEXT_WIDTH, data_uri, report_figures
 
     report = gather(project, redact)
-    report.figures = [
-        (title, data_uri(fig), caption) for title, fig, caption in report_figures(*report.figures_data, paper, redact)
-    ]
+    per_answer, points, triage = report.figures_data
+    drawn = report_figures(per_answer, points, triage, paper, redact)
+    report.figures = [(title, data_uri(fig), caption) for title, fig, caption in drawn]
     if report.calibration:
         from app.figures.calibration import reliability_figure
 
@@ -74,7 +74,10 @@ def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
 def render(report: Report, redact: Redact, paper: str, text_width: float) -> str:
     env = _environment(redact)
     css = env.get_template("report.css.j2").render(page=PAPERS[paper], width=text_width, made=report.made_at)
-    return env.get_template("report.html.j2").render(r=report, css=css, tag_words=TAG_WORDS, calibration=CALIBRATION)
+    slices = [(by, f"By {by}") for by in SLICES]
+    return env.get_template("report.html.j2").render(
+        r=report, css=css, tag_words=TAG_WORDS, calibration=CALIBRATION, score_slices=slices
+    )
 
 
 def write_html(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:
@@ -83,7 +86,7 @@ def write_html(project: Any, out: Path, redact: Redact, paper: str = "a4") -> No
 
 def pdf_document(text: str) -> Any:
     """WeasyPrint's laid-out document of the report's HTML: its pages, ready to write or to preview."""
-    from weasyprint import HTML
+    from weasyprint import HTML  # type: ignore[import-untyped]
 
     return HTML(string=text, base_url=str(TEMPLATES)).render()
 
@@ -97,7 +100,7 @@ def first_page_png(project: Any, redact: Redact, paper: str = "a4", dpi: int = 1
     whole report (page 1 says how many pages follow); PDFium, Chrome's PDF renderer, rasterises the page."""
     import io
 
-    import pypdfium2 as pdfium
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
     document = pdf_document(report_html(project, redact, paper))
     first = pdfium.PdfDocument(document.copy([document.pages[0]]).write_pdf())
