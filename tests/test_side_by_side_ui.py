@@ -78,6 +78,7 @@ def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: R
     left_point = side.view.rows[first_left].left
     right_point = side.view.rows[first_right].right
     assert service.state(ANSWER).points[left_point].point.tag is Tag.CORRECT
+    assert window.state.points[left_point].point.tag is Tag.CORRECT  # the review window shows it too
     assert service.state(f"{ANSWER}-short").points[right_point].point.tag is Tag.INCORRECT
     assert "you: ✗ incorrect" in side.table.item(first_right, RIGHT + 1).text()
 

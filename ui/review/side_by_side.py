@@ -83,6 +83,8 @@ class AlignedTable(QTableWidget):
 class SideBySideWindow(QMainWindow):
     """One reviewer comparing the answers of two generators, question by question."""
 
+    answerChanged = Signal(str)  # noqa: N815 - a point of this answer was tagged here
+
     def __init__(self, service: ReviewService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.pairwise = PairwiseReview(service)
@@ -327,6 +329,7 @@ class SideBySideWindow(QMainWindow):
             self.say(str(exc))
             return
         self.say("")
+        self.answerChanged.emit(answer_id)
         row, column = self.table.currentRow(), self.table.currentColumn()
         self.show_view(self.pairwise.refresh(self.view))
         self.table.setCurrentCell(min(row + 1, self.table.rowCount() - 1), column)
@@ -352,6 +355,7 @@ def open_side_by_side(
     side = getattr(window, "side_by_side", None)
     if side is None:
         side = SideBySideWindow(window.service, window)
+        side.answerChanged.connect(lambda answer_id: _show_if_open(window, answer_id))
         window.side_by_side = side
     target = answer_id or (window.state.answer.id if window.state is not None else None)
     if side.open_question(target, (a, b) if a and b else None):
@@ -361,6 +365,12 @@ def open_side_by_side(
     else:
         window.say(side.message.text())
     return side
+
+
+def _show_if_open(window: ReviewWindow, answer_id: str) -> None:
+    """The review window shows the answer just tagged side by side as it now is."""
+    if window.state is not None and window.state.answer.id == answer_id:
+        window.show_state(window.service.state(answer_id))
 
 
 def _scores(state: ReviewState) -> str:
