@@ -76,6 +76,7 @@ def main() -> None:
         f"subset: {len(subset)} answers on {len(by_contract)} contracts; "
         f"judged {summary.judged}, failed {summary.failed}"
     )
+    print(f"load average while it ran: {os.getloadavg()[1]:.1f} (5 min), on {os.cpu_count()} cores")
     print(
         f"estimate {estimate:.0f} s, measured {measured:.0f} s, off by {100 * (estimate - measured) / measured:+.0f} %"
     )

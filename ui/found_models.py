@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -48,6 +49,10 @@ class _Look(QRunnable):
             self.signals.failed.emit(str(exc))
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 class FoundModels(QWidget):
     """A list of the models found and the models the servers serve; `chosen` carries the pick."""
 
@@ -57,7 +62,8 @@ class FoundModels(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.list = QListWidget()
-        self.list.setMinimumHeight(120)
+        self.list.setMinimumSize(640, 110)  # a model's line reads whole: name, program, size, quantisation, context
+        self.list.setMaximumHeight(190)  # about seven lines, then it scrolls: the judge's settings stay in view
         self.list.itemActivated.connect(self._on_item_activated)
         self.list.itemClicked.connect(self._on_item_activated)
         self.status = QLabel("Looking for models on this computer and servers running…", wordWrap=True)
@@ -109,35 +115,40 @@ class FoundModels(QWidget):
     def _refill(self) -> None:
         self._pending -= 1
         self.list.clear()
+        style = self.style()
+        server_icon = style.standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
+        file_icon = style.standardIcon(QStyle.StandardPixmap.SP_FileIcon)
         for server in self.servers:
-            where = "on this computer" if server.on_this_computer else "on the network"
+            where = "this computer" if server.on_this_computer else "on the network"
             if server.problem:
-                item = QListWidgetItem(f"⚠ {server.line()}")
+                item = QListWidgetItem(style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning), server.line())
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, not choosable
                 item.setToolTip(f"{server.base_url}: {server.problem}")
                 self.list.addItem(item)
                 continue
             for model in server.models:
-                item = QListWidgetItem(f"🖧 {model} — {server.kind} server {where} ({server.base_url})")
+                netloc = server.base_url.split("//", 1)[-1].removesuffix("/v1")
+                item = QListWidgetItem(server_icon, f"{model} — {server.kind} at {netloc} ({where})")
                 item.setData(
                     Qt.ItemDataRole.UserRole, ModelChoice(kind="openai", model=model, base_url=server.base_url)
                 )
                 item.setToolTip(f"Judge through the {server.kind} server at {server.base_url}")
                 self.list.addItem(item)
         for model in self.models:
-            item = QListWidgetItem(f"▣ {model.line()}")
+            item = QListWidgetItem(file_icon, model.line())
             if model.problem is None:
                 item.setData(Qt.ItemDataRole.UserRole, ModelChoice(kind="gguf", model=model.path))
             else:
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)
             item.setToolTip(html.escape(model.path))
             self.list.addItem(item)
-        served = sum(len(s.models) for s in self.servers if not s.problem)
-        found = f"{len(self.models)} model{'s' * (len(self.models) != 1)} found on this computer"
-        running = f"{served} served by {len([s for s in self.servers if not s.problem])} server(s) running"
-        troubled = [s for s in self.servers if s.problem]
-        text = f"{found}; {running}" + (f"; {len(troubled)} server(s) not usable (⚠)" if troubled else "")
-        self.status.setText(text + (" — still looking…" if self._pending > 0 else ". Click one to use it."))
+        running = [s for s in self.servers if not s.problem]
+        troubled = len(self.servers) - len(running)
+        parts = [_count(len(self.models), "model file"), _count(len(running), "server") + " running"]
+        if troubled:
+            parts.append(_count(troubled, "server") + " not usable")
+        text = " · ".join(parts)
+        self.status.setText(text + (" · still looking…" if self._pending > 0 else " · click one to use it"))
         if self._pending <= 0:
             self.looked.emit()
 

@@ -22,16 +22,20 @@ class _CheckSignals(QObject):
 
 
 class CheckWorker(QRunnable):
-    def __init__(self, project: Project, settings: JudgeSettings) -> None:
+    def __init__(self, project: Project, settings: JudgeSettings, name: str | None = None) -> None:
         super().__init__()
-        self.project, self.settings = project, settings
+        self.project, self.settings, self.name = project, settings, name
         self.cancel = threading.Event()
         self.signals = _CheckSignals()
 
     def run(self) -> None:
         try:
             result = check_model(
-                self.project, self.settings, on_progress=self.signals.progressed.emit, cancel=self.cancel
+                self.project,
+                self.settings,
+                name=self.name,
+                on_progress=self.signals.progressed.emit,
+                cancel=self.cancel,
             )
         except AssayError as exc:
             self.signals.failed.emit(str(exc))
@@ -67,8 +71,9 @@ class ModelCheckPanel(QWidget):
         layout.addWidget(self.result)
         self.worker: CheckWorker | None = None
 
-    def start(self, settings: JudgeSettings) -> CheckWorker:
-        worker = CheckWorker(self.project, settings)
+    def start(self, settings: JudgeSettings, name: str | None = None) -> CheckWorker:
+        """Check the model `settings` name, as the run `name` (default check:<model file>)."""
+        worker = CheckWorker(self.project, settings, name)
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_check_progressed)
         worker.signals.failed.connect(self._on_check_failed)

@@ -233,7 +233,9 @@ class ModelPicker(QWidget):
             self.check.result.setText(f"Tick the box allowing texts to go to {self.host()} first.")
             self.check.result.show()
             return
-        self.check.start(self.judge_settings())
+        choice = self.choice()
+        found = next((m for m in self.found.models if m.path == choice.model), None)
+        self.check.start(self.judge_settings(), f"check:{found.name}" if found else None)  # Ollama's by name
 
     def _on_browse_clicked(self) -> None:
         self.browse()

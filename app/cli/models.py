@@ -84,7 +84,7 @@ def _check(project: Project, args: argparse.Namespace) -> int:
         settings = JudgeSettings()
     else:
         settings = JudgeSettings(model=resolve_model(args.check))
-    settings = permitted(settings, project.allowed_hosts(), args.allow_network)
+    settings = permitted(settings, project.allowed_hosts(), False)  # a network server: `assay network allow HOST` first
     name = f"check:{args.check.removeprefix(OLLAMA_PREFIX)}" if args.check.startswith(OLLAMA_PREFIX) else None
     result = check_model(project, settings, size=args.size, name=name, on_progress=print_progress)
     print(file=sys.stderr)

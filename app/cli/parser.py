@@ -94,7 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--add-server", metavar="URL", help="a model server on the network (remembered)")
     models.add_argument("--check", metavar="MODEL", help="judge labelled answers: embedded, FILE.gguf, ollama:NAME")
     models.add_argument("--base-url", help="with --check: the model is one this server serves")
-    models.add_argument("--allow-network", action="store_true", help="with --check: let a network server get texts")
     models.add_argument("--size", type=COUNT, default=12, help="with --check: labelled answers to judge (default 12)")
 
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")

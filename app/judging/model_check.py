@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.errors import AssayError
 from app.judging.runs import GENERATION_RESERVE, JudgeSettings, Progress, make_backend, run_judge
@@ -40,7 +40,7 @@ from models.segmentation import segment_answer
 from models.verdict import Verdict
 from models.vocabulary import PassageKind, RaterKind, ReviewStatus
 from storage import reviews
-from storage.schema import RaterRow, ReviewRow
+from storage.schema import AnswerRow, DocumentRow, QuestionRow, RaterRow, ReviewRow
 
 CHECK_ANSWERS = 12  # a few minutes with a 7B model on a laptop; enough for a first interval
 CHECK_SETTING = "model_check.{}"  # the latest check of each run: its timing, for a check that judged nothing new
@@ -61,6 +61,7 @@ class ModelCheck:
     model: str
     answers: int  # labelled answers judged and compared
     labelled: int  # labelled answers the project has
+    timed: list[str]  # answers judged only for their time (about the longest contract)
     seconds: float  # the check's judging time
     figures: dict[str, Any] | None  # real_label_figures, with agreement and agreement_ci
     project_answers: int
@@ -76,7 +77,8 @@ class ModelCheck:
 
     def lines(self) -> list[str]:
         """The check in words, figure by figure."""
-        lines = [f"{self.model}: judged {self.answers} human-labelled answers in {_duration(self.seconds)}"]
+        timed = f" and {len(self.timed)} about the longest contract, for its time" if self.timed else ""
+        lines = [f"{self.model}: judged {self.answers} human-labelled answers{timed} in {_duration(self.seconds)}"]
         f = self.figures
         if f:
             if f["with_errors"]:
@@ -165,6 +167,7 @@ def check_model(
             "(assay sample) or import labels (assay import-labels) first"
         )
     chosen = sorted(random.Random(seed).sample(labelled, min(size, len(labelled))))
+    timed = _on_longest_contract(project, set(labelled))
     # No saved document states: the check reads each contract afresh, as a first full run would.
     backend = make_backend(settings, None)
     try:
@@ -179,7 +182,7 @@ def check_model(
         judge.costs = []
         run = name or check_name(backend)
         started = time.perf_counter()
-        run_judge(project.sessions, judge, run, answer_ids=chosen, on_progress=on_progress, cancel=cancel)
+        run_judge(project.sessions, judge, run, answer_ids=chosen + timed, on_progress=on_progress, cancel=cancel)
         seconds = time.perf_counter() - started
         costs = judge.costs
         with project.sessions.begin() as session:
@@ -199,6 +202,7 @@ def check_model(
         model=str(backend.describe().get("model")),
         answers=figures["answers"] if figures else 0,
         labelled=len(labelled),
+        timed=timed,
         seconds=seconds,
         figures=figures,
         project_answers=len(project.answers()),
@@ -209,6 +213,24 @@ def check_model(
         standing=standing.text,
         costs=costs,
     )
+
+
+def _on_longest_contract(project: Project, labelled: set[str]) -> list[str]:
+    """One answer about the project's longest contract, judged only for its time: labelled answers are
+    often about short ones, and a long contract is read differently (passages chosen to fill the
+    context for each answer), so the estimate needs both. Empty when that contract's answers are all
+    labelled (they are timed anyway)."""
+    with project.sessions() as session:
+        longest = session.scalars(
+            select(DocumentRow.id).order_by(func.length(DocumentRow.text).desc(), DocumentRow.id).limit(1)
+        ).first()
+        about = session.scalars(
+            select(AnswerRow.id)
+            .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
+            .where(QuestionRow.document_id == longest)
+            .order_by(AnswerRow.id)
+        )
+        return [a for a in about if a not in labelled][:1]
 
 
 def _with_agreement(figures: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -73,7 +73,7 @@ def _size(size: int) -> str:
 
 
 def _home() -> Path:
-    return Path(os.environ.get("USERPROFILE") if sys.platform == "win32" else "~").expanduser()
+    return Path((os.environ.get("USERPROFILE") or "~") if sys.platform == "win32" else "~").expanduser()
 
 
 def _data_home() -> Path:
@@ -96,7 +96,7 @@ def ollama_roots() -> list[Path]:
     return roots
 
 
-def folder_places(extra_folders: list[str] = ()) -> list[tuple[str, Path]]:
+def folder_places(extra_folders: Sequence[str] = ()) -> list[tuple[str, Path]]:
     """(program, folder) of the programs that keep plain GGUF files, then the user's own folders."""
     home, data = _home(), _data_home()
     roaming = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") if sys.platform == "win32" else data
@@ -217,7 +217,7 @@ def _save_cache(files: dict[str, Any]) -> None:
     Path(handle.name).replace(path)
 
 
-def find_models(extra_folders: list[str] = ()) -> list[FoundModel]:
+def find_models(extra_folders: Sequence[str] = ()) -> list[FoundModel]:
     """Every GGUF model in the usual places and `extra_folders`, Ollama's by name first, then by
     program and name; whether each fits is judged against the memory free now."""
     cache = _load_cache()
@@ -333,7 +333,7 @@ def server_url(text: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{path if path.endswith('/v1') else path + '/v1'}"
 
 
-def detect_servers(added: list[str] = (), ports: Mapping[int, str] | None = None) -> list[FoundServer]:
+def detect_servers(added: Sequence[str] = (), ports: Mapping[int, str] | None = None) -> list[FoundServer]:
     """The model servers answering on this computer's usual ports, and those the user added by URL,
     each asked at once for its models. A port nobody listens on is left out; a server that answers
     something else, or too slowly, is listed with its problem. Over within about 2 s."""
@@ -342,7 +342,7 @@ def detect_servers(added: list[str] = (), ports: Mapping[int, str] | None = None
     targets += [(server_url(url), "model server", False) for url in added]
     deadline = time.monotonic() + ANSWER_WITHIN
     with ThreadPoolExecutor(max_workers=max(len(targets), 1), thread_name_prefix="detect") as pool:
-        results = list(pool.map(lambda target: _probe(*target, deadline), targets))
+        results = list(pool.map(lambda target: _probe(target[0], target[1], target[2], deadline), targets))
     return [server for server in results if server is not None]
 
 
