@@ -14,7 +14,7 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -75,9 +75,13 @@ class AlignedTable(QTableWidget):
         else:
             super().keyPressEvent(event)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().resizeEvent(event)
-        self.resizeRowsToContents()  # wrapped points take the height their new width needs
+    def __init__(self, rows: int, columns: int) -> None:
+        super().__init__(rows, columns)
+        # Wrapped points take the height their column's width needs, once the columns have settled.
+        self._fit = QTimer(self, singleShot=True, interval=0)
+        self._fit.timeout.connect(self.resizeRowsToContents)
+        self.horizontalHeader().sectionResized.connect(lambda *_: self._fit.start())
+        self.setStyleSheet("QTableWidget::item { padding: 4px; }")  # rows of wrapped text need air
 
 
 class SideBySideWindow(QMainWindow):
@@ -152,7 +156,7 @@ class SideBySideWindow(QMainWindow):
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(answers)
         body.addWidget(self.table)
-        body.setSizes([220, 600])
+        body.setSizes([300, 500])
         layout = QVBoxLayout()
         layout.addLayout(top)
         layout.addWidget(self.question)
@@ -376,4 +380,5 @@ def _show_if_open(window: ReviewWindow, answer_id: str) -> None:
 def _scores(state: ReviewState) -> str:
     correctness = state.scores.correctness
     shown = "—" if correctness is None else f"{correctness:.0%}"
-    return f"{len(state.points)} points · your correctness {shown}"
+    count = len(state.points)
+    return f"{count} point{'s' if count != 1 else ''} · your correctness {shown}"
