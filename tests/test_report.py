@@ -369,3 +369,14 @@ def test_the_export_dialog_previews_the_first_page(qtbot, reviewed_file: Path, t
         dialog.reject()
     finally:
         project.close()
+
+
+def test_the_pdf_comes_on_a4_or_letter(sample: Rendered, sample_file: Path, tmp_path: Path) -> None:
+    import pypdf
+
+    out = tmp_path / "letter.pdf"
+    assert main(["--db", url_for_path(sample_file), "export", "--format", "pdf", "--paper", "letter", str(out)]) == 0
+    letter = pypdf.PdfReader(out).pages[0].mediabox
+    a4 = pypdf.PdfReader(sample.pdf_path).pages[0].mediabox
+    assert (round(float(letter.width)), round(float(letter.height))) == (612, 792)  # 8.5 × 11 in
+    assert (round(float(a4.width)), round(float(a4.height))) == (595, 842)  # 210 × 297 mm

@@ -22,7 +22,7 @@ def _export(project: Project, args: argparse.Namespace) -> int:
             raise InvalidInput(str(args.redact_names_file), "cannot read the names: it is not UTF-8 text") from exc
     redact = Redaction(tuple(names)) if args.redact or names else keep_everything
     with writing(args.out):
-        written = export(project, args.format, args.out, redact)
+        written = export(project, args.format, args.out, redact, args.paper)
     print(f"wrote {written}")
     return 0
 

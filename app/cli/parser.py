@@ -345,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--redact", action="store_true", help="replace e-mail addresses and phone numbers")
     ex.add_argument("--redact-name", action="append", default=[], metavar="NAME", help="also replace NAME (repeatable)")
     ex.add_argument("--redact-names-file", type=Path, help="also replace the names in this file, one per line")
+    ex.add_argument("--paper", choices=["a4", "letter"], default="a4", help="the report's page size (default a4)")
 
     commands.add_parser("backup", help="copy the project into its backup folder now (the last 10 are kept, 1 a day)")
     restore = commands.add_parser("restore", help="put a backup in the project's place (the current file kept aside)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,9 @@ FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
 Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
 
 
-def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everything) -> Path:
-    """Write the reviewed set; `redact` (a `Redaction`) hides personal data in every text written."""
+def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> Path:
+    """Write the reviewed set; `redact` (a `Redaction`) hides personal data in every text written;
+    `paper` (a4 or letter) is the report's page size."""
     if fmt not in FORMATS:
         raise AssayError(f"export format is one of {', '.join(FORMATS)}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -30,8 +32,8 @@ def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everythi
         "xlsx": export_xlsx,
         "jsonl": export_jsonl,
         "finetune": export_finetune,
-        "report": export_report,
-        "pdf": export_pdf,
+        "report": partial(export_report, paper=paper),
+        "pdf": partial(export_pdf, paper=paper),
     }[fmt](project, out, redact)
     return out
 
@@ -191,15 +193,15 @@ def export_finetune(project: Project, out: Path, redact: Redact = keep_everythin
 # ---------------------------------------------------------------- the report
 
 
-def export_report(project: Project, out: Path, redact: Redact = keep_everything) -> None:
+def export_report(project: Project, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> None:
     """The report a partner reads, as one HTML file (figures inside): app/export/report/."""
     from app.export.report import write_html
 
-    write_html(project, out, redact)
+    write_html(project, out, redact, paper)
 
 
-def export_pdf(project: Project, out: Path, redact: Redact = keep_everything) -> None:
+def export_pdf(project: Project, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> None:
     """The same report as a paged PDF: page numbers, running heads, table of contents."""
     from app.export.report import write_pdf
 
-    write_pdf(project, out, redact)
+    write_pdf(project, out, redact, paper)
