@@ -109,3 +109,39 @@ def test_the_dashboard_regression_opens_side_by_side(qtbot, window: ReviewWindow
     window.dashboard.generators.regressionOpened.emit(f"{ANSWER}-short", "long-form", "short-form")
     side = window.side_by_side
     assert side.isVisible() and side.view.answer_ids == (ANSWER, f"{ANSWER}-short")
+
+
+def test_the_dashboard_lists_each_pair_and_its_regressions(qtbot, sample_project: Project, tmp_path) -> None:
+    """A judge finds every long answer right and every short answer wrong: B loses every question, and
+    every question is a regression; the panel says so and opens each one."""
+    import json
+
+    from app.figures.comparison import comparison
+    from app.ingest.labels import import_labels
+    from models.segmentation import segment_answer
+    from ui.generator_comparison import GeneratorComparison
+
+    import_dataset(sample_project.sessions, SAMPLE_SECOND_GENERATOR)
+    lines = []
+    ids = {a.id for a in sample_project.answers()}
+    for answer in sample_project.answers():
+        if not (answer.id.endswith("-short") or f"{answer.id}-short" in ids):
+            continue  # the 15 questions answered twice
+        text = sample_project.answer(answer.id).text
+        tag = "incorrect" if answer.id.endswith("-short") else "correct"
+        points = [{"text": s.text, "tag": tag} for s in segment_answer(text)]
+        lines.append({"answer_id": answer.id, "rater": "judge-x", "kind": "judge", "data_points": points})
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    import_labels(sample_project, path)
+    result = comparison(sample_project, "long-form", "short-form")
+    panel = GeneratorComparison()
+    qtbot.addWidget(panel)
+    panel.show_pairs([result])
+    assert "B better 0 · tie 0 · A better 15" in panel.summary.text() and "15 regressions" in panel.summary.text()
+    assert panel.regressions.rowCount() == len(result["regressions"]) == 15
+    first = result["regressions"][0]
+    assert panel.regressions.item(0, 2).text() == first["answer_b"]
+    with qtbot.waitSignal(panel.regressionOpened) as opened:
+        panel.regressions.cellDoubleClicked.emit(0, 0)
+    assert opened.args == [first["answer_b"], "long-form", "short-form"]
