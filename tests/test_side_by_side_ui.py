@@ -145,3 +145,5 @@ def test_the_dashboard_lists_each_pair_and_its_regressions(qtbot, sample_project
     with qtbot.waitSignal(panel.regressionOpened) as opened:
         panel.regressions.cellDoubleClicked.emit(0, 0)
     assert opened.args == [first["answer_b"], "long-form", "short-form"]
+    written = panel.export_to(tmp_path / "regressions.csv")  # what the Export regressions… button writes
+    assert len(written.read_text(encoding="utf-8").splitlines()) == 1 + 15

@@ -5,18 +5,25 @@ and the regressions, most severe first; a double click on one opens it side by s
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from app.errors import AssayError
+from app.figures.comparison import export_regressions
 
 SCORE_NAMES = {"correctness": "Correctness", "f1": "F1", "recall": "Recall"}
 COLUMNS = ("question", "A", "B", "wrong in B", "left out in B", "Δ correctness", "Δ F1")
@@ -40,9 +47,17 @@ class GeneratorComparison(QWidget):
         self.regressions.cellDoubleClicked.connect(self._on_row_double_clicked)
         self.regressions.setToolTip("Double-click a question to see its two answers side by side.")
         self._opens: list[tuple[str, str, str]] = []
+        self._pairs: list[dict[str, Any]] = []
+        self._pair_of_row: list[int] = []
+        self.export_button = QPushButton("Export regressions…")
+        self.export_button.setToolTip("The regressions of the selected row's pair (else the first) as CSV or XLSX")
+        self.export_button.clicked.connect(self._on_export_clicked)
+        heading = QHBoxLayout()
+        heading.addWidget(self.summary, 1)
+        heading.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
+        layout.addLayout(heading)
         layout.addWidget(self.regressions)
         self.show_pairs([])
 
@@ -52,10 +67,13 @@ class GeneratorComparison(QWidget):
                 "<b>Generators question by question</b>: needs two generators that answered the same questions."
             )
             self.regressions.hide()
+            self.export_button.hide()
             return
         self.summary.setText("<br>".join(pair_text(p) for p in pairs))
+        self._pairs = pairs
         rows = [(p, r) for p in pairs for r in p["regressions"]]
         self._opens = [(r["answer_b"], p["a"], p["b"]) for p, r in rows]
+        self._pair_of_row = [n for n, p in enumerate(pairs) for _ in p["regressions"]]
         self.regressions.setRowCount(len(rows))
         for n, (_pair, r) in enumerate(rows):
             values = (
@@ -73,6 +91,26 @@ class GeneratorComparison(QWidget):
                     item.setToolTip(f"{r['question']}\n{r['document']}\ntags from {r['basis']}")
                 self.regressions.setItem(n, column, item)
         self.regressions.setVisible(bool(rows))
+        self.export_button.setVisible(bool(rows))
+
+    def export_to(self, path: Path) -> Path:
+        """Write the regressions of the selected row's pair (else the first pair's)."""
+        row = self.regressions.currentRow()
+        pair = self._pairs[self._pair_of_row[row] if 0 <= row < len(self._pair_of_row) else 0]
+        return export_regressions(pair, path)
+
+    def _on_export_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export regressions", "regressions.xlsx", "Excel (*.xlsx);;CSV (*.csv)"
+        )
+        if not path:
+            return
+        try:
+            written = self.export_to(Path(path))
+        except (AssayError, OSError) as exc:
+            self.summary.setText(f"{self.summary.text()}<br>Not exported: {html.escape(str(exc))}")
+            return
+        self.export_button.setToolTip(f"Wrote {written}")
 
     def _on_row_double_clicked(self, row: int, _column: int) -> None:
         if 0 <= row < len(self._opens):
