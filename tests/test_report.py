@@ -366,6 +366,10 @@ def test_the_export_dialog_previews_the_first_page(qtbot, reviewed_file: Path, t
         )
         assert dark > 100  # words on it, not a blank page
         assert dialog.out() == tmp_path / "assay-export.pdf"
+        with qtbot.waitSignal(dialog.previewed, timeout=120_000):
+            dialog.page_size.setCurrentIndex(dialog.page_size.findData("letter"))
+        letter = dialog.preview.pixmap()
+        assert letter.height() / letter.width() == pytest.approx(11 / 8.5, abs=0.01) and dialog.paper == "letter"
         dialog.reject()
     finally:
         project.close()

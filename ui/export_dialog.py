@@ -48,16 +48,16 @@ class PreviewSignals(QObject):
 class PreviewWorker(QRunnable):
     """Lays out the report and draws its first page, off the window's thread (a few seconds)."""
 
-    def __init__(self, number: int, project: Project, redact: Redact) -> None:
+    def __init__(self, number: int, project: Project, redact: Redact, paper: str) -> None:
         super().__init__()
-        self.number, self.project, self.redact = number, project, redact
+        self.number, self.project, self.redact, self.paper = number, project, redact, paper
         self.signals = PreviewSignals()
 
     def run(self) -> None:
         from app.export.report import first_page_png
 
         try:
-            png = first_page_png(self.project, self.redact)
+            png = first_page_png(self.project, self.redact, self.paper)
         except (AssayError, OSError) as exc:
             self.signals.failed.emit(self.number, f"No preview: {exc}")
             return
@@ -77,7 +77,7 @@ class ExportDialog(QDialog):
         self._previews = 0  # the latest asked for: an older one finishing late is not shown
         self.preview = QLabel("", alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.preview.setFixedWidth(PREVIEW_WIDTH)
-        self.preview.setMinimumHeight(round(PREVIEW_WIDTH * 297 / 210))
+        self.preview.setMinimumHeight(round(PREVIEW_WIDTH * 297 / 210))  # A4's height; Letter's is less
         self.preview.setStyleSheet("QLabel { border: 1px solid #bbb; background: white; color: #555; }")
         self.setWindowTitle("Export the reviewed set")
         self.folder = folder or Path.home()
@@ -90,6 +90,9 @@ class ExportDialog(QDialog):
         path_row = QHBoxLayout()
         path_row.addWidget(self.path)
         path_row.addWidget(browse)
+        self.page_size = QComboBox()
+        self.page_size.addItem("A4", "a4")
+        self.page_size.addItem("US Letter", "letter")
         self.redact = QCheckBox("Replace e-mail addresses and phone numbers")
         self.names = QLineEdit(placeholderText="and these names, separated by commas (optional)")
         note = QLabel("Redaction changes only the exported file; the project keeps the original text.", wordWrap=True)
@@ -105,6 +108,7 @@ class ExportDialog(QDialog):
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Format", self.format)
         form.addRow("File", path_row)
+        form.addRow("Page size", self.page_size)
         form.addRow("Redaction", self.redact)
         form.addRow("", self.names)
         form.addRow(note)
@@ -114,13 +118,18 @@ class ExportDialog(QDialog):
         row.addWidget(self.preview, 0, Qt.AlignmentFlag.AlignTop)
         self.format.currentIndexChanged.connect(self._on_format_changed)
         self.path.textChanged.connect(lambda text: self.export_button.setEnabled(bool(text.strip())))
-        self.redact.toggled.connect(self._on_redaction_changed)
-        self.names.editingFinished.connect(self._on_redaction_changed)
+        self.redact.toggled.connect(self._on_report_options_changed)
+        self.page_size.currentIndexChanged.connect(self._on_report_options_changed)
+        self.names.editingFinished.connect(self._on_report_options_changed)
         self._on_format_changed()
 
     @property
     def fmt(self) -> str:
         return self.format.currentData()
+
+    @property
+    def paper(self) -> str:
+        return self.page_size.currentData()
 
     def out(self) -> Path:
         return Path(self.path.text().strip()).expanduser()
@@ -136,10 +145,11 @@ class ExportDialog(QDialog):
         parent = Path(current).parent if current else self.folder
         self.path.setText(str(parent / f"{stem}.{suffix}"))
         self.preview.setVisible(self.project is not None and self.fmt in REPORTS)
+        self.page_size.setEnabled(self.fmt in REPORTS)
         if self.preview.isVisibleTo(self) and self.preview.pixmap().isNull():
             self.refresh_preview()
 
-    def _on_redaction_changed(self, *_: object) -> None:
+    def _on_report_options_changed(self, *_: object) -> None:
         if self.project is not None and self.fmt in REPORTS:
             self.refresh_preview()
 
@@ -149,7 +159,7 @@ class ExportDialog(QDialog):
         self._previews += 1
         self.preview.setPixmap(QPixmap())
         self.preview.setText("Preparing a preview of the first page…")
-        worker = PreviewWorker(self._previews, self.project, self.redaction())
+        worker = PreviewWorker(self._previews, self.project, self.redaction(), self.paper)
         worker.signals.finished.connect(self._on_preview_finished)
         worker.signals.failed.connect(self._on_preview_failed)
         self.pool.start(worker)
@@ -177,11 +187,13 @@ class ExportDialog(QDialog):
             self.path.setText(path)
 
 
-def export_project(project: Project, fmt: str, out: Path, redact: Redact, say: Callable[[str], None]) -> bool:
+def export_project(
+    project: Project, fmt: str, out: Path, redact: Redact, say: Callable[[str], None], paper: str = "a4"
+) -> bool:
     """Export with a wait cursor; where it went, or why nothing was exported, is one sentence to `say`."""
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        export(project, fmt, out, redact)
+        export(project, fmt, out, redact, paper)
     except (AssayError, OSError) as exc:
         say(f"Nothing exported: {exc}")
         return False
@@ -197,4 +209,4 @@ def export_from_dialog(parent: QWidget, project: Project, say: Callable[[str], N
     folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
     dialog = ExportDialog(parent, folder, project)
     if dialog.exec():
-        export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say)
+        export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say, dialog.paper)
