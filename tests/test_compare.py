@@ -33,7 +33,6 @@ from storage.preferences import preferences
 
 pytestmark = pytest.mark.every_store
 
-SAMPLE_JUDGE = Path(__file__).parent / "fixtures" / "compare" / "sample_judge_labels.jsonl"
 A, B = "long-form", "short-form"
 
 
@@ -246,36 +245,66 @@ def test_aligned_points_are_the_ones_the_identity_rule_matches() -> None:
         assert sum(r.aligned for r in found) >= min(2, len(a))  # the copies
 
 
+VERDICT_TAGS = {"supported": "correct", "incorrect": "incorrect"}  # the verifier's sure verdicts; the rest untagged
+
+
+def verifier_labels(project: Project, answer_ids: list[str], capsys) -> list[dict]:
+    """The model-free verifier's verdicts on these answers as a judge's labels: a claim it finds in the
+    document is correct, one it flags incorrect; one it cannot settle stays untagged."""
+    assert main(["--db", project.url, "verify", "--answers", ",".join(answer_ids), "--json"]) == 0
+    checked = json.loads(capsys.readouterr().out)["answers"]
+    return [
+        {
+            "answer_id": answer["answer_id"],
+            "rater": "verifier-verdicts",
+            "kind": "judge",
+            "data_points": [
+                {"text": p["text"], "span": [p["start"], p["end"]], "tag": VERDICT_TAGS[p["verdict"]]}
+                for p in answer["points"]
+                if p["verdict"] in VERDICT_TAGS
+            ],
+        }
+        for answer in checked
+        if any(p["verdict"] in VERDICT_TAGS for p in answer["points"])
+    ]
+
+
 def test_the_sample_regression_list(sample_project: Project, tmp_path: Path, capsys) -> None:
-    """The sample's two generators, tagged by the embedded judge (its run on these 30 answers, shipped
-    as labels): `assay compare` lists the questions where the short answers are worse, most severe
-    first, and exports them."""
+    """The sample's two generators tagged by the verifier's verdicts: `assay compare` lists the questions
+    where the short answers are worse, most severe first, each for a reason the tags show, and exports
+    them."""
     with_second_generator(sample_project)
-    assert main(["--db", sample_project.url, "import-labels", str(SAMPLE_JUDGE)]) == 0
+    ids = [i for b in _short_ids() for i in (b.removesuffix("-short"), b)]
+    lines = verifier_labels(sample_project, ids, capsys)
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
     capsys.readouterr()
-    lines = [json.loads(line) for line in SAMPLE_JUDGE.read_text(encoding="utf-8").splitlines()]
     tagged = {line["answer_id"]: line["data_points"] for line in lines}
 
     assert main(["--db", sample_project.url, "compare", A, B, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 15 and result["wins"] + result["ties"] + result["losses"] == result["compared"]
     regressions = result["regressions"]
-    assert regressions, "the short answers leave out what the long ones say"
-    keys = [(-r["wrong_in_b"], -r["left_out_in_b"], r["correctness_change"] or 0.0) for r in regressions]
-    assert [k[:2] for k in keys] == sorted(k[:2] for k in keys)  # most severe first
+    assert regressions, "the short answers leave out claims the long ones make and the document supports"
+    keys = [(-r["wrong_in_b"], -r["left_out_in_b"]) for r in regressions]
+    assert keys == sorted(keys)  # most severe first
     for r in regressions:
-        a_points, b_points = tagged[r["answer_a"]], tagged[r["answer_b"]]
+        a_points, b_points = tagged.get(r["answer_a"], []), tagged.get(r["answer_b"], [])
         lower = any((r[k] or 0) < 0 for k in ("correctness_change", "f1_change"))
         assert r["wrong_in_b"] + r["left_out_in_b"] > 0 or lower
-        for lost in r["lost"]:  # a point correct in A, and in B incorrect, missing, or not made
+        for lost in r["lost"]:  # a point correct in A, and in B incorrect, missing, or not made at all
             assert any(p["text"] == lost["a_text"] and p["tag"] == "correct" for p in a_points)
-            assert not any(
-                p["tag"] == "correct" and same_point(content(lost["a_text"]), content(p["text"])) for p in b_points
-            ) or lost["b_tag"] in ("incorrect", "missing")
-    by_question = {q["answer_a"]: q for q in result["per_question"]}
-    for answer_a, q in by_question.items():  # every question with a lower score is listed
-        if any((q["change"].get(k) or 0) < 0 for k in ("correctness", "f1")):
-            assert answer_a in {r["answer_a"] for r in regressions}
+            if lost["b_tag"] is None:
+                assert not any(
+                    p["tag"] == "correct" and same_point(content(lost["a_text"]), content(p["text"])) for p in b_points
+                )
+            else:
+                assert lost["b_tag"] in ("incorrect", "missing")
+    listed = {r["answer_a"] for r in regressions}
+    for q in result["per_question"]:  # every question with a lower score, or a correct point lost, is listed
+        if any((q["change"].get(k) or 0) < 0 for k in ("correctness", "f1")) or q["lost"]:
+            assert q["answer_a"] in listed
 
     assert main(["--db", sample_project.url, "compare", A, B, "--export", str(tmp_path / "r.csv")]) == 0
     printed = capsys.readouterr().out
