@@ -99,7 +99,7 @@ def test_blind_comparison_hides_the_generators(qtbot, window: ReviewWindow) -> N
     side = _side(qtbot, window)
     side.blind.setChecked(True)
     headers = [side.table.horizontalHeaderItem(c).text() for c in (0, 2)]
-    assert headers == ["A: Answer A", "B: Answer B"]
+    assert headers == ["Answer A", "Answer B"]
     assert set(side.view.answer_ids) == {ANSWER, f"{ANSWER}-short"} and side.view.seed is not None
     assert "long-form" not in side.answers[0].toPlainText() + side.answers[1].toPlainText()
     assert side.pair.currentText() == "two answers, names hidden"

@@ -246,7 +246,10 @@ class SideBySideWindow(QMainWindow):
                 f"<span style='color:{NOTE_COLOUR}'>{_scores(state)}</span><br>"
                 + html.escape(state.answer.text).replace("\n", "<br>")
             )
-        self.table.setHorizontalHeaderLabels([f"A: {view.left.label}", "tags", f"B: {view.right.label}", "tags"])
+        left, right = (
+            (view.left.label, view.right.label) if view.blind else (f"A: {view.left.label}", f"B: {view.right.label}")
+        )
+        self.table.setHorizontalHeaderLabels([left, "tags", right, "tags"])
         self.table.setRowCount(len(view.rows))
         judge_visible = view.left.state.judge_visible
         for n, aligned in enumerate(view.rows):
