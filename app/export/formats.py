@@ -27,14 +27,15 @@ def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everythi
     if fmt not in FORMATS:
         raise AssayError(f"export format is one of {', '.join(FORMATS)}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    {
+    writers: dict[str, Callable[[Project, Path, Redact], None]] = {
         "csv": export_csv,
         "xlsx": export_xlsx,
         "jsonl": export_jsonl,
         "finetune": export_finetune,
         "report": partial(export_report, paper=paper),
         "pdf": partial(export_pdf, paper=paper),
-    }[fmt](project, out, redact)
+    }
+    writers[fmt](project, out, redact)
     return out
 
 

@@ -404,7 +404,8 @@ def _signoffs(project: Project, redact: Redact) -> list[Signoff] | None:
         return None
     out = []
     for s in project.signoffs():
-        signed = s.signed_at.strftime("%d %b %Y %H:%M") if isinstance(s.signed_at, dt.datetime) else str(s.signed_at)
+        at = s.signed_at
+        signed = at.astimezone(dt.UTC).strftime("%d %b %Y %H:%M UTC") if isinstance(at, dt.datetime) else str(at)
         out.append(Signoff(redact(s.answer_id), redact(s.reviewer), signed, s.digest, s.matches, redact(s.problem)))
     return out
 
