@@ -384,3 +384,26 @@ def test_the_pdf_comes_on_a4_or_letter(sample: Rendered, sample_file: Path, tmp_
     a4 = pypdf.PdfReader(sample.pdf_path).pages[0].mediabox
     assert (round(float(letter.width)), round(float(letter.height))) == (612, 792)  # 8.5 × 11 in
     assert (round(float(a4.width)), round(float(a4.height))) == (595, 842)  # 210 × 297 mm
+
+
+def test_other_rubrics_come_in_the_appendix(sample_file: Path, tmp_path: Path) -> None:
+    from models.vocabulary import OutcomeStatus, RaterKind
+    from storage import raters, rubric_results
+    from storage.judgements import JudgeOutcome
+
+    path = tmp_path / "rubrics.assay"
+    shutil.copy(sample_file, path)
+    project = Project.open(url_for_path(path))
+    try:
+        answer = project.answers()[0].id
+        outcome = JudgeOutcome(OutcomeStatus.JUDGED, 1, None, "{}", (), 10, 10, 0.1)
+        with project.sessions.begin() as session:
+            run = raters.add_rater(session, "judge:Qwen2.5-7B-Instruct.Q4_K_M:dece:standard", RaterKind.JUDGE, {}, "t")
+            verdict = ("partially met", 0.5, {})
+            rubric_results.save_rubric_result(session, run.id, answer, "dece", verdict, outcome, "t")
+        html = export(project, "report", tmp_path / "r.html").read_text(encoding="utf-8")
+    finally:
+        project.close()
+    appendix = html.split('id="appendix"')[1]
+    assert "Other rubrics, answer by answer" in appendix
+    assert f"<td>{answer}</td><td>Qwen2.5-7B (dece)</td><td>dece</td><td>partially met</td>" in appendix

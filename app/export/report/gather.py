@@ -15,12 +15,12 @@ from typing import Any
 
 from app.errors import AssayError
 from app.export.report import words
-from app.export.report.words import heading, share
+from app.export.report.words import cell, heading, share
 from app.figures import analytics as stats
 from app.figures import estimates
 from app.figures.rater_names import rater_name
 from app.project import Project
-from storage import analytics, raters, reviews
+from storage import analytics, raters, reviews, rubric_results
 
 Redact = Callable[[Any], Any]
 SLICES = ("rater", "source", "document", "generator")
@@ -677,6 +677,18 @@ def _appendix(
     tables["Estimates by generator, with 95 % intervals"] = Table(
         [heading(c) for c in columns], rows, [False, False, True, True, True, True]
     )
+    with project.sessions() as session:
+        rubrics = rubric_results.rubric_results(session)
+    if rubrics:  # answer-level rubrics other judges ran (DeCE, the two-dimensional…)
+        columns = ["answer_id", "rater", "rubric", "label", "score"]
+        tables["Other rubrics, answer by answer"] = Table(
+            [heading(c) for c in columns],
+            [
+                [redact(r.answer_id), redact(rater_name(r.rater)), r.rubric, redact(r.label or "—"), cell(r.score)]
+                for r in rubrics
+            ],
+            [False, False, False, False, True],
+        )
     if triage["judged"]:
         columns = [
             "min_correctness",
