@@ -33,8 +33,8 @@ def main() -> None:
         os.environ["ASSAY_CONFIG_DIR"] = str(Path(folder) / "config")
         os.environ["ASSAY_JUDGE_STATE_DIR"] = str(Path(folder) / "state")
 
-        from app.judging.model_check import check_model, estimate_seconds, fit_costs
-        from app.judging.runs import JudgeSettings, make_backend, run_judge
+        from app.judging.model_check import check_model, estimate_seconds
+        from app.judging.runs import JudgeSettings, Progress, make_backend, run_judge
         from app.judging.sample_tour import import_sample, labelled_ids
         from app.project import Project
 
@@ -42,10 +42,7 @@ def main() -> None:
         import_sample(project)
         check = check_model(project, JudgeSettings(), size=args.size)
         print("\n".join(check.lines()))
-        print(
-            f"check: {check.seconds:.1f} s; fitted {check.seconds_per_answer} s an answer, prefill "
-            f"{check.prefill_per_second} tokens/s, generation {check.generated_per_second} tokens/s"
-        )
+        print(f"check: {check.seconds:.1f} s; {check.rates}")
 
         labelled = labelled_ids()
         by_contract: dict[str, list[str]] = {}
@@ -63,12 +60,19 @@ def main() -> None:
         settings = JudgeSettings()
         backend = make_backend(settings, None)  # cold, as the estimate assumes
         try:
-            rates = fit_costs(check.costs)
-            assert rates is not None
-            estimate = estimate_seconds(project, backend, check.costs, rates, subset)
+            assert check.rates is not None
+            estimate = estimate_seconds(project, backend, check.rates, subset)
             started = time.perf_counter()
-            summary = run_judge(project.sessions, settings.judge(backend), "full", answer_ids=subset)
+            seconds: dict[str, float] = {}
+
+            def timed(progress: Progress) -> None:
+                seconds[progress.answer_id] = time.perf_counter() - started - sum(seconds.values())
+
+            summary = run_judge(project.sessions, settings.judge(backend), "full", answer_ids=subset, on_progress=timed)
             measured = time.perf_counter() - started
+            for answer_id, took in seconds.items():  # what the estimate says of each, beside what it took
+                alone = estimate_seconds(project, backend, check.rates, [answer_id])
+                print(f"  {answer_id:22} {took:6.1f} s (alone, cold: {alone:6.1f} s)")
         finally:
             backend.close()
             project.close()

@@ -18,7 +18,7 @@ from app.settings import ModelChoice
 
 def test_the_check_reports_figures_with_intervals_and_becomes_the_models_standing(sample_project: Project) -> None:
     import_labels(sample_project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
-    result = check_model(sample_project, JudgeSettings(), size=3)
+    result = check_model(sample_project, JudgeSettings(), size=3, long_timed=0)  # a long contract takes a minute
     assert (result.answers, result.labelled) == (3, 34)
     figures = result.figures
     assert figures is not None and figures["with_errors"] + figures["correct"] == 3
@@ -38,10 +38,12 @@ def test_the_check_reports_figures_with_intervals_and_becomes_the_models_standin
     assert result.estimate_seconds is not None and result.estimate_seconds > result.seconds / 3 * answers / 2
     standing = standing_of_model(sample_project.sessions, ModelChoice())  # the embedded model's
     assert standing.real is not None and standing.real["rater"] == result.run and standing.real["answers"] == 3
-    again = check_model(sample_project, JudgeSettings(), size=3)  # nothing new to judge: the timings are kept
+    again = check_model(
+        sample_project, JudgeSettings(), size=3, long_timed=0
+    )  # nothing new to judge: the timings are kept
     assert again.answers == 3 and again.estimate_seconds == pytest.approx(result.estimate_seconds, rel=0.01)
 
 
 def test_a_project_without_human_labels_is_told_how_to_get_them(sample_project: Project) -> None:
     with pytest.raises(AssayError, match="no human-labelled answers to check a model against"):
-        check_model(sample_project, JudgeSettings(), size=3)
+        check_model(sample_project, JudgeSettings(), size=3, long_timed=0)

@@ -7,15 +7,14 @@ Its figures are those of `standing.real_label_figures` (answer-level recall and 
 intervals) with the answer-level agreement with the humans, and, being an ordinary judge run of that
 model, they become the model's standing in the window and the report.
 
-The estimate of the whole project's judging time comes from what each checked answer cost: prompt
-tokens the model computed (`evaluated`) and tokens it wrote (`completion`). A least-squares fit (no
-negative terms) of seconds = a fixed cost per answer + evaluated / prefill speed + completion /
-generation speed gives the three (prefill is tens of times faster than generation on a CPU, so one
-tokens/s figure would mis-weigh long contracts; each answer's several short calls cost a fixed time).
-Each answer of the project is then costed: its contract read once when the whole contract fits the
-context (the judge keeps it, and the answers after the first read only their own part), the context's
-worth of chosen passages for each answer when it does not, the answer's own prompt as measured, and a
-reply as long per data point as the check's were.
+The estimate of the whole project's judging time is built from the check's own answers, timed, as a
+judge reads a contract in one of two ways. A contract that fits the context is read once, with its
+first answer (the judge keeps it), and each later answer costs only its own prompt and reply: the
+checked answers after the first on their contract give that cost (their median), the first ones the
+cost of reading a contract, per token. A contract longer than the context gets passages chosen for
+each answer, filling the context anew every time: the check times answers about the project's longest
+contract for that cost (the labelled answers are often about short ones). A model's speed per token
+is not one figure: short calls cost more per token than one long read, so these are measured, not fitted.
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from storage import reviews
 from storage.schema import AnswerRow, DocumentRow, QuestionRow, RaterRow, ReviewRow
 
 CHECK_ANSWERS = 12  # a few minutes with a 7B model on a laptop; enough for a first interval
+LONG_TIMED = 2  # answers about the longest contract the check times (the second reuses some of the first's read)
 CHECK_SETTING = "model_check.{}"  # the latest check of each run: its timing, for a check that judged nothing new
 
 
@@ -66,9 +66,7 @@ class ModelCheck:
     figures: dict[str, Any] | None  # real_label_figures, with agreement and agreement_ci
     project_answers: int
     estimate_seconds: float | None  # judging every answer of the project on this computer
-    seconds_per_answer: float | None  # the fitted cost of an answer beyond its tokens
-    prefill_per_second: float | None  # None: too fast to show in the check's times
-    generated_per_second: float | None
+    rates: Rates | None  # what the estimate is made of
     standing: str
     costs: list[AnswerCost] = field(default_factory=list)
 
@@ -77,8 +75,8 @@ class ModelCheck:
 
     def lines(self) -> list[str]:
         """The check in words, figure by figure."""
-        timed = f" and {len(self.timed)} about the longest contract, for its time" if self.timed else ""
-        lines = [f"{self.model}: judged {self.answers} human-labelled answers{timed} in {_duration(self.seconds)}"]
+        timed = f" (and {len(self.timed)} about the longest contract, timed for the estimate)" if self.timed else ""
+        lines = [f"{self.model}: judged {self.answers} human-labelled answers in {_duration(self.seconds)}{timed}"]
         f = self.figures
         if f:
             if f["with_errors"]:
@@ -155,6 +153,7 @@ def check_model(
     size: int = CHECK_ANSWERS,
     seed: int = 0,
     name: str | None = None,
+    long_timed: int = LONG_TIMED,
     on_progress: Callable[[Progress], None] = lambda _p: None,
     cancel: threading.Event | None = None,
 ) -> ModelCheck:
@@ -167,7 +166,7 @@ def check_model(
             "(assay sample) or import labels (assay import-labels) first"
         )
     chosen = sorted(random.Random(seed).sample(labelled, min(size, len(labelled))))
-    timed = _on_longest_contract(project, set(labelled))
+    timed = _on_longest_contract(project, set(labelled))[:long_timed]
     # No saved document states: the check reads each contract afresh, as a first full run would.
     backend = make_backend(settings, None)
     try:
@@ -191,8 +190,8 @@ def check_model(
             else:
                 costs = [AnswerCost(**c) for c in reviews.setting(session, CHECK_SETTING.format(run), [])]
                 seconds = sum(c.seconds for c in costs)
-        rates = fit_costs(costs)
-        estimate = estimate_seconds(project, backend, costs, rates) if rates else None
+        rates = measured_rates(project, backend, costs)
+        estimate = estimate_seconds(project, backend, rates) if rates else None
     finally:
         backend.close()
     figures = _with_agreement(real_label_figures(project.sessions, run))
@@ -207,16 +206,14 @@ def check_model(
         figures=figures,
         project_answers=len(project.answers()),
         estimate_seconds=estimate,
-        seconds_per_answer=rates[0] if rates else None,
-        prefill_per_second=1 / rates[1] if rates and rates[1] else None,
-        generated_per_second=1 / rates[2] if rates and rates[2] else None,
+        rates=rates,
         standing=standing.text,
         costs=costs,
     )
 
 
 def _on_longest_contract(project: Project, labelled: set[str]) -> list[str]:
-    """One answer about the project's longest contract, judged only for its time: labelled answers are
+    """Answers about the project's longest contract, judged only for their time: labelled answers are
     often about short ones, and a long contract is read differently (passages chosen to fill the
     context for each answer), so the estimate needs both. Empty when that contract's answers are all
     labelled (they are timed anyway)."""
@@ -230,7 +227,7 @@ def _on_longest_contract(project: Project, labelled: set[str]) -> list[str]:
             .where(QuestionRow.document_id == longest)
             .order_by(AnswerRow.id)
         )
-        return [a for a in about if a not in labelled][:1]
+        return [a for a in about if a not in labelled]
 
 
 def _with_agreement(figures: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -245,67 +242,94 @@ def _with_agreement(figures: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def fit_costs(costs: list[AnswerCost]) -> tuple[float, float, float] | None:
-    """Seconds per answer, per prompt token computed and per token written that best explain the
-    checked answers' times (none negative); None without a measured answer."""
-    import numpy as np
-    from scipy.optimize import nnls
+@dataclass(frozen=True)
+class Rates:
+    """What judging an answer costs with this model on this computer, in seconds."""
 
-    costs = [c for c in costs if c.seconds > 0]
+    answer: float  # an answer about a contract the judge has read: its own prompt and reply
+    per_contract_token: float  # reading a contract that fits the context, per token, once
+    long_answer: float | None  # an answer about a contract longer than the context (None: none timed)
+
+
+def measured_rates(project: Project, backend: JudgeBackend, costs: list[AnswerCost]) -> Rates | None:
+    """The rates the check's timed answers show (module docstring); None without a timed answer."""
     if not costs:
         return None
-    terms = np.array([[1.0, c.evaluated, c.completion] for c in costs])
-    (per_answer, per_read, per_written), _ = nnls(terms, np.array([c.seconds for c in costs]))
-    return float(per_answer), float(per_read), float(per_written)
+    with project.sessions() as session:
+        sizes = _ContractSizes(session, backend)
+        later, firsts, long = [], [], []
+        seen: set[int] = set()
+        for cost in costs:  # in the order judged: a run judges a contract's answers together
+            contract, fits = sizes.of(cost.answer_id)
+            if not fits:
+                long.append(cost.seconds)
+            elif contract.document_id in seen:
+                later.append(cost.seconds)
+            else:
+                firsts.append((cost.seconds, contract.tokens))
+            seen.add(contract.document_id)
+    import statistics
+
+    answer = statistics.median(later) if later else min(c.seconds for c in costs)
+    reads = [max(seconds - answer, 0.0) / tokens for seconds, tokens in firsts if tokens]
+    per_token = statistics.mean(reads) if reads else 0.0
+    return Rates(answer, per_token, statistics.mean(long) if long else None)
+
+
+@dataclass(frozen=True)
+class _Contract:
+    document_id: int
+    tokens: int
+
+
+class _ContractSizes:
+    """Each answer's contract, its length in the model's tokens, and whether the judge reads it whole
+    (runs.select_evidence's rule: the whole document when it fits beside the answer's prompt)."""
+
+    def __init__(self, session: Any, backend: JudgeBackend) -> None:
+        self.session, self.backend = session, backend
+        self.tokens: dict[int, int] = {}
+
+    def of(self, answer_id: str) -> tuple[_Contract, bool]:
+        from storage import answers as answer_store
+        from storage import documents
+
+        answer = answer_store.answer_detail(self.session, answer_id)
+        assert answer is not None
+        if answer.document_id not in self.tokens:
+            shown = [
+                EvidencePassage(p.citation_id, p.section, p.text)
+                for p in documents.passages_of(self.session, answer.document_id)
+                if p.kind is not PassageKind.TOC
+            ]
+            self.tokens[answer.document_id] = self.backend.count_tokens(evidence_text(shown))
+        frame = one_pass_prompt([], answer.question, answer.text, Strictness.STANDARD)
+        prompt = sum(self.backend.count_tokens(m.text) for m in frame.messages)
+        tokens = self.tokens[answer.document_id]
+        return _Contract(
+            answer.document_id, tokens
+        ), tokens <= self.backend.context_tokens - GENERATION_RESERVE - prompt
 
 
 def estimate_seconds(
-    project: Project,
-    backend: JudgeBackend,
-    costs: list[AnswerCost],
-    rates: tuple[float, float, float],
-    answer_ids: list[str] | None = None,
+    project: Project, backend: JudgeBackend, rates: Rates, answer_ids: list[str] | None = None
 ) -> float:
     """Seconds to judge every answer of the project (or those of `answer_ids`) with this backend, from
     a cold start (module docstring)."""
-    from storage import answers as answer_store
-    from storage import documents
-
-    per_answer, per_read, per_written = rates
-    written_per_point = sum(c.completion for c in costs) / max(sum(c.points for c in costs), 1)
-    # What an answer reads beyond its contract: the least any checked answer computed (one whose contract
-    # the judge had already read), in proportion to its own prompt.
-    own = min(costs, key=lambda c: c.evaluated)
+    ids = answer_ids if answer_ids is not None else [a.id for a in project.answers()]
+    total = 0.0
     with project.sessions() as session:
-        own_prompt = _prompt_tokens(backend, answer_store.answer_detail(session, own.answer_id))
-        read_per_prompt_token = own.evaluated / max(own_prompt, 1)
-        total = 0.0
-        contract_tokens: dict[int, int] = {}
-        for answer_id in answer_ids if answer_ids is not None else [a.id for a in project.answers()]:
-            answer = answer_store.answer_detail(session, answer_id)
-            assert answer is not None
-            prompt = _prompt_tokens(backend, answer)
-            budget = backend.context_tokens - GENERATION_RESERVE - prompt
-            if answer.document_id not in contract_tokens:
-                passages = documents.passages_of(session, answer.document_id)
-                shown = [
-                    EvidencePassage(p.citation_id, p.section, p.text) for p in passages if p.kind is not PassageKind.TOC
-                ]
-                contract_tokens[answer.document_id] = backend.count_tokens(evidence_text(shown))
-                first = True
-            else:
-                first = False
-            contract = contract_tokens[answer.document_id]
-            read = prompt * read_per_prompt_token
-            if contract > budget:
-                read += budget  # chosen passages fill the context, anew for each answer
-            elif first:
-                read += contract
-            points = len(segment_answer(answer.text)) or 1
-            total += per_answer + read * per_read + points * written_per_point * per_written
+        sizes = _ContractSizes(session, backend)
+        read: set[int] = set()
+        for answer_id in ids:
+            contract, fits = sizes.of(answer_id)
+            if not fits:  # passages filling the context, for each answer
+                long = rates.long_answer
+                budget = backend.context_tokens - GENERATION_RESERVE
+                total += long if long is not None else rates.answer + budget * rates.per_contract_token
+                continue
+            total += rates.answer
+            if contract.document_id not in read:
+                read.add(contract.document_id)
+                total += contract.tokens * rates.per_contract_token
     return total
-
-
-def _prompt_tokens(backend: JudgeBackend, answer: Any) -> int:
-    frame = one_pass_prompt([], answer.question, answer.text, Strictness.STANDARD)
-    return sum(backend.count_tokens(m.text) for m in frame.messages)
