@@ -352,10 +352,13 @@ def _probe(base_url: str, kind: str, quiet_when_absent: bool, deadline: float) -
     root = base_url.removesuffix("/v1")
     try:
         with httpx.Client(timeout=httpx.Timeout(ANSWER_WITHIN, connect=0.5), trust_env=False) as client:
-            models, owner = _models_listed(client, f"{base_url}/models", deadline)
-            if owner == "ollama-tags" or (not models and kind == "Ollama"):
-                models, owner = _models_listed(client, f"{root}/api/tags", deadline)
-                kind = "Ollama" if owner == "ollama-tags" else kind
+            listed = _models_listed(client, f"{base_url}/models", deadline)
+            if listed is None or (not listed[0] and kind == "Ollama"):  # Ollama before 0.1.24: its own API only
+                listed = _models_listed(client, f"{root}/api/tags", deadline) or listed
+            if listed is None:
+                raise _NotAModelServer("no list of models at /v1/models")
+            models, owner = listed
+            kind = "Ollama" if owner == "ollama-tags" else kind
     except httpx.ConnectError:
         if quiet_when_absent:
             return None  # nothing listens there
@@ -376,11 +379,12 @@ class _NotAModelServer(Exception):
     pass
 
 
-def _models_listed(client: Any, url: str, deadline: float) -> tuple[list[str], str | None]:
-    """The models a listing names (OpenAI's `data[].id`, or Ollama's `models[].name`) and who owns them."""
+def _models_listed(client: Any, url: str, deadline: float) -> tuple[list[str], str | None] | None:
+    """The models a listing names (OpenAI's `data[].id`, or Ollama's `models[].name`) and who owns them;
+    None where the server has no such page (404)."""
     with client.stream("GET", url) as response:
         if response.status_code == 404:
-            return [], None
+            return None
         body = b""
         for chunk in response.iter_bytes():
             body += chunk
