@@ -329,3 +329,23 @@ def test_compare_refuses_bad_input_in_one_sentence(sample_project: Project, caps
     assert main(["--db", sample_project.url, "compare", A, A]) == 2
     assert main(["--db", sample_project.url, "compare", A, B, "--export", "out.txt"]) == 2
     assert ".csv or .xlsx" in capsys.readouterr().err
+
+
+def test_three_generators_are_compared_two_at_a_time(sample_project: Project, tmp_path: Path) -> None:
+    from app.figures.comparison import generator_pairs
+
+    with_second_generator(sample_project)
+    third = tmp_path / "third.jsonl"
+    (tmp_path / "documents").symlink_to(SAMPLE_DATASET / "documents")
+    rows = [json.loads(line) for line in SAMPLE_SECOND_GENERATOR.read_text(encoding="utf-8").splitlines()][:3]
+    third.write_text(
+        "\n".join(json.dumps({**r, "id": r["id"].replace("-short", "-v3"), "generator": "v3"}) for r in rows) + "\n",
+        encoding="utf-8",
+    )
+    import_dataset(sample_project.sessions, third)
+    assert generator_pairs(sample_project) == [(A, B), (A, "v3"), (B, "v3")]
+    pairwise = PairwiseReview(ReviewService(sample_project, "ana"))
+    question = pairwise.question_of("cuad-000")
+    assert question is not None and set(question.answers) == {A, B, "v3"}
+    view = pairwise.open(question, ("v3", A))  # the pair asked for, in that order
+    assert view.answer_ids == ("cuad-000-v3", "cuad-000") and len(view.pairs) == 3
