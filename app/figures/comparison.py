@@ -264,7 +264,8 @@ def _score_differences(project: Project, a: str, b: str, alpha: float) -> dict[s
         chosen, kind = (figures["ppi"], "ppi") if figures["ppi"] else (figures["judge_only"], "judge only")
         out[metric] = {
             "difference": chosen["estimate"] if chosen else None,
-            "interval": list(chosen["ci"]) if chosen else None,
+            # a difference of two scores or shares lies in [-1, 1]: a normal interval past that says no more
+            "interval": [max(chosen["ci"][0], -1.0), min(chosen["ci"][1], 1.0)] if chosen else None,
             "from": kind if chosen else None,
             "questions": figures["questions"],
             "reviewed": figures["reviewed"],
