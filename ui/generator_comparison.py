@@ -42,8 +42,10 @@ class GeneratorComparison(QWidget):
         self.regressions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.regressions.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.regressions.verticalHeader().hide()
-        self.regressions.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.regressions.setMaximumHeight(170)
+        header = self.regressions.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # ids and figures whole
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.regressions.setMaximumHeight(130)  # a few rows: the dashboard's other tables keep their room
         self.regressions.cellDoubleClicked.connect(self._on_row_double_clicked)
         self.regressions.setToolTip("Double-click a question to see its two answers side by side.")
         self._opens: list[tuple[str, str, str]] = []
@@ -59,7 +61,8 @@ class GeneratorComparison(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(heading)
         layout.addWidget(self.regressions)
-        self.show_pairs([])
+        self.regressions.hide()  # until the dashboard's figures are computed
+        self.export_button.hide()
 
     def show_pairs(self, pairs: list[dict[str, Any]]) -> None:
         if not pairs:
