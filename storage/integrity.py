@@ -30,9 +30,8 @@ _FORMATS = {  # what a file that is not a project most often turns out to be
     b"%PDF": "a PDF document",
     b"PK\x03\x04": "a ZIP archive (a DOCX or XLSX document, or a review bundle?)",
     b"\xd0\xcf\x11\xe0": "an old Office document",
-    b"{": "a JSON file",
-    b"[": "a JSON file",
 }
+_JSON_STARTS = (b"{", b"[")  # one byte: ciphertext starts so once in 128 pages, so JSON must also read as text
 _DAMAGE_WORDS = ("malformed", "not a database", "corrupt", "disk i/o", "database disk image")
 
 
@@ -41,11 +40,21 @@ def _entropy(data: bytes) -> float:
     return -sum(n / len(data) * math.log2(n / len(data)) for n in counts.values()) if data else 0.0
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(data) - 3  # only a character cut by the sample's end
+    return True
+
+
 def _kind(head: bytes) -> str:
     for magic, kind in _FORMATS.items():
         if head.startswith(magic):
             return kind
     sample = head[:2048]
+    if sample.lstrip().startswith(_JSON_STARTS) and _is_utf8(sample):
+        return "a JSON file"
     if sample and all(32 <= b < 127 or b in b"\t\r\n" for b in sample):
         return "a text file"
     return ""
