@@ -65,6 +65,20 @@ def test_a_garbage_file_is_not_called_encrypted(tmp_path: Path, capsys, monkeypa
         assert path.read_bytes() == before  # refused, not "repaired" into a new project
 
 
+def test_ciphertext_that_starts_like_json_is_still_an_encrypted_project(tmp_path: Path, capsys, monkeypatch) -> None:
+    """One encrypted page in 128 starts with { or [: it must ask for the passphrase, not say JSON."""
+    monkeypatch.delenv("ASSAY_PASSPHRASE", raising=False)
+    for start in (b"{", b"["):
+        locked = tmp_path / f"locked{start.decode()}.assay"
+        locked.write_bytes(start + os.urandom(4 * 4096 - 1))
+        status, _out, err = _run(capsys, "--project", str(locked), "info")
+        assert status == 2 and "is encrypted" in err and "JSON" not in err
+    text = tmp_path / "labels.assay"
+    text.write_bytes(b'[{"answer_id": "a", "tag": "correct"}]\n' * 200)
+    status, _out, err = _run(capsys, "--project", str(text), "info")
+    assert status == 2 and "it looks like a JSON file" in err
+
+
 def test_a_sqlite_database_of_another_program_is_left_alone(tmp_path: Path, capsys) -> None:
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as db:
