@@ -96,6 +96,6 @@ class ModelCheckPanel(QWidget):
     def _on_check_finished(self, result: ModelCheck) -> None:
         self.worker = None
         self.button.setEnabled(True)
-        first, *rest = result.lines()
+        first, *rest = [line for line in result.lines() if not line.startswith("standing:")]  # the dialog shows it
         self.result.setText(f"<b>{html.escape(first)}</b><br>" + "<br>".join(html.escape(line) for line in rest))
         self.checked.emit(result)

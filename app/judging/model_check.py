@@ -58,7 +58,7 @@ class AnswerCost:
 @dataclass
 class ModelCheck:
     run: str  # the judge run holding the check's tags
-    model: str
+    model: str  # as the run names it: a file's name, Ollama's name:tag
     answers: int  # labelled answers judged and compared
     labelled: int  # labelled answers the project has
     timed: list[str]  # answers judged only for their time (about the longest contract)
@@ -198,7 +198,7 @@ def check_model(
     standing: Standing = standing_of_run(project.sessions, run)
     return ModelCheck(
         run=run,
-        model=str(backend.describe().get("model")),
+        model=run.removeprefix("check:"),  # Ollama's name, where the file is a blob named by its hash
         answers=figures["answers"] if figures else 0,
         labelled=len(labelled),
         timed=timed,
