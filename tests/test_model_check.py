@@ -47,3 +47,21 @@ def test_the_check_reports_figures_with_intervals_and_becomes_the_models_standin
 def test_a_project_without_human_labels_is_told_how_to_get_them(sample_project: Project) -> None:
     with pytest.raises(AssayError, match="no human-labelled answers to check a model against"):
         check_model(sample_project, JudgeSettings(), size=3, long_timed=0)
+
+
+def test_the_pickers_button_checks_the_model_off_the_window_thread(qtbot, sample_project: Project) -> None:
+    from ui.judge_dialog import JudgeDialog
+
+    import_labels(sample_project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
+    dialog = JudgeDialog(
+        project=sample_project, standing=lambda choice: standing_of_model(sample_project.sessions, choice)
+    )
+    qtbot.addWidget(dialog)
+    panel = dialog.picker.check
+    assert panel is not None and "never measured" in dialog.standing.text()
+    panel.size, panel.long_timed = 2, 0
+    with qtbot.waitSignal(panel.checked, timeout=300_000):
+        panel.button.click()
+        assert not panel.button.isEnabled() and "judging labelled answers" in panel.result.text()
+    assert "judged 2 human-labelled answers" in panel.result.text() and "95% CI" in panel.result.text()
+    assert "human labels on 2 answers" in dialog.standing.text()  # the check is now the model's standing

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.errors import AssayError
-from app.judging.model_check import ModelCheck, check_model
+from app.judging.model_check import CHECK_ANSWERS, LONG_TIMED, ModelCheck, check_model
 from app.judging.runs import JudgeSettings, Progress
 from app.project import Project
 
@@ -22,9 +22,10 @@ class _CheckSignals(QObject):
 
 
 class CheckWorker(QRunnable):
-    def __init__(self, project: Project, settings: JudgeSettings, name: str | None = None) -> None:
+    def __init__(self, project: Project, settings: JudgeSettings, name: str | None, size: int, long_timed: int) -> None:
         super().__init__()
         self.project, self.settings, self.name = project, settings, name
+        self.size, self.long_timed = size, long_timed
         self.cancel = threading.Event()
         self.signals = _CheckSignals()
 
@@ -34,6 +35,8 @@ class CheckWorker(QRunnable):
                 self.project,
                 self.settings,
                 name=self.name,
+                size=self.size,
+                long_timed=self.long_timed,
                 on_progress=self.signals.progressed.emit,
                 cancel=self.cancel,
             )
@@ -70,10 +73,11 @@ class ModelCheckPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.result)
         self.worker: CheckWorker | None = None
+        self.size, self.long_timed = CHECK_ANSWERS, LONG_TIMED  # labelled answers, and long ones timed
 
     def start(self, settings: JudgeSettings, name: str | None = None) -> CheckWorker:
         """Check the model `settings` name, as the run `name` (default check:<model file>)."""
-        worker = CheckWorker(self.project, settings, name)
+        worker = CheckWorker(self.project, settings, name, self.size, self.long_timed)
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_check_progressed)
         worker.signals.failed.connect(self._on_check_failed)
