@@ -348,7 +348,9 @@ def test_openai_backend_against_a_real_llama_cpp_server(sample_project: Project,
             "--name",
             "api",
         ]
-        assert main(args) == 0  # a server on this computer (loopback) needs no consent: nothing leaves it
+        assert main(args) == 2  # a server on this computer is asked for too: a local port can forward anywhere
+        assert "127.0.0.1" in capsys.readouterr().err and sample_project.counts()["data_points"] == 0
+        assert main([*args, "--allow-network"]) == 0
     out = capsys.readouterr()
     assert "will be sent to 127.0.0.1" in out.err and "1 judged, 0 failed" in out.out
     points = sample_project.data_points(answer_id)["api"]

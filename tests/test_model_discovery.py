@@ -214,10 +214,12 @@ def test_a_real_server_on_this_computer_is_found_and_judged_through_with_no_url_
         found.list.itemClicked.emit(item)  # one click
         picker = dialog.picker
         assert picker.choice().base_url == base_url and picker.choice().model == "smollm2"
-        assert "On this computer" in picker.where.text() and not picker.allow.isVisible()
-        assert dialog.run_button.isEnabled()  # no consent to tick: nothing leaves the computer
+        assert "A server on this computer" in picker.where.text() and not picker.allow.isHidden()
+        assert not dialog.run_button.isEnabled()  # asked for like any server: a local port can forward anywhere
+        picker.allow.setChecked(True)
+        assert dialog.run_button.isEnabled()
         settings = dialog.settings()
-        assert not settings.allow_network
+        assert settings.allow_network
         backend = make_backend(replace(settings, structured="json_object"))  # what llama_cpp.server supports
         try:
             summary = run_judge(sample_project.sessions, settings.judge(backend), "served", answer_ids=[answer])

@@ -162,12 +162,11 @@ class ModelPicker(QWidget):
         return urlsplit(self.base_url.text()).hostname or "the server you enter"
 
     def on_this_computer(self) -> bool:
-        """A local model, or a server on this computer (loopback): the texts never leave it."""
-        host = urlsplit(self.base_url.text()).hostname or ""
-        return self.kind in LOCAL or (self.kind == "openai" and is_loopback(host))
+        """A server addressed on this computer (loopback); still asked for, as any server is."""
+        return self.kind == "openai" and is_loopback(urlsplit(self.base_url.text()).hostname or "")
 
     def ready(self) -> bool:
-        return self.on_this_computer() or not self.ask_permission or self.allow.isChecked()
+        return self.kind in LOCAL or not self.ask_permission or self.allow.isChecked()
 
     def load(self, choice: ModelChoice) -> None:
         self.kind_box.setCurrentText(next(k for k, v in KINDS.items() if v == choice.kind))
@@ -191,26 +190,28 @@ class ModelPicker(QWidget):
         self.gpu.setVisible(not remote)
         self.model.setEnabled(self.kind != "embedded")
         self.about.setVisible(self.kind == "gguf" and bool(self.about.text()))
-        if remote and self.on_this_computer():
-            self.where.setText(
-                f"<b>On this computer.</b> The judge is the server at {self.host()} on this computer; "
-                "nothing leaves it."
-            )
-        elif remote:
+        if remote:
             host = self.host()
-            inside = "inside your organisation's network" if is_on_premise(host) else "outside this computer"
-            self.where.setText(
-                "<b>Leaves this computer.</b> When the judge runs, the contract text, the questions and the "
-                f"answers are sent to <b>{host}</b> ({inside}). Use a server your organisation allows for "
-                "confidential documents."
-            )
+            if self.on_this_computer():
+                self.where.setText(
+                    f"<b>A server on this computer.</b> When the judge runs, the contract text, the questions and "
+                    f"the answers are sent to the server at <b>{host}</b>. Allow it if you know what it is: a "
+                    "program listening here can pass them on."
+                )
+            else:
+                inside = "inside your organisation's network" if is_on_premise(host) else "outside this computer"
+                self.where.setText(
+                    "<b>Leaves this computer.</b> When the judge runs, the contract text, the questions and the "
+                    f"answers are sent to <b>{host}</b> ({inside}). Use a server your organisation allows for "
+                    "confidential documents."
+                )
             self.allow.setText(f"Allow sending these texts to {host} (remembered for this project)")
             if host != self._asked_for:  # a permission is for one host: a new host is asked anew
                 self._asked_for = host
                 self.allow.setChecked(host in self.allowed_hosts)
         else:
             self.where.setText("<b>On this computer.</b> The judge runs here; nothing leaves it.")
-        self.allow.setVisible(remote and self.ask_permission and not self.on_this_computer())
+        self.allow.setVisible(remote and self.ask_permission)
         self.changed.emit()
 
     def _on_found_chosen(self, choice: ModelChoice) -> None:

@@ -79,7 +79,9 @@ def _remember(args: argparse.Namespace) -> None:
 
 def _check(project: Project, args: argparse.Namespace) -> int:
     if args.base_url:
-        settings = JudgeSettings(backend=BackendKind.OPENAI, model=args.check, base_url=server_url(args.base_url))
+        settings = JudgeSettings(
+            backend=BackendKind.OPENAI, model=args.check, base_url=server_url(args.base_url), structured=args.structured
+        )
     elif args.check == "embedded":
         settings = JudgeSettings()
     else:

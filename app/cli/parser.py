@@ -94,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--add-server", metavar="URL", help="a model server on the network (remembered)")
     models.add_argument("--check", metavar="MODEL", help="judge labelled answers: embedded, FILE.gguf, ollama:NAME")
     models.add_argument("--base-url", help="with --check: the model is one this server serves")
+    models.add_argument(
+        "--structured",
+        choices=["json_schema", "json_object", "none"],
+        default="json_schema",
+        help="with --check --base-url: how the server constrains JSON (llama-cpp server: json_object)",
+    )
     models.add_argument("--size", type=COUNT, default=12, help="with --check: labelled answers to judge (default 12)")
 
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")

@@ -1,6 +1,6 @@
 """API judges over httpx: OpenAI-compatible servers (OpenAI, vLLM, llama-server, Ollama, gateways)
-and Anthropic's Messages API. Nothing is sent unless the user allowed network use for this host, or
-the server is on this computer (loopback: the texts never leave it)."""
+and Anthropic's Messages API. Nothing is sent unless the user allowed network use for this host, a
+server on this computer included: a local port can be a tunnel to anywhere."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def api_key(host: str) -> str | None:
 
 
 def is_loopback(host: str) -> bool:
-    """A server on this computer (127.0.0.1, ::1, localhost): texts sent to it never leave the computer."""
+    """A server addressed on this computer (127.0.0.1, ::1, localhost): named so, yet asked for like any
+    other host, since what listens on a local port may forward the texts elsewhere."""
     import ipaddress
 
     if host.lower() == "localhost":
@@ -66,7 +67,7 @@ class _HttpJudge:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.host = urlsplit(self.base_url).netloc or self.base_url
-        if not allow_network and not is_loopback(urlsplit(self.base_url).hostname or ""):
+        if not allow_network:
             raise NetworkNotAllowed(
                 f"this judge would send document and answer text to {self.host}; "
                 "allow network use for the project (--allow-network) to proceed"
