@@ -144,7 +144,7 @@ def test_the_text_gives_the_real_label_figure_first_and_names_planted_errors_sec
     assert "Human labels by ContractNLI annotators" in section and "Wrong answers caught" in section
     assert f"{r['caught']} of {r['with_errors']} ({r['recall']:.0%}".replace("%", " %") in section
     assert f"{lo:.0%} – {hi:.0%})".replace("%", " %") in section
-    assert "<td class=\"num\">34</td>" in section and "<td class=\"num\">94 %</td>" in section
+    assert '<td class="num">34</td>' in section and '<td class="num">94 %</td>' in section
     assert [s.real is not None for s in judge_standings(project.sessions)] == [True]
 
 

@@ -307,7 +307,7 @@ def test_two_generators_compared_on_the_same_questions(project: Project, tmp_pat
     html = export(project, "report", tmp_path / "report.html").read_text(encoding="utf-8")
     assert "Generators compared" in html
     # model-b (the candidate) against model-a: the same difference, the other way round
-    assert f"<td class=\"num\">{-gap['ppi']['estimate']:.2f} [{-high:.2f} – {-low:.2f}]</td>" in html
+    assert f'<td class="num">{-gap["ppi"]["estimate"]:.2f} [{-high:.2f} – {-low:.2f}]</td>' in html
 
 
 def _line(answer_id: str, rater: str, kind: str, points: list[str], tags: list[str]) -> dict:

@@ -78,8 +78,8 @@ def test_the_report_names_a_near_chance_judge_a_demonstration_model(sample_proje
     remember(sample_project.sessions, {"answers": 9, "seed": 1, "raters": {"smol": figures}})
     report = export(sample_project, "report", tmp_path / "r.html").read_text()
     judges = report.split('id="judges"')[1].split("<section")[0]
-    assert "smol: demonstration model." in judges and "<td class=\"num\">5 %</td>" in judges  # caught 5 %
-    assert "<td>misquote</td><td class=\"num\">2 of 40 (5 %; 1 % – 16 %)</td>" in judges
+    assert "smol: demonstration model." in judges and '<td class="num">5 %</td>' in judges  # caught 5 %
+    assert '<td>misquote</td><td class="num">2 of 40 (5 %; 1 % – 16 %)</td>' in judges
     assert "Run the judge…" in report  # where the capable model is chosen
 
 
