@@ -105,14 +105,19 @@ def live_content(session: Session, answer_id: str, rater_id: int) -> dict[str, A
     }
 
 
-def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff | None:
-    """The reviewer's sign-off of the answer in force, if any."""
-    row = session.scalar(
+def _in_force(session: Session, answer_id: str, rater_id: int) -> SignOffRow | None:
+    """The reviewer's latest sign-off of the answer that was not reopened."""
+    return session.scalar(
         select(SignOffRow)
         .where(SignOffRow.answer_id == answer_id, SignOffRow.rater_id == rater_id, SignOffRow.reopened_at.is_(None))
         .order_by(SignOffRow.id.desc())
         .limit(1)
     )
+
+
+def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff | None:
+    """The reviewer's sign-off of the answer in force, if any."""
+    row = _in_force(session, answer_id, rater_id)
     if row is None:
         return None
     return SignOff(answer_id, str(row.record.get("reviewer")), _utc(row.signed_at), row.digest, row.guideline_version)
@@ -154,12 +159,7 @@ def sign(session: Session, answer_id: str, rater_id: int, reviewer: str) -> Sign
 
 def reopen(session: Session, answer_id: str, rater_id: int, actor: str, reason: str) -> SignOff | None:
     """Withdraw the reviewer's sign-off in force (None if there is none): its row stays, marked."""
-    row = session.scalar(
-        select(SignOffRow)
-        .where(SignOffRow.answer_id == answer_id, SignOffRow.rater_id == rater_id, SignOffRow.reopened_at.is_(None))
-        .order_by(SignOffRow.id.desc())
-        .limit(1)
-    )
+    row = _in_force(session, answer_id, rater_id)
     if row is None:
         return None
     row.reopened_at, row.reopened_by, row.reopen_reason = utcnow(), actor, reason
