@@ -329,7 +329,7 @@ class SignOffRow(Base):
 
 
 class PairwisePreferenceRow(Base):
-    """A reviewer's preference between two answers to one question (issue 33): which is better, or a
+    """A reviewer's preference between two answers to one question: which is better, or a
     tie (`preferred_id` NULL), and why. The pair is stored in id order (`answer_a_id` < `answer_b_id`)
     so that one reviewer has one preference per pair; `shown_first_id` is the answer shown on the left,
     and `seed` the blind review's seed that put it there (NULL when the generators were named).

@@ -108,7 +108,7 @@ class Dashboard(QWidget):
         self.estimate_by.currentTextChanged.connect(self._fill_estimates)
         self.estimates = QTableWidget()
         self.comparison = QLabel(wordWrap=True)
-        self.generators = GeneratorComparison()  # question by question, with the regressions (issue 33)
+        self.generators = GeneratorComparison()  # generators question by question, with the regressions
         self.calibration = QLabel(wordWrap=True)
         self.agreement = QLabel(wordWrap=True)
         self.canvas_holder = QVBoxLayout()

@@ -32,13 +32,13 @@ COMMANDS: dict[str, Command] = {
     **ingest.COMMANDS,
     **contract.COMMANDS,
     **judging.COMMANDS,
-    **models.COMMANDS,  # after judging: `assay models` with the flags of issue 34
+    **models.COMMANDS,  # after judging: `assay models` with its discovery and check flags
     **review.COMMANDS,
     **figures.COMMANDS,
     **export.COMMANDS,
-    **adjudication_cli.COMMANDS,  # issue 32: adjudicate, adjudicators, qualification
-    **signoff_cli.COMMANDS,  # issue 32: guidelines, signoff, reopen
-    **compare_cli.COMMANDS,  # issue 33: compare two generators
+    **adjudication_cli.COMMANDS,  # adjudicate, adjudicators, qualification
+    **signoff_cli.COMMANDS,  # guidelines, signoff, reopen
+    **compare_cli.COMMANDS,  # compare two generators
 }
 
 

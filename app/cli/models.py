@@ -1,4 +1,4 @@
-"""`assay models`: the models used before (judging.py), and with issue 34's flags the models already on
+"""`assay models`: the models used before (judging.py), and the models already on
 this computer (--found), the servers running (--servers), folders and servers added once and
 remembered (--add-folder, --add-server), and a check of a model on this project (--check)."""
 

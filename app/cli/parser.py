@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
     models.add_argument("--json", action="store_true")
-    # issue 34: models already on this computer, servers running, and a check of a model on this project
+    # models already on this computer, servers running, and a check of a model on this project
     models.add_argument("--found", action="store_true", help="models Ollama, LM Studio, GPT4All, Jan, HF downloaded")
     models.add_argument("--servers", action="store_true", help="model servers on this computer and those added")
     models.add_argument("--add-folder", type=Path, help="also look for GGUF models in this folder (remembered)")
@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("out", nargs="?", type=Path, help="export: a JSONL file")
     audit.add_argument("--json", action="store_true")
 
-    # issue 32: the review guidelines (versioned) and a reviewer's sign-off of an answer
+    # the review guidelines (versioned) and a reviewer's sign-off of an answer
     gl = commands.add_parser("guidelines", help="the project's review guidelines (Markdown, versioned, audited)")
     gl.add_argument("--set", type=Path, metavar="FILE", help="make this Markdown file the new version")
     gl.add_argument("--author", help="--set: who wrote this version (default: your login name)")
@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     assign.add_argument("--per-answer", type=COUNT, default=2)
     assign.add_argument("--json", action="store_true")
 
-    # issue 32: adjudication of disagreeing reviews, and reviewers measured against gold
+    # adjudication of disagreeing reviews, and reviewers measured against gold
     adj = commands.add_parser("adjudicate", help="decide the data points reviewers disagree on (a consensus)")
     adj.add_argument("answer_id", nargs="?", help="the answer whose point to decide")
     adj.add_argument("--list", action="store_true", help="the answers waiting, most disputed first")
@@ -329,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     es.add_argument("--compare", metavar="A,B", help="paired difference of two generators on shared questions")
     es.add_argument("--json", action="store_true")
 
-    # issue 33: two generators compared question by question, and what got worse
+    # two generators compared question by question, and what got worse
     cmp = commands.add_parser("compare", help="generator B against A: wins/ties/losses, score differences, regressions")
     cmp.add_argument("a", nargs="?", metavar="A", help="the baseline generator")
     cmp.add_argument("b", nargs="?", metavar="B", help="the candidate generator")

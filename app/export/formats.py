@@ -150,7 +150,7 @@ def export_jsonl(project: Project, out: Path, redact: Redact = keep_everything) 
                 else {"reviewer": rater, "signed_at": points[0]["signed_at"], "sha256": points[0]["signoff_sha256"]},
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        with project.sessions() as session:  # pairwise preferences between two answers (issue 33)
+        with project.sessions() as session:  # pairwise preferences between two answers
             chosen = preferences.preferences(session)
         for p in chosen:
             line = {"rater": p.rater, "kind": "human", "preference": p.portable()}

@@ -37,7 +37,7 @@ class DashboardFigures:
     agreement_error: str | None = None
     estimates: dict[str, dict[str, Any]] = field(default_factory=dict)
     comparisons: list[dict[str, Any]] = field(default_factory=list)  # pairs of generators
-    generators: list[dict[str, Any]] = field(default_factory=list)  # each pair question by question (issue 33)
+    generators: list[dict[str, Any]] = field(default_factory=list)  # each pair of generators question by question
     triage: dict[str, Any] = field(default_factory=dict)  # under the window's thresholds
     calibration: dict[str, Any] = field(default_factory=dict)
     plots: list[tuple[str, bytes]] = field(default_factory=list)  # title, PNG

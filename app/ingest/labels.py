@@ -97,7 +97,7 @@ def _records(path: Path, default_rater: str | None) -> list[tuple[str, dict[str,
             if default_rater is None:
                 raise InvalidInput(place, "no 'rater' on this line: give one, or name the rater with --rater")
             record["rater"] = default_rater
-        if "preference" in record:  # a pairwise preference between two answers (issue 33), no labels
+        if "preference" in record:  # a pairwise preference between two answers, no labels
             records.append((place, _checked_preference(place, record)))
             continue
         for key in ("answer_id", "rater"):

@@ -70,7 +70,7 @@ def sample_tour(project: Project) -> SampleTour | None:
     answers are left out: they are there to measure judges, not to show one."""
     answers = project.answers()
     main, second = _sample_ids(SAMPLE_DATASET / "qa.jsonl"), _sample_ids(SAMPLE_SECOND_GENERATOR)
-    if {a.id for a in answers} not in (main, main | second):  # a sample made before issue 33 has no second
+    if {a.id for a in answers} not in (main, main | second):  # a sample made before the second generator has none
         return None
     with project.sessions() as session:
         if reviews.setting(session, STARTED) or statistics.latest_judge_per_answer(session, VERIFIER):

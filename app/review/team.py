@@ -76,7 +76,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
             {"version": g.version, "text": g.text, "author": g.author} for g in guidelines.guideline_versions(session)
         ]
         decided = adjudication.bundle_decisions(session, reviewer)  # as an adjudicator
-        chosen = [p.portable() for p in preferences.preferences(session, reviewer)]  # pairwise (issue 33)
+        chosen = [p.portable() for p in preferences.preferences(session, reviewer)]  # pairwise preferences
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
     if items:
         body |= {"signoffs": signed, "guidelines": versions}

@@ -198,7 +198,7 @@ class ReviewWindow(QMainWindow):
         action("Previous answer", "Ctrl+Up", lambda: self._move_answer(-1), review)
         action("Least certain first", "Ctrl+Shift+U", lambda: least_certain_first(self), review)
         action("Side by side with another generator", "Ctrl+Shift+B", lambda: open_side_by_side(self), review)
-        review.addSeparator()  # issue 32: settling disagreements, and reviewers against gold
+        review.addSeparator()  # settling disagreements, and reviewers against gold
         review.addAction("Adjudicate disagreements…", self.open_adjudication)
         review.addAction("Reviewers against gold…", self.open_qualification)
         project = self.menuBar().addMenu("&Project")

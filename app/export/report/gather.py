@@ -159,7 +159,7 @@ class Report:
     demonstration: list[str]  # judges near chance, by readable name
     error_answers: list[ErrorAnswer]
     error_answers_total: int
-    signoffs: list[Signoff] | None  # None: this Assay records no sign-offs
+    signoffs: list[Signoff]
     comparisons: Table | None
     comparison_notes: list[str]  # pairs with questions in common but nothing to compare them by yet
     appendix: dict[str, Table] = field(default_factory=dict)
@@ -387,21 +387,15 @@ def _agreement(project: Project, redact: Redact) -> tuple[Agreement | None, str 
 
 
 def _guidelines(project: Project, redact: Redact) -> Guidelines | None:
-    found = project.guidelines() if hasattr(project, "guidelines") else None  # recorded since issue 32
+    found = project.guidelines()
     if found is None:
         return None
-    created = getattr(found, "created_at", None)
     return Guidelines(
-        redact(str(found.version)),
-        redact(getattr(found, "author", None)),
-        created.strftime("%d %B %Y") if isinstance(created, dt.datetime) else (str(created) if created else None),
-        getattr(found, "sha256", None),
+        redact(str(found.version)), redact(found.author), found.created_at.strftime("%d %B %Y"), found.sha256
     )
 
 
-def _signoffs(project: Project, redact: Redact) -> list[Signoff] | None:
-    if not hasattr(project, "signoffs"):
-        return None
+def _signoffs(project: Project, redact: Redact) -> list[Signoff]:
     out = []
     for s in project.signoffs():
         at = s.signed_at

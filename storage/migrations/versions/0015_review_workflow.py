@@ -1,4 +1,4 @@
-"""Review workflow a firm signs: guidelines versions and sign-off (issue 32).
+"""Review workflow a firm signs: guidelines versions and sign-off.
 
 Revision ID: 0015
 Revises: 0014

@@ -1,4 +1,4 @@
-"""Model comparison: pairwise preferences between two generators' answers to one question (issue 33).
+"""Model comparison: pairwise preferences between two generators' answers to one question.
 
 Revision ID: 0016
 Revises: 0015

@@ -1,4 +1,4 @@
-"""Adjudication of disagreeing reviews and reviewer qualification against gold (issue 32).
+"""Adjudication of disagreeing reviews and reviewer qualification against gold.
 
 The consensus itself is an ordinary rater's points and labels; this table keeps each decision, its
 reason and what the reviewers had said. Qualification needs only settings (the settings table).
