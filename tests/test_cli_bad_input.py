@@ -46,6 +46,7 @@ CASES: list[tuple[list[str], str]] = [
     (["models", "--check", "ollama:no-such-model"], "no Ollama model named 'no-such-model:latest'"),
     (["models", "--check", "{file}"], "not a GGUF model file"),
     (["models", "--check", "embedded", "--size", "0"], "'0' is not a whole number of at least 1"),
+    (["models", "--check", "m", "--base-url", "http://127.0.0.1:9/v1"], "`assay network allow 127.0.0.1`"),
     (["models", "--add-folder", "{missing}"], "not a folder"),
     (["models", "--add-server", "ftp://gpu-box"], "is not a server address"),
     (["calibration", "--bins", "5"], "unrecognized arguments: --bins 5"),

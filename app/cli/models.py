@@ -15,7 +15,7 @@ from app.cli.output import print_progress
 from app.errors import AssayError, InvalidInput
 from app.judging.model_check import check_model
 from app.judging.model_discovery import OLLAMA_PREFIX, detect_servers, find_models, resolve_model, server_url
-from app.judging.runs import JudgeSettings, permitted
+from app.judging.runs import JudgeSettings, destination, permitted
 from app.project import Project
 from app.settings import load_settings, save_settings
 from models.vocabulary import BackendKind
@@ -86,7 +86,14 @@ def _check(project: Project, args: argparse.Namespace) -> int:
         settings = JudgeSettings()
     else:
         settings = JudgeSettings(model=resolve_model(args.check))
-    settings = permitted(settings, project.allowed_hosts(), False)  # a network server: `assay network allow HOST` first
+    settings = permitted(settings, project.allowed_hosts(), False)
+    if not settings.allow_network and settings.backend != BackendKind.LOCAL:  # a server here included: see http.py
+        host = destination(settings)
+        raise InvalidInput(
+            "--base-url",
+            f"the check would send document and answer text to {host}: allow it for "
+            f"the project first (`assay network allow {host}`, audited)",
+        )
     name = f"check:{args.check.removeprefix(OLLAMA_PREFIX)}" if args.check.startswith(OLLAMA_PREFIX) else None
     result = check_model(project, settings, size=args.size, name=name, on_progress=print_progress)
     print(file=sys.stderr)
