@@ -24,6 +24,7 @@ from storage.schema import (
     RaterRow,
     ReviewRow,
     SettingRow,
+    SignOffRow,
 )
 
 
@@ -247,6 +248,7 @@ class QueueRow:
     question: str
     status: ReviewStatus  # this reviewer's
     reviewers_done: int  # reviews submitted, by anyone
+    signed: bool = False  # this reviewer's sign-off stands: the review is locked until reopened
 
 
 JudgeCounts = tuple[int, int, int, int]  # C, I, Irr, M: the latest judge run's tags on an answer
@@ -289,7 +291,13 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
     rows = session.connection().execute(statement).all()  # Core rows: no ORM work per answer
     if mine is None:
         return [QueueRow(a, *questions[q], unreviewed, n or 0) for a, q, n in rows]
-    return [QueueRow(a, *questions[q], statuses.get(status, unreviewed), n or 0) for a, q, n, status in rows]
+    signed = select(SignOffRow.answer_id).where(SignOffRow.rater_id == reviewer_id, SignOffRow.reopened_at.is_(None))
+    if answer_id is not None:
+        signed = signed.where(SignOffRow.answer_id == answer_id)
+    locked = set(session.connection().execute(signed).scalars())  # a few rows: signing is deliberate
+    return [
+        QueueRow(a, *questions[q], statuses.get(status, unreviewed), n or 0, a in locked) for a, q, n, status in rows
+    ]
 
 
 def judge_counts(session: Session, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:

@@ -1,4 +1,4 @@
-"""The guidelines beside the review window and sign-off from it (issue 32), driven with the keyboard
+"""The guidelines beside the review window and sign-off from it, driven with the keyboard
 (pytest-qt, offscreen), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_projec
     assert "Signed off under guideline version 1" in window.message.text()
     (check,) = sample_project.signoffs()
     assert check.matches and check.answer_id == ANSWER and check.reviewer == "ana"
+    assert _queue_status(window) == "✔ signed off"  # the queue says which answers are locked
     window.queue_pane.move(1)
     window.open_answer(ANSWER)  # a signed answer says so as it opens
     assert window.message.text().startswith("Signed off by ana on ") and "Reopen signed review" in window.message.text()
@@ -91,6 +92,7 @@ def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_projec
     assert "signed off answer contractnli-027" in window.message.text() and "reopen it" in window.message.text()
     assert set(_tags(sample_project)) == {Tag.CORRECT}
     reopen(window, "point 1 is wrong")
+    assert _queue_status(window) == "✔ reviewed"
     window.points.selectRow(0)
     qtbot.keyClick(window.points, Qt.Key.Key_2)
     assert _tags(sample_project)[0] is Tag.INCORRECT
@@ -112,3 +114,11 @@ def test_a_project_without_guidelines_can_start_from_lemajs(qtbot, sample_projec
     assert guidelines is not None and guidelines.version == 1 and guidelines.author == "ana"
     assert not panel.start_button.isVisible() and "## Missing" in guidelines.text
     assert "Missing" in panel.browser.toPlainText()
+
+
+def _queue_status(window) -> str:
+    """The status the queue's Review column shows for ANSWER."""
+    model = window.queue_model
+    row = model.row_of(ANSWER)
+    assert row is not None
+    return model.data(model.index(row, model.HEADERS.index("Review")))

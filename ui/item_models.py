@@ -78,7 +78,7 @@ class AnswerQueueModel(_TableModel):
         "The latest judge run: ✓ cleared or ⚑ flagged by the triage thresholds (Project menu); — not judged",
         "The judge's correctness: the share of the answer's points it tagged correct",
         "The judge's relevance (F1 of precision and recall)",
-        "Your review: ✎ started, ✔ reviewed (submitted)",
+        "Your review: ✎ started, ✔ reviewed (submitted), ✔ signed off (locked until reopened)",
         "The judges' calibrated certainty",
         "The random draw the answer belongs to (Project ▸ Review a random sample)",
     )
@@ -281,6 +281,7 @@ QUEUE_STATUS = {
     ReviewStatus.IN_REVIEW: "✎ started",
     ReviewStatus.SUBMITTED: "✔ reviewed",
 }
+SIGNED = "✔ signed off"  # submitted and signed: locked until reopened
 
 
 def short_question(question: str) -> str:
@@ -310,7 +311,7 @@ def _cells(row: QueueRow, counts: JudgeCounts | None, triage_rule: tuple[float, 
     correctness = scores.correctness if scores else None
     f1 = scores.f1 if scores else None
     judge = "—" if scores is None else (CLEARED if triage_bucket(scores, *triage_rule) == "cleared" else FLAGGED)
-    return (row.id, judge, correctness, f1, QUEUE_STATUS[row.status])
+    return (row.id, judge, correctness, f1, SIGNED if row.signed else QUEUE_STATUS[row.status])
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:
