@@ -114,6 +114,16 @@ def test_a_project_without_guidelines_can_start_from_lemajs(qtbot, sample_projec
     assert guidelines is not None and guidelines.version == 1 and guidelines.author == "ana"
     assert not panel.start_button.isVisible() and "## Missing" in guidelines.text
     assert "Missing" in panel.browser.toPlainText()
+    qtbot.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)  # the firm's own rule, as version 2
+    editor = panel.editor
+    assert editor is not None and editor.isVisible() and editor.text.toPlainText() == guidelines.text
+    editor.text.setPlainText(guidelines.text + "\n## Firm rule\n\nA cap without its carve-outs is incorrect.\n")
+    editor.accept()
+    changed = sample_project.guidelines()
+    assert changed is not None and changed.version == 2 and "Firm rule" in changed.text
+    assert panel.version.text().startswith("Version 2 · ana") and "carve-outs" in panel.browser.toPlainText()
+    with sample_project.sessions() as session:
+        assert [e.payload["version"] for e in audit_entries(session) if e.action == "guidelines.set"] == [1, 2]
 
 
 def _queue_status(window) -> str:

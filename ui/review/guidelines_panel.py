@@ -11,8 +11,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QFontDatabase, QKeySequence, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.errors import AssayError
 from app.project import DEFAULT_GUIDELINES, Guidelines, Project
@@ -44,12 +55,17 @@ class GuidelinesPanel(QDockWidget):
         self.start_button = QPushButton("Start from the LeMAJ guidelines")
         self.start_button.setToolTip("Make the guidelines shipped with Assay this project's version 1 (audited)")
         self.start_button.clicked.connect(self._on_start_clicked)
+        self.edit_button = QPushButton("Edit as a new version…")
+        self.edit_button.setToolTip("Change the guidelines: the text saved becomes the next version (audited)")
+        self.edit_button.clicked.connect(self._on_edit_clicked)
+        self.editor: GuidelinesEditor | None = None
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(6, 4, 6, 6)
         layout.addWidget(self.version)
         layout.addWidget(self.browser, 1)
         layout.addWidget(self.start_button)
+        layout.addWidget(self.edit_button)
         self.setWidget(body)
         self.setMinimumWidth(WIDTH)
         self.refresh()
@@ -58,6 +74,7 @@ class GuidelinesPanel(QDockWidget):
         """Read the current version again (another reviewer or `assay guidelines --set` may have made one)."""
         current = self.project.guidelines()
         self.start_button.setVisible(current is None)
+        self.edit_button.setVisible(current is not None)
         if current == self.guidelines and current is not None:
             return
         self.guidelines = current
@@ -104,12 +121,50 @@ class GuidelinesPanel(QDockWidget):
             self.browser.scrollToAnchor(self.section)
 
     def _on_start_clicked(self) -> None:
+        self.save(DEFAULT_GUIDELINES.read_text(encoding="utf-8"))
+
+    def _on_edit_clicked(self) -> None:
+        current = self.project.guidelines()
+        if current is None:
+            return
+        self.editor = GuidelinesEditor(current, self)
+        self.editor.accepted.connect(lambda: self.save(self.editor.text.toPlainText()) if self.editor else None)
+        self.editor.open()
+
+    def save(self, text: str) -> None:
+        """The text as the next version (the same text as now adds none); a refusal is said in the panel."""
         try:
-            self.project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), self.reviewer)
+            self.project.set_guidelines(text, self.reviewer)
         except AssayError as exc:
             self.version.setText(str(exc))
             return
         self.refresh()
+        self.show_tag(None)
+
+
+class GuidelinesEditor(QDialog):
+    """The current guidelines' Markdown to change; saving makes the next version, reviews made from then
+    on record it. Headings whose first word is a tag ("## Incorrect") are what Shift+F1 opens at."""
+
+    def __init__(self, current: Guidelines, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Review guidelines — version {current.version + 1}")
+        self.text = QPlainTextEdit(current.text)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        hint = QLabel(
+            "Markdown. Keep a heading per tag (## Correct, ## Incorrect, ## Irrelevant, ## Missing): "
+            "Shift+F1 opens the guidelines there. Saving makes a new version; earlier reviews keep theirs.",
+            wordWrap=True,
+        )
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Save).setText(f"Save as version {current.version + 1}")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(hint)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+        self.resize(900, 640)  # the shipped text's 100-character lines unbroken
 
 
 def tag_in_play(point: ReviewPoint | None) -> Tag | None:
