@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from app.export.report.gather import mean_interval
+from app.export.report.tables import mean_interval
 from app.export.report.words import share
 from app.figures.plots import axis_label
 from app.figures.rater_names import rater_name

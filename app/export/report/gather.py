@@ -1,171 +1,36 @@
 """What the report says, gathered from the project as plain data: no HTML here (render.py and the
-templates in resources/report/ write it).
-
-Every figure of the summary is a `Number` that names the `assay` command whose `--json` output holds
-it and its key there, so the summary can be checked against the command line figure by figure.
+templates in resources/report/ write it). The content's shape is content.py; the tables are
+tables.py, the answers with errors errors.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from app.errors import AssayError
 from app.export.report import words
-from app.export.report.words import cell, heading, share
+from app.export.report.content import (
+    SLICES,
+    Agreement,
+    Guidelines,
+    Headline,
+    Number,
+    RaterLine,
+    Redact,
+    Report,
+    Signoff,
+    Table,
+    Triage,
+)
+from app.export.report.errors import ERROR_TAGS, error_answers
+from app.export.report.tables import appendix_tables, comparisons, mean_interval, scores_table
+from app.export.report.words import heading, share
 from app.figures import analytics as stats
 from app.figures import estimates
 from app.figures.rater_names import rater_name
 from app.project import Project
-from storage import analytics, raters, reviews, rubric_results
-
-Redact = Callable[[Any], Any]
-SLICES = ("rater", "source", "document", "generator")
-ERROR_TAGS = ("incorrect", "missing")  # what makes an answer wrong (irrelevant points only dilute it)
-MOST_ERROR_ANSWERS = 200  # listed in full; the rest are in the CSV export
-NO_GENERATOR = ("unknown", "None")  # how the scores (and the estimates) key an answer without a generator
-
-
-@dataclass(frozen=True)
-class Number:
-    """A figure as shown (`text`), its value, and where the command line gives it: `assay <command>
-    --json`, then `key` (dot-separated; list positions as numbers)."""
-
-    value: float | int | None
-    text: str
-    command: str
-    key: str
-
-
-@dataclass(frozen=True)
-class Headline:
-    words: str
-    estimate: Number
-    low: Number | None
-    high: Number | None
-    basis: list[str | Number]  # words and figures, in the order read
-    whole_set: bool = False  # an estimate for every answer, not only for those a person tagged
-
-
-@dataclass(frozen=True)
-class RaterLine:
-    name: str  # readable
-    answers: Number
-    incorrect: Number | None = None
-    missing: Number | None = None
-    irrelevant: Number | None = None
-
-
-@dataclass(frozen=True)
-class Table:
-    columns: list[str]  # headings, in words
-    rows: list[list[str]]
-    numeric: list[bool]  # right-aligned columns
-    caption: str = ""
-
-
-@dataclass(frozen=True)
-class Claim:
-    text: str
-    tag: str  # incorrect | missing
-    rater: str
-    evidence: str | None  # "par_12, § 6.3: the passage's text"
-    cited_by: str | None  # who cited the passage: the reviewer, or a judge on the same claim
-    comment: str | None
-
-
-@dataclass(frozen=True)
-class ErrorAnswer:
-    answer_id: str
-    question: str
-    document: str
-    generator: str | None
-    answer: str
-    claims: list[Claim]
-    comments: list[str]  # the reviewers' comments on the whole answer
-
-
-@dataclass(frozen=True)
-class Triage:
-    judged: Number
-    cleared: Number | None = None
-    cleared_share: Number | None = None
-    reviewed_cleared: Number | None = None
-    missed: Number | None = None
-    upper: Number | None = None
-    upper_by_document: Number | None = None
-    min_correctness: Number | None = None
-    min_relevance: Number | None = None
-    reviews_used: Number | None = None
-    reviews_left_out: Number | None = None
-
-
-@dataclass(frozen=True)
-class Agreement:
-    raters: list[str]
-    items: Number
-    percent: Number
-    ac1: Number | None
-    kappa: Number | None
-    alpha: Number | None
-    meaning: str
-    left_out: list[str]
-    by_source: Table | None
-
-
-@dataclass(frozen=True)
-class Guidelines:
-    version: str
-    author: str | None
-    created_at: str | None
-    sha256: str | None
-
-
-@dataclass(frozen=True)
-class Signoff:
-    answer_id: str
-    reviewer: str
-    signed_at: str
-    digest: str
-    matches: bool
-    problem: str | None
-
-
-@dataclass
-class Report:
-    title: str
-    project: str
-    made_at: str
-    documents: Number
-    answers: Number
-    questions: Number
-    points: Number
-    labels: Number
-    reviewers: list[RaterLine]
-    judges: list[RaterLine]
-    headlines: list[Headline]
-    triage: Triage
-    agreement: Agreement | None
-    agreement_problem: str | None
-    guidelines: Guidelines | None
-    scores: dict[str, Table]  # by rater, source, document, generator
-    no_generator: bool
-    standings: Table | None
-    planted: Table | None  # planted errors caught, by kind of error
-    standing_note: str
-    demonstration: list[str]  # judges near chance, by readable name
-    error_answers: list[ErrorAnswer]
-    error_answers_total: int
-    signoffs: list[Signoff]
-    comparisons: Table | None
-    comparison_notes: list[str]  # pairs with questions in common but nothing to compare them by yet
-    appendix: dict[str, Table] = field(default_factory=dict)
-    figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
-    figures_data: tuple[Any, ...] = ()  # what they are drawn from: answer scores, points, triage
-    calibration: dict[str, Any] | None = None  # the judge's confidence against reviewers (ECE), when measured
+from storage import analytics
 
 
 def gather(project: Project, redact: Redact) -> Report:
@@ -212,7 +77,7 @@ def gather(project: Project, redact: Redact) -> Report:
         agreement=agreement,
         agreement_problem=problem,
         guidelines=_guidelines(project, redact),
-        scores={by: _scores_table(project, by, per_answer, redact) for by in SLICES},
+        scores={by: scores_table(project, by, per_answer, redact) for by in SLICES},
         no_generator=all(a.generator is None for a in project.answers()),
         standings=standings,
         planted=planted,
@@ -224,9 +89,9 @@ def gather(project: Project, redact: Redact) -> Report:
         comparisons=None,
         comparison_notes=[],
     )
-    report.error_answers_total, report.error_answers = _error_answers(project, points, kinds, redact)
-    report.comparisons, report.comparison_notes = _comparisons(project, redact)
-    report.appendix = _appendix(project, per_answer, triage, redact)
+    report.error_answers_total, report.error_answers = error_answers(project, points, kinds, redact)
+    report.comparisons, report.comparison_notes = comparisons(project, redact)
+    report.appendix = appendix_tables(project, per_answer, triage, redact)
     report.figures_data = (per_answer, points, triage)
     report.calibration = _calibration(project)
     return report
@@ -404,59 +269,6 @@ def _signoffs(project: Project, redact: Redact) -> list[Signoff]:
     return out
 
 
-# ---------------------------------------------------------------- scores with intervals
-
-
-def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
-    """The 95 % t interval of a mean of scores in [0, 1], clipped to [0, 1]; none below two values."""
-    if len(values) < 2:
-        return None, None
-    import numpy as np
-    from scipy import stats as scipy_stats
-
-    data = np.asarray(values, dtype=float)
-    half = scipy_stats.t.ppf(0.975, len(data) - 1) * data.std(ddof=1) / np.sqrt(len(data))
-    return max(0.0, float(data.mean() - half)), min(1.0, float(data.mean() + half))
-
-
-def _scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], redact: Redact) -> Table:
-    """Mean correctness and relevance of each slice and rater, with 95 % intervals over its answers."""
-    rows = stats.scores(project, by=by)
-    keys = {}
-    if by != "rater":
-        with project.sessions() as session:
-            from storage import scoring
-
-            keys = dict(scoring.answer_keys(session, by))
-    values: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"correctness": [], "f1": []})
-    for r in per_answer:
-        group = values[(keys.get(r["answer_id"], ""), r["rater"])]
-        for metric in ("correctness", "f1"):
-            if r[metric] is not None:
-                group[metric].append(r[metric])
-    out = []
-    for r in rows:
-        key = "" if by == "rater" else r[by]
-        found = values[(key, r["rater"])]
-        line = [] if by == "rater" else [redact(_slice_value(by, key))]
-        line += [redact(rater_name(r["rater"])), str(r["answers"])]
-        for metric in ("correctness", "f1"):
-            low, high = mean_interval(found[metric])
-            line += [words.score(r[metric]), words.interval(low, high, as_share=False)]
-        line += [str(r["incorrect"]), str(r["missing"])]
-        out.append(line)
-    columns = [] if by == "rater" else [heading(by)]
-    columns += [heading("rater"), heading("answers"), heading("correctness"), heading("interval")]
-    columns += [heading("f1"), heading("interval"), heading("incorrect"), heading("missing")]
-    return Table(columns, out, [n >= len(columns) - 7 for n in range(len(columns))])
-
-
-def _slice_value(by: str, key: str) -> str:
-    if by == "generator" and key in NO_GENERATOR:
-        return "no generator recorded"
-    return key
-
-
 # ---------------------------------------------------------------- judges
 
 
@@ -509,195 +321,3 @@ def _count_share(r: dict[str, Any], k: str, n: str, rate: str, ci: str) -> str:
         return "—"
     lo, hi = r[ci]
     return f"{r[k]} of {r[n]} ({share(r[rate])}; {words.interval(lo, hi)})"
-
-
-# ---------------------------------------------------------------- the answers with errors
-
-
-def _error_answers(
-    project: Project, points: list[dict[str, Any]], kinds: dict[str, str], redact: Redact
-) -> tuple[int, list[ErrorAnswer]]:
-    """Each answer in which a person found an incorrect claim or an omission, with the claims, the
-    passage that is the evidence (cited by the reviewer, else by a judge on the same claim) and the
-    reviewers' comments."""
-    by_answer: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for p in points:
-        by_answer[p["answer_id"]].append(p)
-    wrong = sorted(
-        a for a, ps in by_answer.items() if any(p["tag"] in ERROR_TAGS and kinds.get(p["rater"]) == "human" for p in ps)
-    )
-    out = []
-    passages_of: dict[int, dict[str, Any]] = {}
-    for answer_id in wrong[:MOST_ERROR_ANSWERS]:
-        detail = project.answer(answer_id)
-        if detail is None:
-            continue
-        if detail.document_id not in passages_of:
-            passages_of[detail.document_id] = {p.citation_id: p for p in project.passages(detail.document_id)}
-        passages = passages_of[detail.document_id]
-        mine = by_answer[answer_id]
-        claims = []
-        for p in mine:
-            if p["tag"] not in ERROR_TAGS or kinds.get(p["rater"]) != "human":
-                continue
-            citing = p if p["citations"] else next((q for q in mine if q["citations"] and _same_claim(p, q)), p)
-            cited = citing["citations"]
-            evidence = None
-            if cited and cited[0] in passages:
-                passage = passages[cited[0]]
-                where = f"{passage.citation_id}" + (f", § {passage.section}" if passage.section else "")
-                evidence = f"{where}: {redact(passage.text)}"
-            comment = p["comment"] or (p["rationale"] if kinds.get(p["rater"]) == "human" else None)
-            by = rater_name(citing["rater"]) if evidence else None
-            claims.append(
-                Claim(
-                    redact(p["text"]), p["tag"], redact(rater_name(p["rater"])), evidence, redact(by), redact(comment)
-                )
-            )
-        comments = _answer_comments(project, answer_id, {p["rater"] for p in mine if kinds.get(p["rater"]) == "human"})
-        out.append(
-            ErrorAnswer(
-                redact(answer_id),
-                redact(detail.question),
-                redact(detail.document),
-                redact(detail.generator),
-                redact(detail.text),
-                claims,
-                [redact(c) for c in comments],
-            )
-        )
-    return len(wrong), out
-
-
-def _same_claim(p: dict[str, Any], q: dict[str, Any]) -> bool:
-    """Two raters' points on one claim: the same words, or the same span of the answer."""
-    same_span = p["span_start"] is not None and (p["span_start"], p["span_end"]) == (q["span_start"], q["span_end"])
-    return q is not p and (q["text"] == p["text"] or same_span)
-
-
-def _answer_comments(project: Project, answer_id: str, names: set[str]) -> list[str]:
-    with project.sessions() as session:
-        found = []
-        for name in sorted(names):
-            rater = raters.rater_named(session, name)
-            if rater is not None and (comment := reviews.review(session, answer_id, rater.id).comment):
-                found.append(f"{rater_name(name)}: {comment}")  # redacted by the caller
-    return found
-
-
-# ---------------------------------------------------------------- comparisons and the appendix
-
-
-def _interval_text(figures: dict[str, Any] | None, as_share: bool = False) -> str:
-    if not figures:
-        return "—"
-    write = share if as_share else words.score
-    low, high = figures["ci"]
-    return f"{write(figures['estimate'])} [{words.interval(low, high, as_share=as_share)}]"
-
-
-def _as_interval(estimate: float | None, interval: list[float] | None) -> dict[str, Any] | None:
-    return {"estimate": estimate, "ci": interval} if interval else None
-
-
-def _comparisons(project: Project, redact: Redact, most: int = 6) -> tuple[Table | None, list[str]]:
-    """Each two generators on the questions both answered (app/figures/comparison.py): wins, ties and
-    losses of the second against the first, its win rate and the difference of its scores, with 95 %
-    intervals, and how many questions it does worse on."""
-    from app.figures.comparison import comparison, generator_pairs
-
-    rows, notes = [], []
-    for a, b in generator_pairs(project)[:most]:
-        try:
-            found = comparison(project, a, b)
-        except AssayError:
-            continue
-        if not found["compared"]:
-            notes.append(
-                redact(
-                    f"{b} and {a} answered {found['questions']} questions in common; no reviewer or judge has "
-                    "tagged both answers of any of them yet, so there is nothing to compare them by."
-                )
-            )
-            continue
-        rate = found["win_rate"]
-        differences = [
-            _interval_text(_as_interval(f.get("difference"), f.get("interval")))
-            for f in (found["scores"].get(m, {}) for m in ("correctness", "any_incorrect"))
-        ]
-        rows.append(
-            [
-                redact(f"{b} against {a}"),
-                str(found["compared"]),
-                f"{found['wins']} / {found['ties']} / {found['losses']}",
-                _interval_text(
-                    {"estimate": rate["estimate"], "ci": rate["interval"]} if rate["interval"] else None, True
-                ),
-                *differences,
-                str(len(found["regressions"])),
-            ]
-        )
-    columns = ["pair", "compared", "outcomes", "win_rate", "correctness_difference", "error_difference", "regressions"]
-    table = Table([heading(c) for c in columns], rows, [False, True, True, True, True, True, True])
-    return (table if rows else None), notes
-
-
-def _appendix(
-    project: Project, per_answer: list[dict[str, Any]], triage: dict[str, Any], redact: Redact
-) -> dict[str, Table]:
-    tables: dict[str, Table] = {}
-    columns = ["answer_id", "rater", "correct", "incorrect", "irrelevant", "missing", "correctness", "f1"]
-    tables["Scores of every answer, by rater"] = Table(
-        [heading(c) for c in columns],
-        [[r["answer_id"], rater_name(r["rater"]), *(words.cell(r[c]) for c in columns[2:])] for r in per_answer],
-        [False, False, True, True, True, True, True, True],
-    )
-    rows = []
-    for group in redact(estimates.estimate(project, "generator"))["groups"]:
-        for metric in ("correctness", "f1", "any_incorrect"):
-            f = group["metrics"][metric]
-            as_share = metric == "any_incorrect"
-            rows.append(
-                [
-                    _slice_value("generator", group["group"]),
-                    heading(metric),
-                    str(f["reviewed"]),
-                    _interval_text(f["ppi"], as_share),
-                    _interval_text(f["judge_only"], as_share),
-                    _interval_text(f["human_only"], as_share),
-                ]
-            )
-    columns = ["generator", "figure", "reviewed", "ppi", "judge_only", "human_only"]
-    tables["Estimates by generator, with 95 % intervals"] = Table(
-        [heading(c) for c in columns], rows, [False, False, True, True, True, True]
-    )
-    with project.sessions() as session:
-        rubrics = rubric_results.rubric_results(session)
-    if rubrics:  # answer-level rubrics other judges ran (DeCE, the two-dimensional…)
-        columns = ["answer_id", "rater", "rubric", "label", "score"]
-        tables["Other rubrics, answer by answer"] = Table(
-            [heading(c) for c in columns],
-            [
-                [redact(r.answer_id), redact(rater_name(r.rater)), r.rubric, redact(r.label or "—"), cell(r.score)]
-                for r in rubrics
-            ],
-            [False, False, False, False, True],
-        )
-    if triage["judged"]:
-        columns = [
-            "min_correctness",
-            "min_relevance",
-            "cleared_count",
-            "cleared_share",
-            "reviewed_cleared",
-            "missed",
-            "miss_rate_upper_95",
-            "miss_rate_upper_95_by_document",
-        ]
-        shares = {"cleared_share", "miss_rate_upper_95", "miss_rate_upper_95_by_document"}
-        tables["Triage: every rule tried"] = Table(
-            [heading(c) for c in columns],
-            [[share(s[c]) if c in shares else words.cell(s[c]) for c in columns] for s in triage["sweep"]],
-            [True] * len(columns),
-        )
-    return tables

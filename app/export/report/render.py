@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.export.report.gather import SLICES, Number, Report, gather
+from app.export.report.content import SLICES, Number, Report
+from app.export.report.gather import gather
 from app.export.report.words import TAG_WORDS, share
 from app.project import RESOURCES
 

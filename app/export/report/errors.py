@@ -1,0 +1,88 @@
+"""The report's answers with errors: each with its wrong claims, the evidence passage and the comments."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from app.export.report.content import Claim, ErrorAnswer, Redact
+from app.figures.rater_names import rater_name
+from app.project import Project
+from storage import raters, reviews
+
+ERROR_TAGS = ("incorrect", "missing")  # what makes an answer wrong (irrelevant points only dilute it)
+MOST_ERROR_ANSWERS = 200  # listed in full; the rest are in the CSV export
+
+
+# ---------------------------------------------------------------- the answers with errors
+
+
+def error_answers(
+    project: Project, points: list[dict[str, Any]], kinds: dict[str, str], redact: Redact
+) -> tuple[int, list[ErrorAnswer]]:
+    """Each answer in which a person found an incorrect claim or an omission, with the claims, the
+    passage that is the evidence (cited by the reviewer, else by a judge on the same claim) and the
+    reviewers' comments."""
+    by_answer: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for p in points:
+        by_answer[p["answer_id"]].append(p)
+    wrong = sorted(
+        a for a, ps in by_answer.items() if any(p["tag"] in ERROR_TAGS and kinds.get(p["rater"]) == "human" for p in ps)
+    )
+    out = []
+    passages_of: dict[int, dict[str, Any]] = {}
+    for answer_id in wrong[:MOST_ERROR_ANSWERS]:
+        detail = project.answer(answer_id)
+        if detail is None:
+            continue
+        if detail.document_id not in passages_of:
+            passages_of[detail.document_id] = {p.citation_id: p for p in project.passages(detail.document_id)}
+        passages = passages_of[detail.document_id]
+        mine = by_answer[answer_id]
+        claims = []
+        for p in mine:
+            if p["tag"] not in ERROR_TAGS or kinds.get(p["rater"]) != "human":
+                continue
+            citing = p if p["citations"] else next((q for q in mine if q["citations"] and _same_claim(p, q)), p)
+            cited = citing["citations"]
+            evidence = None
+            if cited and cited[0] in passages:
+                passage = passages[cited[0]]
+                where = f"{passage.citation_id}" + (f", § {passage.section}" if passage.section else "")
+                evidence = f"{where}: {redact(passage.text)}"
+            comment = p["comment"] or (p["rationale"] if kinds.get(p["rater"]) == "human" else None)
+            by = rater_name(citing["rater"]) if evidence else None
+            claims.append(
+                Claim(
+                    redact(p["text"]), p["tag"], redact(rater_name(p["rater"])), evidence, redact(by), redact(comment)
+                )
+            )
+        comments = _answer_comments(project, answer_id, {p["rater"] for p in mine if kinds.get(p["rater"]) == "human"})
+        out.append(
+            ErrorAnswer(
+                redact(answer_id),
+                redact(detail.question),
+                redact(detail.document),
+                redact(detail.generator),
+                redact(detail.text),
+                claims,
+                [redact(c) for c in comments],
+            )
+        )
+    return len(wrong), out
+
+
+def _same_claim(p: dict[str, Any], q: dict[str, Any]) -> bool:
+    """Two raters' points on one claim: the same words, or the same span of the answer."""
+    same_span = p["span_start"] is not None and (p["span_start"], p["span_end"]) == (q["span_start"], q["span_end"])
+    return q is not p and (q["text"] == p["text"] or same_span)
+
+
+def _answer_comments(project: Project, answer_id: str, names: set[str]) -> list[str]:
+    with project.sessions() as session:
+        found = []
+        for name in sorted(names):
+            rater = raters.rater_named(session, name)
+            if rater is not None and (comment := reviews.review(session, answer_id, rater.id).comment):
+                found.append(f"{rater_name(name)}: {comment}")  # redacted by the caller
+    return found

@@ -1,0 +1,189 @@
+"""The report's tables: scores with intervals by slice, generators compared, and the appendix."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from app.errors import AssayError
+from app.export.report import words
+from app.export.report.content import Redact, Table
+from app.export.report.words import cell, heading, share
+from app.figures import analytics as stats
+from app.figures import estimates
+from app.figures.rater_names import rater_name
+from app.project import Project
+from storage import rubric_results
+
+NO_GENERATOR = ("unknown", "None")  # how the scores (and the estimates) key an answer without a generator
+
+
+# ---------------------------------------------------------------- scores with intervals
+
+
+def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
+    """The 95 % t interval of a mean of scores in [0, 1], clipped to [0, 1]; none below two values."""
+    if len(values) < 2:
+        return None, None
+    import numpy as np
+    from scipy import stats as scipy_stats
+
+    data = np.asarray(values, dtype=float)
+    half = scipy_stats.t.ppf(0.975, len(data) - 1) * data.std(ddof=1) / np.sqrt(len(data))
+    return max(0.0, float(data.mean() - half)), min(1.0, float(data.mean() + half))
+
+
+def scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], redact: Redact) -> Table:
+    """Mean correctness and relevance of each slice and rater, with 95 % intervals over its answers."""
+    rows = stats.scores(project, by=by)
+    keys = {}
+    if by != "rater":
+        with project.sessions() as session:
+            from storage import scoring
+
+            keys = dict(scoring.answer_keys(session, by))
+    values: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: {"correctness": [], "f1": []})
+    for r in per_answer:
+        group = values[(keys.get(r["answer_id"], ""), r["rater"])]
+        for metric in ("correctness", "f1"):
+            if r[metric] is not None:
+                group[metric].append(r[metric])
+    out = []
+    for r in rows:
+        key = "" if by == "rater" else r[by]
+        found = values[(key, r["rater"])]
+        line = [] if by == "rater" else [redact(slice_value(by, key))]
+        line += [redact(rater_name(r["rater"])), str(r["answers"])]
+        for metric in ("correctness", "f1"):
+            low, high = mean_interval(found[metric])
+            line += [words.score(r[metric]), words.interval(low, high, as_share=False)]
+        line += [str(r["incorrect"]), str(r["missing"])]
+        out.append(line)
+    columns = [] if by == "rater" else [heading(by)]
+    columns += [heading("rater"), heading("answers"), heading("correctness"), heading("interval")]
+    columns += [heading("f1"), heading("interval"), heading("incorrect"), heading("missing")]
+    return Table(columns, out, [n >= len(columns) - 7 for n in range(len(columns))])
+
+
+def slice_value(by: str, key: str) -> str:
+    if by == "generator" and key in NO_GENERATOR:
+        return "no generator recorded"
+    return key
+
+
+# ---------------------------------------------------------------- comparisons and the appendix
+
+
+def _interval_text(figures: dict[str, Any] | None, as_share: bool = False) -> str:
+    if not figures:
+        return "—"
+    write = share if as_share else words.score
+    low, high = figures["ci"]
+    return f"{write(figures['estimate'])} [{words.interval(low, high, as_share=as_share)}]"
+
+
+def _as_interval(estimate: float | None, interval: list[float] | None) -> dict[str, Any] | None:
+    return {"estimate": estimate, "ci": interval} if interval else None
+
+
+def comparisons(project: Project, redact: Redact, most: int = 6) -> tuple[Table | None, list[str]]:
+    """Each two generators on the questions both answered (app/figures/comparison.py): wins, ties and
+    losses of the second against the first, its win rate and the difference of its scores, with 95 %
+    intervals, and how many questions it does worse on."""
+    from app.figures.comparison import comparison, generator_pairs
+
+    rows, notes = [], []
+    for a, b in generator_pairs(project)[:most]:
+        try:
+            found = comparison(project, a, b)
+        except AssayError:
+            continue
+        if not found["compared"]:
+            notes.append(
+                redact(
+                    f"{b} and {a} answered {found['questions']} questions in common; no reviewer or judge has "
+                    "tagged both answers of any of them yet, so there is nothing to compare them by."
+                )
+            )
+            continue
+        rate = found["win_rate"]
+        differences = [
+            _interval_text(_as_interval(f.get("difference"), f.get("interval")))
+            for f in (found["scores"].get(m, {}) for m in ("correctness", "any_incorrect"))
+        ]
+        rows.append(
+            [
+                redact(f"{b} against {a}"),
+                str(found["compared"]),
+                f"{found['wins']} / {found['ties']} / {found['losses']}",
+                _interval_text(
+                    {"estimate": rate["estimate"], "ci": rate["interval"]} if rate["interval"] else None, True
+                ),
+                *differences,
+                str(len(found["regressions"])),
+            ]
+        )
+    columns = ["pair", "compared", "outcomes", "win_rate", "correctness_difference", "error_difference", "regressions"]
+    table = Table([heading(c) for c in columns], rows, [False, True, True, True, True, True, True])
+    return (table if rows else None), notes
+
+
+def appendix_tables(
+    project: Project, per_answer: list[dict[str, Any]], triage: dict[str, Any], redact: Redact
+) -> dict[str, Table]:
+    tables: dict[str, Table] = {}
+    columns = ["answer_id", "rater", "correct", "incorrect", "irrelevant", "missing", "correctness", "f1"]
+    tables["Scores of every answer, by rater"] = Table(
+        [heading(c) for c in columns],
+        [[r["answer_id"], rater_name(r["rater"]), *(words.cell(r[c]) for c in columns[2:])] for r in per_answer],
+        [False, False, True, True, True, True, True, True],
+    )
+    rows = []
+    for group in redact(estimates.estimate(project, "generator"))["groups"]:
+        for metric in ("correctness", "f1", "any_incorrect"):
+            f = group["metrics"][metric]
+            as_share = metric == "any_incorrect"
+            rows.append(
+                [
+                    slice_value("generator", group["group"]),
+                    heading(metric),
+                    str(f["reviewed"]),
+                    _interval_text(f["ppi"], as_share),
+                    _interval_text(f["judge_only"], as_share),
+                    _interval_text(f["human_only"], as_share),
+                ]
+            )
+    columns = ["generator", "figure", "reviewed", "ppi", "judge_only", "human_only"]
+    tables["Estimates by generator, with 95 % intervals"] = Table(
+        [heading(c) for c in columns], rows, [False, False, True, True, True, True]
+    )
+    with project.sessions() as session:
+        rubrics = rubric_results.rubric_results(session)
+    if rubrics:  # answer-level rubrics other judges ran (DeCE, the two-dimensional…)
+        columns = ["answer_id", "rater", "rubric", "label", "score"]
+        tables["Other rubrics, answer by answer"] = Table(
+            [heading(c) for c in columns],
+            [
+                [redact(r.answer_id), redact(rater_name(r.rater)), r.rubric, redact(r.label or "—"), cell(r.score)]
+                for r in rubrics
+            ],
+            [False, False, False, False, True],
+        )
+    if triage["judged"]:
+        columns = [
+            "min_correctness",
+            "min_relevance",
+            "cleared_count",
+            "cleared_share",
+            "reviewed_cleared",
+            "missed",
+            "miss_rate_upper_95",
+            "miss_rate_upper_95_by_document",
+        ]
+        shares = {"cleared_share", "miss_rate_upper_95", "miss_rate_upper_95_by_document"}
+        tables["Triage: every rule tried"] = Table(
+            [heading(c) for c in columns],
+            [[share(s[c]) if c in shares else words.cell(s[c]) for c in columns] for s in triage["sweep"]],
+            [True] * len(columns),
+        )
+    return tables
