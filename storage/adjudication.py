@@ -21,7 +21,7 @@ from storage import raters, reviews
 from storage.audit import append_audit
 from storage.db import StorageError
 from storage.reviews import PointSnapshot
-from storage.schema import AdjudicationRow, CitationRow, DataPointRow, LabelRow, PassageRow, RaterRow, ReviewRow
+from storage.schema import AdjudicationRow, DataPointRow, LabelRow, PassageRow, RaterRow, ReviewRow
 
 CONSENSUS = "consensus"
 REASONS = ("guideline unclear", "reviewer error", "both defensible")
@@ -237,32 +237,9 @@ def labelled_points(session: Session, answer_id: str, rater_ids: Iterable[int]) 
         .where(DataPointRow.answer_id == answer_id, LabelRow.rater_id.in_(list(rater_ids)))
         .order_by(DataPointRow.ordinal, DataPointRow.id)
     ).all()
-    cited: dict[int, list[int]] = {}
-    for point_id, passage_id in session.execute(
-        select(CitationRow.data_point_id, CitationRow.passage_id)
-        .where(CitationRow.data_point_id.in_([p.id for p, _, _ in rows]))
-        .order_by(CitationRow.rank.is_(None), CitationRow.rank, CitationRow.passage_id)
-    ):
-        cited.setdefault(point_id, []).append(passage_id)
+    cited = reviews.cited_passages(session, [p.id for p, _, _ in rows])
     return [
-        (
-            rater_id,
-            PointSnapshot(
-                p.id,
-                p.ordinal,
-                p.text,
-                p.span_start,
-                p.span_end,
-                p.source_id,
-                p.comment if p.rater_id == rater_id else None,
-                Tag(tag),
-                tuple(cited.get(p.id, ())),
-                p.context_start,
-                p.context_end,
-                tuple(p.replaces or ()),
-                p.point_key,
-            ),
-        )
+        (rater_id, reviews.point_snapshot(p, tag, p.comment if p.rater_id == rater_id else None, cited))
         for p, rater_id, tag in rows
     ]
 

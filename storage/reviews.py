@@ -101,31 +101,39 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
         .order_by(DataPointRow.ordinal, DataPointRow.id)
     ).all()
+    cited = cited_passages(session, [p.id for p, _ in rows])
+    return [point_snapshot(p, tag, p.comment, cited) for p, tag in rows]
+
+
+def cited_passages(session: Session, point_ids: list[int]) -> dict[int, list[int]]:
+    """Each data point's cited passages, the judge's evidence first (by rank), then in passage order."""
     cited: dict[int, list[int]] = {}
     for point_id, passage_id in session.execute(
         select(CitationRow.data_point_id, CitationRow.passage_id)
-        .where(CitationRow.data_point_id.in_([p.id for p, _ in rows]))
-        .order_by(CitationRow.rank.is_(None), CitationRow.rank, CitationRow.passage_id)  # the judge's evidence first
+        .where(CitationRow.data_point_id.in_(point_ids))
+        .order_by(CitationRow.rank.is_(None), CitationRow.rank, CitationRow.passage_id)
     ):
         cited.setdefault(point_id, []).append(passage_id)
-    return [
-        PointSnapshot(
-            p.id,
-            p.ordinal,
-            p.text,
-            p.span_start,
-            p.span_end,
-            p.source_id,
-            p.comment,
-            Tag(tag) if tag else None,
-            tuple(cited.get(p.id, ())),
-            p.context_start,
-            p.context_end,
-            tuple(p.replaces or ()),
-            p.point_key,
-        )
-        for p, tag in rows
-    ]
+    return cited
+
+
+def point_snapshot(p: DataPointRow, tag: str | None, comment: str | None, cited: dict[int, list[int]]) -> PointSnapshot:
+    """A stored point as a review sees it, with this rater's tag and comment."""
+    return PointSnapshot(
+        p.id,
+        p.ordinal,
+        p.text,
+        p.span_start,
+        p.span_end,
+        p.source_id,
+        comment,
+        Tag(tag) if tag else None,
+        tuple(cited.get(p.id, ())),
+        p.context_start,
+        p.context_end,
+        tuple(p.replaces or ()),
+        p.point_key,
+    )
 
 
 def restore(session: Session, answer_id: str, rater_id: int, points: list[PointSnapshot]) -> None:
