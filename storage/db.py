@@ -112,10 +112,10 @@ def _unlock(passphrase: str, path: Path, dbapi_connection: Any, _record: Any) ->
 
 def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA busy_timeout = 5000")  # first: switching to WAL waits for another writer too
     cur.execute("PRAGMA foreign_keys = ON")  # off by default in SQLite
     cur.execute("PRAGMA journal_mode = WAL")  # the UI reads while a judge run writes
     cur.execute("PRAGMA synchronous = NORMAL")  # durable across a killed process in WAL mode
-    cur.execute("PRAGMA busy_timeout = 5000")
     cur.close()
 
 

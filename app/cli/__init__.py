@@ -8,6 +8,7 @@ through `output.py`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -19,12 +20,13 @@ from app.cli import admin, contract, export, figures, ingest, judging, models, r
 from app.cli import compare as compare_cli
 from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser
-from app.errors import AssayError, InvalidInput, file_problem
+from app.errors import AssayError, InvalidInput, StorageError, file_problem
 from app.project import AskPassphrase, Project, project_passphrase, project_url
 
 EXIT_INVALID = 2
 EXAMPLE_URL = "postgresql+psycopg://user@host/assay"
 
+BUSY_SECONDS = 5  # storage/db.py's busy_timeout: how long a second writer waits
 Command = Callable[[Project, argparse.Namespace], int]
 
 COMMANDS: dict[str, Command] = {
@@ -66,12 +68,16 @@ def main(
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID
     try:
-        return commands[args.command](project, args)
+        status = commands[args.command](project, args)
+        sys.stdout.flush()  # here, so that a reader gone away (`| head -1`) is met below
+        return status
+    except BrokenPipeError:
+        return _reader_gone()
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    except DatabaseError as exc:  # a damaged page met mid-command
-        print(f"assay: {admin.damaged(args, exc)}", file=sys.stderr)
+    except DatabaseError as exc:  # a damaged page met mid-command, or another writer holding the file
+        print(f"assay: {busy(args) if is_busy(exc) else admin.damaged(args, exc)}", file=sys.stderr)
         return EXIT_INVALID
     finally:
         project.close()
@@ -79,8 +85,40 @@ def main(
 
 def _open(url: str, args: argparse.Namespace, ask: AskPassphrase) -> Project:
     """The project, or one sentence on why it cannot be opened (storage names a bad project file)."""
+def _reader_gone() -> int:
+    """The reader of stdout closed the pipe (`assay … | head -1`): not an error of ours. As Python's
+    documentation recommends, what is left to flush goes to devnull so that exit prints nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        return Project.open(url, project_passphrase(url, args.encrypt, ask))
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout replaced by something without a descriptor (tests)
+        pass
+    finally:
+        os.close(devnull)
+    return 1
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLite's word for a file another connection is writing: busy, not damaged."""
+    message = str(getattr(exc, "orig", None) or exc).lower()
+    return "database is locked" in message or "database is busy" in message
+
+
+def busy(args: argparse.Namespace) -> str:
+    where = args.project or "the project"
+    return (
+        f"{where} is busy: another Assay is writing to it (waited {BUSY_SECONDS:g} s); "
+        "try again when it has finished (nothing was changed)"
+    )
+
+
+    try:
+        try:
+            return Project.open(url, project_passphrase(url, args.encrypt, ask))
+        except (StorageError, SQLAlchemyError) as exc:
+            if is_busy(exc):  # another writer held it past busy_timeout: busy, not damaged
+                raise AssayError(busy(args)) from exc
+            raise
     except OSError as exc:  # its folder cannot be made: a file in the way, no permission
         raise InvalidInput(str(args.project or url), f"cannot open or create the project: {file_problem(exc)}") from exc
     except (ArgumentError, ModuleNotFoundError, SQLAlchemyError) as exc:

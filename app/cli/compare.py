@@ -30,7 +30,7 @@ def _compare(project: Project, args: argparse.Namespace) -> int:
         raise InvalidInput("assay compare", f"name the baseline and the candidate generator, A B (pairs here: {pairs})")
     result = comparison(project, args.a, args.b)
     if args.export is not None:
-        with writing(args.export):
+        with writing(args.export, project=project):
             export_regressions(result, args.export)
     if args.json:
         print(json.dumps(result))

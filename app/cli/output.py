@@ -4,7 +4,9 @@ sentence that refuses a file they cannot write."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +17,8 @@ from typing import Any
 from app.errors import InvalidInput, file_problem
 from app.ingest.documents import PageProgress
 from app.judging.runs import Progress
+from app.project import Project
+from storage.db import sqlite_path
 
 
 def print_summary(summary: Any, as_json: bool, text: Callable[[], str]) -> None:
@@ -38,21 +42,87 @@ def print_json_or_lines(value: dict[str, Any], as_json: bool) -> None:
         print(f"{key:20} {item}")
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+_SIDECARS = ("-wal", "-shm", "-journal")
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
+
+
+def _same(a: Path, b: Path) -> bool:
+    """One file by path or by identity (a link, another spelling of the path)."""
+    if a.absolute() == b.absolute() or a.resolve() == b.resolve():
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def protected_problem(out: Path, project: Project | None) -> str | None:
+    """Why `out` must not be written: it is the open project, its write-ahead log, shared memory or
+    journal, one of its backups, or another SQLite database (a project a mistyped name would wipe)."""
+    if project is not None and (path := sqlite_path(project.url)) is not None:
+        if _same(out, path):
+            return "it is the open project: writing there would destroy it; give another file name"
+        if any(_same(out, path.with_name(path.name + end)) for end in _SIDECARS):
+            return "it is the open project's own log file: writing there would damage it; give another file name"
+        from app.backups import backup_folder
+
+        try:
+            backups = backup_folder(path).resolve()
+        except (OSError, ValueError):
+            backups = None
+        if backups is not None and (out.resolve() == backups or backups in out.resolve().parents):
+            return "it is in the project's backup folder: give a file name outside it"
+    try:
+        if out.is_file():
+            with out.open("rb") as handle:
+                if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                    return "it is a database (an Assay project?): writing there would destroy it; give another name"
+    except OSError:
+        pass  # unreadable: the write says why
+    return None
+
+
 @contextmanager
-def writing(out: Path, *, folder: bool = False) -> Iterator[None]:
+def writing(
+    out: Path, *, folder: bool = False, project: Project | None = None, make_folder: bool = False
+) -> Iterator[None]:
     """Around what writes the file `out` (with `folder`: files in the folder `out`): a folder given
-    for the file, a file in the way of a folder or a denied permission is refused in one sentence
-    naming `out`; an error about any other path stays a bug."""
+    for the file, a folder that does not exist, a file in the way of a folder, a denied permission or
+    a full disk is refused in one sentence naming `out`; an error about any other path stays a bug.
+    With `project`, the open project's file, its logs and its backups are never written over. A file
+    this command started and could not finish is removed. `make_folder`: a missing folder is made."""
     if out.is_dir() and not folder:
         raise InvalidInput(str(out), "it is a folder: give the name of the file to write")
+    if not folder and (problem := protected_problem(out, project)):
+        raise InvalidInput(str(out), problem)
+    parent = out.absolute().parent
+    missing = not folder and not parent.exists() and not any(p.is_file() for p in parent.parents)
+    if missing and not make_folder:
+        raise InvalidInput(str(out), f"cannot write it: the folder {parent} does not exist")
+    existed = out.exists()
     try:
+        if missing:
+            parent.mkdir(parents=True, exist_ok=True)
         yield
     except OSError as exc:
         target = out.absolute()
         where = Path(exc.filename).absolute() if exc.filename is not None else None
-        if where is None or not (where == target or where in target.parents or (folder and target in where.parents)):
+        full = exc.errno in _FULL
+        if not full and (
+            where is None or not (where == target or where in target.parents or (folder and target in where.parents))
+        ):
             raise
+        if not existed and not folder and out.is_file():
+            out.unlink(missing_ok=True)
         raise InvalidInput(str(out), f"cannot write {'there' if folder else 'it'}: {file_problem(exc)}") from exc
+    except BaseException:
+        if not existed and not folder and out.is_file():
+            out.unlink(missing_ok=True)
+        raise
+
+
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}{unit} [{elapsed}<{remaining}{postfix}]"
 
 
 def print_pages(progress: PageProgress) -> None:

@@ -83,7 +83,7 @@ def _bundle(project: Project, args: argparse.Namespace) -> int:
     if args.action == "export":
         if not args.reviewer:
             raise AssayError("bundle export needs --reviewer NAME")
-        with writing(args.path):
+        with writing(args.path, project=project):
             count = export_bundle(project, args.reviewer, args.path)
         print(f"wrote {count} answers of {args.reviewer} to {args.path}")
         return 0
@@ -104,7 +104,7 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         if args.action == "export":
             if args.out is None:
                 raise AssayError("audit export needs an output file")
-            with writing(args.out), args.out.open("w", encoding="utf-8") as handle:
+            with writing(args.out, project=project), args.out.open("w", encoding="utf-8") as handle:
                 for entry in audit_entries(session):
                     handle.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
             print(f"wrote {args.out}")
