@@ -25,8 +25,8 @@ from app.project import AskPassphrase, Project, project_passphrase, project_url
 
 EXIT_INVALID = 2
 EXAMPLE_URL = "postgresql+psycopg://user@host/assay"
-
 BUSY_SECONDS = 5  # storage/db.py's busy_timeout: how long a second writer waits
+
 Command = Callable[[Project, argparse.Namespace], int]
 
 COMMANDS: dict[str, Command] = {
@@ -83,8 +83,6 @@ def main(
         project.close()
 
 
-def _open(url: str, args: argparse.Namespace, ask: AskPassphrase) -> Project:
-    """The project, or one sentence on why it cannot be opened (storage names a bad project file)."""
 def _reader_gone() -> int:
     """The reader of stdout closed the pipe (`assay … | head -1`): not an error of ours. As Python's
     documentation recommends, what is left to flush goes to devnull so that exit prints nothing."""
@@ -112,6 +110,8 @@ def busy(args: argparse.Namespace) -> str:
     )
 
 
+def _open(url: str, args: argparse.Namespace, ask: AskPassphrase) -> Project:
+    """The project, or one sentence on why it cannot be opened (storage names a bad project file)."""
     try:
         try:
             return Project.open(url, project_passphrase(url, args.encrypt, ask))
