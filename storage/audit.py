@@ -7,25 +7,39 @@ not an exception. What is found: an edited entry (its hash no longer matches), a
 longer readable, an entry removed or inserted (the next entry's link points nowhere), entries
 reordered (a link points to another entry), and a dropped or disabled trigger (the log is no longer
 append-only). A forger who rewrites every later hash, or deletes only the newest entries, is not
-caught by a chain alone; backups keep the older state to compare with.
+caught by a chain alone: signed heads are. Whenever a reviewer signs (a sign-off, a reopen, a key),
+the newest entry's id and hash are signed with their key and kept in `audit_heads`; a rewritten
+chain no longer has the hash signed, a cut one no longer has the entry, and no one without the
+private key can sign a new head. Heads, not a signature on every entry: verifying 100,000
+Ed25519 signatures costs seconds, verifying the heads costs one per signed action (bench/signing.py).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from storage.schema import AuditRow, utcnow
+from storage.schema import AuditHeadRow, AuditRow, utcnow
+
+if TYPE_CHECKING:
+    from storage.reviewer_keys import Signer
 
 GENESIS = "0" * 64
-SQLITE_TRIGGERS = ("audit_log_no_update", "audit_log_no_delete")
-POSTGRES_TRIGGERS = ("audit_log_append_only", "audit_log_no_truncate")
+HEAD_FORMAT = "assay-audit-head/1"
+SQLITE_TRIGGERS: tuple[str, ...] = (
+    "audit_log_no_update",
+    "audit_log_no_delete",
+    "audit_heads_no_update",
+    "audit_heads_no_delete",
+)
+POSTGRES_TRIGGERS: tuple[str, ...] = ("audit_log_append_only", "audit_log_no_truncate", "audit_heads_append_only")
 
 
 def audit_hash(
@@ -149,7 +163,10 @@ def _trigger_problems(session: Session) -> list[AuditProblem]:
     elif dialect == "postgresql":
         present = dict(
             session.execute(
-                text("SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'audit_log'::regclass")
+                text(
+                    "SELECT tgname, tgenabled FROM pg_trigger "
+                    "WHERE tgrelid IN ('audit_log'::regclass, 'audit_heads'::regclass)"
+                )
             ).all()
         )
         wanted = POSTGRES_TRIGGERS
@@ -200,4 +217,90 @@ def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
             continue
         if audit_hash(prev_hash or "", stamp, actor, action, entity, entity_id, payload or {}) != digest:
             problems.append(AuditProblem(entry_id, "its content does not match its hash (it was edited)"))
-    return len(rows), problems + _trigger_problems(session)
+    hashes = {row[0]: row[8] for row in rows}
+    last = rows[-1][0] if rows else 0
+    problems += _head_problems(session, hashes, last)
+    return len(rows), problems + _project_problems(session) + _trigger_problems(session)
+
+
+# ---------------------------------------------------------------- signed heads
+
+
+@dataclass(frozen=True)
+class AuditHead:
+    """A signed checkpoint: every entry up to `entry_id` is as the key's holder saw it."""
+
+    entry_id: int
+    entry_hash: str
+    fingerprint: str
+    signed_at: datetime
+
+
+def head_message(entry_id: int, entry_hash: str, fingerprint: str) -> bytes:
+    """What a head's signature covers."""
+    return f"{HEAD_FORMAT} {entry_id} {entry_hash} {fingerprint}".encode()
+
+
+def newest_entry(session: Session) -> tuple[int, str] | None:
+    """The id and hash of the newest entry, None when the log is empty."""
+    session.flush()
+    row = session.execute(select(AuditRow.id, AuditRow.hash).order_by(AuditRow.id.desc()).limit(1)).first()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def sign_head(session: Session, signer: Signer) -> AuditHead | None:
+    """Sign the log's newest entry (and so every entry before it) with the signer's key."""
+    newest = newest_entry(session)
+    if newest is None:
+        return None
+    entry_id, entry_hash = newest
+    signature = base64.b64encode(signer.sign(head_message(entry_id, entry_hash, signer.fingerprint))).decode()
+    at = utcnow()
+    session.add(
+        AuditHeadRow(
+            entry_id=entry_id, entry_hash=entry_hash, fingerprint=signer.fingerprint, signed_at=at, signature=signature
+        )
+    )
+    session.flush()
+    return AuditHead(entry_id, entry_hash, signer.fingerprint, at)
+
+
+def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -> list[AuditProblem]:
+    """Each signed head against the key that signed it and the entry it names."""
+    from storage.reviewer_keys import registered_keys, signature_valid
+
+    keys = {key.fingerprint: key for key in registered_keys(session)}
+    problems = []
+    columns = "entry_id, entry_hash, fingerprint, CAST(signed_at AS TEXT), signature"
+    heads = session.execute(text(f"SELECT {columns} FROM audit_heads ORDER BY id")).all()
+    for entry_id, entry_hash, fingerprint, signed_at, signature in heads:
+        key = keys.get(fingerprint)
+        when = str(signed_at)[:16]
+        if key is None:
+            problems.append(
+                AuditProblem(entry_id, f"its signed head names key {str(fingerprint)[:16]}, which is not registered")
+            )
+            continue
+        who = f"{key.reviewer} signed its hash at {when}"
+        if not key.matches_fingerprint or not signature_valid(
+            key.public_key, head_message(entry_id, entry_hash, fingerprint), signature
+        ):
+            problem = f"the head {key.reviewer} signed at {when} does not verify with their key (forged or edited)"
+        elif entry_id not in hashes and entry_id > last:
+            problem = f"it is gone, though {who}: the log was cut short after entry {last}"
+        elif entry_id not in hashes:
+            problem = f"it is gone, though {who} (it was removed)"
+        elif hashes[entry_id] != entry_hash:
+            problem = f"it is not the entry whose hash {key.reviewer} signed at {when} (the chain was rewritten)"
+        else:
+            continue
+        problems.append(AuditProblem(entry_id, problem))
+    return problems
+
+
+def _project_problems(session: Session) -> list[AuditProblem]:
+    """What the log vouches for elsewhere in the project: guideline texts and reviewers' keys."""
+    from storage.guidelines import guideline_problems
+    from storage.reviewer_keys import key_problems
+
+    return [AuditProblem(None, problem) for problem in guideline_problems(session) + key_problems(session)]

@@ -70,3 +70,25 @@ def set_guidelines(session: Session, text: str, author: str, version: int | None
         {"version": number, "sha256": digest, "previous": current.version if current else None},
     )
     return _of(row), True
+
+
+def guideline_problems(session: Session) -> list[str]:
+    """Each version whose text no longer matches its SHA-256 (edited with its hash left as it was), or
+    whose SHA-256 is not the one the audit log recorded when it was set (edited with its hash)."""
+    from storage.schema import AuditRow
+
+    audited: dict[str, str] = {}
+    for entity_id, payload in session.execute(
+        select(AuditRow.entity_id, AuditRow.payload).where(AuditRow.action == "guidelines.set")
+    ):
+        audited[str(entity_id)] = str((payload or {}).get("sha256"))
+    problems = []
+    for row in guideline_versions(session):
+        name = f"guideline version {row.version}"
+        if text_sha256(row.text) != row.sha256:
+            problems.append(f"{name}: its text no longer matches its SHA-256 (the text was edited)")
+        elif str(row.version) not in audited:
+            problems.append(f"{name}: no audit entry records it (it was added behind Assay's back)")
+        elif audited[str(row.version)] != row.sha256:
+            problems.append(f"{name}: its SHA-256 is not the one the audit log recorded (the text was edited)")
+    return problems

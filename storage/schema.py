@@ -326,6 +326,38 @@ class SignOffRow(Base):
     reopened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     reopened_by: Mapped[str | None] = mapped_column(String(200))
     reopen_reason: Mapped[str | None] = mapped_column(Text)
+    key_fingerprint: Mapped[str | None] = mapped_column(String(64))  # None: signed before reviewer keys
+    signature: Mapped[str | None] = mapped_column(Text)  # Ed25519 over the canonical record, base64
+
+
+class ReviewerKeyRow(Base):
+    """A reviewer's public signing key (Ed25519), registered with its fingerprint (SHA-256 of the raw
+    key): retired, never deleted or changed (triggers refuse it). The private key never enters here."""
+
+    __tablename__ = "reviewer_keys"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
+    reviewer: Mapped[str] = mapped_column(String(200), index=True)
+    algorithm: Mapped[str] = mapped_column(String(20), default="ed25519")
+    public_key: Mapped[str] = mapped_column(Text)  # the raw 32 bytes, base64
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    retired_by: Mapped[str | None] = mapped_column(String(200))
+
+
+class AuditHeadRow(Base):
+    """A signed checkpoint of the audit chain: the newest entry's id and hash when a reviewer acted,
+    signed with their key. Every entry up to it is covered; append-only like the log."""
+
+    __tablename__ = "audit_heads"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    entry_id: Mapped[int] = mapped_column(Integer)
+    entry_hash: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    signed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    signature: Mapped[str] = mapped_column(Text)
 
 
 class PairwisePreferenceRow(Base):

@@ -7,6 +7,13 @@ answer, the guideline version, the reviewer and the time. Its digest is the SHA-
 JSON; the record is kept beside it and the digest goes into the hash-chained audit log, so a check
 can tell an edited review (the record no longer matches the live rows, and says what changed), an
 edited sign-off (the record no longer matches its digest) and a forged one (no audit entry has it).
+
+A digest alone does not stop whoever can write the project: they can re-hash an edited record. So
+the record also names the reviewer's key (its fingerprint) and the audit log's head when it was
+signed, and the reviewer's Ed25519 signature over the canonical record is kept beside it: an edited
+record no longer verifies, a forged one cannot be signed without the private key, and a rewritten
+audit chain no longer has the head the record names. Sign-offs made before reviewer keys (no key in
+the record and an audit entry older than the project's first key) are checked by digest alone.
 Each function takes a session and never commits it.
 """
 
@@ -22,8 +29,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from storage import reviews
-from storage.audit import append_audit
+from storage.audit import append_audit, newest_entry
 from storage.guidelines import current_guidelines, guideline_version, text_sha256
+from storage.reviewer_keys import REGISTERED, Signer, b64, register_key, registered_keys, signature_valid, unb64
 from storage.schema import AnswerRow, AuditRow, DocumentRow, PassageRow, QuestionRow, RaterRow, SignOffRow, utcnow
 
 RECORD_FORMAT = "assay-signoff/1"
@@ -48,6 +56,8 @@ class SignOff:
     signed_at: datetime
     digest: str
     guideline_version: int | None
+    key_fingerprint: str | None = None
+    key_created: bool = False  # the reviewer's signing key was made for this sign-off
 
 
 @dataclass(frozen=True)
@@ -120,12 +130,21 @@ def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff
     row = _in_force(session, answer_id, rater_id)
     if row is None:
         return None
-    return SignOff(answer_id, str(row.record.get("reviewer")), _utc(row.signed_at), row.digest, row.guideline_version)
+    return SignOff(
+        answer_id,
+        str(row.record.get("reviewer")),
+        _utc(row.signed_at),
+        row.digest,
+        row.guideline_version,
+        row.key_fingerprint,
+    )
 
 
-def sign(session: Session, answer_id: str, rater_id: int, reviewer: str) -> SignOff:
-    """Sign the reviewer's review of the answer as it is now, under the current guidelines."""
+def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer: Signer) -> SignOff:
+    """Sign the reviewer's review of the answer as it is now, under the current guidelines, with the
+    reviewer's key: the record names the key and the audit log's head, and the signature covers it."""
     guidelines = current_guidelines(session)
+    head = newest_entry(session)
     at = utcnow()
     record = {
         "format": RECORD_FORMAT,
@@ -133,6 +152,8 @@ def sign(session: Session, answer_id: str, rater_id: int, reviewer: str) -> Sign
         "guidelines": None if guidelines is None else {"version": guidelines.version, "sha256": guidelines.sha256},
         "reviewer": reviewer,
         "signed_at": at.isoformat(),
+        "key": signer.fingerprint,
+        "audit_head": None if head is None else {"entry": head[0], "hash": head[1]},
     }
     digest = record_digest(record)
     version = guidelines.version if guidelines else None
@@ -144,6 +165,8 @@ def sign(session: Session, answer_id: str, rater_id: int, reviewer: str) -> Sign
             signed_at=at,
             digest=digest,
             record=record,
+            key_fingerprint=signer.fingerprint,
+            signature=b64(signer.sign(canonical(record).encode())),
         )
     )
     append_audit(
@@ -152,9 +175,26 @@ def sign(session: Session, answer_id: str, rater_id: int, reviewer: str) -> Sign
         SIGNED,
         "answer",
         answer_id,
-        {"digest": digest, "reviewer": reviewer, "guideline_version": version},
+        {"digest": digest, "reviewer": reviewer, "guideline_version": version, "key": signer.fingerprint},
     )
-    return SignOff(answer_id, reviewer, at, digest, version)
+    return SignOff(answer_id, reviewer, at, digest, version, signer.fingerprint)
+
+
+def signed_record(session: Session, answer_id: str, rater_id: int) -> dict[str, Any] | None:
+    """The reviewer's sign-off of the answer in force as a certificate needs it: the record, its
+    digest, the signature and the key (fingerprint and public key). None when none is in force."""
+    row = _in_force(session, answer_id, rater_id)
+    if row is None:
+        return None
+    keys = {key.fingerprint: key for key in registered_keys(session)}
+    key = keys.get(row.key_fingerprint or "")
+    return {
+        "record": row.record,
+        "digest": row.digest,
+        "signature": row.signature,
+        "fingerprint": row.key_fingerprint,
+        "public_key": None if key is None else key.public_key,
+    }
 
 
 def reopen(session: Session, answer_id: str, rater_id: int, actor: str, reason: str) -> SignOff | None:
@@ -164,7 +204,14 @@ def reopen(session: Session, answer_id: str, rater_id: int, actor: str, reason: 
         return None
     row.reopened_at, row.reopened_by, row.reopen_reason = utcnow(), actor, reason
     append_audit(session, actor, REOPENED, "answer", answer_id, {"digest": row.digest, "reason": reason})
-    return SignOff(answer_id, str(row.record.get("reviewer")), _utc(row.signed_at), row.digest, row.guideline_version)
+    return SignOff(
+        answer_id,
+        str(row.record.get("reviewer")),
+        _utc(row.signed_at),
+        row.digest,
+        row.guideline_version,
+        row.key_fingerprint,
+    )
 
 
 def signoffs_in_force(session: Session) -> dict[tuple[str, str], SignOff]:
@@ -176,7 +223,9 @@ def signoffs_in_force(session: Session) -> dict[tuple[str, str], SignOff]:
         .order_by(SignOffRow.id)
     ).all()
     return {
-        (row.answer_id, name): SignOff(row.answer_id, name, _utc(row.signed_at), row.digest, row.guideline_version)
+        (row.answer_id, name): SignOff(
+            row.answer_id, name, _utc(row.signed_at), row.digest, row.guideline_version, row.key_fingerprint
+        )
         for row, name in rows
     }
 
@@ -215,26 +264,64 @@ def _differences(signed: dict[str, Any], now: dict[str, Any]) -> list[str]:
     return found
 
 
-def _audited(session: Session, action: str) -> set[tuple[str, str]]:
-    """(answer id, digest) of every audit entry of this action."""
+def _audited(session: Session, action: str) -> dict[tuple[str, str], tuple[int, datetime, dict[str, Any]]]:
+    """(answer id, digest) of every audit entry of this action: its id, time and payload."""
     return {
-        (entity_id, str((payload or {}).get("digest")))
-        for entity_id, payload in session.execute(
-            select(AuditRow.entity_id, AuditRow.payload).where(AuditRow.action == action)
+        (entity_id, str((payload or {}).get("digest"))): (entry_id, at, payload or {})
+        for entry_id, at, entity_id, payload in session.execute(
+            select(AuditRow.id, AuditRow.at, AuditRow.entity_id, AuditRow.payload)
+            .where(AuditRow.action == action)
+            .order_by(AuditRow.id)
         )
     }
+
+
+def _signature_problems(
+    session: Session, row: SignOffRow, record: dict[str, Any], audited: dict[str, Any] | None, keys_since: int | None
+) -> list[str]:
+    """What is wrong with a sign-off's signature: missing where one is due, made with an unknown or
+    swapped key, not verifying over the record, or naming an audit head the log no longer has."""
+    fingerprint = row.key_fingerprint
+    named = record.get("key") or (audited or {}).get("key")
+    if not fingerprint or not row.signature:
+        entry_id = (audited or {}).get("entry_id")
+        after_keys = keys_since is not None and (entry_id is None or entry_id > keys_since)
+        if named or (after_keys and not (audited or {}).get("imported")):
+            return ["it is not signed: its signature is missing (forged without the reviewer's key?)"]
+        return []  # signed before reviewer keys: its digest and the audit log vouch for it
+    if named and named != fingerprint:
+        return [f"its record names key {str(named)[:16]} but it is stored with key {fingerprint[:16]}"]
+    keys = {key.fingerprint: key for key in registered_keys(session)}
+    key = keys.get(fingerprint)
+    if key is None:
+        return [f"it is signed with key {fingerprint[:16]}, which this project has not registered (forged?)"]
+    if not key.matches_fingerprint:
+        return [f"{key.reviewer}'s key {fingerprint[:16]} was swapped in the keys table: its signature proves nothing"]
+    if key.reviewer != record.get("reviewer"):
+        return [f"it is signed with {key.reviewer}'s key, not {record.get('reviewer')!r}'s"]
+    if not signature_valid(key.public_key, canonical(record).encode(), row.signature):
+        return [f"its signature does not verify with {key.reviewer}'s key (the record was edited, or forged)"]
+    head = record.get("audit_head")
+    if isinstance(head, dict) and not (audited or {}).get("imported"):
+        found = session.scalar(select(AuditRow.hash).where(AuditRow.id == head.get("entry")))
+        if found != head.get("hash"):
+            return [f"the audit log no longer has the entry {head.get('entry')} it was signed after (rewritten)"]
+    return []
 
 
 def check_signoffs(session: Session) -> list[SignOffCheck]:
     """Every sign-off in force (and any marked reopened that no audit entry reopened), checked against
     its digest, the audit log and the review as stored now."""
     signed, reopened = _audited(session, SIGNED), _audited(session, REOPENED)
+    keys_since = session.scalar(select(AuditRow.id).where(AuditRow.action == REGISTERED).order_by(AuditRow.id).limit(1))
     checks = []
+    kept = set()
     rows = session.execute(
         select(SignOffRow, RaterRow.name).join(RaterRow, RaterRow.id == SignOffRow.rater_id).order_by(SignOffRow.id)
     ).all()
     for row, reviewer in rows:
         key = (row.answer_id, row.digest)
+        kept.add(key)
         problems = []
         if row.reopened_at is not None:
             if key in reopened:
@@ -245,6 +332,9 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             problems.append("the stored sign-off was edited (its record no longer matches its digest)")
         if key not in signed:
             problems.append("no audit entry records this sign-off (it was added or its digest edited)")
+        entry = signed.get(key)
+        audited = None if entry is None else {**entry[2], "entry_id": entry[0]}
+        problems += _signature_problems(session, row, record, audited, keys_since)
         if record.get("reviewer") != reviewer:
             problems.append(f"it names {record.get('reviewer')!r} but is stored as {reviewer!r}'s")
         guidelines = record.get("guidelines")
@@ -265,6 +355,20 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
                 row.guideline_version,
             )
         )
+    for (answer_id, digest), (entry_id, at, payload) in signed.items():
+        if (answer_id, digest) not in kept:
+            gone = "" if session.get(AnswerRow, answer_id) is not None else " (and the answer with it)"
+            checks.append(
+                SignOffCheck(
+                    answer_id,
+                    str(payload.get("reviewer")),
+                    _utc(at),
+                    digest,
+                    False,
+                    f"the sign-off was deleted{gone}: audit entry {entry_id} records it, the project no longer has it",
+                    payload.get("guideline_version"),
+                )
+            )
     return checks
 
 
@@ -272,12 +376,17 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
 
 
 def signoff_records(session: Session, rater_id: int) -> list[dict[str, Any]]:
-    """A reviewer's sign-offs as they travel in a bundle: the record, its digest and any reopen."""
+    """A reviewer's sign-offs as they travel in a bundle: the record, its digest, its signature with the
+    public key that verifies it, and any reopen."""
+    keys = {key.fingerprint: key.public_key for key in registered_keys(session)}
     return [
         {
             "answer_id": row.answer_id,
             "digest": row.digest,
             "record": row.record,
+            "key_fingerprint": row.key_fingerprint,
+            "signature": row.signature,
+            "public_key": keys.get(row.key_fingerprint or ""),
             "reopened_at": None if row.reopened_at is None else _utc(row.reopened_at).isoformat(),
             "reopened_by": row.reopened_by,
             "reopen_reason": row.reopen_reason,
@@ -294,6 +403,13 @@ def merge_signoff(session: Session, rater_id: int, item: dict[str, Any], actor: 
         raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not match its digest")
     if session.get(AnswerRow, item["answer_id"]) is None:
         raise ValueError(f"the sign-off names answer {item['answer_id']!r}, which this project does not have")
+    fingerprint, signature, public_key = item.get("key_fingerprint"), item.get("signature"), item.get("public_key")
+    if fingerprint or record.get("key"):
+        if not (public_key and signature and fingerprint == record.get("key")):
+            raise ValueError(f"the sign-off of answer {item['answer_id']!r} lacks its signature or key")
+        if not signature_valid(public_key, canonical(record).encode(), signature):
+            raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not verify with its key")
+        register_key(session, str(record.get("reviewer")), unb64(public_key), actor)
     row = session.scalar(select(SignOffRow).where(SignOffRow.rater_id == rater_id, SignOffRow.digest == item["digest"]))
     if row is None:
         guidelines = record.get("guidelines") or {}
@@ -304,9 +420,16 @@ def merge_signoff(session: Session, rater_id: int, item: dict[str, Any], actor: 
             signed_at=datetime.fromisoformat(record["signed_at"]),
             digest=item["digest"],
             record=record,
+            key_fingerprint=fingerprint,
+            signature=signature,
         )
         session.add(row)
-        payload = {"digest": row.digest, "reviewer": record["reviewer"], "guideline_version": row.guideline_version}
+        payload = {
+            "digest": row.digest,
+            "reviewer": record["reviewer"],
+            "guideline_version": row.guideline_version,
+            "key": fingerprint,
+        }
         append_audit(session, actor, SIGNED, "answer", row.answer_id, {**payload, "imported": True})
     if item.get("reopened_at") and row.reopened_at is None:
         row.reopened_at = datetime.fromisoformat(item["reopened_at"])

@@ -107,7 +107,10 @@ def damaged(args: argparse.Namespace, exc: Exception) -> str:
     url = project_url(args.project, args.db)
     path = Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
     if path is None:
-        return f"the database reported an error: {str(getattr(exc, 'orig', exc)).splitlines()[0]}"
+        from app.review.roles import refusal  # a write the login's role does not allow
+
+        said = refusal(exc, url)
+        return said or f"the database reported an error: {str(getattr(exc, 'orig', exc)).splitlines()[0]}"
     error = as_storage_error(path, exc)
     return f"{error}; {backups.advice(path)}" if hasattr(error, "problem") else str(error)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from app import limits
 from app.cli.output import writing
@@ -10,6 +11,9 @@ from app.errors import InvalidInput, file_problem
 from app.export.formats import export
 from app.export.redaction import Redaction, keep_everything
 from app.project import Project
+
+if TYPE_CHECKING:
+    from app.export.pdf_signing import ReportSigner
 
 
 def _export(project: Project, args: argparse.Namespace) -> int:
@@ -24,10 +28,30 @@ def _export(project: Project, args: argparse.Namespace) -> int:
             raise InvalidInput(str(path), "cannot read the names: it is a folder, not a file")
         names += limits.read_text(path, limits.NAMES, "a file of names to redact").splitlines()
     redact = Redaction(tuple(names)) if args.redact or names else keep_everything
+    signer = _report_signer(project, args)  # checked before anything is written: nothing signed on a refusal
     with writing(args.out, project=project, make_folder=True):
         written = export(project, args.format, args.out, redact, args.paper)
+    if signer is not None:
+        from app.export.pdf_signing import sign_pdf
+
+        sign_pdf(args.out, signer)
+        print(f"wrote {written}, signed by {signer.reviewer} (key {signer.fingerprint[:16]}, PAdES)")
+        return 0
     print(f"wrote {written}")
     return 0
+
+
+def _report_signer(project: Project, args: argparse.Namespace) -> ReportSigner | None:
+    if not args.sign:
+        if args.cert or args.cert_key:
+            raise InvalidInput("--cert", "a certificate is for signing: add --sign")
+        return None
+    if args.format != "pdf":
+        raise InvalidInput("--sign", f"only the pdf report is signed, not {args.format}")
+    from app.export.pdf_signing import report_signer
+    from app.review.roles import default_reviewer
+
+    return report_signer(default_reviewer(project, args.reviewer), args.cert, args.cert_key)
 
 
 COMMANDS = {"export": _export}

@@ -10,6 +10,7 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
+from app import keys
 from app.cli.output import print_summary, writing
 from app.cli.signoff import signoff_dicts, signoff_lines
 from app.errors import AssayError, InvalidInput
@@ -17,7 +18,7 @@ from app.judging.verification import VERIFIER, finding_at, findings, reasons_tex
 from app.project import Project
 from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
-from storage.audit import audit_entries, verify_audit
+from storage.audit import AuditProblem, audit_entries, verify_audit
 
 
 def _show(project: Project, args: argparse.Namespace) -> int:
@@ -112,6 +113,7 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         if args.out is not None:
             raise AssayError("audit verify takes no file: the file is for audit export")
         count, problems = verify_audit(session)
+        problems += [AuditProblem(None, p) for p in keys.anchor_problems(project.url, session)]  # outside the project
     checks = project.signoffs()  # each sign-off against what is stored now
     broken = any(not c.matches for c in checks)
     if args.json:

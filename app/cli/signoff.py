@@ -1,6 +1,8 @@
 """`assay guidelines`, `signoff` and `reopen`: the review guidelines of a project (versioned, audited),
-and a reviewer's signature on their review of an answer, withdrawn only by an audited reopen.
-`assay audit verify` (cli/review.py) checks the sign-offs with `signoff_lines` below."""
+and a reviewer's signature on their review of an answer (Ed25519, with their key: app/keys.py),
+withdrawn only by an audited reopen; `signoff --export CERT` writes the signed certificate that
+packaging/verify_signoff.py checks without Assay. `assay audit verify` (cli/review.py) checks the
+sign-offs with `signoff_lines` below. `assay keys` (cli/keys.py) is registered here too."""
 
 from __future__ import annotations
 
@@ -10,13 +12,25 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from app.cli.output import print_summary
+from app.cli import keys as keys_cli
+from app.cli.output import print_summary, writing
 from app.errors import InvalidInput, file_problem
 from app.project import Guidelines, Project, SignOffCheck
+from app.review import roles
 from app.review.service import ReviewService
 from models.vocabulary import RaterKind
 from storage import raters
-from storage.signoffs import SignOff
+from storage.signoffs import SignOff, canonical, signed_record, standing_signoff
+
+CERTIFICATE_FORMAT = "assay-signoff-certificate/1"
+CERTIFICATE_ABOUT = (
+    "A reviewer's sign-off of an answer, made with Assay. 'signature' is the Ed25519 signature (base64) "
+    "of the UTF-8 bytes of 'record' written as canonical JSON (keys sorted, separators ',' and ':', "
+    "non-ASCII as is); 'public_key' is the raw 32-byte Ed25519 key (base64) and 'fingerprint' its "
+    "SHA-256 (hex), which 'record.key' names; 'sha256' is the SHA-256 of the canonical record. The "
+    "file itself is this object as canonical JSON and a newline. Check it with "
+    "packaging/verify_signoff.py CERT, or any Ed25519 library."
+)
 
 
 def _guidelines_dict(guidelines: Guidelines) -> dict[str, Any]:
@@ -56,8 +70,13 @@ def _guidelines(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _service(project: Project, name: str) -> ReviewService:
-    """The named reviewer's service; no reviewer is created by signing or reopening."""
+def _service(project: Project, typed: str | None) -> ReviewService:
+    """The reviewer's service (the database login on a server, else the name given, else the OS user);
+    no reviewer is created by signing or reopening."""
+    login = roles.database_login(project)
+    if login is not None and typed is not None and typed.strip() != login:
+        raise InvalidInput("--reviewer", f"on a database server the reviewer is the login {login!r}, not {typed!r}")
+    name = roles.default_reviewer(project, typed)
     with project.sessions() as session:
         rater = raters.rater_named(session, name.strip())
     if rater is None or rater.kind is not RaterKind.HUMAN:
@@ -69,17 +88,56 @@ def _signoff_dict(signoff: SignOff) -> dict[str, Any]:
     return {**asdict(signoff), "signed_at": signoff.signed_at.isoformat()}
 
 
+def certificate(project: Project, service: ReviewService, answer_id: str) -> dict[str, Any]:
+    """The sign-off in force as a self-contained certificate: the record, its SHA-256, the Ed25519
+    signature over the record's canonical JSON, the public key and its fingerprint."""
+    with project.sessions() as session:
+        signed = signed_record(session, answer_id, service.rater_id)
+    if signed is None or not signed["signature"] or not signed["public_key"]:
+        raise InvalidInput("--export", f"the sign-off of {answer_id} predates reviewer keys: it has no signature")
+    return {
+        "format": CERTIFICATE_FORMAT,
+        "about": CERTIFICATE_ABOUT,
+        "record": signed["record"],
+        "sha256": signed["digest"],
+        "signature": signed["signature"],
+        "public_key": signed["public_key"],
+        "fingerprint": signed["fingerprint"],
+        "algorithm": "ed25519",
+    }
+
+
 def _signoff(project: Project, args: argparse.Namespace) -> int:
-    signoff = _service(project, args.reviewer).sign_off(args.answer_id)
+    """Sign the review; with --export, write the certificate of the sign-off (made now if none stands)."""
+    service = _service(project, args.reviewer)
+    standing = None
+    if args.export is not None:
+        with writing(args.export):  # a path that cannot be written is refused before anything is signed
+            pass
+        with project.sessions() as session:
+            standing = standing_signoff(session, args.answer_id, service.rater_id)
+    signoff = standing or service.sign_off(args.answer_id)
+    if args.export is not None:
+        cert = certificate(project, service, args.answer_id)
+        with writing(args.export):
+            args.export.write_text(canonical(cert) + "\n", encoding="utf-8")  # every byte counts
     version = "no guidelines" if signoff.guideline_version is None else f"guideline version {signoff.guideline_version}"
-    print_summary(
-        _signoff_dict(signoff),
-        args.json,
-        lambda: (
-            f"{signoff.reviewer} signed off {signoff.answer_id} at {signoff.signed_at:%Y-%m-%d %H:%M:%S} UTC "
+
+    def lines() -> str:
+        said = "had signed off" if standing is not None else "signed off"
+        text = (
+            f"{signoff.reviewer} {said} {signoff.answer_id} at {signoff.signed_at:%Y-%m-%d %H:%M:%S} UTC "
             f"under {version}\nsha256 {signoff.digest}"
-        ),
-    )
+        )
+        if signoff.key_fingerprint:
+            text += f"\nsigned with key {signoff.key_fingerprint}"
+        if signoff.key_created:
+            text += f"\na signing key was made for {signoff.reviewer} (the first sign-off): `assay keys` lists it"
+        if args.export is not None:
+            text += f"\nwrote the certificate {args.export} (packaging/verify_signoff.py checks it)"
+        return text
+
+    print_summary(_signoff_dict(signoff), args.json, lines)
     return 0
 
 
@@ -117,4 +175,4 @@ def signoff_lines(checks: list[SignOffCheck]) -> list[str]:
     return lines
 
 
-COMMANDS = {"guidelines": _guidelines, "signoff": _signoff, "reopen": _reopen}
+COMMANDS = {"guidelines": _guidelines, "signoff": _signoff, "reopen": _reopen, **keys_cli.COMMANDS}

@@ -17,11 +17,12 @@ from dataclasses import dataclass, replace
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
+from app import keys
 from app.errors import AssayError
 from app.figures.scores import Scores
 from app.ingest.citations import find_citations
 from app.project import Project
-from app.review import qualification
+from app.review import qualification, roles
 from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -71,7 +72,7 @@ class ReviewService:
     """One reviewer's actions on a project, with undo and redo."""
 
     def __init__(self, project: Project, reviewer: str) -> None:
-        reviewer = reviewer.strip()
+        reviewer = roles.database_login(project) or reviewer.strip()  # on a server: the login, not a typed name
         if not reviewer:
             raise AssayError("a reviewer needs a name")
         self.project = project
@@ -434,7 +435,11 @@ class ReviewService:
                 raise AssayError(f"{self.reviewer} already signed off answer {answer_id} on {_when(standing)}")
             if reviews.review(session, answer_id, self.rater_id).status is not ReviewStatus.SUBMITTED:
                 raise AssayError(f"{self.reviewer} has not submitted a review of answer {answer_id}: submit it first")
-            return signoffs.sign(session, answer_id, self.rater_id, self.reviewer)
+            signer, created = keys.signing_key(session, self.reviewer)  # made on the first sign-off
+            signed = signoffs.sign(session, answer_id, self.rater_id, self.reviewer, signer)
+            head = audit.sign_head(session, signer)
+        keys.remember_head(self.project.url, head)
+        return replace(signed, key_created=created)
 
     def reopen(self, answer_id: str, reason: str) -> SignOff:
         """Withdraw this reviewer's sign-off of the answer, for a reason the audit log keeps, so that
@@ -445,6 +450,9 @@ class ReviewService:
         self._answer(answer_id)
         with self._saving(answer_id) as session:
             withdrawn = signoffs.reopen(session, answer_id, self.rater_id, self.reviewer, reason)
+            signer = keys.signing_key(session, self.reviewer)[0] if keys.local_keys(self.reviewer) else None
+            head = audit.sign_head(session, signer) if withdrawn is not None and signer is not None else None
+        keys.remember_head(self.project.url, head)
         if withdrawn is None:
             raise AssayError(f"{self.reviewer} has no sign-off of answer {answer_id} to reopen")
         return withdrawn
