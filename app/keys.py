@@ -192,6 +192,7 @@ def create_key(reviewer: str) -> LocalKey:
     store = _keep(fingerprint, private, None, f"{reviewer}'s new signing key")
     key = LocalKey(fingerprint, reviewer, datetime.now(UTC).isoformat(), store, b64(public_raw))
     try:
+        key_folder().mkdir(parents=True, exist_ok=True)
         (key_folder() / f"{fingerprint}.json").write_text(json.dumps(asdict(key), indent=1), encoding="utf-8")
     except OSError as exc:
         raise KeyProblem(f"cannot keep the new key in {key_folder()}: {exc.strerror or exc}") from exc

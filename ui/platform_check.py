@@ -59,8 +59,9 @@ REPORT = {
 }
 PACKAGES = OFFSCREEN | XCB | WAYLAND | REPORT
 PLUGINS = {"xcb": "libqxcb.so", "wayland": "libqwayland.so", "wayland-egl": "libqwayland.so"}
-# What the Xvfb test of `make test` drives the window with: program -> package.
-TEST_TOOLS = {"Xvfb": "xvfb", "xdotool": "xdotool", "xwd": "x11-apps"}
+# What the Xvfb test of `make test` drives the window with, and poppler's pdfsig that checks the
+# signed report: program -> package.
+TEST_TOOLS = {"Xvfb": "xvfb", "xdotool": "xdotool", "xwd": "x11-apps", "pdfsig": "poppler-utils"}
 
 
 def platforms(environ: Mapping[str, str]) -> list[str]:

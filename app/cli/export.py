@@ -36,6 +36,8 @@ def _export(project: Project, args: argparse.Namespace) -> int:
 
         sign_pdf(args.out, signer)
         print(f"wrote {written}, signed by {signer.reviewer} (key {signer.fingerprint[:16]}, PAdES)")
+        if signer.key_created:
+            print(f"a signing key was made for {signer.reviewer}: `assay keys` lists it")
         return 0
     print(f"wrote {written}")
     return 0

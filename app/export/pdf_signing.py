@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
 from app.errors import InvalidInput
-from app.keys import KeyProblem, LocalKey, key_folder, local_keys, report_key
+from app.keys import LocalKey, create_key, key_folder, local_keys, report_key
 
 CA_PASSPHRASE_ENV = "ASSAY_CA_PASSPHRASE"  # the firm CA key's passphrase, when it has one
 FIELD = "AssayReviewer"
@@ -38,6 +38,7 @@ class ReportSigner:
     key: ec.EllipticCurvePrivateKey
     certificate: x509.Certificate
     chain: tuple[x509.Certificate, ...] = ()
+    key_created: bool = False  # the reviewer had no key on this computer: one was made
 
 
 def _name(reviewer: str, fingerprint: str) -> x509.Name:
@@ -116,20 +117,19 @@ def _load_ca(cert_path: Path, key_path: Path) -> tuple[x509.Certificate, CAKey]:
 
 
 def report_signer(reviewer: str, ca_cert: Path | None = None, ca_key: Path | None = None) -> ReportSigner:
-    """The reviewer's report signer: their key unlocked and a certificate for it (self-signed, kept in
-    the key folder, or issued now by the CA given). KeyProblem or InvalidInput when it cannot be."""
+    """The reviewer's report signer: their key unlocked (made when they have none) and a certificate
+    for it (self-signed, kept in the key folder, or issued now by the CA given). KeyProblem or
+    InvalidInput when it cannot be."""
     if (ca_cert is None) != (ca_key is None):
         raise InvalidInput("--cert", "give the CA's certificate and its key together (--cert and --cert-key)")
-    mine = local_keys(reviewer)
-    if not mine:
-        raise KeyProblem(f"{reviewer} has no signing key on this computer: `assay keys create` makes one")
-    key: LocalKey = mine[-1]
     ca = _load_ca(ca_cert, ca_key) if ca_cert is not None and ca_key is not None else None
+    mine = local_keys(reviewer)
+    key: LocalKey = mine[-1] if mine else create_key(reviewer)
     private = report_key(key)
     subject = _name(reviewer, key.fingerprint)
     if ca is not None:
         issued = _certificate(subject, private.public_key(), ca[0].subject, ca[1])
-        return ReportSigner(reviewer, key.fingerprint, private, issued, (ca[0],))
+        return ReportSigner(reviewer, key.fingerprint, private, issued, (ca[0],), not mine)
     path = key_folder() / f"{key.fingerprint}.pdf.crt"
     cert: x509.Certificate | None = None
     if path.exists():
@@ -139,7 +139,7 @@ def report_signer(reviewer: str, ca_cert: Path | None = None, ca_key: Path | Non
     if cert is None:
         cert = _certificate(subject, private.public_key(), subject, private)
         path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return ReportSigner(reviewer, key.fingerprint, private, cert)
+    return ReportSigner(reviewer, key.fingerprint, private, cert, (), not mine)
 
 
 def sign_pdf(path: Path, signer: ReportSigner, reason: str = "Reviewed and signed with Assay") -> None:
