@@ -9,7 +9,7 @@ import json
 
 from app.errors import AssayError, InvalidInput
 from app.project import Project
-from app.review import adjudication, qualification
+from app.review import adjudication, qualification, roles
 from models.vocabulary import Tag
 
 LEAVE_OUT = "leave-out"
@@ -52,7 +52,7 @@ def _adjudicate(project: Project, args: argparse.Namespace) -> int:
     if args.point is None or args.tag is None:
         raise AssayError("adjudicating a point needs --point N and --tag TAG (see `assay adjudicate --list`)")
     tag = None if args.tag == LEAVE_OUT else Tag(args.tag)
-    adjudicator = args.adjudicator or getpass.getuser()
+    adjudicator = roles.default_reviewer(project, args.adjudicator)  # on a server: the login
     case = adjudication.decide(project, args.answer_id, args.point, tag, args.reason, adjudicator)
     if args.json:
         print(json.dumps(case.as_dict(names=True)))

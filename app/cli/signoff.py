@@ -7,7 +7,6 @@ sign-offs with `signoff_lines` below. `assay keys` (cli/keys.py) is registered h
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 from dataclasses import asdict
 from typing import Any
@@ -48,7 +47,7 @@ def _guidelines(project: Project, args: argparse.Namespace) -> int:
             raise InvalidInput(str(path), "it is not UTF-8 text (Markdown is expected)") from exc
         except OSError as exc:
             raise InvalidInput(str(path), f"cannot read it: {file_problem(exc)}") from exc
-        guidelines, added = project.set_guidelines(text, args.author or getpass.getuser())
+        guidelines, added = project.set_guidelines(text, roles.default_reviewer(project, args.author))
         print_summary(
             {**_guidelines_dict(guidelines), "added": added},
             args.json,
