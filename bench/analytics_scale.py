@@ -9,6 +9,12 @@ given (ASSAY_TEST_POSTGRES, as tests/with_postgres.sh sets it), on PostgreSQL in
 With --keep, the SQLite project is built once in DIR and the PostgreSQL one once per server (a
 database named after the size), and later runs of the same size measure them again.
 
+With --rls (PostgreSQL), the cost of the matters' walls: every document is filed under one matter, and
+the figures are computed twice by one login that is on it (and on 20 others), first with row-level
+security switched off on every table, then on, side by side.
+
+    tests/with_postgres.sh .venv/bin/python bench/analytics_scale.py --rls --no-sqlite
+
 The project is built through the schema's own tables (Core bulk inserts), in a child process, so the
 peak RSS reported is that of computing the figures, not of making up the data. The figures are
 computed one after another in one process, as the dashboard computes its own: the first pays for
@@ -36,11 +42,15 @@ TAGS = ["correct", "correct", "correct", "incorrect", "irrelevant", "missing"]
 DOCUMENTS = 50
 SAMPLED_SHARE = 0.05  # answers drawn at random and reviewed: what triage's guarantees rest on
 CHUNK = 50_000
+MATTERS = 21  # --rls: the reader is on all of them; every document is in the first
+ROUNDS = 2  # --rls: rounds of walls off, then on; each figure's best time is compared
+READER = "bench_reader"  # --rls: the login that computes the figures, walls on and off
 
 
-def build(url: str, answers: int, points: int) -> None:
+def build(url: str, answers: int, points: int, matter: bool = False) -> None:
     """Judge points with the reviewer's copies (same identity key), both tagged; judge outcomes;
-    the reviewer's submitted reviews; a random review sample."""
+    the reviewer's submitted reviews; a random review sample. `matter`: all of it in matter 1 (the
+    database files every row under its document's matter)."""
     from sqlalchemy import insert
 
     from app.project import Project
@@ -50,6 +60,7 @@ def build(url: str, answers: int, points: int) -> None:
         DocumentRow,
         JudgeOutcomeRow,
         LabelRow,
+        MatterRow,
         QuestionRow,
         RaterRow,
         ReviewRow,
@@ -72,11 +83,20 @@ def build(url: str, answers: int, points: int) -> None:
             if batch:
                 db.execute(insert(table), batch)
 
+        if matter:
+            bulk(
+                MatterRow,
+                [
+                    {"id": m, "client": f"Client {m}", "number": f"M-{m}", "name": f"Matter {m}", "created_at": now}
+                    for m in range(1, MATTERS + 1)
+                ],
+            )
         bulk(
             DocumentRow,
             (
                 {"id": d, "name": f"contract{d}.txt", "format": "txt", "sha256": "x", "parser_version": 1}
                 | {"text": "Text.", "created_at": now}
+                | ({"matter_id": 1} if matter else {})
                 for d in range(1, DOCUMENTS + 1)
             ),
         )
@@ -262,9 +282,9 @@ def _in_child(target, *args):
         return pool.apply(target, args)
 
 
-def _build_once(url: str, answers: int, points: int, quiet: bool) -> None:
+def _build_once(url: str, answers: int, points: int, quiet: bool, matter: bool = False) -> None:
     started = time.perf_counter()
-    _in_child(build, url, answers, points)
+    _in_child(build, url, answers, points, matter)
     if not quiet:
         load = os.getloadavg()[0]
         print(f"  built in {time.perf_counter() - started:.0f} s; load average {load:.1f}", flush=True)
@@ -288,10 +308,11 @@ def _sqlite_project(keep: str | None, answers: int, points: int, quiet: bool) ->
     return url_for_path(path)
 
 
-def _postgres_project(server: str, keep: bool, answers: int, points: int, quiet: bool) -> str:
+def _postgres_project(server: str, keep: bool, answers: int, points: int, quiet: bool, matter: bool = False) -> str:
     from sqlalchemy import create_engine
 
     name = f"assay_bench_{answers}x{points}" if keep else f"assay_bench_{os.getpid()}"
+    name += "_matter" if matter else ""
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         exists = connection.exec_driver_sql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'").first()
@@ -301,7 +322,7 @@ def _postgres_project(server: str, keep: bool, answers: int, points: int, quiet:
         connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}_part")
         connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
         connection.exec_driver_sql(f"CREATE DATABASE {name}_part")
-        _build_once(server.replace("/postgres?", f"/{name}_part?"), answers, points, quiet)
+        _build_once(server.replace("/postgres?", f"/{name}_part?"), answers, points, quiet, matter)
         connection.exec_driver_sql(f"ALTER DATABASE {name}_part RENAME TO {name}")
     admin.dispose()
     url = server.replace("/postgres?", f"/{name}?")
@@ -314,6 +335,54 @@ def _postgres_project(server: str, keep: bool, answers: int, points: int, quiet:
     return url
 
 
+def _walls(url: str, on: bool | None = None) -> str:
+    """--rls: the reader's login, on every matter of the project (made once); with `on`, row-level
+    security switched on or off on every table that has it. The reader's URL."""
+    from sqlalchemy import create_engine, make_url
+
+    from storage.matters import MATTER_TABLES, WALLED_TABLES
+
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as db:
+        if on is None:
+            if db.exec_driver_sql(f"SELECT 1 FROM pg_roles WHERE rolname = '{READER}'").first() is None:
+                db.exec_driver_sql(f"CREATE ROLE {READER} LOGIN")
+            db.exec_driver_sql(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER}")
+            db.exec_driver_sql(
+                "INSERT INTO matter_members (matter_id, person, added_by, added_at) "
+                f"SELECT id, '{READER}', 'bench', now() FROM matters ON CONFLICT DO NOTHING"
+            )
+        else:
+            for table in (*WALLED_TABLES, *MATTER_TABLES):
+                db.exec_driver_sql(f"ALTER TABLE {table} {'ENABLE' if on else 'DISABLE'} ROW LEVEL SECURITY")
+    admin.dispose()
+    return make_url(url).set(username=READER).render_as_string(hide_password=False)
+
+
+def _rls_side_by_side(server: str, keep: bool, answers: int, points: int, quiet: bool) -> dict:
+    """The figures of one login on the matter, walls off then on; the ratio of each figure's time."""
+    url = _postgres_project(server, keep, answers, points, quiet, matter=True)
+    reader = _walls(url)
+    runs: dict[str, list[dict]] = {"without_rls": [], "with_rls": []}
+    for _ in range(ROUNDS):  # alternated, so that neither side has the server's caches to itself
+        for label, on in (("without_rls", False), ("with_rls", True)):
+            _walls(url, on)
+            if not quiet:
+                print(f"postgresql, one login on the matter, row-level security {'on' if on else 'off'}:", flush=True)
+            runs[label].append(_in_child(measure, reader, quiet))
+    off, on_ = (
+        {key: min(run["seconds"][key] for run in runs[label]) for key in runs[label][0]["seconds"]} for label in runs
+    )
+    ratio = {key: on_[key] / off[key] for key in off if off[key] > 0}
+    total = sum(on_.values()) / sum(off.values())
+    if not quiet:
+        print(f"  best of {ROUNDS} rounds each:\n  {'figure':28} {'RLS off':>9} {'RLS on':>9} {'ratio':>7}")
+        for key in off:
+            print(f"  {key:28} {off[key]:8.2f}s {on_[key]:8.2f}s {ratio.get(key, float('nan')):6.2f}×")
+        print(f"  {'all figures':28} {sum(off.values()):8.2f}s {sum(on_.values()):8.2f}s {total:6.2f}×")
+    return {"without_rls": off, "with_rls": on_, "runs": runs, "ratio": ratio, "ratio_all": total}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=100_000)
@@ -321,11 +390,13 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--keep", metavar="DIR", help="build the SQLite project in DIR once, and reuse it")
+    parser.add_argument("--rls", action="store_true", help="PostgreSQL: the figures with the walls off and on")
+    parser.add_argument("--no-sqlite", action="store_true")
     args = parser.parse_args()
 
-    stores = ["sqlite"]
+    stores = [] if args.no_sqlite else ["sqlite"]
     server = os.environ.get("ASSAY_TEST_POSTGRES")
-    if server and not args.no_postgres:
+    if server and not args.no_postgres and not args.rls:
         stores.append("postgresql")
     points = args.answers * args.points
     out: dict = {"points": points, "load_average": os.getloadavg()[0]}  # 2 cores shared: read figures beside it
@@ -341,9 +412,11 @@ def main() -> None:
             out |= figures
         else:
             out[store] = figures
+    if args.rls and server:
+        out["postgresql_rls"] = _rls_side_by_side(server, args.keep is not None, args.answers, args.points, args.json)
     if args.json:
         print(json.dumps(out))
-    elif "postgresql" not in out:
+    elif "postgresql" not in out and "postgresql_rls" not in out:
         print("(no PostgreSQL: run under tests/with_postgres.sh to measure it too)")
 
 

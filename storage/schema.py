@@ -39,6 +39,8 @@ class DocumentRow(Base):
     __tablename__ = "documents"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    # None: unassigned, as every document was before matters (seen by anyone who sees the project).
+    matter_id: Mapped[int | None] = mapped_column(ForeignKey("matters.id"), index=True)
     name: Mapped[str] = mapped_column(String(500), unique=True)
     format: Mapped[str] = mapped_column(String(10))
     sha256: Mapped[str] = mapped_column(String(64))
@@ -57,6 +59,7 @@ class PassageRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     ordinal: Mapped[int] = mapped_column(Integer)
     citation_id: Mapped[str] = mapped_column(String(20))  # par_14
     kind: Mapped[str] = mapped_column(String(20))
@@ -79,6 +82,7 @@ class QuestionRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     text: Mapped[str] = mapped_column(Text)
 
 
@@ -88,6 +92,7 @@ class AnswerRow(Base):
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)  # the dataset's id
     question_id: Mapped[int] = mapped_column(ForeignKey("questions.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     text: Mapped[str] = mapped_column(Text)
     generator: Mapped[str | None] = mapped_column(String(200))
     gold_answer: Mapped[str | None] = mapped_column(Text)
@@ -120,6 +125,7 @@ class DataPointRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))  # who created it
     ordinal: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
@@ -149,6 +155,7 @@ class LabelRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     data_point_id: Mapped[int] = mapped_column(ForeignKey("data_points.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), index=True)
     tag: Mapped[str] = mapped_column(String(12))
     confidence: Mapped[float | None] = mapped_column(Float)
@@ -161,6 +168,7 @@ class CitationRow(Base):
 
     data_point_id: Mapped[int] = mapped_column(ForeignKey("data_points.id", ondelete="CASCADE"), primary_key=True)
     passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     # A judge's evidence: 0 = most relevant. NULL for a reviewer's passages and older projects.
     rank: Mapped[int | None] = mapped_column(Integer)
     basis: Mapped[str | None] = mapped_column(String(12))  # cited | section | shown | answer
@@ -177,6 +185,7 @@ class ReviewRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))
     status: Mapped[str] = mapped_column(String(12), default=ReviewStatus.UNREVIEWED.value)
     active_seconds: Mapped[float] = mapped_column(Float, default=0.0)
@@ -200,6 +209,7 @@ class JudgeOutcomeRow(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id", ondelete="CASCADE"), index=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     status: Mapped[str] = mapped_column(String(10))
     attempts: Mapped[int] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)
@@ -223,6 +233,7 @@ class RubricResultRow(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id", ondelete="CASCADE"), index=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     rubric: Mapped[str] = mapped_column(String(30))
     label: Mapped[str | None] = mapped_column(String(60))
     score: Mapped[float | None] = mapped_column(Float)
@@ -238,6 +249,7 @@ class ReviewSampleRow(Base):
     __tablename__ = "review_samples"
 
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), primary_key=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     draw: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int | None] = mapped_column(Integer)  # None: imported as sampled by another tool
     population: Mapped[int] = mapped_column(Integer)  # answers it was drawn from
@@ -267,6 +279,7 @@ class AuditRow(Base):
     action: Mapped[str] = mapped_column(String(60))
     entity: Mapped[str] = mapped_column(String(40))
     entity_id: Mapped[str] = mapped_column(String(200))
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its subject's (PostgreSQL sets it)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     prev_hash: Mapped[str | None] = mapped_column(String(64))
     hash: Mapped[str | None] = mapped_column(String(64))
@@ -286,6 +299,7 @@ class AdjudicationRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     point_key: Mapped[str] = mapped_column(String(80))
     tag: Mapped[str | None] = mapped_column(String(12))
     reason: Mapped[str | None] = mapped_column(String(30))
@@ -316,6 +330,7 @@ class SignOffRow(Base):
 
     __tablename__ = "signoffs"
 
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     id: Mapped[int] = mapped_column(primary_key=True)
     answer_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), index=True)
@@ -377,9 +392,55 @@ class PairwisePreferenceRow(Base):
     rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), index=True)
     answer_a_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
     answer_b_id: Mapped[str] = mapped_column(ForeignKey("answers.id", ondelete="CASCADE"), index=True)
+    matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     preferred_id: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str | None] = mapped_column(Text)
     shown_first_id: Mapped[str] = mapped_column(String(200))
     blind: Mapped[bool] = mapped_column(default=False)
     seed: Mapped[int | None] = mapped_column(Integer)
     decided_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MatterRow(Base):
+    """A client matter: one engagement's documents and everything about them (questions, answers,
+    points, tags, reviews, sign-offs, their audit entries). Every such row carries its matter's id;
+    on PostgreSQL row-level security shows a login only the rows of the matters it is a member of."""
+
+    __tablename__ = "matters"
+    __table_args__ = (UniqueConstraint("client", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client: Mapped[str] = mapped_column(String(200))
+    number: Mapped[str] = mapped_column(String(100))  # the firm's matter number, e.g. 2024-0117
+    name: Mapped[str] = mapped_column(String(300))
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # closed: kept, read-only
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MatterMemberRow(Base):
+    """A person on a matter. On a database server `person` is their database login: what the
+    row-level security policies compare with the login of the session."""
+
+    __tablename__ = "matter_members"
+    __table_args__ = (UniqueConstraint("matter_id", "person"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    matter_id: Mapped[int] = mapped_column(ForeignKey("matters.id", ondelete="CASCADE"), index=True)
+    person: Mapped[str] = mapped_column(String(200), index=True)
+    added_by: Mapped[str] = mapped_column(String(200))
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MatterWallRow(Base):
+    """An ethical wall: a person who must see nothing of a client's matters (a conflict of interest).
+    Adding them to such a matter is refused, and the attempt audited."""
+
+    __tablename__ = "matter_walls"
+    __table_args__ = (UniqueConstraint("person", "client"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    person: Mapped[str] = mapped_column(String(200), index=True)
+    client: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str | None] = mapped_column(Text)
+    added_by: Mapped[str] = mapped_column(String(200))
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

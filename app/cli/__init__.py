@@ -18,6 +18,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, SQLAlchemyError
 from app.cli import adjudication as adjudication_cli
 from app.cli import admin, contract, export, figures, ingest, judging, models, review
 from app.cli import compare as compare_cli
+from app.cli import matters as matters_cli
 from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser
 from app.errors import AssayError, InvalidInput, StorageError, file_problem
@@ -41,7 +42,9 @@ COMMANDS: dict[str, Command] = {
     **adjudication_cli.COMMANDS,  # adjudicate, adjudicators, qualification
     **signoff_cli.COMMANDS,  # guidelines, signoff, reopen
     **compare_cli.COMMANDS,  # compare two generators
+    **matters_cli.COMMANDS,  # matters, their people, walls
 }
+COMMANDS = matters_cli.scope(COMMANDS)  # `--matter M`: the figures, exports and reports of one matter
 
 
 def main(

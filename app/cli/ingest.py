@@ -19,6 +19,10 @@ from app.project import Project
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
+    if args.matter is not None:  # its new documents, and all about them, filed under the matter
+        from app.matters import filing_into
+
+        project = filing_into(project, args.matter, args.path)
     passwords: dict[str, str] = {}
     for entry in args.pdf_password:
         name, sep, password = entry.partition("=")

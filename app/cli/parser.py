@@ -65,6 +65,8 @@ def _positive(text: str) -> float:
     return value
 
 
+# The commands `--matter M` scopes to one matter (`import --matter` files into one instead).
+MATTER_SCOPED = ("info", "scores", "agreement", "alignment", "triage", "estimate", "calibration", "export", "compare")
 COUNT = _whole(1)  # answers, results, threads, reviewers: one at least
 SEED = _whole(0, 2**32 - 1)  # what numpy and llama.cpp take
 SHARE = _fraction(ends=True)
@@ -112,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE=PASSWORD",
         help="the password of an encrypted PDF (asked in a terminal when missing)",
     )
+    imp.add_argument("--matter", metavar="M", help="file its documents, and all about them, under this matter")
 
     info = commands.add_parser("info", help="what the project holds")
     info.add_argument("--json", action="store_true")
@@ -369,6 +372,33 @@ def build_parser() -> argparse.ArgumentParser:
     restore = commands.add_parser("restore", help="put a backup in the project's place (the current file kept aside)")
     restore.add_argument("backup", nargs="?", help="a backup's number in --list (1 = newest), its name or its path")
     restore.add_argument("--list", action="store_true", help="list this project's backups, newest first")
+
+    # matters: a client's documents and all about them, who is on each, who is walled from a client
+    mt = commands.add_parser("matters", help="matters, who is on each, who is walled from which client (audited)")
+    action = mt.add_mutually_exclusive_group()
+    action.add_argument("--create", metavar="NUMBER", help="a new matter numbered so (with --client and --name)")
+    action.add_argument("--add", metavar="PERSON", help="put a person (on a server: a database login) on --to M")
+    action.add_argument("--remove", metavar="PERSON", help="take a person off --from M")
+    action.add_argument("--wall", metavar="PERSON", help="wall a person from --client CLIENT: never on its matters")
+    action.add_argument("--unwall", metavar="PERSON", help="lift a person's wall from --client CLIENT")
+    action.add_argument("--archive", metavar="M", help="close a matter: kept, with its reviews")
+    action.add_argument("--delete", metavar="M", help="delete a matter no one has reviewed, with its documents")
+    action.add_argument("--assign", metavar="DOCUMENT", help="file an unassigned document under --to M")
+    action.add_argument(
+        "--export",
+        nargs=2,
+        metavar=("M", "FILE"),
+        help=f"M alone as a new encrypted project (passphrase: {PASSPHRASE_ENV} or asked)",
+    )
+    mt.add_argument("--client", help="the matter's client (--create, --wall, --unwall)")
+    mt.add_argument("--name", help="the matter's name (--create)")
+    mt.add_argument("--to", metavar="M", help="the matter (--add, --assign): its number, CLIENT/NUMBER or name")
+    mt.add_argument("--from", dest="from_", metavar="M", help="the matter (--remove)")
+    mt.add_argument("--reason", help="why the wall (--wall): kept with it")
+    mt.add_argument("--by", metavar="NAME", help="who acts, for the audit log (default: your login name)")
+    mt.add_argument("--json", action="store_true")
+    for name in MATTER_SCOPED:
+        commands.choices[name].add_argument("--matter", metavar="M", help="this matter alone (number or CLIENT/NUMBER)")
 
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")

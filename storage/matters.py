@@ -1,0 +1,340 @@
+"""Matters, their people and ethical walls; which rows belong to a matter; copying one matter out.
+
+Every row of matter data carries its matter's id (`matter_id`, NULL: unassigned). A document's is
+given when it is imported; every other row's is its parent's, set by the database itself (triggers of
+migration 0019), so no writer can file a row under another matter. On PostgreSQL, row-level security
+shows each login the unassigned rows and those of the matters it is a member of; the audit log's
+entries carry their subject's matter there. SQLite's audit log refuses updates, so there an entry's
+matter is derived from its subject when it is read (`audit_entry_ids`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Table, delete, event, func, or_, select, text, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from storage.audit import append_audit
+from storage.schema import (
+    AnswerRow,
+    AuditRow,
+    Base,
+    DocumentRow,
+    LabelRow,
+    MatterMemberRow,
+    MatterRow,
+    MatterWallRow,
+    RaterRow,
+    ReviewRow,
+    SignOffRow,
+    utcnow,
+)
+
+# Each table holding matter data, and where its matter comes from: (column, parent table, parent key).
+MATTER_PARENTS: dict[str, tuple[str, str, str]] = {
+    "passages": ("document_id", "documents", "id"),
+    "questions": ("document_id", "documents", "id"),
+    "answers": ("question_id", "questions", "id"),
+    "data_points": ("answer_id", "answers", "id"),
+    "labels": ("data_point_id", "data_points", "id"),
+    "citations": ("data_point_id", "data_points", "id"),
+    "reviews": ("answer_id", "answers", "id"),
+    "judge_outcomes": ("answer_id", "answers", "id"),
+    "rubric_results": ("answer_id", "answers", "id"),
+    "review_samples": ("answer_id", "answers", "id"),
+    "adjudications": ("answer_id", "answers", "id"),
+    "signoffs": ("answer_id", "answers", "id"),
+    "pairwise_preferences": ("answer_a_id", "answers", "id"),
+}
+# Every table whose rows are walled by matter on PostgreSQL.
+WALLED_TABLES = ("documents", *MATTER_PARENTS, "audit_log")
+MATTER_TABLES = ("matters", "matter_members", "matter_walls")
+# Tables that hold no matter's data, and why: a table in none of these lists fails the test that
+# every table is classified (tests/test_matters.py), so a new table cannot slip past the walls.
+NO_MATTER_DATA = {
+    "raters": "names of reviewers and judge runs: people and tools, not a client's documents",
+    "settings": "project settings: thresholds, review mode, hosts allowed",
+    "guideline_versions": "the review guidelines: the firm's rules, not a client's documents",
+    "reviewer_keys": "reviewers' public keys",
+    "audit_heads": "signed hashes of the audit chain: no content",
+}
+
+
+@dataclass(frozen=True)
+class Matter:
+    id: int
+    client: str
+    number: str
+    name: str
+    archived_at: datetime | None
+    members: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """How a person names it: client, number and name."""
+        return f"{self.client} {self.number} ({self.name})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "client": self.client,
+            "number": self.number,
+            "name": self.name,
+            "archived": self.archived_at is not None,
+            "archived_at": None if self.archived_at is None else self.archived_at.isoformat(),
+            "members": list(self.members),
+        }
+
+
+@dataclass(frozen=True)
+class Wall:
+    person: str
+    client: str
+    reason: str | None
+
+
+def _matter(row: MatterRow, members: Iterable[str]) -> Matter:
+    return Matter(row.id, row.client, row.number, row.name, row.archived_at, tuple(sorted(members)))
+
+
+def matters(session: Session) -> list[Matter]:
+    """The matters this session may see (on a server: those its login is on, or all for the owner)."""
+    people: dict[int, list[str]] = {}
+    for matter_id, person in session.execute(select(MatterMemberRow.matter_id, MatterMemberRow.person)):
+        people.setdefault(matter_id, []).append(person)
+    rows = session.scalars(select(MatterRow).order_by(MatterRow.client, MatterRow.number))
+    return [_matter(row, people.get(row.id, ())) for row in rows]
+
+
+def matters_matching(session: Session, reference: str) -> list[Matter]:
+    """The matters a person may mean by `reference`: its number, `CLIENT/NUMBER`, or its exact name."""
+    wanted = reference.strip()
+    found = [m for m in matters(session) if wanted in (m.number, f"{m.client}/{m.number}")]
+    return found or [m for m in matters(session) if m.name == wanted]
+
+
+def create_matter(session: Session, client: str, number: str, name: str, actor: str) -> Matter:
+    row = MatterRow(client=client, number=number, name=name)
+    session.add(row)
+    session.flush()
+    append_audit(session, actor, "matter.created", "matter", str(row.id), {"client": client, "number": number})
+    return _matter(row, ())
+
+
+def add_member(session: Session, matter: Matter, person: str, actor: str) -> None:
+    session.add(MatterMemberRow(matter_id=matter.id, person=person, added_by=actor))
+    session.flush()
+    append_audit(session, actor, "matter.member_added", "matter", str(matter.id), {"person": person})
+
+
+def remove_member(session: Session, matter: Matter, person: str, actor: str) -> None:
+    session.execute(
+        delete(MatterMemberRow).where(MatterMemberRow.matter_id == matter.id, MatterMemberRow.person == person)
+    )
+    append_audit(session, actor, "matter.member_removed", "matter", str(matter.id), {"person": person})
+
+
+def walls(session: Session, person: str | None = None) -> list[Wall]:
+    statement = select(MatterWallRow).order_by(MatterWallRow.person, MatterWallRow.client)
+    if person is not None:
+        statement = statement.where(MatterWallRow.person == person)
+    return [Wall(row.person, row.client, row.reason) for row in session.scalars(statement)]
+
+
+def add_wall(session: Session, person: str, client: str, reason: str | None, actor: str) -> None:
+    session.add(MatterWallRow(person=person, client=client, reason=reason, added_by=actor))
+    session.flush()
+    append_audit(session, actor, "wall.added", "wall", person, {"person": person, "client": client, "reason": reason})
+
+
+def remove_wall(session: Session, person: str, client: str, actor: str) -> None:
+    session.execute(delete(MatterWallRow).where(MatterWallRow.person == person, MatterWallRow.client == client))
+    append_audit(session, actor, "wall.removed", "wall", person, {"person": person, "client": client})
+
+
+def archive_matter(session: Session, matter: Matter, actor: str) -> None:
+    session.execute(update(MatterRow).where(MatterRow.id == matter.id).values(archived_at=utcnow()))
+    append_audit(session, actor, "matter.archived", "matter", str(matter.id), {})
+
+
+def delete_matter(session: Session, matter: Matter, actor: str) -> None:
+    """Delete an unreviewed matter and its documents (their answers and judge tags go with them)."""
+    append_audit(
+        session, actor, "matter.deleted", "matter", str(matter.id), matter.as_dict() | holdings(session, matter)
+    )
+    session.execute(delete(DocumentRow).where(DocumentRow.matter_id == matter.id))
+    session.execute(delete(MatterRow).where(MatterRow.id == matter.id))
+
+
+def holdings(session: Session, matter: Matter) -> dict[str, int]:
+    """What a matter holds: documents, answers, reviews begun or submitted, reviewers' tags, sign-offs."""
+    human = select(RaterRow.id).where(RaterRow.kind == "human").scalar_subquery()
+
+    def count(table: Any, *where: Any) -> int:
+        return session.scalar(select(func.count()).select_from(table).where(table.matter_id == matter.id, *where)) or 0
+
+    return {
+        "documents": count(DocumentRow),
+        "answers": count(AnswerRow),
+        "reviews": count(ReviewRow, ReviewRow.status != "unreviewed"),
+        "reviewer_tags": count(LabelRow, LabelRow.rater_id.in_(human)),
+        "signoffs": count(SignOffRow),
+    }
+
+
+def document_matters(session: Session, names: Iterable[str]) -> dict[str, int | None]:
+    """The matter of each of these documents already in the project (absent: not in it)."""
+    rows = session.execute(select(DocumentRow.name, DocumentRow.matter_id).where(DocumentRow.name.in_(list(names))))
+    return {name: matter_id for name, matter_id in rows}
+
+
+def answer_matters(session: Session, answer_ids: Iterable[str]) -> dict[str, int | None]:
+    """The matter of each of these answers already in the project (absent: not in it)."""
+    ids = list(answer_ids)
+    found: dict[str, int | None] = {}
+    for start in range(0, len(ids), 500):
+        rows = session.execute(
+            select(AnswerRow.id, AnswerRow.matter_id).where(AnswerRow.id.in_(ids[start : start + 500]))
+        )
+        found.update({answer_id: matter_id for answer_id, matter_id in rows})
+    return found
+
+
+def filing_sessions(sessions: sessionmaker[Session], matter_id: int) -> sessionmaker[Session]:
+    """Sessions like `sessions` that file every new document under the matter (its rows follow it)."""
+    filing = sessionmaker(sessions.kw["bind"], expire_on_commit=False)
+
+    def file_documents(session: Session, _context: Any, _instances: Any) -> None:
+        for row in session.new:
+            if isinstance(row, DocumentRow) and row.matter_id is None:
+                row.matter_id = matter_id
+
+    event.listen(filing, "before_flush", file_documents)
+    return filing
+
+
+def assign_document(session: Session, document_id: int, matter: Matter, actor: str) -> int:
+    """File an unassigned document, and everything about it, under a matter; the rows moved.
+    Its audit entries written so far stay unassigned: the log is never rewritten."""
+    session.execute(update(DocumentRow).where(DocumentRow.id == document_id).values(matter_id=matter.id))
+    moved = 1
+    tables = Base.metadata.tables
+    for table_name, (column, parent, key) in MATTER_PARENTS.items():  # parents before children
+        table, parent_table = tables[table_name], tables[parent]
+        of_document = select(parent_table.c[key]).where(parent_table.c.matter_id == matter.id)
+        if parent == "documents":
+            of_document = of_document.where(parent_table.c.id == document_id)
+        result = session.execute(
+            update(table)
+            .where(table.c[column].in_(of_document), or_(table.c.matter_id.is_(None), table.c.matter_id != matter.id))
+            .values(matter_id=matter.id)
+        )
+        moved += getattr(result, "rowcount", 0) or 0
+    append_audit(session, actor, "matter.document_assigned", "matter", str(matter.id), {"document": document_id})
+    return moved
+
+
+def login(session: Session) -> str | None:
+    """The database login of this session on a server (what the walls are keyed on); None on SQLite."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    name: str | None = session.scalar(text("SELECT session_user"))
+    return name
+
+
+def administers(session: Session) -> bool:
+    """Whether this session may administer matters: always on SQLite; on a server, the owner's role."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    return bool(session.scalar(text("SELECT assay_administers()")))
+
+
+# ---------------------------------------------------------------- one matter's rows, copied out
+
+
+def audit_entry_ids(connection: Connection, matter_id: int) -> list[int]:
+    """The audit entries about this matter: its own, and those whose subject (an answer, a pair of
+    answers, a document) is in it. Entries about the project as a whole are not a matter's."""
+    documents = {str(i) for i in connection.scalars(select(DocumentRow.id).where(DocumentRow.matter_id == matter_id))}
+    answers = set(connection.scalars(select(AnswerRow.id).where(AnswerRow.matter_id == matter_id)))
+    ids = []
+    rows = connection.execute(select(AuditRow.id, AuditRow.entity, AuditRow.entity_id).order_by(AuditRow.id))
+    for entry_id, entity, entity_id in rows:
+        if (
+            (entity == "matter" and entity_id == str(matter_id))
+            or (entity == "document" and entity_id in documents)
+            or (entity == "answer" and entity_id in answers)
+            or (entity == "answer_pair" and entity_id.split("|", 1)[0] in answers)
+        ):
+            ids.append(entry_id)
+    return ids
+
+
+def copy_matter(source: Connection, target: Connection, matter_id: int) -> dict[str, int]:
+    """Copy one matter into an empty project (schema at head): its rows of every table of matter data,
+    the matter and its people, and of the rest only what those rows refer to (their raters and
+    reviewers' keys) and the project's settings and guidelines. Rows of other matters, unassigned rows
+    and entries about the whole project are left behind. Returns the rows copied per table."""
+    tables = Base.metadata.tables
+    walled = set(WALLED_TABLES)
+    unknown = set(tables) - walled - set(MATTER_TABLES) - set(NO_MATTER_DATA)
+    if unknown:  # a table this code was never told about: refuse rather than guess
+        raise RuntimeError(f"tables not classified for matters: {', '.join(sorted(unknown))}")
+    audit_ids = audit_entry_ids(source, matter_id)
+    selections: dict[str, Any] = {}
+    for name in walled - {"audit_log"}:
+        selections[name] = select(tables[name]).where(tables[name].c.matter_id == matter_id)
+    selections["audit_log"] = select(tables["audit_log"]).where(tables["audit_log"].c.id.in_(audit_ids))
+    selections["matters"] = select(tables["matters"]).where(tables["matters"].c.id == matter_id)
+    selections["matter_members"] = select(tables["matter_members"]).where(
+        tables["matter_members"].c.matter_id == matter_id
+    )
+    rows: dict[str, list[dict[str, Any]]] = {}
+    rater_ids: set[int] = set()
+    for name, statement in selections.items():
+        rows[name] = [dict(row._mapping) for row in source.execute(statement)]
+        if "rater_id" in tables[name].c:
+            rater_ids |= {row["rater_id"] for row in rows[name]}
+    rows["raters"] = [
+        dict(row._mapping)
+        for row in source.execute(select(tables["raters"]).where(tables["raters"].c.id.in_(sorted(rater_ids))))
+    ]
+    names = [row["name"] for row in rows["raters"]]
+    if "reviewer_keys" in tables:
+        keys = tables["reviewer_keys"]
+        rows["reviewer_keys"] = [
+            dict(r._mapping) for r in source.execute(select(keys).where(keys.c.reviewer.in_(names)))
+        ]
+    for name in ("settings", "guideline_versions"):
+        rows[name] = [dict(row._mapping) for row in source.execute(select(tables[name]))]
+    target.exec_driver_sql("PRAGMA defer_foreign_keys = ON")  # a footnote may refer to a later passage
+    copied: dict[str, int] = {}
+    for table in Base.metadata.sorted_tables:
+        batch = rows.get(table.name)
+        if batch:
+            _insert(target, table, batch)
+        copied[table.name] = len(batch or ())
+    return copied
+
+
+def _insert(target: Connection, table: Table, batch: list[dict[str, Any]]) -> None:
+    key = [column.name for column in table.primary_key.columns]
+    batch.sort(key=lambda row: tuple(row[k] for k in key))
+    for start in range(0, len(batch), 5_000):
+        target.execute(table.insert(), batch[start : start + 5_000])
+
+
+def scoped_counts(session: Session, matter_id: int) -> dict[str, int]:
+    """How many rows of each table of matter data belong to this matter."""
+    tables = Base.metadata.tables
+    return {
+        name: session.scalar(
+            select(func.count()).select_from(tables[name]).where(tables[name].c.matter_id == matter_id)
+        )
+        or 0
+        for name in WALLED_TABLES
+    }
