@@ -121,9 +121,8 @@ def main() -> None:
     window.activateWindow()  # the keys go to it
     app.processEvents()
     usable = time.perf_counter() - started
-    print(
-        f"usable window (queue of {window.queue_model.rowCount()} answers, first answer open): {usable * 1000:.0f} ms"
-    )
+    rows = window.queue_pane.model.rowCount()
+    print(f"usable window (queue of {rows} answers, first answer open): {usable * 1000:.0f} ms")
 
     painted: list[float] = []
 
@@ -146,7 +145,7 @@ def main() -> None:
         painted.clear()
         key = Qt.Key.Key_Down if step > 0 else Qt.Key.Key_Up
         started = time.perf_counter()
-        QTest.keyClick(window.points, key, Qt.KeyboardModifier.ControlModifier)
+        QTest.keyClick(window.answer_pane.points, key, Qt.KeyboardModifier.ControlModifier)
         while not painted:
             app.processEvents()
         shown = painted[0] - started
@@ -161,7 +160,7 @@ def main() -> None:
         )
 
     moves = 30
-    first = window.queue_model.answer_at(window.table.currentIndex().row()).id
+    first = window.queue_pane.model.answer_at(window.queue_pane.table.currentIndex().row()).id
     report(
         f"next answer, each after {READING_MS} ms of reading ({moves} moves, each answer opened for the first time)",
         [move(1, READING_MS) for _ in range(moves)],

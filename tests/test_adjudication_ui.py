@@ -45,14 +45,14 @@ def test_the_adjudicator_decides_with_one_key_and_the_consensus_is_written(qtbot
     qtbot.addWidget(window)
     view = window.open_adjudication()
     assert view.queue.count() == 1 and answer in view.queue.item(0).toolTip()
-    headers = [view.points.horizontalHeaderItem(c).text() for c in range(view.points.columnCount())]
+    headers = view.model.headers
     assert headers == ["#", "Data point", "Reviewer A", "Reviewer B", "Decision"]  # names hidden
-    assert view.points.currentRow() == 1  # the first disputed point is selected
-    assert view.points.item(1, 2).text().startswith("✓ correct")
-    assert view.points.item(1, 3).text().startswith("✗ incorrect")
-    assert view.points.item(0, 4).text() == "agreed: correct"
+    assert view.points.current_row() == 1  # the first disputed point is selected
+    assert view.model.cell(1, 2).text.startswith("✓ correct")
+    assert view.model.cell(1, 3).text.startswith("✗ incorrect")
+    assert view.model.cell(0, 4).text == "agreed: correct"
     view.names.setChecked(True)
-    assert view.points.horizontalHeaderItem(2).text() == "ana"
+    assert view.model.headers[2] == "ana"
 
     qtbot.keyClick(view.points, Qt.Key.Key_E)  # reason: reviewer error
     assert view.reason.currentData() == "reviewer error"
@@ -94,14 +94,14 @@ def test_the_lead_sees_reviewers_against_gold_and_training_shows_the_gold_tags(
     assert dialog.table.item(0, 3).text().startswith(f"{cy['kappa']:.2f}")
     dialog.close()
 
-    gold_in_queue = [r.id for r in window.queue_model.rows if r.id == answers[3]]
+    gold_in_queue = [r.id for r in window.queue_pane.model.rows if r.id == answers[3]]
     assert gold_in_queue  # dee's queue holds gold answers, unannounced
     window.open_answer(answers[3])
     qtbot.waitUntil(lambda: window.state is not None and window.state.answer.id == answers[3])
     window.finish_opening()
     for row in range(len(window.state.points)):
-        window.points.selectRow(row)
-        qtbot.keyClick(window.points, Qt.Key.Key_1)
+        window.answer_pane.points.selectRow(row)
+        qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)
     window.submit()
     boxes = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
     assert boxes and "gold item" in boxes[0].text()

@@ -30,7 +30,7 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
 
 def _format_at(window: ReviewWindow, answer_offset: int) -> QTextCharFormat:
     """The format the reviewer sees on the answer's character at this offset."""
-    view = window.answer_view
+    view = window.answer_pane.answer_view
     position = next(
         doc + i for doc, length, start in view.rendered.runs for i in range(length) if start + i == answer_offset
     )
@@ -44,31 +44,31 @@ def test_text_in_no_data_point_is_marked_and_a_selection_becomes_a_point(
 ) -> None:
     window.open_answer(VERDICT)
     text = window.state.answer.text
-    assert window.answer_view.uncovered == []  # every assertion is a data point
+    assert window.answer_pane.answer_view.uncovered == []  # every assertion is a data point
     last = len(window.state.points) - 1
     assert window.state.points[last].point.text.startswith("This prohibits")
 
-    window.points.selectRow(last)
-    window.points.setFocus()
-    qtbot.keyClick(window.points, Qt.Key.Key_Delete)
+    window.answer_pane.points.selectRow(last)
+    window.answer_pane.points.setFocus()
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Delete)
     start = text.index("This prohibits")
-    assert window.answer_view.uncovered == [(start, len(text))]
+    assert window.answer_pane.answer_view.uncovered == [(start, len(text))]
     shown = _format_at(window, start + 5)
     assert shown.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
     assert shown.foreground().color() == QColor(UNCOVERED_COLOUR)
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert window.grab().save(str(SHOTS / "answer-uncovered.png"))
 
-    window.answer_view.select_answer_text(start, start + 40)  # part of the sentence
-    assert window.answer_view.selected_span() == (start, start + 40)
-    window.answer_view.select_answer_text(start, len(text))
+    window.answer_pane.answer_view.select_answer_text(start, start + 40)  # part of the sentence
+    assert window.answer_pane.answer_view.selected_span() == (start, start + 40)
+    window.answer_pane.answer_view.select_answer_text(start, len(text))
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     points = ReviewService(sample_project, "ana").state(VERDICT).points
     assert points[-1].point.text == text[start:] and points[-1].point.span_start == start
-    assert window.answer_view.uncovered == []
-    assert window.points.currentIndex().row() == len(points) - 1
+    assert window.answer_pane.answer_view.uncovered == []
+    assert window.answer_pane.points.currentIndex().row() == len(points) - 1
 
-    window.answer_view.select_answer_text(0, 10)  # "Yes." is a point already: said, nothing changes
+    window.answer_pane.answer_view.select_answer_text(0, 10)  # "Yes." is a point already: said, nothing changes
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert "already a data point" in window.message.text()
     assert len(ReviewService(sample_project, "ana").state(VERDICT).points) == len(points)
@@ -77,7 +77,7 @@ def test_text_in_no_data_point_is_marked_and_a_selection_becomes_a_point(
 def test_markdown_is_rendered_with_lead_ins_greyed_and_points_clickable(qtbot, window: ReviewWindow) -> None:
     window.open_answer(NOTE)
     text = window.state.answer.text
-    shown = window.answer_view.toPlainText()
+    shown = window.answer_pane.answer_view.toPlainText()
     assert "**" not in shown and "Note:" in shown  # the emphasis is rendered, not printed
     assert _format_at(window, text.index("Note:")).fontWeight() == QFont.Weight.Bold
     lead_in = _format_at(window, text.index("Quoted Provision:"))
@@ -85,12 +85,12 @@ def test_markdown_is_rendered_with_lead_ins_greyed_and_points_clickable(qtbot, w
     assert "•" in shown  # the answer's own bullets stay
 
     row = next(i for i, p in enumerate(window.state.points) if p.point.text.startswith("Sharing is permitted"))
-    view = window.answer_view
+    view = window.answer_pane.answer_view
     view.select_answer_text(text.index("Sharing is permitted") + 3, text.index("Sharing is permitted") + 4)
     rect = view.cursorRect(view.textCursor())
     view.setTextCursor(QTextCursor(view.document()))  # a click, not a selection
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert window.points.currentIndex().row() == row
+    assert window.answer_pane.points.currentIndex().row() == row
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert window.grab().save(str(SHOTS / "answer-pane.png"))

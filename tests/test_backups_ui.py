@@ -38,7 +38,7 @@ def test_backup_on_open_then_restore_from_the_dialog(qtbot, sample_project: Proj
     service.set_tag(ANSWER, service.open(ANSWER).points[0].point.id, Tag.INCORRECT)
     assert _first_tag(sample_project) is Tag.INCORRECT
 
-    dialog = BackupsDialog(window, window.backup_keeper)
+    dialog = BackupsDialog(window, window.backup_keeper, window.session)
     qtbot.addWidget(dialog)
     assert dialog.list.count() == 1
     aside = dialog.restore(backups.list_backups(path)[0].path, confirm=False)

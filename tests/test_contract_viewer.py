@@ -112,7 +112,7 @@ def test_cross_references_link_to_their_passage_or_are_marked_unresolved(qtbot, 
 
 
 def test_the_answer_marks_the_terms_its_document_defines(qtbot, window: ReviewWindow, project) -> None:
-    answer = window.answer_view
+    answer = window.answer_pane.answer_view
     fmt, at = _mark(answer, "Confidential Information", "term:")
     defining = _passage_id(project, "1.1")
     assert fmt.anchorHref() == f"term:{defining}"
@@ -131,5 +131,5 @@ def test_the_parties_card_names_each_party_with_its_short_names_and_role(window:
 
 def test_the_reading_is_computed_once_per_document(window: ReviewWindow, project: Project) -> None:
     document_id = project.answer("nda-1").document_id
-    assert contract_reading(project, document_id) is window.document_pane.reading
-    assert contract_reading(project, "nda") is window.document_pane.reading
+    assert contract_reading(project, document_id) is window.session.reading
+    assert contract_reading(project, "nda") is window.session.reading

@@ -66,27 +66,27 @@ def test_the_queue_fits_and_says_judged_flagged_and_reviewed(qtbot, sample_proje
     qtbot.waitExposed(window)
     window.open_answer("contractnli-027")
     for _ in window.state.points:
-        qtbot.keyClick(window.points, Qt.Key.Key_Return)  # accept the judge's tag
+        qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return)  # accept the judge's tag
     window.submit()
 
     def row(answer_id: str) -> list[str]:
-        index = next(i for i, r in enumerate(window.queue_model.rows) if r.id == answer_id)
-        return [window.queue_model.index(index, c).data() for c in range(window.queue_model.columnCount())]
+        index = next(i for i, r in enumerate(window.queue_pane.model.rows) if r.id == answer_id)
+        return [window.queue_pane.model.index(index, c).data() for c in range(window.queue_pane.model.columnCount())]
 
     cleared, flagged, untouched = row("contractnli-027"), row("contractnli-028"), row("cuad-000")
     assert cleared[1:5] == [CLEARED, "1.00", "1.00", "✔ reviewed"]
     assert flagged[1] == FLAGGED and flagged[2] == "0.00"
     assert untouched[1:5] == ["—", "—", "—", "—"]
-    header, table = window.table.horizontalHeader(), window.table
-    for column in range(1, window.queue_model.columnCount()):  # no cell is cut: every column as wide as its text
+    header, table = window.queue_pane.table.horizontalHeader(), window.queue_pane.table
+    for column in range(1, window.queue_pane.model.columnCount()):  # no cell is cut: every column as wide as its text
         assert header.isSectionHidden(column) or header.sectionSize(column) >= table.sizeHintForColumn(column) - 1
     # but the answer's: its question's start, elided to the pane's width, whole in the tooltip
     assert header.length() <= table.viewport().width()  # and no sideways scrolling
 
-    window.documents.setCurrentIndex(window.documents.findData("Keep.txt"))
-    assert window.queue_model.rowCount() == 31  # the 31 privacy-policy answers
-    window.filter.setText("marketing")  # words of the question, which is in no column
-    assert 0 < window.queue_model.rowCount() < 31
+    window.queue_pane.documents.setCurrentIndex(window.queue_pane.documents.findData("Keep.txt"))
+    assert window.queue_pane.model.rowCount() == 31  # the 31 privacy-policy answers
+    window.queue_pane.filter.setText("marketing")  # words of the question, which is in no column
+    assert 0 < window.queue_pane.model.rowCount() < 31
 
 
 def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
@@ -98,7 +98,7 @@ def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
     monkeypatch.setattr(AnswerQueueModel, "PAGE", 4)  # many pages, each read when its rows are shown
     window = ReviewWindow(sample_project, "ana")
     qtbot.addWidget(window)
-    model, table = window.queue_model, window.table
+    model, table = window.queue_pane.model, window.queue_pane.table
 
     def cells(queue: AnswerQueueModel, r: int) -> list[str]:  # the answer's id for its column's question and document
         return [queue.answer_at(r).id, *(queue.index(r, c).data() for c in range(1, queue.columnCount()))]
@@ -108,7 +108,7 @@ def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
 
     paged = shown()
     assert [row[0] for row in paged] == sorted(a.id for a in sample_project.answers())  # every answer, by id
-    at_once = AnswerQueueModel(window.service.queue(), window.service.judge_counts)
+    at_once = AnswerQueueModel(window.session.service.queue(), window.session.service.judge_counts)
     at_once.PAGE = 1000
     assert paged == [cells(at_once, r) for r in range(at_once.rowCount())]
     assert {row[0]: row[1:4] for row in paged if row[1] != "—"} == {
@@ -122,14 +122,16 @@ def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
     table.sortByColumn(2, Qt.SortOrder.AscendingOrder)  # correctness: lowest first, undefined last
     assert [row[2] for row in shown()] == ["0.00", "1.00", "1.00"] + ["—"] * (model.rowCount() - 3)
     assert model.answer_at(table.currentIndex().row()).id == window.state.answer.id == "contractnli-028"  # still open
-    window.filter.setText("flagged")
+    window.queue_pane.filter.setText("flagged")
     assert sorted(row[0] for row in shown()) == ["contractnli-028", "cuad-001"]
     assert window.state.answer.id == "contractnli-028"  # still shown, still open
-    window.filter.setText("")
-    window.documents.setCurrentIndex(window.documents.findData("Keep.txt"))  # the open answer is hidden:
+    window.queue_pane.filter.setText("")
+    window.queue_pane.documents.setCurrentIndex(
+        window.queue_pane.documents.findData("Keep.txt")
+    )  # the open answer is hidden:
     assert window.state.answer.document == "Keep.txt" == model.answer_at(0).document  # the first one shown opens
     assert table.currentIndex().row() == 0
-    window.documents.setCurrentIndex(0)
+    window.queue_pane.documents.setCurrentIndex(0)
     table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert [row[:4] for row in shown()] == [row[:4] for row in paged]
 
@@ -139,13 +141,13 @@ def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_
     qtbot.addWidget(window)
     window.show()
     window.open_answer(WITH_CONTENTS)
-    view = window.document
+    view = window.document_pane.view
     contents = [p for p in view.passages if p.kind is PassageKind.TOC]
     assert len(contents) == 14
     text = view.toPlainText()
     assert "14 lines of contents, folded" in text and "Eligibility" not in text.split("Preamble")[0]
     assert view.focused is not None  # the pane is at a passage the selected point is about
-    point = window.current_point()
+    point = window.session.current_point
     assert view.focused in point.citations or not point.citations
     cursor_top = view.cursorRect(view.textCursor()).top()
     assert 0 <= cursor_top < view.viewport().height()

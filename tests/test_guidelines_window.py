@@ -11,7 +11,7 @@ from app.project import DEFAULT_GUIDELINES, Project
 from app.review.service import ReviewService
 from models.vocabulary import Tag
 from storage.audit import audit_entries
-from ui.review.signoff_actions import reopen
+from ui.review.review_actions import reopen
 from ui.review.window import ReviewWindow
 
 pytestmark = pytest.mark.every_store
@@ -30,7 +30,7 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
     window.activateWindow()
     qtbot.waitActive(window)  # shortcuts go to the active window
     window.open_answer(ANSWER)
-    window.points.setFocus()
+    window.answer_pane.points.setFocus()
     return window
 
 
@@ -47,17 +47,17 @@ def _tags(project: Project) -> list[Tag | None]:
 def test_shift_f1_opens_the_guidelines_at_the_tag_of_the_selected_point_and_follows(qtbot, window) -> None:
     panel = window.guidelines_panel
     assert not panel.isVisible()
-    qtbot.keyClick(window.points, Qt.Key.Key_2)  # point 1: incorrect, then on to point 2
-    qtbot.keyClick(window.points, Qt.Key.Key_K)
-    qtbot.keyClick(window.points, Qt.Key.Key_F1, SHIFT)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_2)  # point 1: incorrect, then on to point 2
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_K)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_F1, SHIFT)
     assert panel.isVisible() and panel.section == "incorrect"
     qtbot.waitUntil(lambda: _top_line(window) == "Incorrect")
     assert panel.version.text().startswith("Version 1 · lead")
-    qtbot.keyClick(window.points, Qt.Key.Key_J)  # untagged point, no judge: the top
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_J)  # untagged point, no judge: the top
     assert panel.section == "top"
     qtbot.waitUntil(lambda: _top_line(window) == "Review guidelines")
-    qtbot.keyClick(window.points, Qt.Key.Key_3)  # irrelevant, then on; back to it
-    qtbot.keyClick(window.points, Qt.Key.Key_K)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_3)  # irrelevant, then on; back to it
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: _top_line(window) == "Irrelevant")
     assert window.width() <= 1600  # the panel took room inside the window, not beyond the screen's
     # The shortcut sheet (F1, as before) lists it.
@@ -71,15 +71,15 @@ def test_shift_f1_opens_the_guidelines_at_the_tag_of_the_selected_point_and_foll
 
 def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_project: Project) -> None:
     for _ in window.state.points:
-        qtbot.keyClick(window.points, Qt.Key.Key_1)
+        qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)
     window.queue_pane.select_answer(ANSWER)  # submitting moves on: stay on this answer
-    qtbot.keyClick(window.points, Qt.Key.Key_Return, CTRL)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return, CTRL)
     assert ReviewService(sample_project, "ana").state(ANSWER).status.value == "submitted"
     with sample_project.sessions() as session:
         (submitted,) = [e for e in audit_entries(session) if e.action == "review.submitted"]
     assert submitted.payload["guideline_version"] == 1
     window.open_answer(ANSWER)
-    qtbot.keyClick(window.points, Qt.Key.Key_Return, CTRL | SHIFT)  # sign off
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return, CTRL | SHIFT)  # sign off
     assert "Signed off under guideline version 1" in window.message.text()
     (check,) = sample_project.signoffs()
     assert check.matches and check.answer_id == ANSWER and check.reviewer == "ana"
@@ -87,14 +87,14 @@ def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_projec
     window.queue_pane.move(1)
     window.open_answer(ANSWER)  # a signed answer says so as it opens
     assert window.message.text().startswith("Signed off by ana on ") and "Reopen signed review" in window.message.text()
-    window.points.selectRow(0)
-    qtbot.keyClick(window.points, Qt.Key.Key_2)
+    window.answer_pane.points.selectRow(0)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_2)
     assert "signed off answer contractnli-027" in window.message.text() and "reopen it" in window.message.text()
     assert set(_tags(sample_project)) == {Tag.CORRECT}
-    reopen(window, "point 1 is wrong")
+    reopen(window, window.session, "point 1 is wrong")
     assert _queue_status(window) == "✔ reviewed"
-    window.points.selectRow(0)
-    qtbot.keyClick(window.points, Qt.Key.Key_2)
+    window.answer_pane.points.selectRow(0)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_2)
     assert _tags(sample_project)[0] is Tag.INCORRECT
     with sample_project.sessions() as session:
         (reopened,) = [e for e in audit_entries(session) if e.action == "review.reopened"]
@@ -128,7 +128,7 @@ def test_a_project_without_guidelines_can_start_from_lemajs(qtbot, sample_projec
 
 def _queue_status(window) -> str:
     """The status the queue's Review column shows for ANSWER."""
-    model = window.queue_model
+    model = window.queue_pane.model
     row = model.row_of(ANSWER)
     assert row is not None
     return model.data(model.index(row, model.HEADERS.index("Review")))

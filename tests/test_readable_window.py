@@ -49,7 +49,7 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
 
 
 def test_the_point_s_text_takes_the_room_and_wraps(qtbot, window: ReviewWindow) -> None:
-    model, table = window.points_model, window.points
+    model, table = window.answer_pane.points_model, window.answer_pane.points
     header = table.horizontalHeader()
     assert model.columnCount() > len(model.FIXED)  # a judge and at least one juror column
     qtbot.waitUntil(lambda: header.sectionSize(1) > 0)
@@ -64,7 +64,7 @@ def test_the_point_s_text_takes_the_room_and_wraps(qtbot, window: ReviewWindow) 
 
 
 def test_a_juror_column_hides_from_the_header_s_menu(qtbot, window: ReviewWindow) -> None:
-    model, header = window.points_model, window.points.horizontalHeader()
+    model, header = window.answer_pane.points_model, window.answer_pane.points.horizontalHeader()
     column = len(model.FIXED)
     menu = window.answer_pane.column_menu()
     labels = [action.text() for action in menu.actions()]
@@ -77,7 +77,7 @@ def test_a_juror_column_hides_from_the_header_s_menu(qtbot, window: ReviewWindow
 
 
 def test_the_queue_names_an_answer_by_its_question_and_document(window: ReviewWindow) -> None:
-    model = window.queue_model
+    model = window.queue_pane.model
     row = model.row_of(ANSWER)
     assert row is not None
     answer = model.answer_at(row)
@@ -103,7 +103,7 @@ def test_raters_have_names_a_person_reads() -> None:
 def test_the_points_table_names_its_rater_columns_readably_with_the_full_name_in_the_tooltip(
     window: ReviewWindow,
 ) -> None:
-    model = window.points_model
+    model = window.answer_pane.points_model
     column = len(model.FIXED)
     full = model.HEADERS[column]
     shown = " ".join(str(model.headerData(column, Qt.Orientation.Horizontal)).split())
@@ -112,7 +112,7 @@ def test_the_points_table_names_its_rater_columns_readably_with_the_full_name_in
 
 
 def test_a_confidence_that_never_varies_is_hidden_and_says_why(window: ReviewWindow) -> None:
-    model, header = window.points_model, window.points.horizontalHeader()
+    model, header = window.answer_pane.points_model, window.answer_pane.points.horizontalHeader()
     if model.same_confidence is None:  # the stand-in judge gives no confidence: make it the embedded judge's 0.50
         for point in model.points:
             object.__setattr__(point, "judge_confidence", 0.5)

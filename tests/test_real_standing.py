@@ -170,8 +170,10 @@ def test_the_sample_ships_a_labelled_set_the_verifier_has_judged(qtbot, tmp_path
         window = ReviewWindow(project, "ana")
         qtbot.addWidget(window)
         window.open_answer(sorted(labelled)[0])  # the verifier is the judge whose tags it shows
-        header = " ".join(window.points_model.headerData(2, Qt.Orientation.Horizontal).split())  # over lines
-        tip = window.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        header = " ".join(
+            window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal).split()
+        )  # over lines
+        tip = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
         assert header == f"Judge ({standing.short})" and "real errors" in header
         assert tip.startswith(f"verifier: {standing.text}") and "Human labels by ContractNLI annotators" in tip
     finally:

@@ -10,6 +10,7 @@ from app.errors import AssayError
 from app.judging.runs import run_judge
 from app.project import Project
 from app.review.service import BLIND, ReviewService
+from app.review.session import ReviewSession
 from models.judge import LemajJudge, Mode
 from models.vocabulary import ReviewStatus, Tag
 from storage.db import url_for_path
@@ -51,7 +52,8 @@ def test_reviewer_starts_from_the_judges_points_and_overrides_them(sample_projec
 
 @pytest.mark.every_store
 def test_split_merge_delete_add_missing_and_undo_everything(sample_project: Project) -> None:
-    ana = ReviewService(sample_project, "ana")
+    session = ReviewSession(sample_project, "ana")
+    ana = session.service
     start = ana.open(ANSWER)  # no judge run: the deterministic segmentation
     texts = [p.point.text for p in start.points]
     answer = start.answer.text
@@ -76,9 +78,9 @@ def test_split_merge_delete_add_missing_and_undo_everything(sample_project: Proj
     state = ana.delete(ANSWER, state.points[0].point.id)
     assert len(state.points) == len(texts)
     for _ in range(4):
-        ana.undo()
-    assert [p.point.text for p in ana.state(ANSWER).points] == texts
-    assert ana.redo() is not None and len(ana.state(ANSWER).points) == len(texts) + 1
+        assert session.undo()
+    assert [p.point.text for p in ana.state(ANSWER).points] == texts and not session.can_undo
+    assert session.redo() and len(ana.state(ANSWER).points) == len(texts) + 1
 
 
 @pytest.mark.every_store

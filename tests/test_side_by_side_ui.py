@@ -41,14 +41,14 @@ def test_two_answers_side_by_side_with_their_points_aligned(qtbot, window: Revie
     side = _side(qtbot, window)
     view = side.view
     assert view is not None and view.answer_ids == (ANSWER, f"{ANSWER}-short")
-    headers = [side.table.horizontalHeaderItem(c).text() for c in range(4)]
+    headers = side.model.headers
     assert headers == ["A: long-form", "tags", "B: short-form", "tags"]
     assert "What is the expiration date" in side.question.text()
     left, right = view.left.state.points, view.right.state.points
-    assert side.table.rowCount() == len(view.rows) >= max(len(left), len(right))
+    assert side.model.rowCount() == len(view.rows) >= max(len(left), len(right))
     for n, row in enumerate(view.rows):  # each row: one point per side, or a mark where an answer has none
         for column, index, points in ((LEFT, row.left, left), (RIGHT, row.right, right)):
-            shown = side.table.item(n, column).text().removeprefix("≈ " if not row.same else "")
+            shown = side.model.cell(n, column).text.removeprefix("≈ " if not row.same else "")
             assert shown == (points[index].point.text if index is not None else "— not in this answer")
         if row.aligned:  # the identity rule's match
             assert same_point(
@@ -57,22 +57,22 @@ def test_two_answers_side_by_side_with_their_points_aligned(qtbot, window: Revie
             )
     alone = [n for n, row in enumerate(view.rows) if not row.aligned]
     assert alone and all(
-        "Only this answer" in side.table.item(n, LEFT if view.rows[n].left is not None else RIGHT).toolTip()
+        "Only this answer" in (side.model.cell(n, LEFT if view.rows[n].left is not None else RIGHT).tooltip or "")
         or not view.rows[n].same
         for n in alone
     )
     related = [n for n, row in enumerate(view.rows) if not row.same]
-    assert all(side.table.item(n, RIGHT).text().startswith("≈ ") for n in related)
+    assert all(side.model.cell(n, RIGHT).text.startswith("≈ ") for n in related)
 
 
 def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: ReviewWindow, sample_project) -> None:
     side = _side(qtbot, window)
     view = side.view
     first_left = next(n for n, r in enumerate(view.rows) if r.left is not None)
-    side.table.setCurrentCell(first_left, LEFT)
+    side.table.select_cell(first_left, LEFT)
     qtbot.keyClick(side.table, Qt.Key.Key_1)  # 1 = correct, on the long answer's point
     first_right = next(n for n, r in enumerate(side.view.rows) if r.right is not None)
-    side.table.setCurrentCell(first_right, RIGHT)
+    side.table.select_cell(first_right, RIGHT)
     qtbot.keyClick(side.table, Qt.Key.Key_2)  # 2 = incorrect, on the short answer's point
     service = ReviewService(sample_project, "ana")
     left_point = side.view.rows[first_left].left
@@ -80,7 +80,7 @@ def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: R
     assert service.state(ANSWER).points[left_point].point.tag is Tag.CORRECT
     assert window.state.points[left_point].point.tag is Tag.CORRECT  # the review window shows it too
     assert service.state(f"{ANSWER}-short").points[right_point].point.tag is Tag.INCORRECT
-    assert "you: ✗ incorrect" in side.table.item(first_right, RIGHT + 1).text()
+    assert "you: ✗ incorrect" in side.model.cell(first_right, RIGHT + 1).text
 
     side.reason.setText("the short one misses the renewal")
     side.table.setFocus()
@@ -98,7 +98,7 @@ def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: R
 def test_blind_comparison_hides_the_generators(qtbot, window: ReviewWindow) -> None:
     side = _side(qtbot, window)
     side.blind.setChecked(True)
-    headers = [side.table.horizontalHeaderItem(c).text() for c in (0, 2)]
+    headers = [side.model.headers[c] for c in (0, 2)]
     assert headers == ["Answer A", "Answer B"]
     assert set(side.view.answer_ids) == {ANSWER, f"{ANSWER}-short"} and side.view.seed is not None
     assert "long-form" not in side.answers[0].toPlainText() + side.answers[1].toPlainText()

@@ -40,7 +40,7 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
     qtbot.addWidget(window)
     window.show()
     window.open_answer(ANSWER)
-    window.points.setFocus()
+    window.answer_pane.points.setFocus()
     return window
 
 
@@ -55,31 +55,36 @@ def _shot(window: ReviewWindow, name: str) -> None:
 
 def test_override_with_one_key_and_accept_with_enter(qtbot, window: ReviewWindow, sample_project: Project) -> None:
     assert window.state.answer.id == ANSWER
-    assert window.points_model.index(0, 2).data() == "✗ incorrect"  # the judge's tag, as text too
-    qtbot.keyClick(window.points, Qt.Key.Key_1)  # 1 = correct, then on to the next point
-    assert window.points.currentIndex().row() == 1
-    qtbot.keyClick(window.points, Qt.Key.Key_Return)  # accept the judge's "incorrect"
+    assert window.answer_pane.points_model.index(0, 2).data() == "✗ incorrect"  # the judge's tag, as text too
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)  # 1 = correct, then on to the next point
+    assert window.answer_pane.points.currentIndex().row() == 1
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return)  # accept the judge's "incorrect"
     assert _tags(sample_project)[:2] == [Tag.CORRECT, Tag.INCORRECT]
-    assert window.points.currentIndex().row() == 2
-    qtbot.keyClick(window.points, Qt.Key.Key_K)
-    qtbot.keyClick(window.points, Qt.Key.Key_3)
+    assert window.answer_pane.points.currentIndex().row() == 2
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_K)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_3)
     assert _tags(sample_project)[1] is Tag.IRRELEVANT
     # Live scores: one correct, one irrelevant.
-    assert "Correctness</b> 1.00" in window.scores.text() and "Precision</b> 0.50" in window.scores.text()
+    assert (
+        "Correctness</b> 1.00" in window.answer_pane.scores.text()
+        and "Precision</b> 0.50" in window.answer_pane.scores.text()
+    )
     _shot(window, "review-tagged.png")
 
 
 def test_undo_and_redo_from_the_keyboard(qtbot, window: ReviewWindow, sample_project: Project) -> None:
-    qtbot.keyClick(window.points, Qt.Key.Key_2)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_2)
     assert _tags(sample_project)[0] is Tag.INCORRECT
-    qtbot.keyClick(window.points, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert _tags(sample_project)[0] is None
-    qtbot.keyClick(window.points, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        window.answer_pane.points, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert _tags(sample_project)[0] is Tag.INCORRECT
 
 
 def test_missing_point_from_text_selected_in_the_document(qtbot, window: ReviewWindow, sample_project: Project) -> None:
-    view = window.document
+    view = window.document_pane.view
     target = next(p for p in view.passages if "return" in p.text.lower())
     block = view.document().findBlockByNumber(view._block_of[target.citation_id])
     cursor = QTextCursor(block)
@@ -87,82 +92,84 @@ def test_missing_point_from_text_selected_in_the_document(qtbot, window: ReviewW
     cursor.setPosition(block.position() + start)
     cursor.setPosition(block.position() + start + len(target.text), QTextCursor.MoveMode.KeepAnchor)
     view.setTextCursor(cursor)
-    window.points.setFocus()
-    qtbot.keyClick(window.points, Qt.Key.Key_4)
+    window.answer_pane.points.setFocus()
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_4)
     missing = window.state.points[-1]
     assert missing.point.tag is Tag.MISSING and missing.citations == (target.citation_id,)
     assert missing.point.text == " ".join(target.text.split())
-    assert "+ missing" in window.answer_view.toPlainText()
-    assert "Recall</b> 0.00" in window.scores.text()
+    assert "+ missing" in window.answer_pane.answer_view.toPlainText()
+    assert "Recall</b> 0.00" in window.answer_pane.scores.text()
 
 
 def test_clicking_a_citation_scrolls_to_and_highlights_its_passage(qtbot, window: ReviewWindow) -> None:
     cited = next(p for p in window.state.points if p.citations)
     row = window.state.points.index(cited)
-    window.points.selectRow(row)
-    window.document.verticalScrollBar().setValue(window.document.verticalScrollBar().maximum())
-    rect = window.points.visualRect(window.points_model.index(row, 5))
-    qtbot.mouseClick(window.points.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert window.document.focused == cited.citations[0]
-    cursor_rect = window.document.cursorRect(window.document.textCursor())
-    assert 0 <= cursor_rect.top() < window.document.viewport().height()
+    window.answer_pane.points.selectRow(row)
+    window.document_pane.view.verticalScrollBar().setValue(window.document_pane.view.verticalScrollBar().maximum())
+    rect = window.answer_pane.points.visualRect(window.answer_pane.points_model.index(row, 5))
+    qtbot.mouseClick(window.answer_pane.points.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.document_pane.view.focused == cited.citations[0]
+    cursor_rect = window.document_pane.view.cursorRect(window.document_pane.view.textCursor())
+    assert 0 <= cursor_rect.top() < window.document_pane.view.viewport().height()
     _shot(window, "review-citation.png")
 
 
 def test_selecting_a_point_scrolls_to_its_evidence(qtbot, window: ReviewWindow) -> None:
     assert all(p.citations for p in window.state.points)  # every judge tag carries its passages
-    window.document.verticalScrollBar().setValue(window.document.verticalScrollBar().maximum())
-    qtbot.keyClick(window.points, Qt.Key.Key_J)
-    point = window.state.points[window.points.currentIndex().row()]
-    assert window.document.focused == point.citations[0]  # the most relevant passage, highlighted
-    cursor_rect = window.document.cursorRect(window.document.textCursor())
-    assert 0 <= cursor_rect.top() < window.document.viewport().height()
+    window.document_pane.view.verticalScrollBar().setValue(window.document_pane.view.verticalScrollBar().maximum())
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_J)
+    point = window.state.points[window.answer_pane.points.currentIndex().row()]
+    assert window.document_pane.view.focused == point.citations[0]  # the most relevant passage, highlighted
+    cursor_rect = window.document_pane.view.cursorRect(window.document_pane.view.textCursor())
+    assert 0 <= cursor_rect.top() < window.document_pane.view.viewport().height()
 
 
 def test_ctrl_f_lists_bm25_hits_and_opens_the_best(qtbot, window: ReviewWindow) -> None:
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.search.hasFocus()
-    qtbot.keyClicks(window.search, "return confidential information")
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
-    assert window.hits.count() >= 1
-    qtbot.keyClick(window.hits, Qt.Key.Key_Return)
-    best = window.hits.item(0).data(Qt.ItemDataRole.UserRole)
-    assert window.document.focused == best
-    assert "return" in next(p for p in window.document.passages if p.citation_id == best).text.lower()
+    assert window.document_pane.search.hasFocus()
+    qtbot.keyClicks(window.document_pane.search, "return confidential information")
+    qtbot.keyClick(window.document_pane.search, Qt.Key.Key_Return)
+    assert window.document_pane.hits.count() >= 1
+    qtbot.keyClick(window.document_pane.hits, Qt.Key.Key_Return)
+    best = window.document_pane.hits.item(0).data(Qt.ItemDataRole.UserRole)
+    assert window.document_pane.view.focused == best
+    assert "return" in next(p for p in window.document_pane.view.passages if p.citation_id == best).text.lower()
 
 
 def test_blind_mode_hides_the_judge(qtbot, window: ReviewWindow) -> None:
     window.blind_action.trigger()
-    assert {window.points_model.index(r, 2).data() for r in range(window.points_model.rowCount())} == {"—"}
-    assert "blind" in window.scores.text()
+    assert {
+        window.answer_pane.points_model.index(r, 2).data() for r in range(window.answer_pane.points_model.rowCount())
+    } == {"—"}
+    assert "blind" in window.answer_pane.scores.text()
     window.blind_action.trigger()
-    assert window.points_model.index(0, 2).data() == "✗ incorrect"
+    assert window.answer_pane.points_model.index(0, 2).data() == "✗ incorrect"
 
 
 def test_submit_moves_on_and_a_problem_is_one_sentence(qtbot, window: ReviewWindow) -> None:
-    qtbot.keyClick(window.points, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert "still have no tag" in window.message.text()  # said in the window, nothing raised
     for _ in window.state.points:
-        qtbot.keyClick(window.points, Qt.Key.Key_Return)
-    qtbot.keyClick(window.points, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert window.state.answer.id != ANSWER  # on to the next answer
-    row = next(r for r in window.queue_model.rows if r.id == ANSWER)
+    row = next(r for r in window.queue_pane.model.rows if r.id == ANSWER)
     assert row.status.value == "submitted" and row.reviewers_done == 1
 
 
 def test_judge_run_from_the_window_can_be_cancelled(qtbot, window: ReviewWindow, sample_project: Project) -> None:
     ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][2:5]
     window.start_judge(JudgeSettings(context_tokens=4096, threads=2), ids)  # the embedded model, for real
-    assert window.cancel_button.isVisible()
-    qtbot.keyClick(window.points, Qt.Key.Key_1)  # the window stays usable while the judge works
+    assert window.judge_runner.cancel_button.isVisible()
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)  # the window stays usable while the judge works
     assert _tags(sample_project)[0] is Tag.CORRECT
-    qtbot.waitUntil(lambda: window.progress.maximum() > 0, timeout=240_000)  # the first answer is judged
+    qtbot.waitUntil(lambda: window.judge_runner.progress.maximum() > 0, timeout=240_000)  # the first answer is judged
     assert "Judged 1/3" in window.message.text() and "tokens/s" in window.message.text()
-    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.judge_runner.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.worker is None, timeout=240_000)
     assert "cancelled: run it again to resume" in window.message.text()
     judged = int(window.message.text().split(": ")[1].split(" judged")[0])
-    assert 1 <= judged < len(ids) and not window.cancel_button.isVisible()
+    assert 1 <= judged < len(ids) and not window.judge_runner.cancel_button.isVisible()
 
 
 def test_gui_command_opens_an_answer_and_saves_a_screenshot(sample_project: Project, tmp_path: Path) -> None:
@@ -179,7 +186,7 @@ def test_gui_command_opens_an_answer_and_saves_a_screenshot(sample_project: Proj
 
 def test_dashboard_shows_scores_agreement_and_plots(qtbot, window: ReviewWindow, sample_project: Project) -> None:
     for _ in window.state.points:
-        qtbot.keyClick(window.points, Qt.Key.Key_1)
+        qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)
     with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
         window.tabs.setCurrentWidget(window.dashboard)
     dashboard = window.dashboard
@@ -198,10 +205,13 @@ def test_the_window_names_the_host_while_an_api_judge_runs(qtbot, window: Review
     with scripted_http_server([(200, chat_reply('{"tag": "correct"}'))] * 200) as (url, _):
         settings = JudgeSettings(backend="openai", base_url=url, model="m", allow_network=True, find_missing=False)
         window.start_judge(settings, [ANSWER])
-        assert window.network_banner.isVisible()
-        assert "127.0.0.1" in window.network_banner.text() and "on-premise" in window.network_banner.text()
+        assert window.judge_runner.network_banner.isVisible()
+        assert (
+            "127.0.0.1" in window.judge_runner.network_banner.text()
+            and "on-premise" in window.judge_runner.network_banner.text()
+        )
         qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
-    assert not window.network_banner.isVisible() and "1 judged" in window.message.text()
+    assert not window.judge_runner.network_banner.isVisible() and "1 judged" in window.message.text()
 
 
 def test_judge_dialog_says_where_data_goes_and_builds_the_settings(qtbot) -> None:
@@ -303,8 +313,8 @@ def test_the_queue_triages_by_the_users_thresholds(qtbot, sample_project: Projec
     qtbot.addWidget(window)
 
     def bucket() -> str:
-        row = next(i for i, r in enumerate(window.queue_model.rows) if r.id == ANSWER)
-        return window.queue_model.index(row, 1).data()
+        row = next(i for i, r in enumerate(window.queue_pane.model.rows) if r.id == ANSWER)
+        return window.queue_pane.model.index(row, 1).data()
 
     assert bucket() == "⚑ flagged"  # LeMAJ's default rule: relevance must reach 0.8
     window.set_triage_rule(1.0, 0.5)

@@ -30,20 +30,20 @@ def window(qtbot, sample_project: Project, ben: ReviewService) -> ReviewWindow:
     qtbot.addWidget(window)
     window.show()
     window.open_answer(ANSWER)
-    window.points.setFocus()
-    qtbot.waitUntil(lambda: window.prepared is not None)  # the reviewer reads; the next answer is read ahead
-    assert window.prepared.state.answer.id == NEXT
+    window.answer_pane.points.setFocus()
+    qtbot.waitUntil(lambda: window.session.prepared is not None)  # the reviewer reads; the next answer is read ahead
+    assert window.session.prepared.state.answer.id == NEXT
     return window
 
 
 def _next_answer(qtbot, window: ReviewWindow) -> None:
-    qtbot.keyClick(window.points, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
     assert window.state.answer.id == NEXT
 
 
 def _shown(window: ReviewWindow) -> list[tuple[str, str, str]]:
     """The points table as the reviewer sees it: text, the judge's tag, their own."""
-    model = window.points_model
+    model = window.answer_pane.points_model
     return [tuple(model.index(row, column).data() for column in (1, 2, 4)) for row in range(model.rowCount())]
 
 
@@ -56,14 +56,14 @@ def test_the_prepared_answer_is_what_opening_it_shows_and_is_saved_as_opened(
     qtbot.waitUntil(lambda: other.queue_row(NEXT).status is ReviewStatus.IN_REVIEW)  # opened after the frame
     assert window.state == other.state(NEXT)  # what is shown is what was saved, point ids included
     assert _shown(window)[0][1] == "✗ incorrect"
-    assert window.queue_model.rows[window.table.currentIndex().row()].status is ReviewStatus.IN_REVIEW
+    assert window.queue_pane.model.rows[window.queue_pane.table.currentIndex().row()].status is ReviewStatus.IN_REVIEW
 
 
 def test_a_key_pressed_before_the_frame_tags_the_saved_point(
     qtbot, window: ReviewWindow, sample_project: Project
 ) -> None:
     _next_answer(qtbot, window)
-    qtbot.keyClick(window.points, Qt.Key.Key_1)  # no event loop turn in between: the answer is opened first
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)  # no event loop turn in between: the answer is opened first
     tags = [p.point.tag for p in ReviewService(sample_project, "ana").state(NEXT).points]
     assert tags[0] is Tag.CORRECT and tags[1:] == [None] * (len(tags) - 1)
 
@@ -73,7 +73,10 @@ def test_a_tag_another_reviewer_saved_after_reading_ahead_is_shown(
 ) -> None:
     ben.set_tag(NEXT, ben.open(NEXT).points[0].point.id, Tag.IRRELEVANT)
     _next_answer(qtbot, window)  # what the frame of the move shows, before the event loop turns:
-    assert window.points_model.index(0, window.points_model.HEADERS.index("ben")).data() == "∅ irrelevant"
+    assert (
+        window.answer_pane.points_model.index(0, window.answer_pane.points_model.HEADERS.index("ben")).data()
+        == "∅ irrelevant"
+    )
     assert window.state.points == ReviewService(sample_project, "ana").state(NEXT).points
 
 

@@ -21,25 +21,25 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
     window = ReviewWindow(sample_project, "ben")
     qtbot.addWidget(window)
-    sample_column = window.queue_model.HEADERS.index("Sample")
+    sample_column = window.queue_pane.model.HEADERS.index("Sample")
 
     def column(index: int) -> list[str]:
-        return [window.queue_model.index(r, index).data() for r in range(window.queue_model.rowCount())]
+        return [window.queue_pane.model.index(r, index).data() for r in range(window.queue_pane.model.rowCount())]
 
     assert column(sample_column).count("random #1") == len(sample)  # imported as sampled
-    assert draw_random_sample(window, size=5, seed=3)
+    assert draw_random_sample(window.queue_pane, window.session, size=5, seed=3)
     assert "seed 3" in window.message.text() and column(sample_column).count("random #2") == 5
-    assert not draw_random_sample(window, size=0)  # said in the message bar, not raised
+    assert not draw_random_sample(window.queue_pane, window.session, size=0)  # said in the message bar, not raised
     assert window.message.text().startswith("No sample drawn:")
 
-    least_certain_first(window)
-    certainty = [float(c) for c in column(window.queue_model.CERTAINTY) if c != "—"]
+    least_certain_first(window.queue_pane, window.session)
+    certainty = [float(c) for c in column(window.queue_pane.model.CERTAINTY) if c != "—"]
     assert certainty == sorted(certainty) and certainty[0] < certainty[-1]
-    first = window.queue_model.answer_at(0).id
+    first = window.queue_pane.model.answer_at(0).id
     assert window.state.answer.id == first  # "next answer" now walks from the least certain
     (next_answer,) = [a for a in window.findChildren(QAction) if a.text() == "Next answer"]
     next_answer.trigger()
-    assert window.state.answer.id == window.queue_model.answer_at(1).id
+    assert window.state.answer.id == window.queue_pane.model.answer_at(1).id
 
     with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background
         window.tabs.setCurrentWidget(window.dashboard)

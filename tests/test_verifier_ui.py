@@ -35,33 +35,33 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
 
 def _select_flagged(window: ReviewWindow) -> int:
     for row in range(len(window.state.points)):
-        window.points.selectRow(row)
-        if "Verifier flags" in window.verifier_flag.text():
+        window.answer_pane.points.selectRow(row)
+        if "Verifier flags" in window.answer_pane.verifier_flag.text():
             return row
     raise AssertionError("no point of the answer shows the verifier's flag")
 
 
 def test_a_flagged_point_shows_the_reason_and_its_passage(qtbot, window: ReviewWindow) -> None:
     _select_flagged(window)
-    text = window.verifier_flag.text()
+    text = window.answer_pane.verifier_flag.text()
     assert "bad citation" in text and "the answer says" in text
     link = text.split('href="')[1].split('"')[0]
-    window.verifier_flag.linkActivated.emit(link)
-    assert window.document.focused == link.removeprefix("passage:")
+    window.answer_pane.verifier_flag.linkActivated.emit(link)
+    assert window.document_pane.view.focused == link.removeprefix("passage:")
 
 
 def test_the_judge_is_called_a_demonstration_model_until_measured(
     qtbot, window: ReviewWindow, sample_project: Project
 ) -> None:
     _select_flagged(window)
-    assert "not stress-tested" in window.rationale.text()
-    assert "demonstration model" not in window.rationale.text()  # the verifier is no model
+    assert "not stress-tested" in window.answer_pane.rationale.text()
+    assert "demonstration model" not in window.answer_pane.rationale.text()  # the verifier is no model
     result = paired_stress_test(sample_project.sessions, [VerifierRater(sample_project.sessions)], limit=6, seed=2)
     remember(sample_project.sessions, result)
     window.open_answer(ANSWER)  # figures are read when an answer opens
     _select_flagged(window)
-    assert "of planted errors" in window.rationale.text()
-    assert "not stress-tested" not in window.rationale.text()
+    assert "of planted errors" in window.answer_pane.rationale.text()
+    assert "not stress-tested" not in window.answer_pane.rationale.text()
 
 
 def _judge_tags(project: Project, tmp_path, answer: str = ANSWER) -> None:
@@ -93,29 +93,31 @@ def test_the_judge_column_says_how_good_the_judge_is_and_offers_a_capable_model(
     window = ReviewWindow(sample_project, "ana")
     qtbot.addWidget(window)
     window.open_answer(ANSWER)
-    header = window.points_model.headerData(2, Qt.Orientation.Horizontal)
-    tip = window.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    header = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal)
+    tip = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert header == "Judge ⚠ demo" and "smol: demonstration model: not stress-tested" in tip
-    window.points.selectRow(0)
-    assert 'href="judge"' in window.rationale.text()
+    window.answer_pane.points.selectRow(0)
+    assert 'href="judge"' in window.answer_pane.rationale.text()
     opened = []
     monkeypatch.setattr(window, "open_judge_dialog", lambda: opened.append(True))
-    window.rationale.linkActivated.emit("judge")
+    window.answer_pane.rationale.linkActivated.emit("judge")
     assert opened  # one click to the model picker
 
     remember(sample_project.sessions, _figures(3, 100))  # near chance: still a demonstration model
     window.open_answer("cuad-007")
     window.open_answer(ANSWER)
-    tip = window.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    tip = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "demonstration model: caught 3% of planted errors" in tip and "change_value: caught 3 of 100" in tip
 
     remember(sample_project.sessions, _figures(90, 100))
     window.open_answer("cuad-007")
     window.open_answer(ANSWER)
-    header = window.points_model.headerData(2, Qt.Orientation.Horizontal)
+    header = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal)
     assert " ".join(header.split()) == "Judge (caught 90%)"  # over two lines: the column stays narrow
-    window.points.selectRow(0)
-    assert "demonstration" not in window.rationale.text() and "href" not in window.rationale.text()
+    window.answer_pane.points.selectRow(0)
+    assert (
+        "demonstration" not in window.answer_pane.rationale.text() and "href" not in window.answer_pane.rationale.text()
+    )
 
 
 def test_the_judge_dialog_shows_the_models_figures_and_the_way_to_a_capable_one(

@@ -4,6 +4,7 @@ Project → Backups… to list, make and restore them, and the offer to restore 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 from app import backups
 from app.errors import AssayError, NotAProject, ProjectDamaged
 from app.project import AskPassphrase, Project, project_passphrase, project_url
-from app.review.service import ReviewService
+from app.review.session import ReviewSession
 
 
 class BackupSignals(QObject):
@@ -52,19 +53,21 @@ class BackupWorker(QRunnable):
 
 
 class BackupKeeper(QObject):
-    """Backs up the window's project when it opens and every `settings.backup_minutes` after a change."""
+    """Backs up a window's project when it opens and every `minutes` after a change; what happened is
+    one sentence to `say`. A backup in flight finishes before the window closes."""
 
-    def __init__(self, window) -> None:
+    def __init__(self, window: QWidget, project: Project, minutes: float, say: Callable[[str], None]) -> None:
         super().__init__(window)
         self.window = window
+        self.project, self.minutes, self.say = project, minutes, say
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)  # one backup at a time
         try:
-            self.path: Path | None = backups.project_file(window.project.url)
+            self.path: Path | None = backups.project_file(project.url)
         except AssayError:
             self.path = None  # a database server keeps its own backups
             return
-        self.schedule = backups.BackupSchedule(self.path, window.settings.backup_minutes)
+        self.schedule = backups.BackupSchedule(self.path, minutes)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._on_timer_timeout)
         self.timer.start(60_000)
@@ -75,8 +78,8 @@ class BackupKeeper(QObject):
     def back_up(self) -> None:
         if self.path is None or self.pool.activeThreadCount():
             return
-        worker = BackupWorker(self.path, self.window.project.passphrase)
-        worker.signals.finished.connect(self.window.say)
+        worker = BackupWorker(self.path, self.project.passphrase)
+        worker.signals.finished.connect(self.say)
         worker.signals.failed.connect(self._on_backup_failed)
         self.schedule.done()
         self.pool.start(worker)
@@ -89,7 +92,7 @@ class BackupKeeper(QObject):
             self.back_up()
 
     def _on_backup_failed(self, message: str) -> None:
-        self.window.say(message)
+        self.say(message)
         if "is damaged" in message:
             QMessageBox.warning(self.window, "Assay: the project is damaged", message)
 
@@ -100,12 +103,13 @@ class BackupKeeper(QObject):
 
 
 class BackupsDialog(QDialog):
-    """Project → Backups…: this project's backups, newest first; back up now, or restore one."""
+    """Project → Backups…: this project's backups, newest first; back up now, or restore one (the review
+    session then starts afresh on the restored file)."""
 
-    def __init__(self, window, keeper: BackupKeeper) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, parent: QWidget, keeper: BackupKeeper, session: ReviewSession) -> None:
+        super().__init__(parent)
         self.keeper = keeper
+        self.session = session
         self.setWindowTitle("Backups")
         self.resize(720, 360)
         layout = QVBoxLayout(self)
@@ -140,7 +144,7 @@ class BackupsDialog(QDialog):
         self.where.setText(
             f"Kept in {backups.backup_folder(path)}: the last {backups.KEEP_LAST}, and one a day for "
             f"{backups.KEEP_DAYS} days. Made when the project opens and every "
-            f"{self.window.settings.backup_minutes:g} minutes when something changed."
+            f"{self.keeper.minutes:g} minutes when something changed."
         )
         for backup in backups.list_backups(path):
             text = f"{backup.taken:%Y-%m-%d %H:%M:%S}   {backup.size / 1e6:.1f} MB   {backup.path.name}"
@@ -173,28 +177,19 @@ class BackupsDialog(QDialog):
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return None
-        project: Project = self.window.project
+        project = self.session.project
         self.keeper.wait()
         project.close()  # its connections let go of the file; the next query opens the restored one
         try:
             aside = backups.restore(self.keeper.path, backup, project.passphrase)
         except (AssayError, OSError) as exc:
-            self.window.say(str(exc))
+            self.session.say(str(exc))
             return None
-        _show_restored(self.window)
+        self.session.restored()  # every view shows the restored file; a fresh undo history
         kept = f" The file it replaced is kept as {aside}." if aside else ""
-        self.window.say(f"Restored the backup of {backup.name}.{kept}")
+        self.session.say(f"Restored the backup of {backup.name}.{kept}")
         self.refresh()
         return aside
-
-
-def _show_restored(window) -> None:
-    window.service = ReviewService(window.project, window.service.reviewer)  # a fresh undo history
-    window.state = window.prepared = None  # read from the file replaced
-    window.queue_model.reset(window.service.queue())
-    window.dashboard.refresh()
-    if window.queue_model.rows:
-        window.open_answer(window.queue_model.rows[0].id)
 
 
 def offer_restore(parent: QWidget, path: Path, error: AssayError, ask: AskPassphrase) -> bool | None:

@@ -1,4 +1,4 @@
-"""Help: the keyboard shortcut sheet (F1) and the About box."""
+"""Help: the keyboard shortcut sheet (F1), generated from the review keymap, and the About box."""
 
 from __future__ import annotations
 
@@ -6,21 +6,11 @@ import html
 
 import PySide6
 from PySide6.QtCore import qVersion
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from app.about import versions
+from app.review import keymap
 from app.settings import ModelChoice
-
-# Keys the data-point list reads itself (ReviewWindow's menus list the others).
-REVIEW_KEYS = [
-    ("1", "Tag the data point correct"),
-    ("2", "Tag it incorrect (an error or a hallucination)"),
-    ("3", "Tag it irrelevant"),
-    ("4", "Add the text selected in the document as a missing data point"),
-    ("Enter", "Accept the judge's tag"),
-    ("J / K", "Next / previous data point"),
-]
 
 
 def _dialog(parent: QWidget | None, title: str, body: str) -> QDialog:
@@ -44,21 +34,17 @@ def _rows(rows: list[tuple[str, str]]) -> str:
     return f"<table>{cells}</table>"
 
 
-def shortcut_rows(actions: list[QAction]) -> list[tuple[str, str]]:
-    """The review keys, then every menu action that has a shortcut, as the window binds them."""
-    menu = [
-        (a.shortcut().toString(QKeySequence.SequenceFormat.NativeText), a.text().removesuffix("…"))
-        for a in actions
-        if not a.shortcut().isEmpty()
-    ]
-    return REVIEW_KEYS + menu
+def shortcut_rows() -> list[tuple[str, str]]:
+    """The keys the data points read, then the window's shortcuts: the keymap the window binds."""
+    window = [(keys, label.removesuffix("…")) for keys, label in keymap.help_rows(keymap.WINDOW)]
+    return keymap.help_rows(keymap.REVIEW) + window
 
 
-def shortcut_sheet(parent: QWidget | None, actions: list[QAction]) -> QDialog:
+def shortcut_sheet(parent: QWidget | None) -> QDialog:
     body = (
         "<h3>Keyboard shortcuts</h3>"
         "<p>Click a data point in the list, then review it without the mouse.</p>"
-        f"{_rows(shortcut_rows(actions))}"
+        f"{_rows(shortcut_rows())}"
     )
     return _dialog(parent, "Assay — keyboard shortcuts", body)
 

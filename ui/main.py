@@ -115,7 +115,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
     start_sample_tour(window, tour)
     if args.screenshot is not None:
         app.processEvents()
-        current = window.current_point()
+        current = window.session.current_point
         if current is not None and current.citations:
             window.document_pane.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
         app.processEvents()

@@ -1,7 +1,8 @@
 """A reviewer's work on answers: confirm or override tags, edit the data points, add what is missing.
 
 Every action is its own transaction, saved at once (a killed process loses nothing saved), and is
-undoable: an action records the reviewer's points before and after, and undo restores them exactly.
+undoable: an action reports the reviewer's points before and after as a Step (to `on_step`: the
+review session, app/review/session.py, keeps the undo history), and `restore` puts them back exactly.
 A reviewer works on their own copy of the judge's data points (or of the deterministic segmentation
 when no judge ran), so each reviewer's labels are their own; a copy and the judge's point say the
 same thing, so they are one data point (storage/points.py), whichever was recorded first.
@@ -10,7 +11,7 @@ same thing, so they are one data point (storage/points.py), whichever was record
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -37,7 +38,17 @@ from storage.signoffs import SignOff
 ASSISTED, BLIND = "assisted", "blind"
 ANY = ""  # the answer of a commit that may have changed any answer
 _ANSWER = "assay.answer"  # a session's info key: the one answer its transaction changes
-__all__ = ["ASSISTED", "BLIND", "JudgeCounts", "QueueRow", "RaterTag", "ReviewPoint", "ReviewService", "ReviewState"]
+__all__ = [
+    "ASSISTED",
+    "BLIND",
+    "JudgeCounts",
+    "QueueRow",
+    "RaterTag",
+    "ReviewPoint",
+    "ReviewService",
+    "ReviewState",
+    "Step",
+]
 
 
 @dataclass(frozen=True)
@@ -60,8 +71,10 @@ class ReviewState:
         return Scores.of(p.point.tag for p in self.points)
 
 
-@dataclass(frozen=True)
-class _Step:
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    """One change to a reviewer's points: what undo puts back, and what redo puts again."""
+
     answer_id: str
     before: list[PointSnapshot]
     after: list[PointSnapshot]
@@ -69,7 +82,7 @@ class _Step:
 
 
 class ReviewService:
-    """One reviewer's actions on a project, with undo and redo."""
+    """One reviewer's actions on a project, each a transaction; every change of points goes to `on_step`."""
 
     def __init__(self, project: Project, reviewer: str) -> None:
         reviewer = roles.database_login(project) or reviewer.strip()  # on a server: the login, not a typed name
@@ -87,8 +100,7 @@ class ReviewService:
         # changed; ANY: it may have changed any answer. A state read before its count moved may be stale.
         self._commits: Counter[str] = Counter()
         event.listen(project.sessions, "after_commit", self._on_commit)
-        self._undo: list[_Step] = []
-        self._redo: list[_Step] = []
+        self.on_step: Callable[[Step], None] = lambda _step: None
 
     def _on_commit(self, session) -> None:
         self._commits[session.info.get(_ANSWER, ANY)] += 1
@@ -200,18 +212,15 @@ class ReviewService:
         if judge is not None:
             ids = documents.passage_ids_by_citation(session, answer.document_id)
             return [
-                PointSnapshot(
-                    0,
-                    p.ordinal,
-                    p.text,
-                    p.span_start,
-                    p.span_end,
-                    p.id,
-                    None,
-                    None,
-                    tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
-                    p.context_start,
-                    p.context_end,
+                _point(
+                    ordinal=p.ordinal,
+                    text=p.text,
+                    span_start=p.span_start,
+                    span_end=p.span_end,
+                    source_id=p.id,
+                    passage_ids=tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
+                    context_start=p.context_start,
+                    context_end=p.context_end,
                 )
                 for p in judgements.data_points_of(session, answer.id, judge)
                 if p.span_start is not None  # the judge's missing points are its claims, not the answer's
@@ -220,28 +229,23 @@ class ReviewService:
 
     def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
         return [
-            PointSnapshot(
-                0,
-                i,
-                s.text,
-                s.start,
-                s.end,
-                None,
-                None,
-                None,
-                self._cited(s.text, passages),
-                s.context_start,
-                s.context_end,
+            _point(
+                ordinal=i,
+                text=s.text,
+                span_start=s.start,
+                span_end=s.end,
+                passage_ids=self._cited(s.text, passages),
+                context_start=s.context_start,
+                context_end=s.context_end,
             )
             for i, s in enumerate(segment_answer(answer.text))
-        ] or [PointSnapshot(0, 0, answer.text, 0, len(answer.text), None, None, None, ())]
+        ] or [_point(text=answer.text, span_start=0, span_end=len(answer.text))]
 
     def adopt_judge(self, answer_id: str) -> ReviewState | None:
         """A judge has just judged an answer this reviewer opened before it: give them the judge's
         points (with its tags beside them) if their copy is still the untouched segmentation.
-        Their own work always wins: None when they tagged, edited or commented anything."""
-        if any(step.answer_id == answer_id for step in self._undo + self._redo):
-            return None
+        Their own work always wins: None when they tagged, edited or commented anything (and the
+        session does not ask when it holds an undo step of the answer)."""
         answer = self._answer(answer_id)
         with self._saving(answer_id) as session:
             mine = reviews.snapshot(session, answer_id, self.rater_id)
@@ -372,8 +376,13 @@ class ReviewService:
             ),
             (None, None),
         )
-        point = PointSnapshot(
-            0, 0, text, start, end, None, None, None, self._cited(text, self.passages(answer)), *context
+        point = _point(
+            text=text,
+            span_start=start,
+            span_end=end,
+            passage_ids=self._cited(text, self.passages(answer)),
+            context_start=context[0],
+            context_end=context[1],
         )
 
         def add(points: list[PointSnapshot]) -> list[PointSnapshot]:
@@ -393,7 +402,7 @@ class ReviewService:
         answer = self._answer(answer_id)
         ids = {p.citation_id: p.id for p in self.passages(answer)}
         cited = tuple(sorted(ids[c] for c in citation_ids if c in ids))
-        point = PointSnapshot(0, 0, text, None, None, None, None, Tag.MISSING, cited)
+        point = _point(text=text, tag=Tag.MISSING, passage_ids=cited)
         return self._change(answer_id, "missing", lambda ps: [*ps, point])
 
     # ------------------------------------------------------------------ the answer as a whole
@@ -475,31 +484,13 @@ class ReviewService:
 
     # ------------------------------------------------------------------ undo
 
-    @property
-    def can_undo(self) -> bool:
-        return bool(self._undo)
-
-    @property
-    def can_redo(self) -> bool:
-        return bool(self._redo)
-
-    def undo(self) -> ReviewState | None:
-        if not self._undo:
-            return None
-        with self.project.sessions() as session:
-            self._refuse_if_signed(session, self._undo[-1].answer_id)
-        step = self._undo.pop()
-        self._redo.append(step)
-        return self._restore(step.answer_id, step.before, f"undo {step.name}")
-
-    def redo(self) -> ReviewState | None:
-        if not self._redo:
-            return None
-        with self.project.sessions() as session:
-            self._refuse_if_signed(session, self._redo[-1].answer_id)
-        step = self._redo.pop()
-        self._undo.append(step)
-        return self._restore(step.answer_id, step.after, f"redo {step.name}")
+    def restore(self, answer_id: str, points: list[PointSnapshot], action: str) -> ReviewState:
+        """Put a reviewer's points back as a Step recorded them (undo, redo); refused once signed off."""
+        with self._saving(answer_id) as session:
+            self._refuse_if_signed(session, answer_id)
+            reviews.restore(session, answer_id, self.rater_id, points)
+            audit.append_audit(session, self.reviewer, f"review.{action.replace(' ', '_')}", "answer", answer_id, {})
+        return self.state(answer_id)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -529,14 +520,7 @@ class ReviewService:
                 answer_id,
                 {"points": [(p.id, p.tag.value if p.tag else None) for p in after]},
             )
-        self._undo.append(_Step(answer_id, before, after, name))
-        self._redo.clear()
-        return self.state(answer_id)
-
-    def _restore(self, answer_id: str, points: list[PointSnapshot], action: str) -> ReviewState:
-        with self._saving(answer_id) as session:
-            reviews.restore(session, answer_id, self.rater_id, points)
-            audit.append_audit(session, self.reviewer, f"review.{action.replace(' ', '_')}", "answer", answer_id, {})
+        self.on_step(Step(answer_id=answer_id, before=before, after=after, name=name))
         return self.state(answer_id)
 
     def _update_review(self, answer_id: str, action: str, **fields) -> ReviewState:
@@ -556,3 +540,31 @@ def _lineage(point: PointSnapshot) -> tuple[str, ...]:
     """What an edited point replaces: the point as it was (or, if it was already an edit of
     unsaved-as-such points, what that one replaced)."""
     return (point.key,) if point.key else point.replaces
+
+
+def _point(
+    *,
+    text: str,
+    ordinal: int = 0,
+    span_start: int | None = None,
+    span_end: int | None = None,
+    source_id: int | None = None,
+    tag: Tag | None = None,
+    passage_ids: tuple[int, ...] = (),
+    context_start: int | None = None,
+    context_end: int | None = None,
+) -> PointSnapshot:
+    """A new point of the reviewer's (id 0: given on saving), named field by field."""
+    return PointSnapshot(
+        id=0,
+        ordinal=ordinal,
+        text=text,
+        span_start=span_start,
+        span_end=span_end,
+        source_id=source_id,
+        comment=None,
+        tag=tag,
+        passage_ids=passage_ids,
+        context_start=context_start,
+        context_end=context_end,
+    )

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QPalette
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -27,28 +26,20 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from app.errors import AssayError
-from app.project import Project
-from app.review import adjudication
+from app.review import adjudication, keymap
 from app.review.adjudication import REASONS, Case, CasePoint
+from app.review.session import ReviewSession
 from models.vocabulary import Tag
 from ui.item_models import TAG_STYLE
+from ui.review.point_table import Cell, CellsModel, PointTable
 
-DECIDE_KEYS = {
-    Qt.Key.Key_1: Tag.CORRECT,
-    Qt.Key.Key_2: Tag.INCORRECT,
-    Qt.Key.Key_3: Tag.IRRELEVANT,
-    Qt.Key.Key_4: Tag.MISSING,
-}
-LEAVE_OUT_KEYS = (Qt.Key.Key_0, Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
-REASON_KEYS = {Qt.Key.Key_G: REASONS[0], Qt.Key.Key_E: REASONS[1], Qt.Key.Key_B: REASONS[2]}
 NO_POINT = "— no such point"
+GREY = "#8a8a8a"  # an agreed point: nothing to decide
 
 
 def _queue_text(case: Case) -> str:
@@ -61,38 +52,14 @@ def _queue_text(case: Case) -> str:
     )
 
 
-class PointTable(QTableWidget):
-    """The answer's data points, one row each; it turns the adjudication keys into signals."""
-
-    decided = Signal(object)  # Tag, or None to leave the point out
-    reasonPressed = Signal(str)  # noqa: N815 - Qt signal names
-    movePressed = Signal(int)  # noqa: N815
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
-        key = event.key()
-        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            super().keyPressEvent(event)
-        elif key in DECIDE_KEYS:
-            self.decided.emit(DECIDE_KEYS[Qt.Key(key)])
-        elif key in LEAVE_OUT_KEYS:
-            self.decided.emit(None)
-        elif key in REASON_KEYS:
-            self.reasonPressed.emit(REASON_KEYS[Qt.Key(key)])
-        elif key == Qt.Key.Key_J:
-            self.movePressed.emit(1)
-        elif key == Qt.Key.Key_K:
-            self.movePressed.emit(-1)
-        else:
-            super().keyPressEvent(event)
-
-
 class AdjudicationView(QDialog):
     """Adjudicate the project's disagreements as `adjudicator` (refused, in one sentence, when the
     project names its adjudicators and this is not one of them)."""
 
-    def __init__(self, project: Project, adjudicator: str, parent: QWidget | None = None) -> None:
+    def __init__(self, session: ReviewSession, adjudicator: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.project = project
+        self.session = session
+        self.project = project = session.project
         self.adjudicator = adjudicator
         self.case: Case | None = None
         self.setWindowTitle(f"Adjudication — {adjudicator}")
@@ -110,24 +77,15 @@ class AdjudicationView(QDialog):
         self.reason.addItem("no reason given", None)
         for reason in REASONS:
             self.reason.addItem(reason, reason)
-        self.points = PointTable()
-        self.points.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.points.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.points.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.points.setWordWrap(True)
-        self.points.verticalHeader().hide()
-        self.points.horizontalHeader().sectionResized.connect(lambda *_: self.points.resizeRowsToContents())
+        self.model = CellsModel(self)
+        self.points = PointTable(keymap.ADJUDICATION, fit_rows=True)
+        self.points.setModel(self.model)
         palette = self.points.palette()  # a light selection: the dark text and the tag cues stay readable
         palette.setColor(QPalette.ColorRole.Highlight, QColor("#cfe3fb"))
         palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#000000"))
         self.points.setPalette(palette)
-        self.points.decided.connect(self.decide)
-        self.points.reasonPressed.connect(self._on_reason_pressed)
-        self.points.movePressed.connect(self._move)
-        self.keys = QLabel(
-            "1 correct · 2 incorrect · 3 irrelevant · 4 missing · 0 leave out (a point not every reviewer has) · "
-            "G guideline unclear · E reviewer error · B both defensible (reason for the next decision) · J/K move"
-        )
+        self.points.keyPressed.connect(self._on_key_pressed)
+        self.keys = QLabel(keymap.legend(keymap.ADJUDICATION))
         self.keys.setStyleSheet("color: #555")
         self.message = QLabel(wordWrap=True)
 
@@ -198,12 +156,10 @@ class AdjudicationView(QDialog):
     def _show_case(self) -> None:
         """Show the case's points, the selected row kept."""
         case = self.case
-        row = self.points.currentRow()
-        self.points.clear()
+        row = self.points.current_row()
         if case is None:
             self.heading.setText("")
-            self.points.setRowCount(0)
-            self.points.setColumnCount(0)
+            self.model.set_rows([], [])
             return
         named = self.names.isChecked()
         reviewers = [o.reviewer if named else o.alias for o in case.points[0].opinions]
@@ -212,11 +168,7 @@ class AdjudicationView(QDialog):
             f"{escape(case.answer_id)} · {len(case.disputed)} disputed of {len(case.points)} data points</span>"
         )
         headers = ["#", "Data point", *reviewers, "Decision"]
-        self.points.setColumnCount(len(headers))
-        self.points.setHorizontalHeaderLabels(headers)
-        self.points.setRowCount(len(case.points))
-        for row, point in enumerate(case.points):
-            self._show_point(row, point)
+        self.model.set_rows(headers, [self._cells(point) for point in case.points])
         header = self.points.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -227,27 +179,22 @@ class AdjudicationView(QDialog):
         if 0 <= row < len(case.points):
             self.points.selectRow(row)
 
-    def _show_point(self, row: int, point: CasePoint) -> None:
-        grey = QColor("#8a8a8a")
-        number = QTableWidgetItem(str(point.number))
-        text = QTableWidgetItem(("(missing) " if point.missing else "") + point.text)
-        text.setToolTip(point.text)
-        cells = [number, text]
+    def _cells(self, point: CasePoint) -> list[Cell]:
+        grey = None if point.disputed else GREY
+        cells = [
+            Cell(text=str(point.number), foreground=grey),
+            Cell(text=("(missing) " if point.missing else "") + point.text, foreground=grey, tooltip=point.text),
+        ]
         for opinion in point.opinions:
             lines = [TAG_STYLE[opinion.tag][0] if opinion.tag else NO_POINT]
             if opinion.comment:
                 lines.append(f"“{opinion.comment}”")
             if opinion.citations:
                 lines.append("cites " + ", ".join(opinion.citations))
-            cell = QTableWidgetItem("\n".join(lines))
-            if point.disputed:
-                cell.setBackground(QColor(TAG_STYLE[opinion.tag][1] if opinion.tag else "#ffffff"))
-            cells.append(cell)
-        cells.append(QTableWidgetItem(self._decision_text(point)))
-        for column, cell in enumerate(cells):
-            if not point.disputed:
-                cell.setForeground(grey)
-            self.points.setItem(row, column, cell)
+            colour = (TAG_STYLE[opinion.tag][1] if opinion.tag else "#ffffff") if point.disputed else None
+            cells.append(Cell(text="\n".join(lines), background=colour, foreground=grey))
+        cells.append(Cell(text=self._decision_text(point), foreground=grey))
+        return cells
 
     @staticmethod
     def _decision_text(point: CasePoint) -> str:
@@ -259,19 +206,20 @@ class AdjudicationView(QDialog):
         return f"→ {tag}" + (f"\n{point.decision.reason}" if point.decision.reason else "")
 
     def current_point(self) -> CasePoint | None:
-        row = self.points.currentRow()
+        row = self.points.current_row()
         return self.case.points[row] if self.case is not None and 0 <= row < len(self.case.points) else None
 
     def _select(self, number: int) -> None:
         self.points.selectRow(number - 1)
 
-    def _move(self, step: int) -> None:
-        if self.case is not None:
-            row = min(max(self.points.currentRow() + step, 0), len(self.case.points) - 1)
+    def _on_key_pressed(self, binding: keymap.Binding) -> None:
+        if binding.action == "decide":
+            self.decide(binding.argument if isinstance(binding.argument, Tag) else None)
+        elif binding.action == "reason":
+            self.reason.setCurrentIndex(self.reason.findData(binding.argument))
+        elif binding.action == "move" and self.case is not None:
+            row = min(max(self.points.current_row() + int(str(binding.argument)), 0), len(self.case.points) - 1)
             self.points.selectRow(row)
-
-    def _on_reason_pressed(self, reason: str) -> None:
-        self.reason.setCurrentIndex(self.reason.findData(reason))
 
     # ------------------------------------------------------------------ deciding
 
@@ -283,9 +231,7 @@ class AdjudicationView(QDialog):
             return False
         answer_id = self.case.answer_id
         try:
-            case = adjudication.decide(
-                self.project, answer_id, point.number, tag, self.reason.currentData(), self.adjudicator
-            )
+            case = self.session.decide(answer_id, point.number, tag, self.reason.currentData(), self.adjudicator)
         except AssayError as exc:
             self.say(str(exc))
             return False
@@ -308,9 +254,9 @@ class AdjudicationView(QDialog):
         self.message.setText(sentence)
 
 
-def open_adjudication(window: QWidget, project: Project, adjudicator: str) -> AdjudicationView:
+def open_adjudication(window: QWidget, session: ReviewSession, adjudicator: str) -> AdjudicationView:
     """The adjudication window beside the review window (not modal: the review stays usable)."""
-    view = AdjudicationView(project, adjudicator, window)
+    view = AdjudicationView(session, adjudicator, window)
     view.setWindowModality(Qt.WindowModality.NonModal)
     view.show()
     return view

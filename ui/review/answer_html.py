@@ -7,6 +7,7 @@ import html
 
 from app.figures.scores import shown
 from app.judging.standing import Standing
+from app.review import keymap
 from app.review.service import ReviewPoint, ReviewState
 from ui.item_models import TAG_STYLE
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
@@ -28,8 +29,8 @@ def legend_html() -> str:
         f"  <span style='color:{UNCOVERED_COLOUR}; text-decoration: underline'>in no data point</span>"
     )
     return (
-        f"{legend}<br><span style='color:{NOTE_COLOUR}'>1 correct · 2 incorrect · 3 irrelevant · "
-        "4 missing (select in document) · Enter accept judge · J/K move · Ctrl+Z undo</span>"
+        f"{legend}<br><span style='color:{NOTE_COLOUR}'>{html.escape(keymap.legend(keymap.REVIEW))} · "
+        f"{keymap.shortcut('undo')} undo</span>"
     )
 
 

@@ -4,9 +4,8 @@ holistic ratings and a comment on the whole answer."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -14,70 +13,46 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from app.ingest.citations import Citation
-from app.judging.standing import Standing
-from app.project import Project
-from app.review.service import ReviewPoint, ReviewState
-from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus, Tag
+from app.review import keymap
+from app.review.session import Changes, Prepared, ReviewSession
+from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus
 from ui.item_models import DataPointTableModel
 from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html, rubrics_html, scores_html
-from ui.review.answer_view import AnswerView
+from ui.review.answer_view import AnswerView, RenderedAnswer
+from ui.review.point_table import PointTable
 from ui.review.verifier_flags import VerifierFlagLabel
-
-TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
-
-
-class DataPointView(QTableView):
-    """The data point list; it turns the review keys into past-tense signals."""
-
-    tagPressed = Signal(object)  # Tag  # noqa: N815 - Qt signal names
-    missingPressed = Signal()  # noqa: N815
-    acceptPressed = Signal()  # noqa: N815
-    movePressed = Signal(int)  # noqa: N815
-
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        key = event.key()
-        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            super().keyPressEvent(event)
-        elif key in TAG_KEYS:
-            self.tagPressed.emit(TAG_KEYS[key])
-        elif key == Qt.Key.Key_4:
-            self.missingPressed.emit()
-        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.acceptPressed.emit()
-        elif key == Qt.Key.Key_J:
-            self.movePressed.emit(1)
-        elif key == Qt.Key.Key_K:
-            self.movePressed.emit(-1)
-        else:
-            super().keyPressEvent(event)
 
 
 class AnswerPane(QWidget):
-    """Shows one ReviewState; the window wires its widgets' signals to the review actions."""
+    """Shows the session's open answer and selected point, and turns its keys and fields into the
+    session's actions; what needs another pane goes out as a signal."""
 
     passageRequested = Signal(str)  # noqa: N815 - a citation in the answer, or the verifier's evidence, was clicked
+    missingRequested = Signal()  # noqa: N815 - 4: the text selected in the document is missing
+    submitRequested = Signal()  # noqa: N815 - the Submit button was pressed
+    judgeRequested = Signal()  # noqa: N815 - the rationale's link to the model picker was clicked
 
-    def __init__(self) -> None:
+    def __init__(self, session: ReviewSession) -> None:
         super().__init__()
+        self.session = session
+        self._showing = False  # the table's selection is being set from the session, not by the reviewer
         self.question = QLabel(wordWrap=True)
         self.question.setTextFormat(Qt.TextFormat.PlainText)  # a question's ' or & is shown as typed
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.answer_view = AnswerView()
         self.answer_view.citationClicked.connect(self.passageRequested)
+        self.answer_view.pointClicked.connect(session.select_point)
+        self.answer_view.pointRequested.connect(self.add_point_from_selection)
         self.points_model = DataPointTableModel()
-        self.points = DataPointView()
+        self.points = PointTable(keymap.REVIEW)
         self.points.setModel(self.points_model)
-        self.points.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.points.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.points.verticalHeader().hide()
-        self.points.setWordWrap(True)
-        self.points.setTextElideMode(Qt.TextElideMode.ElideNone)  # a point's text wraps, never "…"
+        self.points.keyPressed.connect(self._on_key_pressed)
+        self.points.selectionModel().currentRowChanged.connect(self._on_row_changed)
+        self.points.clicked.connect(self._on_point_clicked)
         # Rows as tall as their wrapped text: an answer has a handful of points, measuring them is cheap.
         self.points.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.points.horizontalHeader()
@@ -99,6 +74,7 @@ class AnswerPane(QWidget):
         self.rubrics = QLabel(wordWrap=True)
         self.rationale = QLabel(wordWrap=True)
         self.rationale.setStyleSheet(f"color: {RATIONALE_COLOUR};")
+        self.rationale.linkActivated.connect(lambda _link: self.judgeRequested.emit())  # the model picker
         self.verifier_flag = VerifierFlagLabel(self.passageRequested.emit)
         self.correctness = QComboBox()
         self.correctness.addItems(CORRECTNESS_LABELS)
@@ -108,7 +84,11 @@ class AnswerPane(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(10)
         self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved when you leave the field)")
+        self.correctness.activated.connect(lambda: session.rate(*self.ratings()))
+        self.relevance.activated.connect(lambda: session.rate(*self.ratings()))
+        self.comment.editingFinished.connect(lambda: session.comment(self.comment.text()))
         self.submit_button = QPushButton("Submit review  (Ctrl+Enter)")
+        self.submit_button.clicked.connect(self.submitRequested)
         ratings = QHBoxLayout()
         ratings.addWidget(QLabel("Holistic correctness"))
         ratings.addWidget(self.correctness)
@@ -131,14 +111,34 @@ class AnswerPane(QWidget):
         layout.addLayout(ratings)
         layout.addWidget(self.comment)
 
-    def show_state(self, state: ReviewState, standing: Standing | None, row: int) -> None:
-        """Everything but the answer text (which needs the document's passages): the question, the
-        points with `row` selected, the scores, the rubric results, the ratings and the comment."""
+        session.subscribe(self._on_changes)
+
+    # ------------------------------------------------------------------ showing the session
+
+    def _on_changes(self, changes: Changes) -> None:
+        session = self.session
+        if session.state is None:
+            return
+        if changes.opened or changes.project:
+            reading = session.reading
+            self.answer_view.terms = reading.terms if reading is not None else ()
+        if changes.opened or changes.answer or changes.project:
+            self.show_state()
+            rendered = changes.prepared.rendered if changes.prepared is not None else None
+            self.show_point(rendered if isinstance(rendered, RenderedAnswer) else None)
+        elif changes.point:
+            self._select_row()
+            self.show_point()
+
+    def show_state(self) -> None:
+        """Everything but the selected point: the question, the points (the session's selected), the
+        scores, the rubric results, the ratings and the comment."""
+        state = self.session.state
+        assert state is not None
         self.question.setText(state.answer.question)
         self.points_model.set_points(state.points)
-        self.points_model.set_standing(standing)
-        if state.points:
-            self.points.selectRow(min(max(row, 0), len(state.points) - 1))
+        self.points_model.set_standing(self.session.standing)
+        self._select_row()
         self.scores.setText(scores_html(state))
         rubrics = rubrics_html(state)
         self.rubrics.setText(rubrics)
@@ -148,15 +148,69 @@ class AnswerPane(QWidget):
         self.comment.setText(state.comment or "")
         self.submit_button.setEnabled(state.status is not ReviewStatus.SUBMITTED)
 
-    def show_answer(self, state: ReviewState, current: ReviewPoint | None, citations: list[Citation]) -> None:
-        """The answer text, each point in its tag colour, the current one marked, citations linked."""
-        self.answer_view.show_answer(state.answer.text, state.points, current.point.id if current else None, citations)
+    def _select_row(self) -> None:
+        if self.session.state is not None and self.session.state.points:
+            self._showing = True
+            try:
+                self.points.selectRow(self.session.row)
+            finally:
+                self._showing = False
 
-    def show_point(self, project: Project, answer_id: str, point: ReviewPoint, standing: Standing | None) -> None:
-        """What the judge and the verifier said about the selected point."""
-        self.points_model.set_standing(standing)
-        self.rationale.setText(rationale_html(point, standing))
-        self.verifier_flag.show_point(project, answer_id, point.point.span_start, point.point.span_end)
+    def show_point(self, rendered: RenderedAnswer | None = None) -> None:
+        """The selected point: what the judge and the verifier said, and where it is in the answer (as
+        `rendered` ahead if it marks this point)."""
+        session, state = self.session, self.session.state
+        assert state is not None
+        point = session.current_point
+        if point is not None:
+            self.points_model.set_standing(session.standing)
+            self.rationale.setText(rationale_html(point, session.standing))
+            self.verifier_flag.show_point(
+                session.project, state.answer.id, point.point.span_start, point.point.span_end
+            )
+        current = point.point.id if point is not None else None
+        if rendered is not None and rendered.current == current:
+            self.answer_view.show_rendered(rendered)
+        else:
+            self.answer_view.show_answer(state.answer.text, state.points, current, session.citations)
+
+    def prepare(self, prepared: Prepared) -> RenderedAnswer:
+        """Read ahead what showing a prepared answer needs: the verifier's findings, its text rendered."""
+        state = prepared.state
+        first = state.points[0] if state.points else None
+        if first is not None:
+            self.verifier_flag.prepare(self.session.project, state.answer.id)
+        terms = prepared.reading.terms if prepared.reading is not None else ()
+        return self.answer_view.render(
+            state.answer.text, state.points, first.point.id if first else None, prepared.citations, terms
+        )
+
+    # ------------------------------------------------------------------ the reviewer's input
+
+    def _on_key_pressed(self, binding: keymap.Binding) -> None:
+        if binding.action == "add_missing":
+            self.missingRequested.emit()
+        elif binding.argument is None:
+            getattr(self.session, binding.action)()
+        else:
+            getattr(self.session, binding.action)(binding.argument)
+
+    def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not self._showing and current.isValid():
+            self.session.select(current.row(), source=self)
+
+    def _on_point_clicked(self, index: QModelIndex) -> None:
+        point = self.session.current_point
+        if point is not None and index.column() == 5 and point.citations:
+            self.passageRequested.emit(point.citations[0])
+
+    def add_point_from_selection(self) -> None:
+        """Make a data point of the answer text selected in the answer pane."""
+        span = self.answer_view.selected_span() if self.session.state is not None else None
+        if span is None:
+            self.session.say("Select the answer text to make a data point of, in the answer pane.")
+        elif self.session.add_point(*span):
+            self.points.setFocus()
 
     def column_menu(self) -> QMenu:
         """Show or hide columns: every column but the point's number and text."""

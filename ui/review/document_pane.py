@@ -6,30 +6,29 @@ or else the question, is about."""
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from app.errors import AssayError
-from app.ingest.contract_terms import ContractReading, Party, contract_reading
-from app.project import Passage, Project
+from app.ingest.contract_terms import Party
 from app.review.service import ReviewPoint, ReviewState
+from app.review.session import Changes, Prepared, ReviewSession
 from ui.item_models import short_question
 from ui.review.document_view import ABOUT, DocumentView
 
 
 class DocumentPane(QWidget):
-    """The document of the open answer, with its search; problems are said through `say`."""
+    """The document of the session's open answer, with its search; problems are said through the session."""
 
     missingRequested = Signal()  # noqa: N815 - "Add selection as missing" was pressed
 
-    def __init__(self, project: Project, say: Callable[[str], None]) -> None:
+    def __init__(self, session: ReviewSession) -> None:
         super().__init__()
-        self.project = project
-        self.say = say
+        self.session = session
+        self.project = session.project
+        self.say = session.say
         self._best: dict[tuple[str, str], str | None] = {}  # (document, words): the passage they match best
-        self.reading: ContractReading | None = None
         self.title = QLabel()
         self.parties = QLabel()
         self.parties.setWordWrap(True)
@@ -41,6 +40,7 @@ class DocumentPane(QWidget):
         self.parties.hide()
         self.view = DocumentView()
         self.search = QLineEdit(placeholderText="Search the document (Ctrl+F), ranked by BM25")
+        self.search.returnPressed.connect(self._on_search_entered)
         self.hits = QListWidget()
         self.hits.setWordWrap(True)
         self.hits.hide()
@@ -55,18 +55,37 @@ class DocumentPane(QWidget):
         layout.addWidget(self.hits, 1)
         layout.addWidget(self.view, 4)
         layout.addWidget(add)
+        session.subscribe(self._on_changes)
 
-    def show_document(self, name: str, document_id: int, passages: list[Passage]) -> None:
-        self.title.setText(f"<b>{html.escape(name)}</b>")
-        if document_id != self.view.document_id:
-            try:
-                self.reading = contract_reading(self.project, document_id)
-            except AssayError as exc:
-                self.reading = None
-                self.say(f"The contract's terms and references could not be read: {exc}")
-            self.parties.setText(parties_html(self.reading.parties if self.reading else ()))
-            self.parties.setVisible(bool(self.reading and self.reading.parties))
-        self.view.show_document(document_id, passages, self.reading)
+    def _on_changes(self, changes: Changes) -> None:
+        state = self.session.state
+        if state is None:
+            return
+        if changes.opened or changes.project:
+            self.show_document()
+        if changes.opened or changes.answer or changes.project:
+            self.view.mark({c for p in state.points for c in p.citations}, state.answer.gold_spans)
+        if changes.opened or changes.answer or changes.point or changes.project:
+            self.show_what_it_is_about(state, self.session.current_point)
+
+    def show_document(self) -> None:
+        """The open answer's document (read again only when it is another), its parties above it."""
+        session = self.session
+        assert session.state is not None
+        answer = session.state.answer
+        self.title.setText(f"<b>{html.escape(answer.document)}</b>")
+        if answer.document_id != self.view.document_id:
+            reading = session.reading
+            self.parties.setText(parties_html(reading.parties if reading else ()))
+            self.parties.setVisible(bool(reading and reading.parties))
+        self.view.show_document(answer.document_id, session.passages, session.reading)
+
+    def selected_text_and_passages(self) -> tuple[str, list[str]]:
+        """The document text selected and the passages it is in; else nothing, and the passage in focus."""
+        text, passages = self.view.selected_text_and_passages()
+        if not text and self.view.focused:
+            passages = [self.view.focused]
+        return text, passages
 
     def show_passage(self, citation_id: str) -> None:
         if not self.view.focus_passage(citation_id):
@@ -82,8 +101,10 @@ class DocumentPane(QWidget):
             if best is not None and self.view.focus_passage(best, ABOUT):
                 return
 
-    def prepare_what_it_is_about(self, state: ReviewState, point: ReviewPoint | None) -> None:
-        """Search ahead for what showing this point will look for."""
+    def prepare(self, prepared: Prepared) -> None:
+        """Search ahead for what showing a prepared answer's first point will look for."""
+        state = prepared.state
+        point = state.points[0] if state.points else None
         if point is None or not point.citations:
             for query in self._about_queries(state, point):
                 self._best_match(state.answer.document, query)
@@ -108,6 +129,10 @@ class DocumentPane(QWidget):
     def focus_search(self) -> None:
         self.search.setFocus()
         self.search.selectAll()
+
+    def _on_search_entered(self) -> None:
+        if self.session.state is not None:
+            self.search_document(self.session.state.answer.document)
 
     def search_document(self, document: str) -> None:
         """List the passages of `document` that best match the search words, and open the best."""

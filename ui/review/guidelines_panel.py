@@ -8,16 +8,14 @@ A section is a Markdown heading whose first word is the tag's name ("## Incorrec
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFontDatabase, QKeySequence, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDockWidget,
     QLabel,
-    QMenu,
+    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QTextBrowser,
@@ -28,23 +26,23 @@ from PySide6.QtWidgets import (
 from app.errors import AssayError
 from app.project import DEFAULT_GUIDELINES, Guidelines, Project
 from app.review.service import ReviewPoint
+from app.review.session import Changes, ReviewSession
 from models.vocabulary import Tag
 
-if TYPE_CHECKING:
-    from ui.review.window import ReviewWindow
-
-SHORTCUT = "Shift+F1"
 WIDTH = 340  # px: a readable column of guidelines
 TOP = "top"  # the anchor of the guidelines' first line
 
 
 class GuidelinesPanel(QDockWidget):
-    """The current version of the guidelines, rendered from Markdown, one anchor per tag's section."""
+    """The current version of the guidelines, rendered from Markdown, one anchor per tag's section;
+    while shown, it follows the session's selected point."""
 
-    def __init__(self, project: Project, reviewer: str, parent: QWidget | None = None) -> None:
+    def __init__(self, session: ReviewSession, parent: QWidget | None = None) -> None:
         super().__init__("Review guidelines", parent)
         self.setObjectName("guidelines")  # the window's saved layout names its docks
-        self.project, self.reviewer = project, reviewer
+        self.session = session
+        self.project: Project = session.project
+        self.reviewer = session.reviewer
         self.guidelines: Guidelines | None = None
         self.section: str = TOP  # the anchor shown: a tag's value, or TOP
         self.sections: set[str] = set()  # the anchors the current text has
@@ -69,6 +67,11 @@ class GuidelinesPanel(QDockWidget):
         self.setWidget(body)
         self.setMinimumWidth(WIDTH)
         self.refresh()
+        session.subscribe(self._on_changes)
+
+    def _on_changes(self, changes: Changes) -> None:
+        if self.isVisible() and (changes.point or changes.answer or changes.opened):
+            self.show_tag(tag_in_play(self.session.current_point))
 
     def refresh(self) -> None:
         """Read the current version again (another reviewer or `assay guidelines --set` may have made one)."""
@@ -174,27 +177,7 @@ def tag_in_play(point: ReviewPoint | None) -> Tag | None:
     return point.point.tag or point.judge_tag
 
 
-def attach_guidelines(window: ReviewWindow, help_menu: QMenu) -> GuidelinesPanel:
-    """Dock the guidelines on the window's right, hidden until asked for with Shift+F1."""
-    panel = GuidelinesPanel(window.project, window.service.reviewer, window)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, panel)
-    panel.hide()
-    action = QAction("Review guidelines", window)
-    action.setShortcut(QKeySequence(SHORTCUT))
-    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    action.triggered.connect(lambda: open_guidelines(window, panel))
-    help_menu.insertAction(help_menu.actions()[0] if help_menu.actions() else None, action)
-
-    def follow(*_: object) -> None:
-        if panel.isVisible():
-            panel.show_tag(tag_in_play(window.current_point()))
-
-    window.points.selectionModel().currentRowChanged.connect(follow)
-    panel.visibilityChanged.connect(lambda shown: shown or window.queue_pane.show())  # the queue is back
-    return panel
-
-
-def open_guidelines(window: ReviewWindow, panel: GuidelinesPanel) -> None:
+def open_guidelines(window: QMainWindow, panel: GuidelinesPanel, queue: QWidget) -> None:
     """Show the panel at the selected point's tag: on the right, beside the window's panes, where the
     screen has the room; else on the left in the queue's place (the answer and the contract stay in
     view; the queue comes back when the panel is closed)."""
@@ -202,7 +185,7 @@ def open_guidelines(window: ReviewWindow, panel: GuidelinesPanel) -> None:
     if not panel.isVisible():
         room = window.screen().availableGeometry().width()
         beside = window.minimumSizeHint().width() + WIDTH + 16 <= room
-        window.queue_pane.setVisible(beside)  # first: the window must not widen for the panel
+        queue.setVisible(beside)  # first: the window must not widen for the panel
         area = Qt.DockWidgetArea.RightDockWidgetArea if beside else Qt.DockWidgetArea.LeftDockWidgetArea
         window.addDockWidget(area, panel)  # moves it there
     panel.show()
@@ -210,4 +193,4 @@ def open_guidelines(window: ReviewWindow, panel: GuidelinesPanel) -> None:
         window.layout().activate()
         window.resize(size.expandedTo(window.minimumSizeHint()))
     panel.raise_()
-    panel.show_tag(tag_in_play(window.current_point()))
+    panel.show_tag(tag_in_play(panel.session.current_point))

@@ -1,10 +1,11 @@
 """The left-hand pane: the answer queue, filtered by document and by words, triaged by the judge's
-scores; choosing a row opens that answer. Its columns fit their contents and the pane fits them."""
+scores; choosing a row opens that answer. Its columns fit their contents and the pane fits them.
+It follows the review session: rows change as their answers do, and the open answer's row is selected."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -19,7 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.review.service import JudgeCounts, QueueRow
+from app.review.service import QueueRow
+from app.review.session import Changes, ReviewSession
 from ui.item_models import AnswerQueueModel
 
 T = TypeVar("T")
@@ -95,18 +97,15 @@ def fit_queue_columns(table: QTableView, panel: QWidget) -> None:
 
 
 class QueuePane(QWidget):
-    """The queue of answers; emits answerChosen(answer id) when the current row changes."""
+    """The queue of answers; emits answerChosen(answer id) when the reviewer chooses another row."""
 
     answerChosen = Signal(str)  # noqa: N815 - Qt signal names
 
-    def __init__(
-        self,
-        rows: list[QueueRow],
-        count_judge_tags: Callable[[Sequence[str] | None], dict[str, JudgeCounts]],
-        triage_rule: tuple[float, float],
-    ) -> None:
+    def __init__(self, session: ReviewSession, triage_rule: tuple[float, float]) -> None:
         super().__init__()
-        self.model = AnswerQueueModel(rows, count_judge_tags, triage_rule=triage_rule)
+        self.session = session
+        self._following = False  # the row is being selected to follow the session, not chosen
+        self.model = AnswerQueueModel(session.queue(), session.judge_counts, triage_rule=triage_rule)
         self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
         self.filter.textChanged.connect(lambda words: self._filter(self.model.set_words, words))
         self.documents = document_chooser(self.model.rows)
@@ -122,6 +121,36 @@ class QueuePane(QWidget):
         layout.addWidget(self.filter)
         layout.addWidget(self.table)
         fit_queue_columns(self.table, self)
+        session.subscribe(self._on_changes)
+
+    def _on_changes(self, changes: Changes) -> None:
+        if changes.queue or changes.project:
+            self.model.reset(self.session.queue())
+        for answer_id in changes.rows:
+            self.model.update_row(self.session.queue_row(answer_id), judged=changes.judged)
+        if changes.opened:
+            self._follow()
+        if changes.advance:
+            self.move(changes.advance)
+
+    def _follow(self) -> None:
+        """Select the open answer's row (undo may have opened another answer) without opening it again."""
+        answer_id = self.session.answer_id
+        current = self.table.currentIndex()
+        if answer_id is None or (current.isValid() and self.model.answer_at(current.row()).id == answer_id):
+            return
+        row = self.model.row_of(answer_id)
+        if row is not None:
+            self._following = True
+            try:
+                self.table.selectRow(row)
+            finally:
+                self._following = False
+
+    def answer_beside(self, step: int) -> str | None:
+        """The answer `step` rows from the selected one, if the queue as shown has one there."""
+        row = self.table.currentIndex().row() + step
+        return self.model.answer_at(row).id if 0 <= row < self.model.rowCount() else None
 
     def _filter(self, set_filter: Callable[[T], None], value: T) -> None:
         """Filter the queue; when the open answer's row is hidden, the first answer shown opens."""
@@ -130,7 +159,7 @@ class QueuePane(QWidget):
             self.table.selectRow(0)
 
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
+        if current.isValid() and not self._following:
             self.answerChosen.emit(self.model.answer_at(current.row()).id)
 
     def select_answer(self, answer_id: str) -> bool:

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
@@ -27,24 +25,19 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from app.errors import AssayError
+from app.review import keymap
 from app.review.pairwise import PairwiseReview, SharedQuestion, SideBySide
-from app.review.service import ReviewPoint, ReviewService, ReviewState
-from models.vocabulary import Tag
+from app.review.service import ReviewPoint, ReviewState
+from app.review.session import Changes, ReviewSession
 from ui.item_models import TAG_STYLE
+from ui.review.point_table import Cell, CellsModel, PointTable
 
-if TYPE_CHECKING:
-    from ui.review.window import ReviewWindow
-
-TAG_KEYS = {Qt.Key.Key_1: Tag.CORRECT, Qt.Key.Key_2: Tag.INCORRECT, Qt.Key.Key_3: Tag.IRRELEVANT}
-PREFERENCE_KEYS = {Qt.Key.Key_A: "left", Qt.Key.Key_B: "right", Qt.Key.Key_T: "tie"}
 RELATED_MARK = "≈ "  # before a point shown beside a related one of the other answer
 ONLY_COLOUR = "#fff4d6"  # a point the other answer does not make
 ABSENT_COLOUR = "#f3f3f3"
@@ -52,49 +45,17 @@ NOTE_COLOUR = "#666"
 LEFT, RIGHT = 0, 2  # the columns of each side's point; its tags are in the column after it
 
 
-class AlignedTable(QTableWidget):
-    """The aligned points; it turns the review keys into past-tense signals."""
-
-    tagPressed = Signal(object)  # noqa: N815 - Qt signal names
-    acceptPressed = Signal()  # noqa: N815
-    preferencePressed = Signal(str)  # noqa: N815 - left, right or tie
-
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        key = event.key()
-        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            super().keyPressEvent(event)
-        elif key in TAG_KEYS:
-            self.tagPressed.emit(TAG_KEYS[key])
-        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.acceptPressed.emit()
-        elif key in PREFERENCE_KEYS:
-            self.preferencePressed.emit(PREFERENCE_KEYS[key])
-        elif key in (Qt.Key.Key_J, Qt.Key.Key_K):
-            row = self.currentRow() + (1 if key == Qt.Key.Key_J else -1)
-            self.setCurrentCell(min(max(row, 0), self.rowCount() - 1), max(self.currentColumn(), 0))
-        else:
-            super().keyPressEvent(event)
-
-    def __init__(self, rows: int, columns: int) -> None:
-        super().__init__(rows, columns)
-        # Wrapped points take the height their column's width needs, once the columns have settled.
-        self._fit = QTimer(self, singleShot=True, interval=0)
-        self._fit.timeout.connect(self.resizeRowsToContents)
-        self.horizontalHeader().sectionResized.connect(lambda *_: self._fit.start())
-        self.setStyleSheet("QTableWidget::item { padding: 4px; }")  # rows of wrapped text need air
-
-
 class SideBySideWindow(QMainWindow):
-    """One reviewer comparing the answers of two generators, question by question."""
+    """One reviewer comparing the answers of two generators, question by question; a tag given here
+    goes through the review session, so the review window shows it too (and a tag given there, here)."""
 
-    answerChanged = Signal(str)  # noqa: N815 - a point of this answer was tagged here
-
-    def __init__(self, service: ReviewService, parent: QWidget | None = None) -> None:
+    def __init__(self, session: ReviewSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.pairwise = PairwiseReview(service)
+        self.session = session
+        self.pairwise = PairwiseReview(session.service)
         self.view: SideBySide | None = None
         self.questions: list[SharedQuestion] = []
-        self.setWindowTitle(f"Assay — side by side — {service.reviewer}")
+        self.setWindowTitle(f"Assay — side by side — {session.reviewer}")
         self.resize(1500, 900)
         self.message = QLabel()
         self.statusBar().addWidget(self.message, 1)
@@ -108,17 +69,15 @@ class SideBySideWindow(QMainWindow):
         self.question = QLabel(wordWrap=True)
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.answers = [QTextBrowser(), QTextBrowser()]
-        self.table = AlignedTable(0, 4)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(True)
-        self.table.verticalHeader().hide()
+        self.model = CellsModel(self)
+        self.model.set_rows(["", "tags", "", "tags"], [])
+        self.table = PointTable(keymap.SIDE_BY_SIDE, select_rows=False, fit_rows=True)
+        self.table.setModel(self.model)
+        self.table.setStyleSheet("QTableView::item { padding: 4px; }")  # rows of wrapped text need air
         header = self.table.horizontalHeader()
         for column, mode in enumerate((QHeaderView.ResizeMode.Stretch, QHeaderView.ResizeMode.ResizeToContents) * 2):
             header.setSectionResizeMode(column, mode)
-        self.table.tagPressed.connect(self._on_tag_pressed)
-        self.table.acceptPressed.connect(self._on_accept_pressed)
-        self.table.preferencePressed.connect(self.prefer)
+        self.table.keyPressed.connect(self._on_key_pressed)
         self.reason = QLineEdit(placeholderText="why (optional); Enter, then A, B or T")
         self.reason.returnPressed.connect(self.table.setFocus)  # back to the keys
         self.buttons = {
@@ -134,8 +93,8 @@ class SideBySideWindow(QMainWindow):
             f"<span style='background:{ONLY_COLOUR}'>&nbsp;only this answer makes the point&nbsp;</span> · "
             f"{RELATED_MARK}beside a related point of the other answer, not the same one · "
             f"<span style='background:{ABSENT_COLOUR}; color:{NOTE_COLOUR}'>&nbsp;— not in this answer&nbsp;</span>"
-            f"<span style='color:{NOTE_COLOUR}'> · keys on a point: 1 correct · 2 incorrect · 3 irrelevant · "
-            "Enter the judge's tag · A, B, T the better answer</span>"
+            f"<span style='color:{NOTE_COLOUR}'> · keys on a point: "
+            f"{html.escape(keymap.legend(keymap.SIDE_BY_SIDE))}</span>"
         )
 
         top = QHBoxLayout()
@@ -167,6 +126,18 @@ class SideBySideWindow(QMainWindow):
         central.setLayout(layout)
         self.setCentralWidget(central)
         self._add_keys()
+        session.subscribe(self._on_changes)
+
+    def _on_changes(self, changes: Changes) -> None:
+        """A tag given in the review window (or undone there) shows here when its answer is shown."""
+        if changes.source is self:  # shown already; a refusal is said here
+            if changes.message:
+                self.say(changes.message)
+            return
+        if self.view is None or not self.isVisible():
+            return
+        if set(changes.rows) & set(self.view.answer_ids):
+            self.show_view(self.pairwise.refresh(self.view))
 
     def _add_keys(self) -> None:
         def key(shortcut: str, slot: Callable[[], object]) -> None:
@@ -176,8 +147,8 @@ class SideBySideWindow(QMainWindow):
             act.triggered.connect(slot)
             self.addAction(act)
 
-        key("Ctrl+Down", lambda: self.move(1))
-        key("Ctrl+Up", lambda: self.move(-1))
+        key(keymap.shortcut("next_answer", 1), lambda: self.move(1))
+        key(keymap.shortcut("next_answer", -1), lambda: self.move(-1))
 
     # ------------------------------------------------------------------ opening
 
@@ -224,7 +195,7 @@ class SideBySideWindow(QMainWindow):
 
     def show_view(self, view: SideBySide, keep_cell: bool = True) -> None:
         self.view = view
-        row, column = (self.table.currentRow(), self.table.currentColumn()) if keep_cell else (0, LEFT)
+        row, column = (self.table.current_row(), self.table.current_column()) if keep_cell else (0, LEFT)
         where = [q.question_id for q in self.questions].index(view.question.question_id) + 1
         self.position.setText(f"Question {where} of {len(self.questions)}")
         self.pair.blockSignals(True)
@@ -249,46 +220,27 @@ class SideBySideWindow(QMainWindow):
         left, right = (
             (view.left.label, view.right.label) if view.blind else (f"A: {view.left.label}", f"B: {view.right.label}")
         )
-        self.table.setHorizontalHeaderLabels([left, "tags", right, "tags"])
-        self.table.setRowCount(len(view.rows))
+        rows = []
         judge_visible = view.left.state.judge_visible
-        for n, aligned in enumerate(view.rows):
-            for side, index, column_of in ((LEFT, aligned.left, view.left), (RIGHT, aligned.right, view.right)):
+        for aligned in view.rows:
+            cells: list[Cell] = []
+            for index, column_of in ((aligned.left, view.left), (aligned.right, view.right)):
                 point = column_of.state.points[index] if index is not None else None
-                self._fill(n, side, point, not aligned.aligned, judge_visible)
+                cells += _cells(point, not aligned.aligned, judge_visible)
             if not aligned.same:  # laid out beside each other to read, not the same point
-                related = self.table.item(n, RIGHT)
-                related.setText(f"{RELATED_MARK}{related.text()}")
-                related.setToolTip("Related wording, not the same point: each answer makes its own.")
+                cells[RIGHT] = Cell(
+                    text=f"{RELATED_MARK}{cells[RIGHT].text}",
+                    background=cells[RIGHT].background,
+                    foreground=cells[RIGHT].foreground,
+                    tooltip="Related wording, not the same point: each answer makes its own.",
+                )
+            rows.append(cells)
+        self.model.set_rows([left, "tags", right, "tags"], rows)
         self.table.resizeRowsToContents()
         self._show_preference(view)
         if view.rows:
-            self.table.setCurrentCell(min(max(row, 0), len(view.rows) - 1), column if column in (LEFT, RIGHT) else LEFT)
+            self.table.select_cell(row, column if column in (LEFT, RIGHT) else LEFT)
         self.table.setFocus()
-
-    def _fill(self, row: int, side: int, point: ReviewPoint | None, alone: bool, judge_visible: bool) -> None:
-        if point is None:
-            text = QTableWidgetItem("— not in this answer")
-            text.setForeground(QColor(NOTE_COLOUR))
-            text.setBackground(QColor(ABSENT_COLOUR))
-            tags = QTableWidgetItem("")
-            tags.setBackground(QColor(ABSENT_COLOUR))
-        else:
-            text = QTableWidgetItem(point.point.text)
-            if alone:
-                text.setBackground(QColor(ONLY_COLOUR))
-                text.setToolTip("Only this answer makes this point.")  # a related one may stand beside it
-            tag = point.point.tag
-            shown = [f"you: {TAG_STYLE[tag][0]}" if tag else "you: —"]
-            if judge_visible and point.judge_tag is not None:
-                shown.append(f"judge: {TAG_STYLE[point.judge_tag][0]}")
-            tags = QTableWidgetItem("\n".join(shown))
-            tags.setBackground(QColor(TAG_STYLE[tag][1]))
-            others = [f"{t.rater}: {t.tag.value}" for t in point.others]
-            if others:
-                tags.setToolTip("\n".join(others))
-        self.table.setItem(row, side, text)
-        self.table.setItem(row, side + 1, tags)
 
     def _show_preference(self, view: SideBySide) -> None:
         chosen = None
@@ -309,37 +261,39 @@ class SideBySideWindow(QMainWindow):
 
     def _selected(self) -> tuple[str, ReviewPoint] | None:
         """The answer and point of the selected cell, if it holds one."""
-        if self.view is None or self.table.currentRow() < 0:
+        row = self.table.current_row()
+        if self.view is None or row < 0:
             return None
-        aligned = self.view.rows[self.table.currentRow()]
-        left = self.table.currentColumn() < RIGHT
+        aligned = self.view.rows[row]
+        left = self.table.current_column() < RIGHT
         column, index = (self.view.left, aligned.left) if left else (self.view.right, aligned.right)
         if index is None:
             return None
         return column.state.answer.id, column.state.points[index]
 
-    def _on_tag_pressed(self, tag: Tag) -> None:
-        self._change(lambda answer, point: self.pairwise.service.set_tag(answer, point, tag))
+    def _on_key_pressed(self, binding: keymap.Binding) -> None:
+        if binding.action == "move":
+            self.table.select_cell(self.table.current_row() + int(str(binding.argument)), self.table.current_column())
+        elif binding.action == "prefer":
+            self.prefer(str(binding.argument))
+        elif binding.action == "tag_current":
+            tag = binding.argument
+            self._change(lambda answer, point: self.session.tag(answer, point, tag, source=self))  # type: ignore[arg-type]
+        elif binding.action == "accept_judge":
+            self._change(lambda answer, point: self.session.accept_judge_of(answer, point, source=self))
 
-    def _on_accept_pressed(self) -> None:
-        self._change(self.pairwise.service.accept_judge)
-
-    def _change(self, change: Callable[[str, int], object]) -> None:
+    def _change(self, change: Callable[[str, int], bool]) -> None:
         selected = self._selected()
         if self.view is None or selected is None:
             self.say("Select a data point of either answer first.")
             return
         answer_id, point = selected
-        try:
-            change(answer_id, point.point.id)
-        except AssayError as exc:
-            self.say(str(exc))
-            return
+        if not change(answer_id, point.point.id):
+            return  # the session said why
         self.say("")
-        self.answerChanged.emit(answer_id)
-        row, column = self.table.currentRow(), self.table.currentColumn()
+        row, column = self.table.current_row(), self.table.current_column()
         self.show_view(self.pairwise.refresh(self.view))
-        self.table.setCurrentCell(min(row + 1, self.table.rowCount() - 1), column)
+        self.table.select_cell(row + 1, column)
 
     def prefer(self, choice: str) -> None:
         """Record the preference (A left better, B right better, or a tie) with the reason typed."""
@@ -354,30 +308,26 @@ class SideBySideWindow(QMainWindow):
         self.show_view(view)
 
 
-def open_side_by_side(
-    window: ReviewWindow, answer_id: str | None = None, a: str | None = None, b: str | None = None
-) -> SideBySideWindow:
-    """From the review window: the open answer's question side by side (or `answer_id`'s, with the
-    generators `a` on the left and `b` on the right unless blind), in one window kept for the session."""
-    side = getattr(window, "side_by_side", None)
-    if side is None:
-        side = SideBySideWindow(window.service, window)
-        side.answerChanged.connect(lambda answer_id: _show_if_open(window, answer_id))
-        window.side_by_side = side
-    target = answer_id or (window.state.answer.id if window.state is not None else None)
-    if side.open_question(target, (a, b) if a and b else None):
-        side.show()
-        side.raise_()
-        side.activateWindow()
-    else:
-        window.say(side.message.text())
-    return side
-
-
-def _show_if_open(window: ReviewWindow, answer_id: str) -> None:
-    """The review window shows the answer just tagged side by side as it now is."""
-    if window.state is not None and window.state.answer.id == answer_id:
-        window.show_state(window.service.state(answer_id))
+def _cells(point: ReviewPoint | None, alone: bool, judge_visible: bool) -> list[Cell]:
+    """A side's two cells of a row: the point's text, and its tags (yours, the judge's)."""
+    if point is None:
+        return [
+            Cell(text="— not in this answer", foreground=NOTE_COLOUR, background=ABSENT_COLOUR),
+            Cell(background=ABSENT_COLOUR),
+        ]
+    tag = point.point.tag
+    shown = [f"you: {TAG_STYLE[tag][0]}" if tag else "you: —"]
+    if judge_visible and point.judge_tag is not None:
+        shown.append(f"judge: {TAG_STYLE[point.judge_tag][0]}")
+    others = [f"{t.rater}: {t.tag.value}" for t in point.others]
+    return [
+        Cell(
+            text=point.point.text,
+            background=ONLY_COLOUR if alone else None,
+            tooltip="Only this answer makes this point." if alone else None,  # a related one may stand beside it
+        ),
+        Cell(text="\n".join(shown), background=TAG_STYLE[tag][1], tooltip="\n".join(others) or None),
+    ]
 
 
 def _scores(state: ReviewState) -> str:
