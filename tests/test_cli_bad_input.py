@@ -162,7 +162,18 @@ CASES: list[tuple[list[str], str]] = [
     (["signoff", "cnli-0015-nda-1", "--reviewer", "nobody"], "--reviewer: no reviewer named 'nobody'"),
     (["signoff", "cnli-0015-nda-1", "--reviewer", "run1"], "--reviewer: no reviewer named 'run1'"),
     (["signoff", "cnli-0015-nda-17", "--reviewer", "ana"], "ana has not submitted a review of answer"),
-    (["signoff", "cnli-0015-nda-1"], "the following arguments are required: --reviewer"),
+    (["signoff", "cnli-0015-nda-1"], "--reviewer: no reviewer named"),  # the OS user, who reviewed nothing
+    (["signoff", "cnli-0015-nda-1", "--reviewer", "ana", "--export", "{folder}"], "it is a folder: give the name"),
+    (
+        ["signoff", "cnli-0015-nda-1", "--reviewer", "ana", "--export", "{blocked}/c.json"],
+        "a part of its path is a file",
+    ),
+    # reviewers' signing keys
+    (["keys", "retire"], "retire: give the key's fingerprint"),
+    (["keys", "export", "0000beef"], "no key in this project has the fingerprint '0000beef'"),
+    (["keys", "retire", "0000beef"], "no key in this project has the fingerprint '0000beef'"),
+    (["keys", "list", "0000beef"], "keys list takes no fingerprint or file"),
+    (["keys", "burn"], "invalid choice: 'burn'"),
     (["reopen", "cnli-0015-nda-1", "--reviewer", "ana", "--reason", "typo"], "ana has no sign-off of answer"),
     (["reopen", "cnli-0015-nda-1", "--reviewer", "ana", "--reason", " "], "say why the signed review is reopened"),
     (["reopen", "nope", "--reviewer", "ana", "--reason", "typo"], "no answer with id 'nope'"),
@@ -200,6 +211,13 @@ CASES: list[tuple[list[str], str]] = [
     (["compare", "--blind", "maybe"], "invalid choice: 'maybe'"),
     # export
     (["export", "--format", "csv", "{folder}"], "it is a folder: give the name of the file to write"),
+    (["export", "--format", "csv", "{missing}.csv", "--sign"], "--sign: only the pdf report is signed, not csv"),
+    (["export", "--format", "pdf", "{missing}.pdf", "--cert", "{file}"], "a certificate is for signing: add --sign"),
+    (["export", "--format", "pdf", "{missing}.pdf", "--sign", "--cert", "{file}"], "give the CA's certificate and"),
+    (
+        ["export", "--format", "pdf", "{missing}.pdf", "--sign", "--cert", "{file}", "--cert-key", "{file}"],
+        "it is not a PEM certificate",
+    ),
     (["export", "--format", "xlsx", "{folder}"], "it is a folder: give the name of the file to write"),
     (["export", "--format", "jsonl", "{folder}"], "it is a folder: give the name of the file to write"),
     (["export", "--format", "csv", "{blocked}/x.csv"], "cannot write it: a part of its path is a file"),

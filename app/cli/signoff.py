@@ -111,8 +111,11 @@ def _signoff(project: Project, args: argparse.Namespace) -> int:
     service = _service(project, args.reviewer)
     standing = None
     if args.export is not None:
-        with writing(args.export):  # a path that cannot be written is refused before anything is signed
-            pass
+        existed = args.export.exists()
+        with writing(args.export), args.export.open("a", encoding="utf-8"):
+            pass  # a path that cannot be written is refused before anything is signed
+        if not existed:
+            args.export.unlink()
         with project.sessions() as session:
             standing = standing_signoff(session, args.answer_id, service.rater_id)
     signoff = standing or service.sign_off(args.answer_id)
