@@ -13,43 +13,15 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from models.errors import AssayError
+from storage.errors import NotAProject as NotAProject  # the store's errors, re-exported: callers import them here
+from storage.errors import PassphraseNeeded as PassphraseNeeded
+from storage.errors import ProjectDamaged as ProjectDamaged
+from storage.errors import ProjectTooNew as ProjectTooNew
+from storage.errors import StorageError as StorageError
+from storage.errors import WrongPassphrase as WrongPassphrase
 from storage.schema import AnswerRow, DataPointRow, DocumentRow, LabelRow, PassageRow, QuestionRow, RaterRow
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-
-
-class StorageError(AssayError):
-    """The project store cannot be opened or written."""
-
-
-class ProjectTooNew(StorageError):
-    """The project was written by a newer Assay whose schema this version does not know."""
-
-
-class PassphraseNeeded(StorageError):
-    """The project file is encrypted and no passphrase was given."""
-
-
-class WrongPassphrase(StorageError):
-    """The passphrase does not open the encrypted project."""
-
-
-class ProjectDamaged(StorageError):
-    """The project file is damaged (cut short, or pages that do not read back); the message says how."""
-
-    def __init__(self, path: Path | str, problem: str, advice: str = "") -> None:
-        super().__init__(f"{path} is damaged: {problem}" + (f"; {advice}" if advice else ""))
-        self.path = Path(path)
-        self.problem = problem
-
-
-class NotAProject(StorageError):
-    """The file is neither an Assay project nor an encrypted one."""
-
-    def __init__(self, path: Path | str, message: str) -> None:
-        super().__init__(message)
-        self.path = Path(path)
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"

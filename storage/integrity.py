@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.exc import DatabaseError
 
-from storage.db import NotAProject, ProjectDamaged, StorageError
+from storage.errors import NotAProject, ProjectDamaged, StorageError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _MIN_PAGE = 512  # SQLite's (and SQLCipher's) smallest page
