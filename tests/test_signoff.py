@@ -170,7 +170,7 @@ def test_a_signed_review_cannot_change_until_reopened_and_the_reopen_is_audited(
         lambda: service.rate(ANSWER, 2, 2),
         lambda: service.comment_answer(ANSWER, "changed"),
         lambda: service.submit(ANSWER),
-        service.undo,
+        lambda: service.restore(ANSWER, [], "undo"),  # what undo and redo do
     ):
         with pytest.raises(AssayError, match=r"ana signed off answer contractnli-027 on .* reopen it"):
             change()
