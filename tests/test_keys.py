@@ -253,3 +253,20 @@ def test_a_firm_ca_issues_the_reviewers_certificate_and_a_mismatched_one_is_refu
     assert status == 0, out
     ok, summary = validate_pdf(report, [ca])  # trusted through the firm's CA alone
     assert ok, summary
+
+
+def test_the_window_makes_the_key_on_the_first_sign_off_and_says_so(sample_project: Project) -> None:
+    """The review window's session (app/review/session.py, what the window shows): its first
+    sign-off makes the reviewer's key and its sentence says so; the second says nothing of keys."""
+    from app.review.session import ReviewSession
+
+    _submitted(sample_project, ANSWER)
+    _submitted(sample_project, OTHER)
+    session = ReviewSession(sample_project, "ana")
+    said: list[str] = []
+    session.subscribe(lambda changes: said.append(changes.message) if changes.message else None)
+    assert session.open(ANSWER) and session.sign_off()
+    assert "Signed off" in said[-1] and "This was your first sign-off: a signing key was made for you" in said[-1]
+    assert session.open(OTHER) and session.sign_off()
+    assert "Signed off" in said[-1] and "signing key" not in said[-1]
+    assert [k.reviewer for k in keys.local_keys()] == ["ana"]

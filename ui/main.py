@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from app import keys
 from app.cli import main as cli_main
 from app.cli import prepare_gui
 from app.cli.parser import build_parser
@@ -61,12 +62,23 @@ def _ask_passphrase(where: str, new: bool) -> str | None:
     return text if ok else None
 
 
+def _ask_key_passphrase(what: str, new: bool) -> str | None:
+    """The passphrase of a reviewer's signing key, where there is no OS keyring to keep it."""
+    from PySide6.QtWidgets import QInputDialog, QLineEdit
+
+    _application()
+    prompt = f"This computer has no keyring: choose a passphrase to protect {what}" if new else f"Passphrase for {what}"
+    text, ok = QInputDialog.getText(None, "Assay: signing key", prompt, QLineEdit.EchoMode.Password)
+    return text if ok else None
+
+
 def welcome() -> int:
     from ui.review.window import ReviewWindow
     from ui.sample_tour import start_sample_tour
     from ui.welcome import WelcomeWindow
 
     app = _application()
+    keys.set_passphrase_asker(_ask_key_passphrase)  # a sign-off's key is unlocked in a dialog, not the terminal
     settings = load_settings()
     window = WelcomeWindow(settings, _ask_passphrase)
     opened: list[ReviewWindow] = []
@@ -93,6 +105,7 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
     from ui.sample_tour import start_sample_tour
 
     app = _application()
+    keys.set_passphrase_asker(_ask_key_passphrase)
     settings = load_settings()
     reviewer = args.reviewer or settings.reviewer
     if not reviewer and args.screenshot is None:

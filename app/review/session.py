@@ -353,7 +353,12 @@ class ReviewSession:
         version = "" if signed.guideline_version is None else f" under guideline version {signed.guideline_version}"
         return self._act(
             lambda: self.service.state(answer_id),
-            message=f"Signed off{version}: sha256 {signed.digest[:16]}… (the review is locked until reopened)",
+            message=f"Signed off{version}: sha256 {signed.digest[:16]}… (the review is locked until reopened)"
+            + (
+                f". This was your first sign-off: a signing key was made for you ({signed.key_fingerprint[:16]}…)"
+                if signed.key_created and signed.key_fingerprint
+                else ""
+            ),
         )
 
     def reopen(self, reason: str) -> bool:
