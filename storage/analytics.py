@@ -11,25 +11,24 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Float, String, case, cast, func, literal, select, text
+from sqlalchemy import Connection, Float, String, case, cast, func, select, text
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.orm.attributes import InstrumentedAttribute
 from sqlalchemy.sql import ColumnElement, Subquery
 
-from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
+from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage.db import StorageError
 from storage.schema import (
     AnswerRow,
     CitationRow,
     DataPointRow,
     DocumentRow,
-    JudgeOutcomeRow,
     LabelRow,
     PassageRow,
     QuestionRow,
     RaterRow,
     ReviewRow,
 )
+from storage.slices import slice_column
 
 SLICES = ("answer", "document", "source", "question", "generator", "contract_type", "query_type", "rater")
 
@@ -90,20 +89,6 @@ def per_answer(session: Session, rater_ids: list[int] | None = None) -> Subquery
     ).subquery()
 
 
-def _slice_column(by: str) -> ColumnElement[Any] | InstrumentedAttribute[str]:
-    if by == "answer":
-        return AnswerRow.id
-    if by == "document":
-        return DocumentRow.name
-    if by == "question":
-        return QuestionRow.text
-    if by == "generator":
-        return func.coalesce(AnswerRow.generator, "unknown")
-    if by == "rater":
-        return literal("all")
-    return func.coalesce(AnswerRow.meta[by].as_string(), "unknown")  # metadata: source, contract_type…
-
-
 def scores(session: Session, by: str = "answer", rater_ids: list[int] | None = None) -> list[ScoreRow]:
     """Scores per answer and rater, or their means over a slice (answers whose score is undefined
     are left out of that score's mean): numpy on the label columns (storage/scoring.py)."""
@@ -139,7 +124,7 @@ def scores_in_sql(session: Session, by: str = "answer", rater_ids: list[int] | N
             ScoreRow(answer, rater, 1, c, i, irr, m, correctness, precision, recall, f1)
             for answer, rater, c, i, irr, m, correctness, precision, recall, f1 in session.execute(per_row)
         ]
-    key = _slice_column(by).label("key")
+    key = slice_column(by).label("key")
     statement = (
         select(
             key,
@@ -288,31 +273,6 @@ def submitted_by_humans(session: Session) -> list[tuple[str, str, float]]:
         .where(ReviewRow.status == ReviewStatus.SUBMITTED.value, RaterRow.kind == RaterKind.HUMAN.value)
     )
     return [(answer, reviewer, seconds) for answer, reviewer, seconds in rows.all()]
-
-
-def latest_judge_per_answer(session: Session) -> dict[str, int]:
-    latest = (
-        select(JudgeOutcomeRow.answer_id, func.max(JudgeOutcomeRow.id).label("outcome"))
-        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
-        .group_by(JudgeOutcomeRow.answer_id)
-        .subquery()
-    )
-    rows = session.execute(
-        select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(latest, latest.c.outcome == JudgeOutcomeRow.id)
-    )
-    return dict(rows.all())
-
-
-def judge_confidence(session: Session) -> dict[tuple[str, int], float | None]:
-    """The lowest confidence a judge gave any tag of an answer: a triage rule can ask for a floor."""
-    rows = session.execute(
-        select(DataPointRow.answer_id, LabelRow.rater_id, func.min(LabelRow.confidence))
-        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
-        .join(RaterRow, RaterRow.id == LabelRow.rater_id)
-        .where(RaterRow.kind == "judge")
-        .group_by(DataPointRow.answer_id, LabelRow.rater_id)
-    )
-    return {(answer, rater): confidence for answer, rater, confidence in rows.all()}
 
 
 def labelled_points(session: Session) -> list[dict[str, Any]]:

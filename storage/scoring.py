@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from storage import columns
 from storage.schema import AnswerRow, DocumentRow, QuestionRow, RaterRow
+from storage.slices import slice_column
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,6 @@ def slice_means(table: ScoreTable, keys: Mapping[str, str]) -> list[tuple[Any, .
 def answer_keys(session: Session, by: str) -> Mapping[str, str]:
     """Each answer's value of a slice (its document, source, generator…), read once per committed
     state (storage/columns.py): the dashboard's scores and agreement are sliced alike."""
-    from storage.analytics import _slice_column as slice_column
 
     def read(connection: Connection) -> Mapping[str, str]:
         rows = connection.execute(
