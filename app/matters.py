@@ -83,6 +83,14 @@ def find(project: Project, reference: str) -> Matter:
     return found[0]
 
 
+def documents_by_matter(project: Project) -> list[tuple[Matter | None, list[str]]]:
+    """Each matter this user may see with its documents' names, then the unassigned documents (None)."""
+    with project.sessions() as session:
+        documents = store.documents_by_matter(session)
+        found: list[tuple[Matter | None, list[str]]] = [(m, documents.get(m.id, [])) for m in store.matters(session)]
+    return found + ([(None, documents[None])] if documents.get(None) else [])
+
+
 def holdings(project: Project, matter: Matter) -> dict[str, int]:
     with project.sessions() as session:
         return store.holdings(session, matter)

@@ -192,6 +192,14 @@ def document_matters(session: Session, names: Iterable[str]) -> dict[str, int | 
     return {name: matter_id for name, matter_id in rows}
 
 
+def documents_by_matter(session: Session) -> dict[int | None, list[str]]:
+    """The names of the documents of each matter this session may see (None: the unassigned ones)."""
+    found: dict[int | None, list[str]] = {}
+    for name, matter_id in session.execute(select(DocumentRow.name, DocumentRow.matter_id).order_by(DocumentRow.name)):
+        found.setdefault(matter_id, []).append(name)
+    return found
+
+
 def answer_matters(session: Session, answer_ids: Iterable[str]) -> dict[str, int | None]:
     """The matter of each of these answers already in the project (absent: not in it)."""
     ids = list(answer_ids)

@@ -252,3 +252,26 @@ def test_an_unreviewed_matter_is_deleted_and_a_reviewed_one_archived(
     listed = firm.json(capsys, "matters")
     assert [(m["number"], m["archived"]) for m in listed["matters"]] == [("A-1", True), ("B-1", False)]
     assert firm.run("import", str(firm.root / "dataA"), "--matter", "A-1") == 2
+
+
+def test_the_window_shows_one_matters_answers_when_it_is_picked(firm: Firm, qtbot) -> None:
+    from ui.review.window import ReviewWindow
+
+    project = Project.open(url_for_path(firm.path))
+    window = ReviewWindow(project, "ana")
+    qtbot.addWidget(window)
+    picker, queue = window.matter_picker, window.queue_pane
+    assert picker.isVisibleTo(window)
+    assert [picker.itemText(i).split(" · ")[0] for i in range(picker.count())] == [
+        "All matters (2)",
+        "Acme A-1 (Acme NDA review)",
+        "Birch B-1 (Birch NDA review)",
+    ]
+    assert queue.model.rowCount() == len(firm.answers["A"]) + len(firm.answers["B"])
+    picker.setCurrentIndex(2)
+    shown = {queue.model.answer_at(row).id for row in range(queue.model.rowCount())}
+    assert shown == set(firm.answers["B"])
+    assert queue.documents.count() == 2  # all of the matter's documents, and its one contract
+    assert window.session.answer_id in firm.answers["B"]
+    window.close()
+    project.close()

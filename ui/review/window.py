@@ -35,6 +35,7 @@ from ui.dashboard import Dashboard
 from ui.export_dialog import export_from_dialog, export_project
 from ui.help import about_dialog, shortcut_sheet
 from ui.judge_dialog import JudgeWorker
+from ui.matter_picker import add_matter_picker
 from ui.review import review_actions
 from ui.review.activity_clock import ActivityClock
 from ui.review.adjudication_view import AdjudicationView, open_adjudication
@@ -81,6 +82,7 @@ class ReviewWindow(QMainWindow):
         session.subscribe(self._on_changes)  # first: the status bar says what the panes then show
 
         self.queue_pane = QueuePane(session, (self.settings.min_correctness, self.settings.min_relevance))
+        self.matter_picker = add_matter_picker(self.queue_pane, project)  # every matter, or one
         self.answer_pane = AnswerPane(session)
         self.document_pane = DocumentPane(session)
         self.judge_runner = JudgeRunner(project, self.settings, self.say, self)
