@@ -15,24 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.errors import InvalidInput
+from app.ingest.units import TERMINAL, Unit, normalise_running
 from models.segmentation import strip_span
 from models.vocabulary import PassageKind
 
 # Bump when parsing changes: documents keep the version they were cut with, so ids stay stable.
 PARSER_VERSION = 2
 FORMATS = {".txt": "txt", ".md": "md", ".pdf": "pdf", ".docx": "docx"}
-
-
-@dataclass(frozen=True)
-class Unit:
-    start: int
-    end: int
-    page: int | None = None
-    heading: bool = False  # the format itself says so (a Word heading style, a Markdown '#')
-    footnote_label: str | None = None
-    footnote_markers: tuple[str, ...] = ()
-    cite: str | None = None  # a transcript's page:line numbers ("4:12-15"), cited instead of a section
-    confidence: float | None = None  # OCR's mean word confidence (0-1); None for a text layer
 
 
 @dataclass(frozen=True)
@@ -113,7 +102,6 @@ def parse_document(
 
 # ---------------------------------------------------------------- plain text and Markdown
 
-_TERMINAL = tuple('.;:!?"”’)')
 _MD_BLOCK_START = re.compile(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s|\[\^\w+\]:|>)")
 _WIDE_GAP = re.compile(r"[ \t\u00a0]{3,}")
 _MD_FOOTNOTE = re.compile(r"^\[\^(\w+)\]:\s*")
@@ -137,7 +125,7 @@ def _text_units(text: str) -> list[Unit]:
     for start, end in merged:
         for piece_start, piece_end in _split_wide_gaps(text, start, end):
             piece = text[piece_start:piece_end]
-            if _normalise_running(piece) in running or _PAGE_NUMBER.match(piece):
+            if normalise_running(piece) in running or _PAGE_NUMBER.match(piece):
                 continue
             heading = piece.startswith("#")
             footnote = _MD_FOOTNOTE.match(piece)
@@ -158,7 +146,7 @@ _PAGE_NUMBER = re.compile(r"^(?:-\s*)?\d{1,3}(?:\s*-)?$|^page \d+( of \d+)?$", r
 
 def _repeated_lines(text: str, lines: list[tuple[int, int]]) -> set[str]:
     """Running headers and footers of a text extracted from pages ("Source: ACME, 10-Q, 5/20/2014")."""
-    counts = Counter(_normalise_running(text[s:e]) for s, e in lines if e - s < 120)
+    counts = Counter(normalise_running(text[s:e]) for s, e in lines if e - s < 120)
     return {line for line, n in counts.items() if n >= 3 and any(c.isalpha() for c in line)}
 
 
@@ -169,7 +157,7 @@ def _continues(text: str, previous: tuple[int, int], line: tuple[int, int], *, w
         return False
     before = text[previous[0] : previous[1]].rstrip()
     after = text[line[0] : line[1]].strip()
-    if _MD_BLOCK_START.match(after) or before.startswith("#") or before.endswith(_TERMINAL):
+    if _MD_BLOCK_START.match(after) or before.startswith("#") or before.endswith(TERMINAL):
         return False
     return after[:1].islower() or (wrapped and len(before) >= 50)
 
@@ -182,15 +170,6 @@ def _split_wide_gaps(text: str, start: int, end: int) -> list[tuple[int, int]]:
         cursor = gap.end()
     pieces.append((cursor, end))
     return [strip_span(text, s, e) for s, e in pieces if text[s:e].strip()]
-
-
-# ---------------------------------------------------------------- PDF (app/ingest/pdf_reading.py)
-
-_DIGITS = re.compile(r"\d+")
-
-
-def _normalise_running(line: str) -> str:
-    return _DIGITS.sub("#", line.strip().lower())
 
 
 # ---------------------------------------------------------------- DOCX

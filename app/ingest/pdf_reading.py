@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import PasswordRequired
-from app.ingest.documents import _TERMINAL, Unit, _normalise_running
 from app.ingest.ocr import OcrParagraph, starts_section
 from app.ingest.pdf_layout import Line, PageText, read_page
+from app.ingest.units import TERMINAL, Unit, normalise_running
 
 
 def open_pdf(path: Path, password: str | None) -> Any:
@@ -144,12 +144,12 @@ def _starts_paragraph(previous: Line, line: Line, size: float) -> bool:
     one; a new column or page does too, unless the text runs on (a broken word, a lowercase start)."""
     if line.block != previous.block or line.page != previous.page or line.top < previous.top:
         runs_on = previous.text.endswith(("-", "–")) or (
-            line.text[:1].islower() and not previous.text.endswith(_TERMINAL)
+            line.text[:1].islower() and not previous.text.endswith(TERMINAL)
         )
         return not runs_on
     if line.top - previous.bottom > 0.8 * size or _LIST_ITEM.match(line.text):
         return True
-    if line.indent > previous.indent + 0.5 * size and previous.text.endswith(_TERMINAL):
+    if line.indent > previous.indent + 0.5 * size and previous.text.endswith(TERMINAL):
         return True
     return _bold(line) != _bold(previous)
 
@@ -174,7 +174,7 @@ def _is_page_number(text: str) -> bool:
 def _running_key(text: str) -> str:
     """A margin line with digits masked and a page number at either end cut off: even and odd
     pages put it on different sides ("47700 Federal Register/…" and "Federal Register/… 47699")."""
-    return re.sub(r"^#+\s+|\s+#+$", "", _normalise_running(text))
+    return re.sub(r"^#+\s+|\s+#+$", "", normalise_running(text))
 
 
 def _running_lines(pages: list[tuple[PageText, float]]) -> set[str]:
@@ -213,7 +213,7 @@ def _ocr_units(paragraphs: list[OcrParagraph]) -> tuple[str, list[Unit]]:
             continue
         previous = kept[-1] if kept else None
         # Tesseract ends a paragraph mid-sentence at a wide gap; a line that runs on is one paragraph.
-        runs_on = not previous.text.endswith(_TERMINAL) and previous.text[-1:].islower() if previous else False
+        runs_on = not previous.text.endswith(TERMINAL) and previous.text[-1:].islower() if previous else False
         if previous is not None and runs_on and not starts_section(previous.text, paragraph.text):
             weight = len(previous.text), len(paragraph.text)
             confidence = (previous.confidence * weight[0] + paragraph.confidence * weight[1]) / sum(weight)
