@@ -17,7 +17,7 @@ from app.cli.output import print_json_or_lines, print_progress, print_summary
 from app.errors import AssayError, InvalidInput
 from app.figures.scores import shown
 from app.judging.jury import DEFAULT_PRIORITY, run_jury
-from app.judging.model_files import describe, read_model_info, recent_models, record_speed
+from app.judging.model_files import record_speed
 from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
 from app.judging.rubric_results import review_criteria, rubric_summary
 from app.judging.runs import (
@@ -293,25 +293,6 @@ def _paired_stress(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _models(_project: Project, args: argparse.Namespace) -> int:
-    rows = []
-    for recent in recent_models():
-        try:
-            info: str | dict[str, Any] = describe(read_model_info(Path(recent["path"])))
-        except InvalidInput as exc:
-            info = exc.problem
-        speed = recent.get("tokens_per_second")
-        rows.append({**recent, "about": info})
-        if not args.json:
-            measured = f"{speed:.1f} tokens/s (judge run of {recent['measured_at'][:10]})" if speed else "not run yet"
-            print(f"{recent['path']}\n    {info}\n    {measured}")
-    if args.json:
-        print(json.dumps(rows))
-    elif not rows:
-        print("no models used yet: choose one in the judge dialog or run `assay judge --model FILE.gguf`")
-    return 0
-
-
 def _rubric_scores(project: Project, args: argparse.Namespace) -> int:
     print_json_or_lines(rubric_summary(project, Rubric(args.rubric)), args.json)
     return 0
@@ -363,7 +344,6 @@ COMMANDS = {
     "judge": _judge,
     "verify": _verify,
     "stress-test": _stress,
-    "models": _models,
     "rubric-scores": _rubric_scores,
     "criteria": _criteria,
 }

@@ -1,4 +1,4 @@
-"""`assay models`: the models used before (judging.py), and the models already on
+"""`assay models`: the models used before, and the models already on
 this computer (--found), the servers running (--servers), folders and servers added once and
 remembered (--add-folder, --add-server), and a check of a model on this project (--check)."""
 
@@ -8,13 +8,14 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
-from app.cli import judging
 from app.cli.output import print_progress
 from app.errors import AssayError, InvalidInput
 from app.judging.model_check import check_model
 from app.judging.model_discovery import OLLAMA_PREFIX, detect_servers, find_models, resolve_model, server_url
+from app.judging.model_files import describe, read_model_info, recent_models
 from app.judging.runs import JudgeSettings, destination, permitted
 from app.project import Project
 from app.settings import load_settings, save_settings
@@ -27,7 +28,7 @@ def _models(project: Project, args: argparse.Namespace) -> int:
     if args.check:
         return _check(project, args)
     if not (args.found or args.servers):
-        return judging.COMMANDS["models"](project, args)
+        return _recent(args)
     settings = load_settings()
     payload: dict[str, Any] = {}
     if args.found:
@@ -44,6 +45,26 @@ def _models(project: Project, args: argparse.Namespace) -> int:
         print("no GGUF models found in the folders of Ollama, LM Studio, GPT4All, Jan or the Hugging Face cache")
     for server in payload.get("servers", []):
         print(_server_line(server))
+    return 0
+
+
+def _recent(args: argparse.Namespace) -> int:
+    """The GGUF files judged with before: what each is, and its last measured speed."""
+    rows = []
+    for recent in recent_models():
+        try:
+            info: str | dict[str, Any] = describe(read_model_info(Path(recent["path"])))
+        except InvalidInput as exc:
+            info = exc.problem
+        speed = recent.get("tokens_per_second")
+        rows.append({**recent, "about": info})
+        if not args.json:
+            measured = f"{speed:.1f} tokens/s (judge run of {recent['measured_at'][:10]})" if speed else "not run yet"
+            print(f"{recent['path']}\n    {info}\n    {measured}")
+    if args.json:
+        print(json.dumps(rows))
+    elif not rows:
+        print("no models used yet: choose one in the judge dialog or run `assay judge --model FILE.gguf`")
     return 0
 
 
