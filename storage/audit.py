@@ -17,7 +17,6 @@ Ed25519 signatures costs seconds, verifying the heads costs one per signed actio
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,12 +25,14 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
+from storage.audit_chain import GENESIS as GENESIS  # the chain's links, re-exported: callers import them here
+from storage.audit_chain import append_audit as append_audit
+from storage.audit_chain import audit_hash as audit_hash
 from storage.schema import AuditHeadRow, AuditRow, utcnow
 
 if TYPE_CHECKING:
     from storage.reviewer_keys import Signer
 
-GENESIS = "0" * 64
 HEAD_FORMAT = "assay-audit-head/1"
 SQLITE_TRIGGERS: tuple[str, ...] = (
     "audit_log_no_update",
@@ -40,51 +41,6 @@ SQLITE_TRIGGERS: tuple[str, ...] = (
     "audit_heads_no_delete",
 )
 POSTGRES_TRIGGERS: tuple[str, ...] = ("audit_log_append_only", "audit_log_no_truncate", "audit_heads_append_only")
-
-
-def audit_hash(
-    prev_hash: str, at: datetime, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
-) -> str:
-    """The chain link: SHA-256 over the previous hash and this entry's content, canonically written."""
-    stamp = at.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
-    content = json.dumps(
-        [prev_hash, stamp, actor, action, entity, entity_id, payload],
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=str,
-    )
-    return hashlib.sha256(content.encode()).hexdigest()
-
-
-def append_audit(
-    session: Session, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
-) -> None:
-    """Add an entry to the log, chained to the newest one."""
-    session.flush()  # earlier entries of this transaction first, so the chain sees them
-    prev = _newest_hash(session) or GENESIS
-    at = utcnow()
-    payload = json.loads(json.dumps(payload, default=str))  # exactly what the JSON column will give back
-    session.add(
-        AuditRow(
-            at=at,
-            actor=actor,
-            action=action,
-            entity=entity,
-            entity_id=entity_id,
-            payload=payload,
-            prev_hash=prev,
-            hash=audit_hash(prev, at, actor, action, entity, entity_id, payload),
-        )
-    )
-    session.flush()
-
-
-def _newest_hash(session: Session) -> str | None:
-    if session.get_bind().dialect.name == "postgresql":  # the newest entry even where a matter's wall hides it
-        head: str | None = session.scalar(text("SELECT assay_audit_head()"))
-        return head
-    return session.scalar(select(AuditRow.hash).order_by(AuditRow.id.desc()).limit(1))
 
 
 @dataclass(frozen=True)

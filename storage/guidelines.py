@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from storage.audit import append_audit
+from storage.audit_chain import append_audit
 from storage.schema import GuidelineVersionRow
 
 

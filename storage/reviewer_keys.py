@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from storage.audit import append_audit
+from storage.audit_chain import append_audit
 from storage.schema import ReviewerKeyRow, utcnow
 
 ALGORITHM = "ed25519"

@@ -1,0 +1,65 @@
+"""The audit log's chain: how an entry is linked to the one before it, and appending one.
+
+Apart from storage/audit.py (reading, verifying and signing the log) so that the modules whose
+changes are audited (guidelines, reviewer keys) can append an entry without importing the verifier,
+which reads them back to verify.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from storage.schema import AuditRow, utcnow
+
+GENESIS = "0" * 64
+
+
+def audit_hash(
+    prev_hash: str, at: datetime, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
+) -> str:
+    """The chain link: SHA-256 over the previous hash and this entry's content, canonically written."""
+    stamp = at.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+    content = json.dumps(
+        [prev_hash, stamp, actor, action, entity, entity_id, payload],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def append_audit(
+    session: Session, actor: str, action: str, entity: str, entity_id: str, payload: dict[str, Any]
+) -> None:
+    """Add an entry to the log, chained to the newest one."""
+    session.flush()  # earlier entries of this transaction first, so the chain sees them
+    prev = _newest_hash(session) or GENESIS
+    at = utcnow()
+    payload = json.loads(json.dumps(payload, default=str))  # exactly what the JSON column will give back
+    session.add(
+        AuditRow(
+            at=at,
+            actor=actor,
+            action=action,
+            entity=entity,
+            entity_id=entity_id,
+            payload=payload,
+            prev_hash=prev,
+            hash=audit_hash(prev, at, actor, action, entity, entity_id, payload),
+        )
+    )
+    session.flush()
+
+
+def _newest_hash(session: Session) -> str | None:
+    if session.get_bind().dialect.name == "postgresql":  # the newest entry even where a matter's wall hides it
+        head: str | None = session.scalar(text("SELECT assay_audit_head()"))
+        return head
+    return session.scalar(select(AuditRow.hash).order_by(AuditRow.id.desc()).limit(1))
