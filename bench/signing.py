@@ -2,8 +2,11 @@
 
     .venv/bin/python bench/signing.py [--signoffs 10000] [--entries 100000]
 
-1. Sign-offs: each of N real sign-off records (the sample's, varied) is written canonically and
-   signed with an Ed25519 key, then verified the way `audit verify` does (storage.reviewer_keys).
+1. Sign-offs: each of N sign-off records of a real one's size is written canonically and signed
+   with an Ed25519 key, then verified the way `audit verify` does (storage.reviewer_keys); then N
+   sign-offs made through storage.signoffs.sign on the sample project (its answers, reviewers
+   enough to reach N) and every one checked by check_signoffs, as `assay audit verify` checks them
+   (record against the review stored now, audit entry, signature).
 2. The audit log: a SQLite project with N entries (chained as append_audit chains them, written in
    bulk), a signed head every 100 entries, then `verify_audit` timed as `assay audit verify` runs it
    (the chain, the heads, guidelines and keys), warm (second run: the file in the page cache).
@@ -76,6 +79,49 @@ def bench_signoffs(count: int) -> None:
         f"{count:,} sign-offs: signed in {signed:.2f} s ({signed / count * 1e6:.0f} µs each), "
         f"verified in {verified:.2f} s ({verified / count * 1e6:.0f} µs each)"
     )
+
+
+def bench_project_signoffs(count: int, folder: Path) -> None:
+    import shutil
+
+    from app.ingest.datasets import import_dataset
+    from app.project import SAMPLE_DATASET
+    from models.vocabulary import RaterKind
+    from storage import raters
+    from storage.reviewer_keys import Signer
+    from storage.schema import AnswerRow
+    from storage.signoffs import check_signoffs, sign
+
+    path = folder / "signoffs.assay"
+    sessions = open_project(url_for_path(path))
+    import_dataset(sessions, SAMPLE_DATASET)
+    with sessions() as session:
+        answers = [a for (a,) in session.execute(AnswerRow.__table__.select().with_only_columns(AnswerRow.id))]
+    start = time.perf_counter()
+    made = 0
+    with sessions.begin() as session:
+        for n in range(count // len(answers) + 1):
+            name = f"reviewer{n}"  # each with a key of their own
+            rater = raters.add_rater(session, name, RaterKind.HUMAN, {}, name)
+            key = Ed25519PrivateKey.generate()
+            raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+            registered, _ = register_key(session, name, raw, name)
+            signer = Signer(name, registered.fingerprint, key.sign)
+            for answer_id in answers[: count - made]:
+                sign(session, answer_id, rater.id, name, signer)
+                made += 1
+    signed = time.perf_counter() - start
+    start = time.perf_counter()
+    with sessions() as session:
+        checks = check_signoffs(session)
+    checked = time.perf_counter() - start
+    assert len(checks) == made and all(c.matches for c in checks), [c.problem for c in checks if not c.matches][:3]
+    print(
+        f"{made:,} sign-offs through storage on the sample ({len(answers)} answers): signed in {signed:.1f} s, "
+        f"all checked (record, audit entry, signature) in {checked:.1f} s"
+    )
+    sessions.kw["bind"].dispose()
+    shutil.rmtree(folder / "keys", ignore_errors=True)
 
 
 def bench_audit(entries: int, folder: Path) -> None:
@@ -153,6 +199,8 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=100_000)
     args = parser.parse_args()
     bench_signoffs(args.signoffs)
+    with tempfile.TemporaryDirectory() as folder:
+        bench_project_signoffs(args.signoffs, Path(folder))
     with tempfile.TemporaryDirectory() as folder:
         bench_audit(args.entries, Path(folder))
     print(json.dumps({"signoffs": args.signoffs, "entries": args.entries}))

@@ -31,7 +31,16 @@ from sqlalchemy.orm import Session
 from storage import reviews
 from storage.audit import append_audit, newest_entry
 from storage.guidelines import current_guidelines, guideline_version, text_sha256
-from storage.reviewer_keys import REGISTERED, Signer, b64, register_key, registered_keys, signature_valid, unb64
+from storage.reviewer_keys import (
+    REGISTERED,
+    RegisteredKey,
+    Signer,
+    b64,
+    register_key,
+    registered_keys,
+    signature_valid,
+    unb64,
+)
 from storage.schema import AnswerRow, AuditRow, DocumentRow, PassageRow, QuestionRow, RaterRow, SignOffRow, utcnow
 
 RECORD_FORMAT = "assay-signoff/1"
@@ -277,7 +286,12 @@ def _audited(session: Session, action: str) -> dict[tuple[str, str], tuple[int, 
 
 
 def _signature_problems(
-    session: Session, row: SignOffRow, record: dict[str, Any], audited: dict[str, Any] | None, keys_since: int | None
+    session: Session,
+    row: SignOffRow,
+    record: dict[str, Any],
+    audited: dict[str, Any] | None,
+    keys_since: int | None,
+    keys: dict[str, RegisteredKey],
 ) -> list[str]:
     """What is wrong with a sign-off's signature: missing where one is due, made with an unknown or
     swapped key, not verifying over the record, or naming an audit head the log no longer has."""
@@ -291,7 +305,6 @@ def _signature_problems(
         return []  # signed before reviewer keys: its digest and the audit log vouch for it
     if named and named != fingerprint:
         return [f"its record names key {str(named)[:16]} but it is stored with key {fingerprint[:16]}"]
-    keys = {key.fingerprint: key for key in registered_keys(session)}
     key = keys.get(fingerprint)
     if key is None:
         return [f"it is signed with key {fingerprint[:16]}, which this project has not registered (forged?)"]
@@ -313,6 +326,7 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
     """Every sign-off in force (and any marked reopened that no audit entry reopened), checked against
     its digest, the audit log and the review as stored now."""
     signed, reopened = _audited(session, SIGNED), _audited(session, REOPENED)
+    keys = {key.fingerprint: key for key in registered_keys(session)}
     keys_since = session.scalar(select(AuditRow.id).where(AuditRow.action == REGISTERED).order_by(AuditRow.id).limit(1))
     checks = []
     kept = set()
@@ -334,7 +348,7 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             problems.append("no audit entry records this sign-off (it was added or its digest edited)")
         entry = signed.get(key)
         audited = None if entry is None else {**entry[2], "entry_id": entry[0]}
-        problems += _signature_problems(session, row, record, audited, keys_since)
+        problems += _signature_problems(session, row, record, audited, keys_since, keys)
         if record.get("reviewer") != reviewer:
             problems.append(f"it names {record.get('reviewer')!r} but is stored as {reviewer!r}'s")
         guidelines = record.get("guidelines")
