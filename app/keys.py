@@ -344,7 +344,7 @@ def anchor_problems(project_url: str, session: Any) -> list[str]:
         if last < entry_id:
             return [
                 f"the log was cut short: this computer signed its head at entry {entry_id} ({when} UTC), "
-                f"the log now ends at entry {last}"
+                f"the log now ends at entry {last} (or an older copy of the project was restored)"
             ]
         return [f"entry {entry_id}, whose head this computer signed ({when} UTC), was removed"]
     if found[0] != entry_hash:
