@@ -1,14 +1,14 @@
-"""How long a lawyer who opens the sample waits for the first tag on the answer on screen.
+"""How long a lawyer who opens the sample waits for the first verdicts on the answer on screen.
 
     .venv/bin/python bench/first_tag.py [--all]
 
 Makes the bundled sample in a fresh project (not timed: the window's welcome does it before the
-window opens), then starts the first-open judging as the window does (ui/sample_tour.py runs
-app.judging.sample_tour.judge_sample on a pool thread, the answer on screen first) on the embedded
-model, without a window. The clock starts when the window would start the run (the model is loaded
-inside it) and stops when the tags of the answer on screen are stored: the moment the window's
-answerJudged signal shows them. The run is then cancelled, unless --all judges the whole tour.
-The last line: `first tag after N.N s`.
+window opens), then starts the first-open check as the window does (ui/sample_tour.py runs
+app.judging.sample_tour.check_sample on a pool thread, the answer on screen first) with the claim
+checker, no model, without a window. The clock starts when the window would start the check (the
+checker is loaded inside it) and stops when the verdicts of the answer on screen are stored: the
+moment the window's answerJudged signal shows them. The check then stops, unless --all checks the
+whole tour. The last line: `first tag after N.N s`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from app.judging.runs import Progress
-    from app.judging.sample_tour import import_sample, judge_sample, sample_jury, sample_tour
+    from app.judging.sample_tour import check_sample, import_sample, sample_tour
     from app.project import Project
 
     with tempfile.TemporaryDirectory() as folder:
@@ -49,17 +49,17 @@ def main() -> None:
 
         def progressed(progress: Progress) -> None:
             elapsed = time.perf_counter() - started
-            print(f"  {progress.answer_id} judged at {elapsed:.1f} s ({progress.tokens_per_second:.0f} tokens/s)")
+            print(f"  {progress.answer_id} checked at {elapsed:.1f} s")
             if progress.answer_id == on_screen and not first:
                 first.append(elapsed)
                 if not args.all:
                     cancel.set()
 
-        summary = judge_sample(project, tour, on_progress=progressed, cancel=cancel)
+        summary = check_sample(project, tour, on_progress=progressed, cancel=cancel)
         project.close()
     if not first:
         raise SystemExit(f"the answer on screen got no tag: {summary.failed} failed, {dict(summary.failures)}")
-    print(f"judge {summary.rater}, in the jury {sample_jury(summary.rater)}: {summary.judged} answers judged")
+    print(f"{summary.rater}: {summary.judged} answers checked")
     print(f"first tag after {first[0]:.1f} s")
 
 

@@ -70,14 +70,13 @@ class ReviewPoint:
     judge: str | None = None  # the reference judge's name
 
 
-def reference_judge(session: Session, answer_id: str) -> int | None:
-    """The judge run whose points a reviewer starts from: the latest that judged the answer; the
-    model-free verifier only when nothing else did (it tags only what it flags)."""
+def reference_judge(session: Session, answer_id: str, preferred: int | None = None) -> int | None:
+    """The judge run whose points a reviewer starts from: `preferred` (the project's default rater)
+    where it judged the answer, else the latest run that did."""
     return session.scalar(
         select(JudgeOutcomeRow.rater_id)
-        .join(RaterRow, RaterRow.id == JudgeOutcomeRow.rater_id)
         .where(JudgeOutcomeRow.answer_id == answer_id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
-        .order_by(RaterRow.name == "verifier", JudgeOutcomeRow.created_at.desc(), JudgeOutcomeRow.id.desc())
+        .order_by(JudgeOutcomeRow.rater_id != preferred, JudgeOutcomeRow.created_at.desc(), JudgeOutcomeRow.id.desc())
         .limit(1)
     )
 
@@ -176,12 +175,14 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
     key_points(session, answer_id, ids)
 
 
-def review_points(session: Session, answer_id: str, reviewer_id: int) -> list[ReviewPoint]:
+def review_points(
+    session: Session, answer_id: str, reviewer_id: int, preferred_judge: int | None = None
+) -> list[ReviewPoint]:
     """The reviewer's points with, beside each, every other rater's tag on the same point (its
-    identity, not who recorded it first), the reference judge's first."""
+    identity, not who recorded it first), the reference judge's first (`reference_judge`)."""
     points = snapshot(session, answer_id, reviewer_id)
     me = session.get(RaterRow, reviewer_id)
-    judge_id = reference_judge(session, answer_id)
+    judge_id = reference_judge(session, answer_id, preferred_judge)
     judge = session.get(RaterRow, judge_id) if judge_id is not None else None
     by_key = tags_by_key(session, answer_id)
     names = dict(
@@ -259,7 +260,7 @@ class QueueRow:
     signed: bool = False  # this reviewer's sign-off stands: the review is locked until reopened
 
 
-JudgeCounts = tuple[int, int, int, int]  # C, I, Irr, M: the latest judge run's tags on an answer
+JudgeCounts = tuple[int, int, int, int, int]  # C, I, Irr, M and its points left untagged (no verdict)
 
 
 def queue(session: Session, reviewer_id: int | None, answer_id: str | None = None) -> list[QueueRow]:
@@ -308,37 +309,30 @@ def queue(session: Session, reviewer_id: int | None, answer_id: str | None = Non
     ]
 
 
-def judge_counts(session: Session, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
-    """The latest judge run's tag counts on its own data points, per answer it tagged (of
-    `answer_ids`, or of every answer): one aggregate query, by answer or by judge."""
-    latest = select(func.max(JudgeOutcomeRow.id)).where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
-    if answer_ids is not None:
-        latest = latest.where(JudgeOutcomeRow.answer_id.in_(answer_ids))
-    judge_of = dict(
-        session.connection()
-        .execute(
-            select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).where(
-                JudgeOutcomeRow.id.in_(latest.group_by(JudgeOutcomeRow.answer_id))
-            )
-        )
-        .all()
-    )
-    if not judge_of:
+def judge_counts(
+    session: Session, rater_id: int | None, answer_ids: Sequence[str] | None = None
+) -> dict[str, JudgeCounts]:
+    """One judge rater's tag counts on its own data points, and how many of them it left untagged (a
+    rater that abstains, as the verifier does where it can neither confirm nor refute), per answer it
+    judged (of `answer_ids`, or of every answer): one aggregate query."""
+    if rater_id is None:
         return {}
-    per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
-    statement = (
-        select(DataPointRow.answer_id, DataPointRow.rater_id, *per_tag)
-        .join(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == DataPointRow.rater_id))
-        .group_by(DataPointRow.answer_id, DataPointRow.rater_id)
+    judged = select(JudgeOutcomeRow.answer_id).where(
+        JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
     )
-    if answer_ids is not None:  # read from the answers' points
-        statement = statement.where(DataPointRow.answer_id.in_(judge_of))
-    else:  # read from the judges' labels: every answer's points would be every rater's
-        statement = statement.where(LabelRow.rater_id.in_(set(judge_of.values())))
+    per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
+    untagged = func.sum(case((LabelRow.id.is_(None), 1), else_=0))
+    statement = (
+        select(DataPointRow.answer_id, *per_tag, untagged)
+        .outerjoin(LabelRow, (LabelRow.data_point_id == DataPointRow.id) & (LabelRow.rater_id == rater_id))
+        .where(DataPointRow.rater_id == rater_id, DataPointRow.answer_id.in_(judged))
+        .group_by(DataPointRow.answer_id)
+    )
+    if answer_ids is not None:
+        statement = statement.where(DataPointRow.answer_id.in_(answer_ids))
     return {
-        answer_id: (int(c), int(i), int(irr), int(m))
-        for answer_id, rater_id, c, i, irr, m in session.connection().execute(statement).all()
-        if judge_of.get(answer_id) == rater_id
+        answer_id: (int(c), int(i), int(irr), int(m), int(u))
+        for answer_id, c, i, irr, m, u in session.connection().execute(statement).all()
     }
 
 

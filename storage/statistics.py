@@ -1,14 +1,24 @@
 """What the statistics need from a project: the random review sample, each answer's document and
-slice, and judge tags with confidences beside a reviewer's tags on the same data point."""
+slice, judge tags with confidences beside a reviewer's tags on the same data point, and how a judge
+rater did against human labels.
+
+Against human labels (`real_label_figures`) the unit is the answer: a human found an error in it when
+they tagged at least one point `incorrect` or added a `missing` point, and the judge flagged it when it
+tagged at least one point `incorrect`. Recall is the share of the answers with an error that it
+flagged, false alarms the share of the answers the humans found correct that it flagged. The humans
+are the project's human raters, its reviewers and imported human labels (`assay import-labels`), on
+answers they submitted a review of; an answer several of them reviewed has an error if any of them
+marked one. Only answers both the judge judged and a human reviewed count."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from sqlalchemy import String, cast, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
-from models.vocabulary import OutcomeStatus, ReviewStatus
+from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
+from storage import adjudication, raters
 from storage.schema import (
     AnswerRow,
     DataPointRow,
@@ -20,6 +30,8 @@ from storage.schema import (
     ReviewRow,
     ReviewSampleRow,
 )
+
+HUMAN_ERROR_TAGS = (Tag.INCORRECT.value, Tag.MISSING.value)  # a human's mark of an error in the answer
 
 
 def sampled_answers(session: Session) -> dict[str, int]:
@@ -54,6 +66,26 @@ def latest_judge_per_answer(session: Session, verifier: str = "verifier") -> dic
         select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id).join(latest, latest.c.outcome == JudgeOutcomeRow.id)
     )
     return dict(rows.all())
+
+
+def judged_by(session: Session, rater: str) -> dict[str, int]:
+    """The rater's id on each answer it judged (its successful runs), for figures read through one rater."""
+    rows = session.connection().execute(  # Core: the answers may be many
+        select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id)
+        .join(RaterRow, RaterRow.id == JudgeOutcomeRow.rater_id)
+        .where(RaterRow.name == rater, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
+    )
+    return dict(rows.all())
+
+
+def judged_counts(session: Session) -> dict[int, int]:
+    """How many answers each judge rater judged (its successful runs), by rater id."""
+    rows = session.connection().execute(
+        select(JudgeOutcomeRow.rater_id, func.count())
+        .where(JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
+        .group_by(JudgeOutcomeRow.rater_id)
+    )
+    return {rater_id: int(n) for rater_id, n in rows.all()}
 
 
 def answer_ids(session: Session) -> list[str]:
@@ -118,3 +150,87 @@ def point_labels(session: Session, *, reviewed_only: bool = False, judges_only: 
     keys = ("answer_id", "item", "rater_id", "kind", "tag", "confidence", "submitted")
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(keys)
     return dict(zip(keys, map(list, columns), strict=True))
+
+
+def real_label_figures(source: Session | sessionmaker[Session], rater: str) -> dict[str, Any] | None:
+    """How the judge rater did against human labels, per answer (the rule is in the module docstring):
+    answers both it judged and a human reviewed (`answers`), of them those with an error (`with_errors`)
+    and those it flagged (`caught`, with `recall` and its 95 % Wilson interval `recall_ci`), those the
+    humans found correct (`correct`) and those it flagged (`false_alarms`, `false_alarm_rate`,
+    `false_alarm_ci`); also the human raters and how many of the answers were drawn at random for
+    review (`sampled`). None where no such answer exists. Where several human raters reviewed an
+    answer, the answer has an error if any of them marked one."""
+    if not isinstance(source, Session):
+        with source() as session:
+            return real_label_figures(session, rater)
+    session = source
+    found = raters.rater_named(session, rater)
+    if found is None:
+        return None
+    judged = select(JudgeOutcomeRow.answer_id).where(
+        JudgeOutcomeRow.rater_id == found.id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
+    )
+    reviewed = (
+        select(ReviewRow.answer_id, ReviewRow.rater_id, RaterRow.name)
+        .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
+        .where(
+            ReviewRow.status == ReviewStatus.SUBMITTED.value,
+            RaterRow.kind == RaterKind.HUMAN.value,
+            ReviewRow.answer_id.in_(judged),
+            # an adjudicated answer is read as its consensus alone
+            ReviewRow.answer_id.not_in(adjudication.settled_answers()) | (RaterRow.name == adjudication.CONSENSUS),
+        )
+        .subquery()
+    )
+    connection = session.connection()  # Core: the answers may be many
+    pairs = connection.execute(select(reviewed.c.answer_id, reviewed.c.name)).all()
+    if not pairs:
+        return None
+    answer_ids = {answer for answer, _ in pairs}
+    points_of = select(DataPointRow.answer_id).join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
+    wrong = set(
+        connection.execute(
+            points_of.join(
+                reviewed,
+                (reviewed.c.answer_id == DataPointRow.answer_id) & (reviewed.c.rater_id == LabelRow.rater_id),
+            )
+            .where(LabelRow.tag.in_(HUMAN_ERROR_TAGS))
+            .distinct()
+        ).scalars()
+    )
+    flagged = set(
+        connection.execute(
+            points_of.where(
+                LabelRow.rater_id == found.id,
+                LabelRow.tag == Tag.INCORRECT.value,
+                DataPointRow.answer_id.in_(select(reviewed.c.answer_id)),
+            ).distinct()
+        ).scalars()
+    )
+    sampled = answer_ids & set(sampled_answers(session))
+    caught, alarms = len(flagged & wrong), len(flagged - wrong)
+    correct = len(answer_ids) - len(wrong)
+    return {
+        "rater": rater,
+        "answers": len(answer_ids),
+        "with_errors": len(wrong),
+        "caught": caught,
+        "recall": caught / len(wrong) if wrong else None,
+        "recall_ci": wilson_interval(caught, len(wrong)),
+        "correct": correct,
+        "false_alarms": alarms,
+        "false_alarm_rate": alarms / correct if correct else None,
+        "false_alarm_ci": wilson_interval(alarms, correct),
+        "human_raters": sorted({name for _, name in pairs}),
+        "sampled": len(sampled),
+    }
+
+
+def wilson_interval(k: int, n: int) -> tuple[float, float] | None:
+    """The 95 % Wilson interval of k in n (None for n = 0)."""
+    if n == 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return float(lo), float(hi)

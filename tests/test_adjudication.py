@@ -17,7 +17,6 @@ from app.errors import AssayError
 from app.figures import analytics, estimates, triage
 from app.ingest.datasets import import_dataset
 from app.ingest.labels import import_labels
-from app.judging.standing import real_label_figures
 from app.project import SAMPLE_DATASET, Project
 from app.review import adjudication, qualification
 from app.review.service import ReviewService
@@ -25,6 +24,7 @@ from app.review.team import export_bundle, import_bundle
 from models.segmentation import segment_answer
 from models.vocabulary import RaterKind, Tag
 from storage.audit import audit_entries
+from storage.statistics import real_label_figures
 
 pytestmark = pytest.mark.every_store
 

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QUrl
 
 from app.judging.runs import run_judge
-from app.judging.sample_tour import judge_sample, sample_jury, sample_tour
+from app.judging.sample_tour import check_sample, labelled_ids, sample_tour
 from app.judging.verification import VERIFIER
 from app.project import Project
 from app.review.service import ReviewService
@@ -34,7 +34,8 @@ def _judge(project: Project, answer_ids: list[str], tag: str) -> None:
 
 def test_the_sample_tour_starts_on_the_shortest_contract_once(sample_project: Project, project: Project) -> None:
     tour = sample_tour(sample_project)
-    assert tour is not None and len(tour.answer_ids) == 12
+    labelled = labelled_ids()  # checked when the sample was made
+    assert tour is not None and set(tour.answer_ids) == {a.id for a in sample_project.answers()} - labelled
     first = sample_project.answer(tour.first_answer)
     assert first.document == "DoiT-ICN-NonDisclosure-Agreement.txt"  # 4 kB: judged first, read first
     assert sample_tour(project) is None  # an empty project is not the sample
@@ -160,19 +161,16 @@ def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_
     assert "folded" not in text
 
 
-def test_the_sample_is_judged_with_the_embedded_model(sample_project: Project) -> None:
+def test_the_sample_is_checked_by_the_claim_checker_with_no_model(sample_project: Project) -> None:
     tour = sample_tour(sample_project)
-    short = type(tour)(tour.answer_ids[:1], tour.settings)
+    short = type(tour)(tour.answer_ids[:2])
     progress = []
-    summary = judge_sample(sample_project, short, on_progress=progress.append)
-    assert summary.judged + summary.failed == 1 and [p.done for p in progress] == [1]
-    raters = sample_project.data_points(tour.first_answer)  # the embedded judge's points are saved
-    judge = next(name for name in raters if name.startswith("judge:"))
-    assert {VERIFIER, sample_jury(judge)} <= set(raters)  # the default rater: verifier and model as a jury
-    for point in raters[sample_jury(judge)]:  # incorrect where the verifier flags, else the judge's tag
-        flagged = any(p.tag is Tag.INCORRECT and p.span_start == point.span_start for p in raters[VERIFIER])
-        judged = next(p.tag for p in raters[judge] if p.span_start == point.span_start)
-        assert point.tag is (Tag.INCORRECT if flagged else judged)
+    summary = check_sample(sample_project, short, on_progress=progress.append)
+    assert summary.judged == 2 and [p.done for p in progress] == [1, 2]
+    raters = sample_project.data_points(tour.first_answer)  # the checker's verdicts are saved, nothing else
+    assert set(raters) == {VERIFIER}
+    tags = [p.tag for p in raters[VERIFIER]]
+    assert set(tags) <= {Tag.CORRECT, Tag.INCORRECT, None}  # confirmed, flagged, or left to the reviewer
     assert sample_tour(sample_project) is None  # once only
 
 

@@ -10,11 +10,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.figures.rater_names import rater_name
-from app.judging.jury import combine_jury
+from app.judging.jury import combine_jury, combine_roles, roles_jury
 from app.judging.runs import run_judge
-from app.judging.sample_tour import sample_jury
 from app.judging.verification import VERIFIER, Verifier, verify_project
 from app.project import Project
+from app.raters import set_default
 from models.judge import LemajJudge, Mode
 from ui.review.window import ReviewWindow
 
@@ -22,18 +22,20 @@ from .test_judge import ScriptedBackendStandIn
 
 ANSWER = "contractnli-027"  # a DoiT NDA answer: five points, some long
 JUDGE = "judge:SmolLM2-135M-Instruct.Q4_1:two-stage:standard"
-JURY = sample_jury(JUDGE)
+JURY = roles_jury(JUDGE)
 
 
 def _judge_like_the_sample(project: Project, answer_ids: list[str]) -> None:
-    """The sample's first-open rater: the embedded judge (a stand-in here) and the verifier as a jury."""
+    """The embedded judge (a stand-in here), the verifier and their default jury, which the lead chose to
+    speak: a column of the jury's tags and one of a juror's beside the reviewer's."""
     outputs = [json.dumps({"tag": tag}) for tag in ("correct", "incorrect", "irrelevant") * 70]
     outputs += [json.dumps({"missing": []})] * 10
     run_judge(
         project.sessions, LemajJudge(ScriptedBackendStandIn(outputs), Mode.TWO_STAGE), JUDGE, answer_ids=answer_ids
     )
     verify_project(project.sessions, answer_ids, verifier=Verifier(project.sessions, rules_only=True))
-    combine_jury(project.sessions, [VERIFIER, JUDGE], JURY, "rule", answer_ids=answer_ids)
+    combine_roles(project.sessions, JUDGE, answer_ids)
+    set_default(project.sessions, JURY, "lead")
 
 
 @pytest.fixture
@@ -92,10 +94,11 @@ def test_the_queue_names_an_answer_by_its_question_and_document(window: ReviewWi
 
 def test_raters_have_names_a_person_reads() -> None:
     assert rater_name(JUDGE) == "SmolLM2-135M (two-stage)"
-    assert rater_name(JURY) == "Jury: verifier + SmolLM2-135M"
+    assert rater_name(JURY) == "Jury by role: SmolLM2-135M"  # correctness from the measured juror (app/judging/jury.py)
+    assert rater_name(f"jury:rule:{VERIFIER}+{JUDGE}") == "Jury: Claim checker + SmolLM2-135M"
     assert rater_name("jury:rule:judge:a.Q8_0:one-pass:strict+judge:b:two-stage:standard") == "Jury: a + b"
     assert rater_name("judge:llama3:8b:two-stage:strict") == "llama3:8b (two-stage, strict)"
-    assert rater_name(VERIFIER) == "Verifier"
+    assert rater_name(VERIFIER) == "Claim checker"
     assert rater_name("ContractNLI annotators") == "ContractNLI annotators"
     assert rater_name("ana") == "ana"
 

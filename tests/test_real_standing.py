@@ -23,12 +23,13 @@ from app.judging.sample_tour import (
     labelled_ids,
     sample_tour,
 )
-from app.judging.standing import judge_standings, real_label_figures, standing_of_run
+from app.judging.standing import judge_standings, standing_of_run
 from app.judging.verification import VERIFIER, verify_project
 from app.project import SAMPLE_DATASET, Project
 from app.review.service import ReviewService
 from models.vocabulary import Tag
 from storage.db import url_for_path
+from storage.statistics import real_label_figures
 
 RATER = "ContractNLI annotators"
 

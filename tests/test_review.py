@@ -9,10 +9,12 @@ import pytest
 from app.errors import AssayError
 from app.judging.runs import run_judge
 from app.project import Project
+from app.raters import set_default
 from app.review.service import BLIND, ReviewService
 from app.review.session import ReviewSession
 from models.judge import LemajJudge, Mode
 from models.vocabulary import ReviewStatus, Tag
+from storage import judgements, raters
 from storage.db import url_for_path
 
 from .test_judge import ScriptedBackendStandIn
@@ -119,33 +121,20 @@ def test_each_reviewer_has_labels_of_their_own(tmp_path) -> None:
         ReviewService(project, "judge-run")
 
 
-def _judge_counts_one_by_one(project: Project) -> dict[str, tuple[int, ...]]:
-    """The queue's judge counts, the slow way: every label looked at, the latest judge run's kept."""
-    from sqlalchemy import select
-
-    from storage.schema import DataPointRow, JudgeOutcomeRow, LabelRow
-
+def _judge_counts_one_by_one(project: Project, rater: str) -> dict[str, tuple[int, ...]]:
+    """The queue's judge counts, the slow way: every point of the rater looked at, its tags counted."""
     with project.sessions() as session:
-        latest = dict(
-            session.execute(
-                select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id)
-                .where(JudgeOutcomeRow.status == "judged")
-                .order_by(JudgeOutcomeRow.id)
-            ).all()
-        )
-        counts: dict[str, list[int]] = {}
-        for answer_id, creator, rater, tag in session.execute(
-            select(DataPointRow.answer_id, DataPointRow.rater_id, LabelRow.rater_id, LabelRow.tag).join(
-                LabelRow, LabelRow.data_point_id == DataPointRow.id
-            )
-        ):
-            if latest.get(answer_id) == creator == rater:
-                counts.setdefault(answer_id, [0, 0, 0, 0])[list(Tag).index(Tag(tag))] += 1
-    return {answer_id: tuple(c) for answer_id, c in counts.items()}
+        found = raters.rater_named(session, rater)
+        judged = [a for a, o in judgements.judge_outcomes(session, found.id).items() if o.status.value == "judged"]
+        counts = {}
+        for answer_id in judged:
+            tags = [p.tag for p in judgements.data_points_of(session, answer_id, found.id)]
+            counts[answer_id] = (*(sum(tag is t for tag in tags) for t in Tag), sum(tag is None for tag in tags))
+    return counts
 
 
 @pytest.mark.every_store
-def test_the_queue_counts_the_latest_judge_runs_tags_of_a_page_as_of_every_answer(sample_project: Project) -> None:
+def test_the_queue_counts_the_default_raters_tags_of_a_page_as_of_every_answer(sample_project: Project) -> None:
     ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][:4]
     tags = ["correct", "incorrect", "irrelevant"]
     first = [json.dumps({"tag": t}) for t in tags * 60] + [json.dumps({"missing": []})] * 9
@@ -159,9 +148,13 @@ def test_the_queue_counts_the_latest_judge_runs_tags_of_a_page_as_of_every_answe
     ana = ReviewService(sample_project, "ana")
     state = ana.open(ids[0])
     ana.set_tag(ids[0], state.points[0].point.id, Tag.INCORRECT)  # a reviewer's tag is not the judge's
-    expected = _judge_counts_one_by_one(sample_project)
-    assert set(expected) == set(ids) and expected[ids[0]][1:] == (0, 0, 0)  # run-2 said correct to all
-    assert expected[ids[2]][1] > 0  # run-1 did not
+    latest = _judge_counts_one_by_one(sample_project, "run-2")  # neither is measured: the latest run speaks
+    assert set(latest) == set(ids[:2]) and all(c[1:] == (0, 0, 0, 0) for c in latest.values())  # correct to all
+    assert ana.judge_counts() == latest
+    set_default(sample_project.sessions, "run-1", "lead")  # the lead chooses the other run
+    ana.refresh_judge_rater()
+    expected = _judge_counts_one_by_one(sample_project, "run-1")
+    assert set(expected) == set(ids) and expected[ids[2]][1] > 0  # run-1 did not say correct to all
     assert ana.judge_counts() == expected
     page = [ids[1], ids[3], "cuad-000"]  # cuad-000: never judged
     assert ana.judge_counts(page) == {a: expected[a] for a in page if a in expected}

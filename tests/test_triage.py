@@ -225,6 +225,8 @@ def test_calibrated_confidences_fix_an_overconfident_judge_and_triage_uses_them(
     path, sample, lines = overconfident_labels(tmp_path)
     rows = lines_of_sample()
     assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
+    # j calls every point correct: near chance on ana's labels, so the lead must choose it to triage with it
+    assert main(["--db", sample_project.url, "raters", "--default", "j"]) == 0
 
     report = _json(capsys, "--db", sample_project.url, "calibration", "--json")
     correct = report["tags"]["correct"]

@@ -10,11 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from app.judging.runs import JudgeSettings, run_judge
-from app.judging.standing import real_label_figures
 from app.project import Project
 from app.review.service import ReviewService
 from models.judge import LemajJudge, Mode
 from models.vocabulary import Tag
+from storage.statistics import real_label_figures
 from ui.review.window import ReviewWindow
 
 from .test_judge import ScriptedBackendStandIn

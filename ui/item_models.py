@@ -10,7 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from app.figures.rater_names import rater_name
-from app.figures.scores import Scores, shown, triage_bucket
+from app.figures.scores import Scores, answer_verdict, shown
 from app.judging.standing import Standing, figure_lines, real_label_note
 from app.review.service import JudgeCounts, QueueRow, RaterTag, ReviewPoint
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -75,7 +75,8 @@ class AnswerQueueModel(_TableModel):
     HEADERS = ("Answer", "Judge", "Corr.", "F1", "Review", "Cert.", "Sample")
     HEADER_TIPS = (
         "The answer: its question's start and its document (its id in each row's tooltip; sorted by id)",
-        "The latest judge run: ✓ cleared or ⚑ flagged by the triage thresholds (Project menu); — not judged",
+        "The judge that speaks for the project (Project ▸ Raters…): ✓ cleared by the triage thresholds, "
+        "⚑ flagged, ○ to read (it confirmed only some points); — not judged",
         "The judge's correctness: the share of the answer's points it tagged correct",
         "The judge's relevance (F1 of precision and recall)",
         "Your review: ✎ started, ✔ reviewed (submitted), ✔ signed off (locked until reopened)",
@@ -274,7 +275,8 @@ class AnswerQueueModel(_TableModel):
         return None
 
 
-FLAGGED, CLEARED = "⚑ flagged", "✓ cleared"
+FLAGGED, CLEARED, UNCONFIRMED = "⚑ flagged", "✓ cleared", "○ to read"
+VERDICTS = {"flagged": FLAGGED, "cleared": CLEARED, "unconfirmed": UNCONFIRMED}
 JUDGE_COLOURS = {FLAGGED: "#fde2c8", CLEARED: "#dcf2e0"}  # not the tag colours: a verdict on the answer
 QUEUE_STATUS = {
     ReviewStatus.UNREVIEWED: "—",
@@ -307,10 +309,10 @@ def document_name(document: str) -> str:
 
 
 def _cells(row: QueueRow, counts: JudgeCounts | None, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
-    scores = Scores(*counts) if counts else None
+    scores = Scores(*counts[:4]) if counts else None
     correctness = scores.correctness if scores else None
     f1 = scores.f1 if scores else None
-    judge = "—" if scores is None else (CLEARED if triage_bucket(scores, *triage_rule) == "cleared" else FLAGGED)
+    judge = "—" if counts is None else VERDICTS[answer_verdict(counts, *triage_rule)]
     return (row.id, judge, correctness, f1, SIGNED if row.signed else QUEUE_STATUS[row.status])
 
 
@@ -337,6 +339,7 @@ class DataPointTableModel(_TableModel):
         self.raters: list[RaterTag] = []  # one per extra column: the rater's name and kind
         self.standing: Standing | None = None  # how good the judge whose tags are shown is
         self.same_confidence: float | None = None  # set when every point has this one confidence: no figure
+        self.no_confidence_figure = False  # every point has the same confidence, or none has any: hidden
 
     def set_standing(self, standing: Standing | None) -> None:
         if standing == self.standing:
@@ -374,6 +377,7 @@ class DataPointTableModel(_TableModel):
         self.HEADERS = self.FIXED + tuple(t.rater for t in self.raters)
         confidences = {p.judge_confidence for p in points if p.judge_confidence is not None}
         self.same_confidence = confidences.pop() if len(points) > 1 and len(confidences) == 1 else None
+        self.no_confidence_figure = len(points) > 1 and len(confidences) <= 1
         self.endResetModel()
 
     def rater_header(self, section: int) -> str:
@@ -381,8 +385,10 @@ class DataPointTableModel(_TableModel):
         return header_lines(rater_name(self.raters[section - len(self.FIXED)].rater))
 
     def confidence_tip(self) -> str:
-        if self.same_confidence is None:
+        if not self.no_confidence_figure:
             return "The judge's confidence in its tag"
+        if self.same_confidence is None:
+            return "The judge gave no confidence on this answer: the column is hidden (right-click the header)."
         return (
             f"The judge gave every point of this answer the same confidence ({self.same_confidence:.2f}): "
             "it tells no tag from another, so the column is hidden (right-click the header to show it)."

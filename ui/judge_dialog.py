@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
+from app.judging.jury import default_jury
 from app.judging.model_files import record_speed
 from app.judging.runs import (
     JudgeSettings,
@@ -191,6 +192,8 @@ class JudgeWorker(QRunnable):
             )
             if self._speed > 0 and getattr(backend, "model_path", None):  # `assay models` shows it
                 record_speed(backend.model_path, self._speed)
+            if self.settings.rubric is Rubric.LEMAJ:  # with the checker: the default jury, measured like any rater
+                default_jury(self.project.sessions, summary.rater)
         except AssayError as exc:
             self.signals.failed.emit(str(exc))
             return

@@ -4,8 +4,10 @@ review yields, from LeMAJ scores to those a lawyer can sign (a guaranteed miss r
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 
+from app import raters
 from app.cli.output import ci, pct, print_json_or_lines
 from app.errors import AssayError, InvalidInput
 from app.figures import analytics, calibration, estimates, triage
@@ -55,6 +57,37 @@ def _alignment(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+def _raters(project: Project, args: argparse.Namespace) -> int:
+    """Every automatic rater's standing on human labels and the one that speaks for the project;
+    `--default NAME` chooses it (audited), `--default auto` goes back to the automatic choice."""
+    if args.default is not None:
+        name = args.default.strip()
+        if not name:
+            raise InvalidInput("--default", "no rater named: write --default verifier, or --default auto")
+        raters.set_default(project.sessions, None if name == "auto" else name, getpass.getuser())
+    standings = raters.standings(project.sessions)
+    default = raters.default_rater(project.sessions)
+    with project.sessions() as session:
+        chosen = raters.chosen(session)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "raters": [s.as_dict() for s in standings],
+                    "default": default.name if default else None,
+                    "chosen_by_lead": chosen is not None,
+                }
+            )
+        )
+        return 0
+    for s in standings:
+        mark = "*" if default is not None and s.name == default.name else " "
+        print(f"{mark} {s.name[:48]:48} {s.rated:6} answers rated  {s.words}")
+    how = "chosen by the lead" if chosen else "the best measured (assay raters --default NAME to choose)"
+    print(f"default rater: {default.name if default else 'none yet'} ({how})")
+    return 0
+
+
 def _triage(project: Project, args: argparse.Namespace) -> int:
     result = triage.triage(
         project,
@@ -67,6 +100,7 @@ def _triage(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
+    print(f"rater: {result['rater'] or 'none'} ({result['rater_standing']})")
     print(f"judged {result['judged']}, cleared {len(result['cleared'])} ({pct(result['cleared_share'])})")
     print(
         f"miss rate among {result['reviewed_cleared']} randomly reviewed cleared answers: {result['missed']} missed; "
@@ -135,6 +169,7 @@ COMMANDS = {
     "scores": _scores,
     "agreement": _agreement,
     "alignment": _alignment,
+    "raters": _raters,
     "triage": _triage,
     "estimate": _estimate,
     "calibration": _calibration,

@@ -16,7 +16,7 @@ from typing import Any
 from app.cli.output import print_json_or_lines, print_progress, print_summary
 from app.errors import AssayError, InvalidInput
 from app.figures.scores import shown
-from app.judging.jury import DEFAULT_PRIORITY, run_jury
+from app.judging.jury import DEFAULT_PRIORITY, default_jury, roles_jury, run_jury
 from app.judging.model_files import record_speed
 from app.judging.paired_stress import paired_stress_test, raters_named, remember, stress_table
 from app.judging.rubric_results import review_criteria, rubric_summary
@@ -128,7 +128,12 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
             lines.append(f"  judge points refused by validation (not stored): {refused}")
         return "\n".join(lines)
 
-    print_summary(summary, args.json, text)
+    jury = default_jury(project.sessions, summary.rater) if settings.rubric is Rubric.LEMAJ else 0
+
+    def with_jury() -> str:
+        return text() + (f"\n{roles_jury(summary.rater)}: {jury} answers combined with the verifier" if jury else "")
+
+    print_summary(summary, args.json, with_jury)
     return 0
 
 
@@ -195,12 +200,15 @@ def _run_jury(
         juror = permitted(juror, project.allowed_hosts(), args.allow_network)  # each juror's host its own opt-in
         backend = _backend(juror, shared, project)
         jurors.append((f"juror:{spec}", juror.lemaj_judge(backend)))
-    name = args.name or f"jury:{args.combine}:" + "+".join(args.jury)
+    # one model and the verifier: each in its role, by default (app/judging/jury.py)
+    how = args.combine or ("roles" if len(jurors) == 2 and (VERIFIER, None) in jurors else "both")
+    name = args.name or (roles_jury(jurors[1 - jurors.index((VERIFIER, None))][0]) if how == "roles" else None)
+    name = name or f"jury:{how}:" + "+".join(args.jury)
     summary = run_jury(
         project.sessions,
         jurors,
         name,
-        args.combine,
+        how,
         priority,
         answer_ids=answer_ids,
         limit=args.limit,

@@ -191,9 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     judge.add_argument(
         "--combine",
-        choices=["majority", "rule", "both"],
-        default="both",
-        help="how the jury's tags are combined (rule: incorrect first)",
+        choices=["majority", "rule", "both", "roles"],
+        help="how the jury's tags are combined (rule: incorrect first; roles, the default for one model and the "
+        "verifier: correctness from the juror measured better, relevance and missing points from the model)",
     )
     judge.add_argument(
         "--priority", default="incorrect,missing,irrelevant,correct", help="the rule's order of tags, highest first"
@@ -321,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--judge", required=True)
     al.add_argument("--human", required=True)
     al.add_argument("--json", action="store_true")
+
+    ra = commands.add_parser("raters", help="each automatic rater's standing on human labels, and the default one")
+    ra.add_argument("--default", metavar="NAME", help="the rater that speaks for the project (auto: the best measured)")
+    ra.add_argument("--json", action="store_true")
 
     tr = commands.add_parser("triage", help="which answers the judge clears, with a 95 %% bound on the miss rate")
     tr.add_argument("--min-correctness", type=SHARE, default=1.0)

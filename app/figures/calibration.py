@@ -2,7 +2,7 @@
 with the expected calibration error before and after and a reliability diagram.
 
 A judge's "0.9" means little until reviews say how often a lawyer kept such a tag. The fit uses the
-latest judge run of each answer against the tags submitted by reviewers on the same data points.
+project's default rater (app/raters.py) against the tags submitted by reviewers on the same data points.
 Calibration makes triage clear more answers at the same risk; it does not make a bound valid, so
 triage fits it on reviews it does not test on (app/figures/triage.py).
 """
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from app.project import Project
+from app.raters import judge_per_answer
 from storage import adjudication, statistics
 
 BINS = 10
@@ -40,7 +41,7 @@ def _frame(project: Project, **which: bool):
     import pandas as pd
 
     with project.sessions() as session:
-        judges = statistics.latest_judge_per_answer(session)
+        judges = judge_per_answer(session)
         frame = pd.DataFrame(statistics.point_labels(session, **which))
         settled = adjudication.consensus_answers(session)
         consensus = adjudication.consensus_id(session)
@@ -51,7 +52,7 @@ def _frame(project: Project, **which: bool):
 
 
 def reviewed_pairs(project: Project, exclude: Collection[str] = ()) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """(confidence, agreed) per tag: the latest judge's tags on points a reviewer also tagged in a
+    """(confidence, agreed) per tag: the default rater's tags on points a reviewer also tagged in a
     submitted review, leaving out the answers in `exclude`."""
     frame, latest = _frame(project, reviewed_only=True)
     judge = frame[latest & frame["confidence"].notna()]
@@ -80,7 +81,7 @@ def fit(pairs: dict[str, tuple[np.ndarray, np.ndarray]]) -> Calibration:
 
 def calibrate(project: Project, exclude: Collection[str] = ()) -> tuple[Calibration, dict[str, float | None]]:
     """The fitted maps (on reviews of answers not in `exclude`) and each judged answer's certainty:
-    the lowest calibrated confidence among the latest judge's tags (absent when it gave none)."""
+    the lowest calibrated confidence among the default rater's tags (absent when it gave none)."""
     calibration = fit(reviewed_pairs(project, exclude))
     frame, latest = _frame(project, judges_only=True)
     judge = frame[latest & frame["confidence"].notna()]

@@ -4,8 +4,8 @@ difference of each LeMAJ score, and the questions where B, the candidate, is wor
 `comparison(project, a, b)` returns it all as plain data (the CLI, the dashboard and the report read it).
 
 - **Whose tags.** On each question both answers are read through one rater's tags: a human reviewer
-  who submitted a review of both (the first by name), else each answer's latest judge run
-  (`statistics.latest_judge_per_answer`, the verifier aside, as the estimates take it). A question
+  who submitted a review of both (the first by name), else the judge that speaks for the project
+  (its default rater, app/raters.py, as the estimates take it). A question
   where neither has tags counts in no figure but `questions`.
 - **Win, tie, loss** (B against A). Where reviewers recorded a pairwise preference, their majority
   decides (one reviewer: theirs); else the tags do: the higher Correctness wins, then the higher F1,
@@ -31,9 +31,10 @@ from app.errors import AssayError, InvalidInput
 from app.figures import estimates
 from app.figures.scores import Scores
 from app.project import Project
+from app.raters import judge_per_answer
 from models.point_alignment import align, content
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import analytics, raters, statistics
+from storage import analytics, raters
 from storage import comparison as stored
 from storage.comparison import SharedQuestion, TaggedPoint
 from storage.preferences import Preference, preferences
@@ -115,7 +116,7 @@ class _Bases:
         for r in analytics.reviews(session):
             if r.status == ReviewStatus.SUBMITTED.value and kinds.get(r.reviewer) == RaterKind.HUMAN.value:
                 self.submitted.setdefault(r.answer_id, set()).add(r.reviewer)
-        self.judges = statistics.latest_judge_per_answer(session)
+        self.judges = judge_per_answer(session)
 
 
 def _basis(session, bases: _Bases, first: str, second: str) -> tuple[str, list[TaggedPoint], list[TaggedPoint]] | None:

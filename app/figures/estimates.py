@@ -21,6 +21,7 @@ import numpy as np
 from app.errors import AssayError
 from app.figures.guarantees import classical_mean, difference_of_means, paired_difference, ppi_mean
 from app.project import Project
+from app.raters import judge_per_answer
 from storage import adjudication, analytics, statistics
 
 METRICS = ("correctness", "precision", "recall", "f1", "any_incorrect")
@@ -37,10 +38,10 @@ def _values(row: Any) -> dict[str, float | None]:
 
 
 def answer_values(project: Project) -> tuple[PerAnswer, PerAnswer, set[str], list[dict[str, Any]]]:
-    """Per answer: the latest judge's metric values, the mean of its random-sample reviewers' values,
+    """Per answer: the default rater's metric values, the mean of its random-sample reviewers' values,
     the sampled answers, and each answer's slices."""
     with project.sessions() as session:
-        judges = statistics.latest_judge_per_answer(session)
+        judges = judge_per_answer(session)
         kinds = analytics.rater_kinds(session)
         names = {v: k for k, v in analytics.rater_ids(session, None).items()}
         rows = analytics.scores(session, "answer")

@@ -1,6 +1,7 @@
 """Raters as a person names them: `judge:SmolLM2-135M-Instruct.Q4_1:two-stage:standard` is shown as
-"SmolLM2-135M (two-stage)", `jury:verifier+judge:…` as "Jury: verifier + SmolLM2-135M", `verifier`
-as "Verifier"; people and imported labels keep their names. The full name stays one hover away
+"SmolLM2-135M (two-stage)", `jury:verifier+judge:…` as "Jury: Claim checker + SmolLM2-135M",
+`verifier` (the rules and the learned claim checker) as "Claim checker"; people and imported labels
+keep their names. The full name stays one hover away
 (the window's tooltips); these are for column headers, tables and plot labels."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 
 VERIFIER = "verifier"  # app.judging.verification.VERIFIER, not imported: this module stays light
-COMBINATIONS = ("majority", "rule", "both")  # app.judging.jury's ways of combining a jury
+COMBINATIONS = ("majority", "rule", "both", "roles")  # app.judging.jury's ways of combining a jury
 DEFAULT_STRICTNESS = "standard"
 # A model file's quantisation and packaging, and the "instruct"/"chat" tuning: not how people say a model's name.
 _MODEL_NOISE = re.compile(r"([.-](Q\d\w*|IQ\d\w*|f16|f32|bf16|gguf)|-GGUF|[-_](instruct|chat|it))+$", re.IGNORECASE)
@@ -36,13 +37,13 @@ def _judge_parts(name: str) -> tuple[str, str | None, str | None] | None:
 def _juror(name: str) -> str:
     """A juror inside a jury's name: the model alone, or the name."""
     judge = _judge_parts(name)
-    return model_name(judge[0]) if judge else name
+    return model_name(judge[0]) if judge else rater_name(name)
 
 
 def rater_name(name: str) -> str:
     """How to show a rater: see the module's docstring. Unknown shapes are shown as they are."""
     if name == VERIFIER:
-        return "Verifier"
+        return "Claim checker"
     if judge := _judge_parts(name):
         model, mode, strictness = judge
         notes = [note for note in (mode, strictness if strictness != DEFAULT_STRICTNESS else None) if note]
@@ -53,6 +54,8 @@ def rater_name(name: str) -> str:
         if sep and how in COMBINATIONS:
             body = rest
         jurors = [_juror(juror) for juror in body.split("+") if juror]
+        if how == "roles" and len(jurors) == 2:  # the default jury: each juror in its role
+            return f"Jury by role: {jurors[1]}"
         return "Jury: " + " + ".join(jurors) if jurors else name
     return name
 

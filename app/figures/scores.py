@@ -61,5 +61,16 @@ def triage_bucket(scores: Scores, min_correctness: float = 1.0, min_relevance: f
     return "cleared" if correctness >= min_correctness and relevance >= min_relevance else "flagged"
 
 
+def answer_verdict(counts: tuple[int, ...], min_correctness: float = 1.0, min_relevance: float = 0.8) -> str:
+    """A rater's verdict on an answer from its counts (C, I, Irr, M, points it left untagged): "cleared"
+    by LeMAJ's rule with no point left undecided; "flagged" where it found something wrong; else
+    "unconfirmed" — it neither cleared the answer nor faulted it (the verifier, where it can confirm
+    only some points), so a person must read it."""
+    scores, untagged = Scores(*counts[:4]), sum(counts[4:])
+    if triage_bucket(scores, min_correctness, min_relevance) == "cleared":
+        return "cleared" if not untagged else "unconfirmed"
+    return "flagged" if scores.incorrect or scores.irrelevant or scores.missing else "unconfirmed"
+
+
 def shown(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"

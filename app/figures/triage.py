@@ -1,5 +1,7 @@
 """LeMAJ triage with a miss rate a firm can sign: which answers the judge clears, and an exact upper
-bound on how many bad answers that lets through.
+bound on how many bad answers that lets through. "The judge" is the project's default rater
+(app/raters.py), named in the result (`rater`); an answer with a point it left undecided (the verifier
+where it neither confirms nor refutes) is never cleared.
 
 The miss rate of a rule is P(a reviewer finds an incorrect or missing point | the rule clears the
 answer). Only reviews of answers drawn at random (`assay sample`, or imported with "sampled": true)
@@ -39,7 +41,9 @@ from app.figures.guarantees import (
     more_reviews_needed,
 )
 from app.project import Project
+from app.raters import default_rater
 from storage import adjudication, analytics, scoring, statistics
+from storage import reviews as reviews_store
 
 SWEEP = [(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
 
@@ -62,7 +66,9 @@ def triage(
     thresholds and, if asked, every judge tag's calibrated confidence at least `min_confidence`),
     each rule's miss rate with its bounds, and the rule recommended for a target miss rate."""
     with project.sessions() as session:
-        judges = statistics.latest_judge_per_answer(session)
+        rater = default_rater(session)  # the judge that speaks for the project (app/raters.py)
+        judges = statistics.judged_by(session, rater.name) if rater else {}
+        undecided = {a: c[4] for a, c in reviews_store.judge_counts(session, rater.rater_id if rater else None).items()}
         names = scoring.rater_names(session)
         table = scoring.score_table(session)
         settled = adjudication.consensus_answers(session)  # adjudicated: its consensus is the review
@@ -86,6 +92,7 @@ def triage(
     judge_pairs = [(a, names[judges[a]]) for a in judged]
     correctness, relevance = scores_of(judge_pairs, table.correctness), scores_of(judge_pairs, table.f1)
     confident = np.array([c if (c := certainty.get(a)) is not None else -1.0 for a in judged])
+    decided = np.array([not undecided.get(a, 0) for a in judged], dtype=bool)  # no point left unconfirmed
 
     # A reviewed answer: a human submitted a review of it and tagged in it; missed: one found an
     # incorrect or missing point there.
@@ -108,7 +115,7 @@ def triage(
     )
 
     def cleared_mask(min_c: float, min_r: float) -> np.ndarray:
-        mask = (correctness >= min_c) & (relevance >= min_r)
+        mask = (correctness >= min_c) & (relevance >= min_r) & decided
         return mask & (confident >= min_confidence) if calibrated_test else mask
 
     def measure(min_c: float, min_r: float) -> dict[str, Any]:
@@ -137,6 +144,8 @@ def triage(
 
     cleared_ids = [a for a, keep in zip(judged, cleared_mask(min_correctness, min_relevance), strict=True) if keep]
     result: dict[str, Any] = {
+        "rater": rater.name if rater else None,
+        "rater_standing": rater.words if rater else "no automatic rater has judged an answer",
         "rule": {"min_correctness": min_correctness, "min_relevance": min_relevance, "min_confidence": min_confidence},
         "cleared": cleared_ids,
         "flagged": sorted(set(all_answers) - set(cleared_ids)),

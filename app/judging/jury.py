@@ -1,6 +1,15 @@
 """The LLM jury (LeMAJ E.4): several judges tag the same data points; their tags are combined by
 majority, by rule (a priority order, `incorrect` first), or both (any `incorrect` wins, else the
-majority). Each juror is a rater of its own, and the verdict is a rater too."""
+majority). Each juror is a rater of its own, and the verdict is a rater too.
+
+The default jury of an LLM judge and the verifier (`roles`, decided): each says what it is measured
+to say. Correctness (correct or incorrect) comes from the juror measured better on correctness on
+human labels (app/raters.py: Youden's J; the checker's held-out figures stand for it where the project
+has no labels; a juror not measured or near chance never wins); `irrelevant` and the `missing` points
+come from the LLM judge, the checker having no opinion there. An `incorrect` from the correctness juror
+outranks the LLM's `irrelevant` (a wrong claim is wrong, relevant or not). Where the correctness juror
+abstains (the verifier's unconfirmed points) the other's correct/incorrect stands only if it is
+trusted; else the point stays undecided. The jury's name says the rule: `jury:roles:verifier+<judge>`."""
 
 from __future__ import annotations
 
@@ -14,12 +23,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import AssayError
 from app.judging.runs import Progress, RunSummary, open_run, run_judge
+from app.judging.verification import VERIFIER
+from app.raters import standings
 from models.judge import LemajJudge
 from models.vocabulary import OutcomeStatus, Tag
 from storage import answers, documents, judgements, raters
 
 DEFAULT_PRIORITY = (Tag.INCORRECT, Tag.MISSING, Tag.IRRELEVANT, Tag.CORRECT)  # red, grey, orange, green
-COMBINATIONS = ("majority", "rule", "both")
+COMBINATIONS = ("majority", "rule", "both", "roles")
+CORRECTNESS_TAGS = (Tag.CORRECT, Tag.INCORRECT)
 
 
 def combine_tags(tags: list[Tag], how: str, priority: tuple[Tag, ...] = DEFAULT_PRIORITY) -> Tag:
@@ -59,6 +71,8 @@ def run_jury(
         raise AssayError(f"combine the jury by {', '.join(COMBINATIONS)}")
     if len(jurors) < 2:
         raise AssayError("a jury needs at least two judges")
+    if how == "roles" and (len(jurors) != 2 or sum(judge is None for _, judge in jurors) != 1):
+        raise AssayError("the roles jury is one LLM judge and the verifier: --jury verifier --jury MODEL")
     summary = JurySummary(name)
     for juror_name, judge in jurors:
         if judge is None:
@@ -77,8 +91,104 @@ def run_jury(
         )
     if any(judge is None for _, judge in jurors):
         summary.jurors.append(_verify_juror(sessions, [n for n, j in jurors if j is not None], answer_ids))
-    summary.combined = combine_jury(sessions, [n for n, _ in jurors], name, how, priority, answer_ids)
+    if how == "roles":
+        model = next(n for n, judge in jurors if judge is not None)
+        summary.combined = combine_roles(sessions, model, answer_ids, name)
+    else:
+        summary.combined = combine_jury(sessions, [n for n, _ in jurors], name, how, priority, answer_ids)
     return summary
+
+
+def roles_jury(model: str) -> str:
+    """The default jury's name: the LLM judge `model` with the verifier, each in its role."""
+    return f"jury:roles:{VERIFIER}+{model}"
+
+
+def default_jury(sessions: sessionmaker[Session], model: str) -> int:
+    """After an LLM judge run: its default jury with the verifier (`roles`), on the answers both judged
+    (0 where the verifier has judged none). It is measured like any rater, and speaks only if it
+    measures best or the lead chooses it (app/raters.py)."""
+    with sessions() as session:
+        if raters.rater_named(session, VERIFIER) is None:
+            return 0
+    return combine_roles(sessions, model)
+
+
+def correctness_jurors(sessions: sessionmaker[Session], model: str) -> list[str]:
+    """The trusted jurors, the one measured better on correctness first (module docstring)."""
+    with sessions() as session:
+        found = [s for s in standings(session) if s.name in (VERIFIER, model) and s.trusted]
+    return [s.name for s in sorted(found, key=lambda s: (s.youden, s.answers), reverse=True)]
+
+
+def combine_roles(
+    sessions: sessionmaker[Session], model: str, answer_ids: list[str] | None = None, name: str | None = None
+) -> int:
+    """Write the default jury of `model` and the verifier on every answer both judged (of `answer_ids`)."""
+    name = name or roles_jury(model)
+    order = correctness_jurors(sessions, model)
+    with sessions() as session:
+        found = {n: raters.rater_named(session, n) for n in (VERIFIER, model)}
+        if missing_jurors := [n for n, r in found.items() if r is None]:
+            raise AssayError(f"no judge run named {', '.join(missing_jurors)}")
+        ids = {n: r.id for n, r in found.items() if r is not None}
+        judged = [
+            {a for a, o in judgements.judge_outcomes(session, rater).items() if o.status is OutcomeStatus.JUDGED}
+            for rater in ids.values()
+        ]
+    common = judged[0] & judged[1] & (set(answer_ids) if answer_ids is not None else judged[0])
+    if not common:
+        return 0
+    config = {"backend": "jury", "jurors": [VERIFIER, model], "combine": "roles", "correctness_from": order[:1]}
+    rater_id = open_run(sessions, name, config, "jury")
+    for answer_id in sorted(common):
+        with sessions.begin() as session:
+            passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
+            checker = {p.span_start: p for p in judgements.data_points_of(session, answer_id, ids[VERIFIER])}
+            points = [
+                _by_role(p, checker.get(p.span_start), model, order, passages)
+                for p in judgements.data_points_of(session, answer_id, ids[model])
+            ]
+            outcome = judgements.JudgeOutcome(OutcomeStatus.JUDGED, 0, None, None, (), 0, 0, 0.0)
+            judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
+    return len(common)
+
+
+def _by_role(
+    llm: judgements.StoredDataPoint,
+    checker: judgements.StoredDataPoint | None,
+    model: str,
+    order: list[str],
+    passages: dict[str, int],
+) -> judgements.NewDataPoint:
+    """One point of the roles jury: `order` the trusted jurors, better on correctness first (the rule
+    is in the module docstring)."""
+    if llm.span_start is None:  # a missing point: the LLM judge's alone
+        tag, why = llm.tag, "missing: from the LLM judge"
+    else:
+        said = {VERIFIER: checker.tag if checker else None, model: llm.tag if llm.tag in CORRECTNESS_TAGS else None}
+        decider = next((n for n in order if said[n] is not None), None)
+        correctness = said[decider] if decider else None
+        if llm.tag is Tag.IRRELEVANT and correctness is not Tag.INCORRECT:
+            tag, why = Tag.IRRELEVANT, "irrelevant: from the LLM judge"
+        else:
+            tag = correctness
+            why = f"correctness: from {decider}" if decider else "undecided: no trusted juror decided it"
+    cited = [c for c in llm.citations if c in passages]
+    if checker is not None and checker.citations:  # the checker's evidence first: the passage that decides
+        cited = list(dict.fromkeys([checker.citations[0], *cited]))
+    return judgements.NewDataPoint(
+        llm.text,
+        llm.span_start,
+        llm.span_end,
+        tag,
+        None,
+        why,
+        tuple(passages[c] for c in cited),
+        (),
+        context_start=llm.context_start,
+        context_end=llm.context_end,
+    )
 
 
 def combine_jury(
@@ -116,7 +226,7 @@ def combine_jury(
 
 def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids: list[str] | None) -> RunSummary:
     """The model-free verifier as a juror (it flags or abstains): run on what the model jurors judged."""
-    from app.judging.verification import VERIFIER, verify_project
+    from app.judging.verification import verify_project
 
     with sessions() as session:
         judged = [

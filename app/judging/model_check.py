@@ -30,7 +30,7 @@ from sqlalchemy import func, select
 
 from app.errors import AssayError
 from app.judging.runs import GENERATION_RESERVE, JudgeSettings, Progress, make_backend, run_judge
-from app.judging.standing import Standing, real_label_figures, standing_of_run, wilson_interval
+from app.judging.standing import Standing, standing_of_run
 from app.project import Project
 from models.backends.base import JudgeBackend
 from models.judge import JudgeCase, LemajJudge
@@ -40,6 +40,7 @@ from models.verdict import Verdict
 from models.vocabulary import PassageKind, RaterKind, ReviewStatus
 from storage import reviews
 from storage.schema import AnswerRow, DocumentRow, QuestionRow, RaterRow, ReviewRow
+from storage.statistics import real_label_figures, wilson_interval
 
 CHECK_ANSWERS = 12  # a few minutes with a 7B model on a laptop; enough for a first interval
 LONG_TIMED = 2  # answers about the longest contract the check times (the second reuses some of the first's read)

@@ -1,14 +1,15 @@
 """The bundled sample: made with a small human-labelled set the verifier has judged, and on its first
-open, the embedded judge's tags on the first screen.
+open, the claim checker's verdicts on the first screen.
 
 The sample ships two ContractNLI NDAs whose answers ContractNLI's annotators labelled (labels.jsonl,
 imported as the human rater "ContractNLI annotators"), held out of the claim checker's training; the
 verifier judges them when the sample is made, so its standing against human labels, a held-out figure,
 shows from the first open.
 
-A judge run shipped in resources/ would go stale whenever the segmentation or the prompts change,
-so the first time the sample is opened, the project's own judge judges a few of its answers in the
-background, the one on screen first; the window shows each answer's tags as soon as it is saved.
+A run shipped in resources/ would go stale whenever the segmentation or the checker change, so the
+first time the sample is opened the verifier checks its answers in the background, the one on screen
+first; the window shows each answer's verdicts as soon as they are saved. The embedded 135M model is
+near chance on these labels: it is a demonstration, run only when asked.
 """
 
 from __future__ import annotations
@@ -23,13 +24,11 @@ from pathlib import Path
 from app.ingest.datasets import ImportSummary, import_dataset
 from app.ingest.documents import PageProgress
 from app.ingest.labels import import_labels
-from app.judging.jury import combine_jury
-from app.judging.runs import JudgeSettings, Progress, RunSummary, document_state_folder, make_backend, run_judge
-from app.judging.verification import VERIFIER, verify_project
+from app.judging.runs import Progress, RunSummary
+from app.judging.verification import VERIFIER, Verifier, verify_project
 from app.project import DEFAULT_GUIDELINES, SAMPLE_DATASET, Project
 from storage import reviews, statistics
 
-FIRST_OPEN_ANSWERS = 12  # enough for a queue with scores and triage; Project → Run the judge does the rest
 STARTED = "sample.judged_on_first_open"
 SAMPLE_LABELS = SAMPLE_DATASET / "labels.jsonl"  # ContractNLI's span labels, one line per answer
 SAMPLE_ANNOTATORS = "ContractNLI annotators"  # the human rater they are imported as
@@ -53,8 +52,7 @@ def import_sample(project: Project, on_progress: Callable[[PageProgress], None] 
 
 @dataclass(frozen=True)
 class SampleTour:
-    answer_ids: tuple[str, ...]  # judged in this order; the window opens the first
-    settings: JudgeSettings
+    answer_ids: tuple[str, ...]  # checked in this order; the window opens the first
 
     @property
     def first_answer(self) -> str:
@@ -65,9 +63,9 @@ def sample_tour(project: Project) -> SampleTour | None:
     """What to do when this project opens: None unless it is the untouched bundled sample (the
     verifier's run on the labelled answers aside).
 
-    The answers on the shortest contracts come first: the first screen gets its tags within
-    seconds to a minute on a laptop's CPU, and a short NDA is the easiest first read. The labelled
-    answers are left out: they are there to measure judges, not to show one."""
+    The answers on the shortest contracts come first: the first screen gets its verdicts within a
+    second, and a short NDA is the easiest first read. The labelled answers were checked when the
+    sample was made."""
     answers = project.answers()
     main, second = _sample_ids(SAMPLE_DATASET / "qa.jsonl"), _sample_ids(SAMPLE_SECOND_GENERATOR)
     if {a.id for a in answers} not in (main, main | second):  # a sample made before the second generator has none
@@ -78,55 +76,36 @@ def sample_tour(project: Project) -> SampleTour | None:
     size = {a.document: (SAMPLE_DATASET / "documents" / a.document).stat().st_size for a in answers}
     labelled = labelled_ids()
     ordered = sorted((a for a in answers if a.id not in labelled), key=lambda a: (size[a.document], a.id))
-    return SampleTour(tuple(a.id for a in ordered[:FIRST_OPEN_ANSWERS]), JudgeSettings())
+    return SampleTour(tuple(a.id for a in ordered))
 
 
-def judge_sample(
+def check_sample(
     project: Project,
     tour: SampleTour,
     *,
     on_progress: Callable[[Progress], None] = lambda _p: None,
     cancel: threading.Event | None = None,
 ) -> RunSummary:
-    """Judge the tour's answers in its order, each saved as it is judged: the sample's rater is a jury
-    of the model-free verifier and the embedded judge, "incorrect if the verifier flags, else the
-    judge" (the jury's rule, incorrect first), so a near-chance small model is never alone.
+    """Check the tour's answers in its order with the model-free verifier and its claim checker, each
+    saved as it is checked (well under a second an answer, no model loaded): the sample's first screen
+    speaks with the rater measured on human labels. The embedded LLM judge runs only when asked
+    (Project ▸ Run the judge…).
 
-    The one place that says which judge the sample gets."""
+    The one place that says which rater the sample starts with."""
     cancel = cancel or threading.Event()
     with project.sessions.begin() as session:
         reviews.set_setting(session, STARTED, True)  # once: a cancelled tour is not started again
-    backend = make_backend(tour.settings, document_state_folder(project))
-    judge = tour.settings.judge(backend)
-    name = tour.settings.default_name(backend)
-    total = RunSummary(name)
-    started, count = time.perf_counter(), len(tour.answer_ids)
-    last: list[Progress] = []
-    try:
-        for answer_id in tour.answer_ids:  # one by one: run_judge orders a batch by document
-            if cancel.is_set():
-                break
-            last.clear()
-            verify_project(project.sessions, [answer_id])  # seconds at most: no model
-            one = run_judge(
-                project.sessions, judge, name, answer_ids=[answer_id], cancel=cancel, on_progress=last.append
-            )
-            combine_jury(project.sessions, [VERIFIER, name], sample_jury(name), "rule", answer_ids=[answer_id])
-            total.judged, total.failed = total.judged + one.judged, total.failed + one.failed
-            total.failures.update(one.failures)
-            done = total.judged + total.failed
-            if last:
-                speed, eta = last[-1].tokens_per_second, (time.perf_counter() - started) / done * (count - done)
-                on_progress(Progress(done, count, total.failed, answer_id, speed, eta))
-    finally:
-        backend.close()
-    total.cancelled = cancel.is_set() and total.judged + total.failed < count
+    verifier = Verifier(project.sessions)
+    total, started, count = RunSummary(VERIFIER), time.perf_counter(), len(tour.answer_ids)
+    for done, answer_id in enumerate(tour.answer_ids, start=1):
+        if cancel.is_set():
+            break
+        verify_project(project.sessions, [answer_id], verifier=verifier)
+        total.judged = done
+        eta = (time.perf_counter() - started) / done * (count - done)
+        on_progress(Progress(done, count, 0, answer_id, 0.0, eta))
+    total.cancelled = cancel.is_set() and total.judged < count
     return total
-
-
-def sample_jury(judge_name: str) -> str:
-    """The name of the sample's default rater: the verifier and the embedded judge as a jury."""
-    return f"jury:{VERIFIER}+{judge_name}"
 
 
 def labelled_ids() -> set[str]:

@@ -2,13 +2,7 @@
 people have labelled answers it judged, then the share of planted errors its latest paired stress test
 caught. A judge near chance, or never measured, is called a demonstration model.
 
-Against human labels (`real_label_figures`) the unit is the answer: a human found an error in it when
-they tagged at least one point `incorrect` or added a `missing` point, and the judge flagged it when it
-tagged at least one point `incorrect`. Recall is the share of the answers with an error that it
-flagged, false alarms the share of the answers the humans found correct that it flagged. The humans
-are the project's human raters, its reviewers and imported human labels (`assay import-labels`), on
-answers they submitted a review of; an answer several of them reviewed has an error if any of them
-marked one. Only answers both the judge judged and a human reviewed count.
+Against human labels the figures are storage.statistics.real_label_figures (the rule is there).
 
 Decision: on human labels, "near chance" is flagging no more of the wrong answers than of the correct
 ones (a rater that flags answers at random flags as many of either); where both shares are known they
@@ -25,18 +19,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.raters import default_rater
 from app.settings import ModelChoice
-from models.vocabulary import BackendKind, OutcomeStatus, RaterKind, ReviewStatus, Tag
-from storage import adjudication, raters, reviews, statistics
-from storage.schema import DataPointRow, JudgeOutcomeRow, LabelRow, RaterRow, ReviewRow
+from models.vocabulary import BackendKind
+from storage import raters, reviews
+from storage.statistics import real_label_figures
 
 DEMONSTRATION_BELOW = 0.5  # catching fewer than half of planted errors is no better than a coin
 STRESS_SETTING = "stress.{}"  # the latest figures of each rater, kept in the project's settings
 MODEL_RATERS = tuple(BackendKind)  # the backends whose runs are language models
-HUMAN_ERROR_TAGS = (Tag.INCORRECT.value, Tag.MISSING.value)  # a human's mark of an error in the answer
 
 
 @dataclass(frozen=True)
@@ -67,90 +60,6 @@ class Standing:
 
 def latest_figures(session: Session, rater: str) -> dict[str, Any] | None:
     return reviews.setting(session, STRESS_SETTING.format(rater))
-
-
-def real_label_figures(source: Session | sessionmaker[Session], rater: str) -> dict[str, Any] | None:
-    """How the judge rater did against human labels, per answer (the rule is in the module docstring):
-    answers both it judged and a human reviewed (`answers`), of them those with an error (`with_errors`)
-    and those it flagged (`caught`, with `recall` and its 95 % Wilson interval `recall_ci`), those the
-    humans found correct (`correct`) and those it flagged (`false_alarms`, `false_alarm_rate`,
-    `false_alarm_ci`); also the human raters and how many of the answers were drawn at random for
-    review (`sampled`). None where no such answer exists. Where several human raters reviewed an
-    answer, the answer has an error if any of them marked one."""
-    if not isinstance(source, Session):
-        with source() as session:
-            return real_label_figures(session, rater)
-    session = source
-    found = raters.rater_named(session, rater)
-    if found is None:
-        return None
-    judged = select(JudgeOutcomeRow.answer_id).where(
-        JudgeOutcomeRow.rater_id == found.id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
-    )
-    reviewed = (
-        select(ReviewRow.answer_id, ReviewRow.rater_id, RaterRow.name)
-        .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
-        .where(
-            ReviewRow.status == ReviewStatus.SUBMITTED.value,
-            RaterRow.kind == RaterKind.HUMAN.value,
-            ReviewRow.answer_id.in_(judged),
-            # an adjudicated answer is read as its consensus alone
-            ReviewRow.answer_id.not_in(adjudication.settled_answers()) | (RaterRow.name == adjudication.CONSENSUS),
-        )
-        .subquery()
-    )
-    connection = session.connection()  # Core: the answers may be many
-    pairs = connection.execute(select(reviewed.c.answer_id, reviewed.c.name)).all()
-    if not pairs:
-        return None
-    answer_ids = {answer for answer, _ in pairs}
-    points_of = select(DataPointRow.answer_id).join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
-    wrong = set(
-        connection.execute(
-            points_of.join(
-                reviewed,
-                (reviewed.c.answer_id == DataPointRow.answer_id) & (reviewed.c.rater_id == LabelRow.rater_id),
-            )
-            .where(LabelRow.tag.in_(HUMAN_ERROR_TAGS))
-            .distinct()
-        ).scalars()
-    )
-    flagged = set(
-        connection.execute(
-            points_of.where(
-                LabelRow.rater_id == found.id,
-                LabelRow.tag == Tag.INCORRECT.value,
-                DataPointRow.answer_id.in_(select(reviewed.c.answer_id)),
-            ).distinct()
-        ).scalars()
-    )
-    sampled = answer_ids & set(statistics.sampled_answers(session))
-    caught, alarms = len(flagged & wrong), len(flagged - wrong)
-    correct = len(answer_ids) - len(wrong)
-    return {
-        "rater": rater,
-        "answers": len(answer_ids),
-        "with_errors": len(wrong),
-        "caught": caught,
-        "recall": caught / len(wrong) if wrong else None,
-        "recall_ci": wilson_interval(caught, len(wrong)),
-        "correct": correct,
-        "false_alarms": alarms,
-        "false_alarm_rate": alarms / correct if correct else None,
-        "false_alarm_ci": wilson_interval(alarms, correct),
-        "human_raters": sorted({name for _, name in pairs}),
-        "sampled": len(sampled),
-    }
-
-
-def wilson_interval(k: int, n: int) -> tuple[float, float] | None:
-    """The 95 % Wilson interval of k in n (None for n = 0)."""
-    if n == 0:
-        return None
-    from statsmodels.stats.proportion import proportion_confint
-
-    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
-    return float(lo), float(hi)
 
 
 def real_label_text(real: dict[str, Any]) -> str:
@@ -229,7 +138,8 @@ def standing_of_run(sessions: sessionmaker[Session], rater: str) -> Standing:
 def reference_standing(sessions: sessionmaker[Session], answer_id: str) -> Standing | None:
     """The standing of the judge run whose tags the reviewer sees on this answer (None: no judge ran)."""
     with sessions() as session:
-        rater_id = reviews.reference_judge(session, answer_id)
+        default = default_rater(session)
+        rater_id = reviews.reference_judge(session, answer_id, default.rater_id if default else None)
         names = {r.id: r.name for r in raters.raters(session)}
     return None if rater_id is None else standing_of_run(sessions, names[rater_id])
 

@@ -2,9 +2,11 @@
 
 Decision: the verifier is stored as a judge run named `verifier` (backend "verifier"), so that juries,
 agreement figures and the review window use it like any judge. A flagged point is tagged `incorrect`
-with its reason as the rationale and the claim checker's probability as its confidence; supported,
-unconfirmed, needs-review and unverifiable points are stored untagged (a `supported` point is never
-counted as `correct` on its own), and the whole per-point report, with reasons, values compared,
+with its reason as the rationale and the claim checker's probability as its confidence; a `supported`
+point — only where the checker's held-out precision for that word is at least 0.95 — is tagged
+`correct` (confidence: one minus that probability); unconfirmed, needs-review and unverifiable points
+are stored untagged: the verifier abstains there, and an answer with such a point is never cleared
+(app/figures/scores.answer_verdict). The whole per-point report, with reasons, values compared,
 normalisations and probabilities, is the run's raw output for the answer.
 
 Each point is read twice: by the rules (models/verifier) and by the learned claim checker
@@ -225,8 +227,8 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
             text=p.text,
             span_start=p.start,
             span_end=p.end,
-            tag=Tag.INCORRECT if p.verdict == INCORRECT else None,
-            confidence=p.probability if p.verdict == INCORRECT else None,
+            tag=_tag(p),
+            confidence=_confidence(p),
             rationale=f"verifier {p.verdict}: {p.summary}",
             passage_ids=tuple(ids[c] for c in [p.passage] if c in ids),
             unverified_citations=(),
@@ -244,6 +246,21 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
         0.0,
     )
     judgements.save_judgement(session, rater_id, report.answer_id, points, outcome, VERIFIER)
+
+
+def _tag(point: PointReport) -> Tag | None:
+    """A flag is `incorrect`; "supported" is `correct` only where the checker confirmed it (the rules'
+    own "supported", without the checker, was wrong too often); everything else abstains."""
+    if point.verdict == INCORRECT:
+        return Tag.INCORRECT
+    return Tag.CORRECT if point.verdict == SUPPORTED and point.probability is not None else None
+
+
+def _confidence(point: PointReport) -> float | None:
+    """The checker's probability of the tag it gave (None where a rule decided without it)."""
+    if point.probability is None or _tag(point) is None:
+        return None
+    return point.probability if point.verdict == INCORRECT else 1 - point.probability
 
 
 def stored_report(session: Session, answer_id: str) -> AnswerReport | None:

@@ -19,6 +19,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from app import keys
+from app import raters as project_raters
 from app.errors import AssayError
 from app.figures.scores import Scores
 from app.ingest.citations import find_citations
@@ -96,6 +97,8 @@ class ReviewService:
                 raise AssayError(f"{reviewer!r} is the name of a judge run; choose another reviewer name")
             rater = existing or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
         self.rater_id = rater.id
+        self.judge_rater: int | None = None  # the rater whose tags the reviewer sees beside theirs
+        self.refresh_judge_rater()
         # Every commit to the project in this process (any window, worker or thread), by the answer it
         # changed; ANY: it may have changed any answer. A state read before its count moved may be stale.
         self._commits: Counter[str] = Counter()
@@ -131,6 +134,7 @@ class ReviewService:
             audit.append_audit(session, self.reviewer, "project.review_mode", "project", "-", {"mode": mode})
 
     def queue(self) -> list[QueueRow]:
+        self.refresh_judge_rater()  # the whole queue is read again: after a run, the default may be another
         with self.project.sessions() as session:
             rows = reviews.queue(session, self.rater_id)
         return qualification.mixed_queue(self.project, self.reviewer, rows)  # gold mixed in, when set
@@ -140,10 +144,19 @@ class ReviewService:
             row = reviews.queue(session, self.rater_id, answer_id)[0]
         return qualification.queue_row(self.project, row)  # a gold answer stays unannounced
 
-    def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
-        """The latest judge run's tag counts of these answers (of every answer if None)."""
+    def refresh_judge_rater(self) -> None:
+        """Read again which rater speaks for the project (app/raters.py): after a judge run, imported
+        labels or a submitted review its standing may have changed."""
         with self.project.sessions() as session:
-            return reviews.judge_counts(session, answer_ids)
+            found = project_raters.default_rater(session)
+        self.judge_rater = None if found is None else found.rater_id
+
+    def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
+        """The default rater's tag counts of these answers (of every answer if None)."""
+        if self.judge_rater is None:  # none had judged when last read: one may have now
+            self.refresh_judge_rater()
+        with self.project.sessions() as session:
+            return reviews.judge_counts(session, self.judge_rater, answer_ids)
 
     # ------------------------------------------------------------------ reading
 
@@ -180,7 +193,7 @@ class ReviewService:
     def _state(self, session, answer: AnswerDetail) -> ReviewState:
         answer_id = answer.id
         review = reviews.review(session, answer_id, self.rater_id)
-        points = reviews.review_points(session, answer_id, self.rater_id)
+        points = reviews.review_points(session, answer_id, self.rater_id, self.judge_rater)
         visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
         rubric = tuple(rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED
@@ -208,7 +221,7 @@ class ReviewService:
         return self.project.passages(answer.document_id)
 
     def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
-        judge = reviews.reference_judge(session, answer.id)
+        judge = reviews.reference_judge(session, answer.id, self.judge_rater)
         if judge is not None:
             ids = documents.passage_ids_by_citation(session, answer.document_id)
             return [
@@ -249,7 +262,7 @@ class ReviewService:
         answer = self._answer(answer_id)
         with self._saving(answer_id) as session:
             mine = reviews.snapshot(session, answer_id, self.rater_id)
-            if reviews.reference_judge(session, answer_id) is None or not mine:
+            if reviews.reference_judge(session, answer_id, self.judge_rater) is None or not mine:
                 return None
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
                 return None

@@ -240,7 +240,7 @@ class AnswerPane(QWidget):
         header, model = self.points.horizontalHeader(), self.points_model
         for column in range(2, model.columnCount()):
             header.setSectionHidden(column, model.HEADERS[column] in self.hidden_columns)
-        if model.same_confidence is not None and model.HEADERS[model.CONFIDENCE] not in self.shown_columns:
+        if model.no_confidence_figure and model.HEADERS[model.CONFIDENCE] not in self.shown_columns:
             header.setSectionHidden(model.CONFIDENCE, True)  # one value on every point is no figure
 
     def ratings(self) -> tuple[int | None, int | None]:

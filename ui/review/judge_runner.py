@@ -108,8 +108,9 @@ class JudgeRunner(QObject):
     def _on_worker_progressed(self, progress: Progress) -> None:
         self.progress.setRange(0, progress.total)
         self.progress.setValue(progress.done)
-        eta = _duration(progress.eta_seconds) if progress.eta_seconds is not None else "—"
-        self.say(f"Judged {progress.done}/{progress.total} · {progress.tokens_per_second:.0f} tokens/s · ETA {eta}")
+        if progress.tokens_per_second:  # a model's run; the checker's is a second or two
+            eta = _duration(progress.eta_seconds) if progress.eta_seconds is not None else "—"
+            self.say(f"Judged {progress.done}/{progress.total} · {progress.tokens_per_second:.0f} tokens/s · ETA {eta}")
         self.answerJudged.emit(progress.answer_id)
 
     def _on_worker_failed(self, message: str) -> None:

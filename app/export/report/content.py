@@ -151,3 +151,6 @@ class Report:
     figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
     figures_data: tuple[Any, ...] = ()  # what they are drawn from: answer scores, points, triage
     calibration: dict[str, Any] | None = None  # the judge's confidence against reviewers (ECE), when measured
+    speaker: str = ""  # which automatic rater the figures come from, and why (app/raters.py)
+    left_out: list[str] = field(default_factory=list)  # raters left out of the figures, each with its standing
+    left_out_rule: str = ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from app import raters
 from app.errors import AssayError
 from app.export.report import words
 from app.export.report.content import (
@@ -44,6 +45,7 @@ def gather(project: Project, redact: Redact) -> Report:
     by_rater = stats.scores(project, by="rater")
     per_answer = stats.scores(project)
     triage = stats.triage(project)
+    speaker = raters.speaks_as_finding(project.sessions)  # the rater the whole-set figures may come from
     estimate_all = estimates.estimate(project, "all")
 
     def info(key: str) -> Number:
@@ -72,7 +74,8 @@ def gather(project: Project, redact: Redact) -> Report:
         labels=info("labels"),
         reviewers=reviewers,
         judges=judges,
-        headlines=_headlines(estimate_all) + _reviewer_headlines(by_rater, per_answer, kinds, redact),
+        headlines=(_headlines(estimate_all) if speaker else [])
+        + _reviewer_headlines(by_rater, per_answer, kinds, redact),
         triage=_triage(triage),
         agreement=agreement,
         agreement_problem=problem,
@@ -94,7 +97,19 @@ def gather(project: Project, redact: Redact) -> Report:
     report.appendix = appendix_tables(project, per_answer, triage, redact)
     report.figures_data = (per_answer, points, triage)
     report.calibration = _calibration(project)
+    report.speaker, report.left_out, report.left_out_rule = _speaker(project, speaker, redact)
     return report
+
+
+def _speaker(project: Project, speaker: Any, redact: Redact) -> tuple[str, list[str], str]:
+    """Which automatic rater the figures come from, and those left out with their standing."""
+    said = (
+        f"The automatic figures come from {redact(rater_name(speaker.name))} ({speaker.words})."
+        if speaker
+        else "No automatic rater is trusted yet: the figures over the whole set are left out."
+    )
+    out = [f"{redact(rater_name(s.name))}: {s.words}" for s in raters.left_out(project.sessions)]
+    return said, out, raters.RULE if out else ""
 
 
 # ---------------------------------------------------------------- the summary's figures

@@ -1,0 +1,273 @@
+"""Which automatic rater speaks for a project, and how far each one can be trusted.
+
+The project's *default rater* gives the judge column, the queue's verdict, triage, "least certain
+first", the dashboard and the report's headline. It is chosen by standing on human labels:
+
+- on this project: answers both the rater judged and people reviewed (reviewers, the consensus,
+  imported human labels), per answer as storage.statistics.real_label_figures counts them;
+- where the project has none yet: for the verifier, the claim checker's held-out figures from its data
+  card (resources/claim_checker); any other rater is "not measured yet".
+
+Decision, near chance: a rater is trusted when it flags the answers people found wrong clearly more
+often than those they found correct — Fisher's exact test, one-sided, on its 2×2 table (flagged or
+not × wrong or correct) gives p < 0.05. A rater that flags at random flags both alike, whatever its
+rate. Measured on both kinds of answer and not clearly better: "near chance on N human-labelled
+answers" (trusted False). Measured on only one kind, or never: "not measured yet" (trusted None).
+
+Decision, the default: the lead's choice (`assay raters --default NAME`, audited), else the trusted
+rater with the highest Youden's J (catch rate minus false-alarm rate; ties: more answers measured),
+else a rater not measured yet (the latest run) — never one near chance, and never the embedded model
+as a finding. A default that is not trusted gives no headline figure unless the lead chose it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.errors import AssayError
+from models.vocabulary import RaterKind
+from storage import audit, raters, reviews, statistics
+
+DEFAULT_SETTING = "raters.default"  # the lead's explicit choice, by name
+TRUSTED_BELOW = 0.05  # Fisher's one-sided p: flags wrong answers more often than correct ones
+RULE = (
+    "A rater speaks in the headline figures, triage and the queue only when it flags the answers people "
+    "found wrong clearly more often than those they found correct (Fisher's exact test, one-sided, p < 0.05, "
+    "on human-labelled answers; the claim checker's held-out figures where the project has none), or when "
+    "the lead chose it; a rater never measured is never a headline."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaterStanding:
+    name: str
+    rater_id: int
+    answers: int  # how many answers the figures rest on (0: none)
+    basis: str  # "project" (its human labels), "data card" (held-out, the checker), "none"
+    trusted: bool | None  # None: not measured yet
+    recall: float | None = None  # share of wrong answers flagged
+    recall_ci: tuple[float, float] | None = None
+    false_alarm_rate: float | None = None  # share of correct answers flagged
+    false_alarm_ci: tuple[float, float] | None = None
+    p_value: float | None = None
+    rated: int = 0  # answers it judged in this project
+
+    @property
+    def youden(self) -> float:
+        if self.recall is None or self.false_alarm_rate is None:
+            return float("-inf")
+        return self.recall - self.false_alarm_rate
+
+    @property
+    def words(self) -> str:
+        """Its standing in words, e.g. "trusted: caught 57% of wrong answers, false alarms on 10% of
+        correct ones (34 human-labelled answers)"."""
+        if self.trusted is None:
+            return "not measured yet" if self.basis == "none" else f"not measured yet ({self._measure()})"
+        if not self.trusted:
+            return f"near chance on {self.answers} human-labelled answers ({self._measure()})"
+        where = "held-out, from its data card" if self.basis == "data card" else "human-labelled answers"
+        return f"trusted: {self._measure()} ({self.answers:,} {where})"
+
+    def _measure(self) -> str:
+        parts = []
+        if self.recall is not None:
+            parts.append(f"caught {self.recall:.0%} of wrong answers")
+        if self.false_alarm_rate is not None:
+            parts.append(f"false alarms on {self.false_alarm_rate:.0%} of correct ones")
+        return ", ".join(parts) or "no answers of both kinds"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "standing": self.words,
+            "trusted": self.trusted,
+            "n": self.answers,
+            "basis": self.basis,
+            "recall": self.recall,
+            "false_alarm_rate": self.false_alarm_rate,
+            "interval": {"recall": self.recall_ci, "false_alarms": self.false_alarm_ci},
+            "p_value": self.p_value,
+            "answers_rated": self.rated,
+        }
+
+
+def _fisher(caught: int, missed: int, alarms: int, quiet: int) -> float:
+    from scipy.stats import fisher_exact
+
+    return float(fisher_exact([[caught, missed], [alarms, quiet]], alternative="greater").pvalue)
+
+
+def standing_from_counts(
+    name: str,
+    basis: str,
+    *,
+    with_errors: int,
+    caught: int,
+    correct: int,
+    alarms: int,
+    rated: int = 0,
+    rater_id: int = 0,
+) -> RaterStanding:
+    """A standing from the 2×2 counts: caught of with_errors wrong answers, alarms of correct ones."""
+    answers = with_errors + correct
+    if not with_errors or not correct:
+        return RaterStanding(
+            name=name, rater_id=rater_id, answers=answers, basis=basis if answers else "none", trusted=None, rated=rated
+        )
+    p = _fisher(caught, with_errors - caught, alarms, correct - alarms)
+    return RaterStanding(
+        name=name,
+        rater_id=rater_id,
+        answers=answers,
+        basis=basis,
+        trusted=p < TRUSTED_BELOW,
+        recall=caught / with_errors,
+        recall_ci=statistics.wilson_interval(caught, with_errors),
+        false_alarm_rate=alarms / correct,
+        false_alarm_ci=statistics.wilson_interval(alarms, correct),
+        p_value=p,
+        rated=rated,
+    )
+
+
+def data_card_counts() -> dict[str, int] | None:
+    """The claim checker's held-out answers from its data card, as counts: wrong answers and those
+    caught, correct answers and false alarms, summed over its held-out folders (None: no card)."""
+    from models.checker import shipped
+
+    try:
+        held_out = shipped().held_out
+    except (OSError, ValueError, AssayError):  # a missing model is said where the verifier runs
+        return None
+    totals = {"with_errors": 0, "caught": 0, "correct": 0, "alarms": 0}
+    for entry in held_out:
+        counts = _entry_counts(entry)
+        if counts is not None:
+            totals = {k: totals[k] + counts[k] for k in totals}
+    return totals if totals["with_errors"] and totals["correct"] else None
+
+
+def _entry_counts(entry: dict[str, Any]) -> dict[str, int] | None:
+    """One held-out folder's 2×2 counts: stored as counts, or recovered from its answer-level precision,
+    recall and false-alarm share (E = p·f·n / (r(1−p) + p·f) wrong answers of n)."""
+    if all(k in entry for k in ("with_errors", "caught", "correct", "false_alarm_count")):
+        return {
+            "with_errors": int(entry["with_errors"]),
+            "caught": int(entry["caught"]),
+            "correct": int(entry["correct"]),
+            "alarms": int(entry["false_alarm_count"]),
+        }
+    try:
+        n, p, r, f = (float(entry[k]) for k in ("answers", "precision", "recall", "false_alarms"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not 0 < p <= 1 or r <= 0 or (f == 0 and p < 1):
+        return None
+    wrong = round(n) if f == 0 else round(p * f * n / (r * (1 - p) + p * f))
+    correct = round(n) - wrong
+    return {"with_errors": wrong, "caught": round(r * wrong), "correct": correct, "alarms": round(f * correct)}
+
+
+def _automatic(session: Session) -> list[raters.Rater]:
+    return [r for r in raters.raters(session) if r.kind is RaterKind.JUDGE]
+
+
+def _rated(session: Session, rater_id: int) -> int:
+    return statistics.judged_counts(session).get(rater_id, 0)
+
+
+def standing(session: Session, rater: raters.Rater, rated: int | None = None) -> RaterStanding:
+    rated = _rated(session, rater.id) if rated is None else rated
+    real = statistics.real_label_figures(session, rater.name)
+    if real is not None and real["with_errors"] and real["correct"]:
+        return standing_from_counts(
+            rater.name,
+            "project",
+            with_errors=real["with_errors"],
+            caught=real["caught"],
+            correct=real["correct"],
+            alarms=real["false_alarms"],
+            rated=rated,
+            rater_id=rater.id,
+        )
+    if rater.config.get("backend") == "verifier" and (card := data_card_counts()) is not None:
+        return standing_from_counts(rater.name, "data card", rated=rated, rater_id=rater.id, **card)
+    answers = real["answers"] if real else 0
+    basis = "project" if answers else "none"
+    return RaterStanding(name=rater.name, rater_id=rater.id, answers=answers, basis=basis, trusted=None, rated=rated)
+
+
+def standings(source: Session | sessionmaker[Session]) -> list[RaterStanding]:
+    """Every automatic rater's standing (judge runs, juries, the verifier), in the order they were made."""
+    if not isinstance(source, Session):
+        with source() as session:
+            return standings(session)
+    counts = statistics.judged_counts(source)
+    return [standing(source, r, counts.get(r.id, 0)) for r in _automatic(source)]
+
+
+def chosen(session: Session) -> str | None:
+    """The lead's explicit choice, if it still names a rater."""
+    name = reviews.setting(session, DEFAULT_SETTING)
+    return name if name and raters.rater_named(session, name) is not None else None
+
+
+def default_rater(source: Session | sessionmaker[Session]) -> RaterStanding | None:
+    """The rater that speaks for the project (the rule is in the module docstring); None when no
+    automatic rater has rated an answer, or only raters near chance have."""
+    if not isinstance(source, Session):
+        with source() as session:
+            return default_rater(session)
+    all_standings = [s for s in standings(source) if s.rated]
+    if (name := chosen(source)) is not None:
+        return next((s for s in all_standings if s.name == name), None)
+    trusted = [s for s in all_standings if s.trusted]
+    if trusted:
+        return max(trusted, key=lambda s: (s.youden, s.answers))
+    unmeasured = [s for s in all_standings if s.trusted is None]
+    return unmeasured[-1] if unmeasured else None
+
+
+def speaks_as_finding(source: Session | sessionmaker[Session]) -> RaterStanding | None:
+    """The default rater where its figures may be a headline: trusted, or chosen by the lead."""
+    if not isinstance(source, Session):
+        with source() as session:
+            return speaks_as_finding(session)
+    found = default_rater(source)
+    return found if found is not None and (found.trusted or chosen(source) == found.name) else None
+
+
+def left_out(source: Session | sessionmaker[Session]) -> list[RaterStanding]:
+    """The raters that have rated answers but do not speak as findings, each with its standing."""
+    if not isinstance(source, Session):
+        with source() as session:
+            return left_out(session)
+    speaker = speaks_as_finding(source)
+    return [s for s in standings(source) if s.rated and (speaker is None or s.name != speaker.name)]
+
+
+def judge_per_answer(session: Session) -> dict[str, int]:
+    """The default rater's id on each answer it judged: "the judge" of triage, estimates and calibration."""
+    found = default_rater(session)
+    return {} if found is None else statistics.judged_by(session, found.name)
+
+
+def set_default(sessions: sessionmaker[Session], name: str | None, actor: str) -> RaterStanding | None:
+    """The lead chooses the default rater by name (None: back to the automatic choice); audited. A rater
+    that does not exist, is a person, or has rated nothing is refused in one sentence."""
+    with sessions.begin() as session:
+        if name is not None:
+            found = raters.rater_named(session, name)
+            if found is None or found.kind is not RaterKind.JUDGE:
+                known = ", ".join(r.name for r in _automatic(session)) or "none yet"
+                raise AssayError(f"no automatic rater named {name!r} (the raters are: {known})")
+            if not _rated(session, found.id):
+                raise AssayError(f"{name} has rated no answer yet: run it first, then choose it")
+        before = reviews.setting(session, DEFAULT_SETTING)
+        reviews.set_setting(session, DEFAULT_SETTING, name)
+        audit.append_audit(session, actor, "raters.default", "project", "-", {"from": before, "to": name})
+    return default_rater(sessions)
