@@ -28,8 +28,8 @@ def gpu_offload() -> str:
             "set below); the run names the device and counts the layers offloaded"
         )
     return (
-        "not in this build: a local model runs on the processor, no layers offloaded (fine for small models, "
-        "slow for large ones; `make run GPU=cuda|metal|vulkan` builds one that offloads)"
+        "not in this installation: a local model runs on the processor (fine for small models, slow for large "
+        "ones); an installation built for your graphics card runs large models faster: ask whoever installed Assay"
     )
 
 

@@ -33,6 +33,7 @@ PASSPHRASE_ENV = "ASSAY_PASSPHRASE"  # for scripts; people are asked
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 SAMPLE_DATASET = RESOURCES / "sample"
 ALLOWED_HOSTS = "network.allowed_hosts"
+MATTER_NAME = "project.matter_name"  # the matter a project reviews, as its users name it: the report's title
 ICON = RESOURCES / "icons" / "assay.png"
 DEFAULT_GUIDELINES = RESOURCES / "guidelines" / "lemaj.md"  # the sample's, and any project's to start from
 
@@ -117,6 +118,20 @@ class Project:
             action = "network.allowed" if allowed else "network.forbidden"
             audit.append_audit(session, actor, action, "host", host, {"host": host})
 
+    def matter_name(self) -> str | None:
+        """The matter this project reviews, as its users named it (the report's title); None if unnamed."""
+        with self.sessions() as session:
+            return reviews.setting(session, MATTER_NAME) or None
+
+    def set_matter_name(self, name: str, actor: str) -> None:
+        """Name the matter the project reviews (an empty name forgets it); audited."""
+        name = " ".join(name.split())
+        if len(name) > 200:
+            raise InvalidInput(repr(name[:40] + "…"), "a matter's name is at most 200 characters")
+        with self.sessions.begin() as session:
+            reviews.set_setting(session, MATTER_NAME, name or None)
+            audit.append_audit(session, actor, "project.named", "project", "matter_name", {"name": name or None})
+
     # Review guidelines (versioned, audited) and the reviewers' sign-offs, checked against what is stored.
 
     def guidelines(self) -> Guidelines | None:
@@ -143,6 +158,13 @@ class Project:
     def answer(self, answer_id: str) -> AnswerDetail | None:
         with self.sessions() as session:
             return answer_detail(session, answer_id)
+
+    def document_titles(self) -> dict[str, str]:
+        """Each document's name as a reader knows it (app/document_names.py), by its stored name."""
+        from app.document_names import display_name
+
+        with self.sessions() as session:
+            return {name: display_name(name, opening) for name, opening in documents.document_openings(session).items()}
 
     def passages(self, document_id: int) -> list[Passage]:
         with self.sessions() as session:

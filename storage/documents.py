@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from models.vocabulary import PassageKind
@@ -79,6 +79,12 @@ def document_id_by_name(session: Session, name: str) -> int | None:
 
 def document_names(session: Session) -> list[str]:
     return list(session.scalars(select(DocumentRow.name).order_by(DocumentRow.name)))
+
+
+def document_openings(session: Session, length: int = 300) -> dict[str, str]:
+    """Each document's first characters, by name: where a contract states its title."""
+    rows = session.execute(select(DocumentRow.name, func.substr(DocumentRow.text, 1, length)))
+    return {name: opening or "" for name, opening in rows}
 
 
 def passages_of(session: Session, document_id: int) -> list[Passage]:

@@ -406,4 +406,100 @@ def test_other_rubrics_come_in_the_appendix(sample_file: Path, tmp_path: Path) -
         project.close()
     appendix = html.split('id="appendix"')[1]
     assert "Other rubrics, answer by answer" in appendix
-    assert f"<td>{answer}</td><td>Qwen2.5-7B (dece)</td><td>dece</td><td>partially met</td>" in appendix
+    assert f'<td class="id">{answer}</td><td>Qwen2.5-7B (dece)</td><td>dece</td><td>partially met</td>' in appendix
+
+
+# ---------------------------------------------------------------- pages a partner turns
+
+
+def _fill(pdf_path: Path) -> list[float]:
+    """How far down its text area each page is written (0 empty, 1 full): its lowest mark."""
+    import pdfplumber
+
+    mm = 72 / 25.4
+    shares = []
+    with pdfplumber.open(pdf_path) as pdf:
+        for page in pdf.pages:
+            top, bottom = 18 * mm, page.height - 17 * mm  # the page margins: running head and foot outside
+            marks = [*page.chars, *page.rects, *page.lines, *page.images, *page.curves]
+            inside = [m["bottom"] for m in marks if m["top"] >= top - 2 and m["bottom"] <= bottom + 2]
+            shares.append((max(inside, default=top) - top) / (bottom - top))
+    return shares
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed"])
+def test_no_page_is_left_with_a_few_lines(which: str, request) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    shares = _fill(rendered.pdf_path)
+    contents = next(n for n, page in enumerate(rendered.pages) if re.search(r"^Contents$", page, re.MULTILINE))
+    for n, share in enumerate(shares):
+        if n in (contents, len(shares) - 1):  # the contents stand alone on page 2; the last page ends the report
+            continue
+        assert share >= 1 / 3, f"page {n + 1} of {len(shares)} is {share:.0%} full: {rendered.pages[n][:300]!r}"
+    assert shares[-1] >= 1 / 3, "the last page holds more than a reference or two"
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed"])
+def test_no_sentence_is_said_twice(which: str, request) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    body = [re.sub(r"^.*\n", "", page, count=1) for page in rendered.pages]  # less each page's running head
+    text = " ".join(" ".join(body).split())
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z“])", text) if len(s.split()) >= 6]
+    repeated = {s for s in sentences if sentences.count(s) > 1}
+    assert not repeated, repeated
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed"])
+def test_answer_ids_are_never_broken_across_lines(which: str, request) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    ids = re.findall(r'class="id">([^<]+)<', rendered.html)
+    assert len(ids) > 30  # the appendix's answers, the answers with errors, the sign-offs
+    lines = {line.strip() for page in rendered.pages for line in page.splitlines()}
+    words = {word for line in lines for word in line.split()}
+    for answer_id in set(ids):
+        assert answer_id in words, f"{answer_id} is not whole on any line"
+    broken = [w for w in words if w.endswith("-") and any(i.startswith(w) for i in ids)]  # "cnli-0015-" ends a line
+    assert not broken, broken
+
+
+def test_the_title_is_the_matter_set_for_the_project(sample: Rendered, sample_file: Path, tmp_path: Path, capsys):
+    from app.judging.sample_tour import SAMPLE_MATTER
+
+    assert sample.pages[0].lstrip().startswith(SAMPLE_MATTER)  # the first thing on the first page
+    assert f"<title>{SAMPLE_MATTER} — " in sample.html
+    assert all(f"{SAMPLE_MATTER} " in page for page in sample.pages[1:])  # the running head
+    assert "sample.assay" not in sample.text
+
+    path = tmp_path / "acme.assay"
+    shutil.copy(sample_file, path)
+    url = url_for_path(path)
+    assert main(["--db", url, "title", "Acme v. Birch: NDA review"]) == 0
+    assert capsys.readouterr().out.strip() == "Acme v. Birch: NDA review"
+    project = Project.open(url)
+    html = export(project, "report", tmp_path / "acme.html").read_text(encoding="utf-8")
+    assert '<p class="title">Acme v. Birch: NDA review</p>' in html
+    project.close()
+    assert main(["--db", url, "title", "--clear"]) == 0
+    assert "no name set" in capsys.readouterr().out
+    project = Project.open(url)
+    html = export(project, "report", tmp_path / "acme.html").read_text(encoding="utf-8")
+    project.close()
+    assert '<p class="title">acme</p>' in html  # the file's name, as a last resort
+    assert main(["--db", url, "title", "  "]) == 2  # an empty name is refused, nothing changed
+
+
+def test_an_imported_labels_note_is_no_reviewers_comment(sample: Rendered, reviewed: Rendered) -> None:
+    for rendered in (sample, reviewed):
+        section = rendered.html.split('id="errors"')[1].split("<section")[0]
+        assert "span label" not in section and "outside every span" not in section
+
+
+def test_a_judge_that_flags_every_correct_answer_is_not_called_measured() -> None:
+    from app.export.report.gather import standing_words
+    from app.judging.standing import Standing
+
+    real = {"answers": 4, "with_errors": 2, "caught": 2, "recall": 1.0, "correct": 2, "false_alarms": 2}
+    jury = Standing("jury:both:verifier+smol", "", False, None, {**real, "false_alarm_rate": 1.0})
+    assert standing_words(jury) == "unreliable: flagged every correct answer"
+    few = Standing("judge:big", "", False, None, {**real, "false_alarms": 0, "false_alarm_rate": 0.0})
+    assert standing_words(few) == "rough: checked on 4 answers"

@@ -13,6 +13,7 @@ from app.judging.runs import JudgeSettings, run_judge
 from app.project import Project
 from app.review.service import ReviewService
 from models.judge import LemajJudge, Mode
+from models.rubrics import Rubric
 from models.vocabulary import Tag
 from storage.statistics import real_label_figures
 from ui.review.window import ReviewWindow
@@ -225,7 +226,7 @@ def test_judge_dialog_says_where_data_goes_and_builds_the_settings(qtbot) -> Non
     picker.base_url.setText("https://llm.example.com/v1")
     assert "llm.example.com" in picker.where.text() and not dialog.run_button.isEnabled()
     picker.allow.setChecked(True)
-    dialog.rubric.setCurrentText("coverage")
+    dialog.rubric.setCurrentIndex(dialog.rubric.findData(Rubric.COVERAGE))
     settings = dialog.settings()
     assert dialog.run_button.isEnabled() and settings.allow_network and settings.backend == "openai"
     assert settings.rubric.value == "coverage" and dialog.answer_ids() == [ANSWER]

@@ -9,14 +9,17 @@ import html
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
-from PySide6.QtGui import QPixmap
+from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -39,6 +42,44 @@ METRIC_NAMES = {
     "f1": "F1",
     "any_incorrect": "Share with an incorrect point",
 }
+
+
+WAITING = "<b>Computing the figures…</b> Scores, agreement, estimates and plots appear here in a few seconds."
+# What each statistic says about the review, in a sentence a reviewer acts on.
+MEANING = (
+    "<small><b>What these figures say.</b> "
+    "<b>Gwet's AC1</b> and <b>Krippendorff's α</b>: how far the raters agree beyond what chance alone would give "
+    "(1 is perfect, 0 is chance); below 0.6 the tags depend on who reviews, so sharpen the guidelines before "
+    "comparing people. "
+    "<b>PPI</b> (prediction-powered inference): a figure for the whole set from the judge's tags on every answer, "
+    "corrected by people's reviews of answers drawn at random; its 95 % interval is where the true figure lies "
+    "19 times in 20. "
+    "<b>ECE</b> (expected calibration error): how far the judge's confidence is from how often reviewers kept its "
+    "tag; at 5 %, a tag given with 90 % confidence is kept about 85 to 95 % of the time.</small>"
+)
+
+
+class Picture(QLabel):
+    """A plot drawn to a picture, scaled to the room it has (never cut at the top or bottom)."""
+
+    def __init__(self, picture: QPixmap) -> None:
+        super().__init__(alignment=Qt.AlignmentFlag.AlignCenter)
+        self.picture = picture
+        self.setMinimumSize(240, 300)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self.picture.size()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.picture.isNull():
+            return
+        fitted = self.picture.size().scaled(self.size(), Qt.AspectRatioMode.KeepAspectRatio)
+        if fitted.width() >= self.picture.width():  # never blown up past its drawn size
+            fitted = self.picture.size()
+        smooth = Qt.TransformationMode.SmoothTransformation
+        self.setPixmap(self.picture.scaled(fitted, Qt.AspectRatioMode.KeepAspectRatio, smooth))
 
 
 class _Signals(QObject):
@@ -112,6 +153,10 @@ class Dashboard(QWidget):
         self.calibration = QLabel(wordWrap=True)
         self.agreement = QLabel(wordWrap=True)
         self.canvas_holder = QVBoxLayout()
+        self.waiting = QLabel(WAITING, alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.meaning = QLabel(MEANING, wordWrap=True)  # what each statistic says about the review
+        self.meaning.setTextFormat(Qt.TextFormat.RichText)
+        self.meaning.setStyleSheet("color: #444;")
         controls = QHBoxLayout()
         for label, widget in (("Scores by", self.slice), ("rater", self.rater), ("plot", self.figure_choice)):
             controls.addWidget(QLabel(label))
@@ -121,6 +166,18 @@ class Dashboard(QWidget):
         controls.addWidget(self.refresh_button)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addWidget(self.waiting, 1)
+        # Hidden until the first figures are on it (never an empty page that says done); it scrolls
+        # rather than make the window taller than a laptop's screen.
+        self.content = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        self.content.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the text wraps instead
+        layout.addWidget(self.content, 20)
+        inner = QWidget()
+        self.content.setWidget(inner)
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.table.setMinimumHeight(140)
+        self.estimates.setMinimumHeight(140)
         layout.addWidget(self.table, 2)
         estimate_controls = QHBoxLayout()
         estimate_controls.addWidget(
@@ -135,7 +192,9 @@ class Dashboard(QWidget):
         layout.addWidget(self.triage)
         layout.addWidget(self.agreement)
         layout.addWidget(self.calibration)
+        layout.addWidget(self.meaning)
         layout.addLayout(self.canvas_holder, 3)
+        self.content.hide()
 
     def refresh(self) -> None:
         """Compute every figure again in the background; figures already shown stay until then."""
@@ -146,7 +205,10 @@ class Dashboard(QWidget):
         worker.signals.failed.connect(self._on_worker_failed)
         self.worker = worker
         self.progress.setValue(0)
+        self.progress.setFormat("starting · %p %")
         self.progress.show()
+        if self.figures is None:
+            self.waiting.setText(WAITING)
         self.pool.start(worker)
 
     def stop(self) -> None:
@@ -162,17 +224,22 @@ class Dashboard(QWidget):
         self.pool.waitForDone(ms)
 
     def _on_worker_progressed(self, percent: int, step: str) -> None:
-        self.progress.setValue(percent)
+        # The figures still have to come across and be laid out: 100 % is said once they are on screen.
+        if step == "done":
+            step, percent = "showing the figures", 99
+        self.progress.setValue(min(percent, 99))
         self.progress.setFormat(f"{step} · %p %")
+        if self.figures is None:
+            self.waiting.setText(f"{WAITING}<br><small>{html.escape(step)}…</small>")
 
     def _on_worker_failed(self, sentence: str) -> None:
         self.worker = None
         self.progress.hide()
         self.agreement.setText(sentence)
+        self.waiting.setText(html.escape(sentence))
 
     def _on_worker_finished(self, figures: figures_of.DashboardFigures) -> None:
         self.worker = None
-        self.progress.hide()
         self.figures = figures
         self.rater.blockSignals(True)
         chosen = self.rater.currentData()
@@ -213,6 +280,9 @@ class Dashboard(QWidget):
         self.figure_choice.addItems([title for title, _ in figures.plots])
         self.figure_choice.blockSignals(False)
         self._show_figure(0)
+        self.waiting.hide()
+        self.content.show()
+        self.progress.hide()
         self.refreshed.emit()
 
     def _fill_scores(self, *_: object) -> None:
@@ -274,11 +344,7 @@ class Dashboard(QWidget):
         if self.figures is not None and 0 <= index < len(self.figures.plots):
             picture = QPixmap()
             picture.loadFromData(self.figures.plots[index][1], "PNG")  # drawn by the worker, not here
-            plot = QLabel()
-            plot.setPixmap(picture)
-            plot.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            plot.setMinimumHeight(320)
-            self.canvas_holder.addWidget(plot)
+            self.canvas_holder.addWidget(Picture(picture))
 
 
 def group_name(by: str, group: str) -> str:

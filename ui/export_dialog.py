@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QWidget,
 )
 
@@ -37,7 +38,8 @@ DESCRIPTIONS = {
 }
 assert set(DESCRIPTIONS) == set(FORMATS)
 REPORTS = ("report", "pdf")  # the formats the first page is previewed for
-PREVIEW_WIDTH = 300  # pixels: an A4 page at about a third of its printed size
+PREVIEW_WIDTH = 680  # pixels at most: an A4 page's 10-point text at about 11 pixels, readable on a laptop
+PREVIEW_DPI = 160  # drawn finer than shown, then scaled down: sharp letters
 
 
 class PreviewSignals(QObject):
@@ -57,7 +59,7 @@ class PreviewWorker(QRunnable):
         from app.export.report import first_page_png
 
         try:
-            png = first_page_png(self.project, self.redact, self.paper)
+            png = first_page_png(self.project, self.redact, self.paper, dpi=PREVIEW_DPI)
         except (AssayError, OSError) as exc:
             self.signals.failed.emit(self.number, f"No preview: {exc}")
             return
@@ -75,10 +77,15 @@ class ExportDialog(QDialog):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self._previews = 0  # the latest asked for: an older one finishing late is not shown
-        self.preview = QLabel("", alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
-        self.preview.setFixedWidth(PREVIEW_WIDTH)
-        self.preview.setMinimumHeight(round(PREVIEW_WIDTH * 297 / 210))  # A4's height; Letter's is less
-        self.preview.setStyleSheet("QLabel { border: 1px solid #bbb; background: white; color: #555; }")
+        self.page = QPixmap()  # the first page as drawn, before it is scaled to the room the dialog has
+        self.preview = QLabel("", alignment=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, wordWrap=True)
+        self.preview.setStyleSheet("QLabel { background: white; color: #555; }")
+        # The page at a readable size, scrolled: the dialog stays within a laptop's screen.
+        self.preview_area = QScrollArea(widgetResizable=True)
+        self.preview_area.setWidget(self.preview)
+        self.preview_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.preview_area.setStyleSheet("QScrollArea { border: 1px solid #bbb; }")
+        self.preview_area.setFixedWidth(self._preview_width(parent))
         self.setWindowTitle("Export the reviewed set")
         self.folder = folder or Path.home()
         self.format = QComboBox()
@@ -115,7 +122,7 @@ class ExportDialog(QDialog):
         form.addRow(buttons)
         row = QHBoxLayout(self)
         row.addWidget(choices, 1, Qt.AlignmentFlag.AlignTop)
-        row.addWidget(self.preview, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.preview_area, 0)
         self.format.currentIndexChanged.connect(self._on_format_changed)
         self.path.textChanged.connect(lambda text: self.export_button.setEnabled(bool(text.strip())))
         self.redact.toggled.connect(self._on_report_options_changed)
@@ -144,9 +151,9 @@ class ExportDialog(QDialog):
         stem = Path(current).stem if current else "assay-export"
         parent = Path(current).parent if current else self.folder
         self.path.setText(str(parent / f"{stem}.{suffix}"))
-        self.preview.setVisible(self.project is not None and self.fmt in REPORTS)
+        self.preview_area.setVisible(self.project is not None and self.fmt in REPORTS)
         self.page_size.setEnabled(self.fmt in REPORTS)
-        if self.preview.isVisibleTo(self) and self.preview.pixmap().isNull():
+        if self.preview_area.isVisibleTo(self) and self.page.isNull():
             self.refresh_preview()
 
     def _on_report_options_changed(self, *_: object) -> None:
@@ -157,6 +164,7 @@ class ExportDialog(QDialog):
         """Draw the report's first page again, with the redaction as set now, in the background."""
         assert self.project is not None
         self._previews += 1
+        self.page = QPixmap()
         self.preview.setPixmap(QPixmap())
         self.preview.setText("Preparing a preview of the first page…")
         worker = PreviewWorker(self._previews, self.project, self.redaction(), self.paper)
@@ -167,14 +175,22 @@ class ExportDialog(QDialog):
     def _on_preview_finished(self, number: int, png: bytes) -> None:
         if number != self._previews:
             return
-        page = QPixmap()
-        page.loadFromData(png, "PNG")
-        self.preview.setPixmap(page.scaledToWidth(PREVIEW_WIDTH - 2, Qt.TransformationMode.SmoothTransformation))
+        self.page = QPixmap()
+        self.page.loadFromData(png, "PNG")
+        width = self.preview_area.viewport().width()
+        self.preview.setPixmap(self.page.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation))
         self.previewed.emit()
 
     def _on_preview_failed(self, number: int, sentence: str) -> None:
         if number == self._previews:
             self.preview.setText(sentence)
+
+    @staticmethod
+    def _preview_width(parent: QWidget | None) -> int:
+        """As wide as readable, leaving the choices their room on the screen the dialog opens on."""
+        screen = (parent.screen() if parent is not None else None) or QApplication.primaryScreen()
+        room = screen.availableGeometry().width() - 520 if screen is not None else PREVIEW_WIDTH
+        return max(320, min(PREVIEW_WIDTH, room))
 
     def done(self, result: int) -> None:
         self.pool.waitForDone()  # a preview still drawing must not outlive the dialog

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 from PySide6.QtWidgets import (
@@ -39,6 +40,31 @@ from models.rubrics import Rubric
 from models.vocabulary import BackendKind
 from ui.model_picker import KINDS, LOCAL, ModelPicker
 
+# What each choice does, in words; the value each stands for is the item's data.
+RUBRIC_WORDS = {
+    Rubric.LEMAJ: "Claim by claim: correct, incorrect, irrelevant or missing (LeMAJ)",
+    Rubric.DECE: "Against criteria drawn from the question (DeCE)",
+    Rubric.POINTWISE: "One grade for the whole answer, Poor to Excellent",
+    Rubric.COVERAGE: "How much of the expected answer it covers",
+    Rubric.TWO_DIMENSIONAL: "Truthfulness and soundness of the reasoning",
+    Rubric.SCORE: "Readability and use of the document (SCORE)",
+}
+MODE_WORDS = {
+    Mode.TWO_STAGE: "In two steps: cut into claims, then tag each with a confidence",
+    Mode.ONE_PASS: "In one step: faster, no confidences",
+}
+STRICTNESS_WORDS = {
+    Strictness.LENIENT: "Lenient: irrelevant only when it has nothing to do with the question",
+    Strictness.STANDARD: "Standard: irrelevant when it does not help answer the question",
+    Strictness.STRICT: "Strict: irrelevant unless it answers the question directly",
+}
+
+
+def _choices(box: QComboBox, words: Mapping[Any, str], current: object) -> None:
+    for value, text in words.items():
+        box.addItem(text, value)
+    box.setCurrentIndex(box.findData(current))
+
 
 class JudgeDialog(QDialog):
     """Which judge, on which answers; says plainly where the texts will go."""
@@ -68,13 +94,11 @@ class JudgeDialog(QDialog):
         capable.addWidget(self.use_api)
         capable.addStretch()
         self.mode = QComboBox()
-        self.mode.addItems([m.value for m in Mode])
-        self.mode.setCurrentText(Mode.TWO_STAGE.value)  # the default everywhere: tags with confidences
+        _choices(self.mode, MODE_WORDS, Mode.TWO_STAGE)  # the default everywhere: tags with confidences
         self.rubric = QComboBox()
-        self.rubric.addItems([r.value for r in Rubric])
+        _choices(self.rubric, RUBRIC_WORDS, Rubric.LEMAJ)
         self.strictness = QComboBox()
-        self.strictness.addItems([s.value for s in Strictness])
-        self.strictness.setCurrentText(Strictness.STANDARD.value)
+        _choices(self.strictness, STRICTNESS_WORDS, Strictness.STANDARD)
         self.scope = QComboBox()
         if selected_answer:
             self.scope.addItem(f"The selected answer ({selected_answer})", [selected_answer])
@@ -89,8 +113,8 @@ class JudgeDialog(QDialog):
         form.addRow(self.picker)
         form.addRow(self.standing)
         form.addRow(capable)
-        form.addRow("Rubric", self.rubric)
-        form.addRow("Mode", self.mode)
+        form.addRow("What it judges", self.rubric)
+        form.addRow("How", self.mode)
         form.addRow("Relevance", self.strictness)
         form.addRow("Answers", self.scope)
         form.addRow(buttons)
@@ -145,9 +169,9 @@ class JudgeDialog(QDialog):
             model=choice.model,
             base_url=choice.base_url,
             gpu_layers=choice.gpu_layers,
-            mode=Mode(self.mode.currentText()),
-            strictness=Strictness(self.strictness.currentText()),
-            rubric=Rubric(self.rubric.currentText()),
+            mode=Mode(self.mode.currentData()),
+            strictness=Strictness(self.strictness.currentData()),
+            rubric=Rubric(self.rubric.currentData()),
             structured="json_schema",
             allow_network=self.picker.allow.isChecked(),
         )

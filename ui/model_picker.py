@@ -112,7 +112,8 @@ class ModelPicker(QWidget):
         model_row.addWidget(browse)
         model_row.addWidget(self.recent)
         self.base_url = QLineEdit(placeholderText="http://127.0.0.1:8080/v1")
-        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="all that fit (-1)")
+        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=-1, specialValueText="as many as fit")
+        self.gpu_layers.setSuffix(" layers")
         self.gpu = QLabel(f"<b>GPU offload:</b> {gpu_offload()}", wordWrap=True)
         self.where = QLabel(wordWrap=True)
         self.where.setStyleSheet("padding: 6px; border: 1px solid #c9c2ae; background: #fbf8ef;")
@@ -133,7 +134,7 @@ class ModelPicker(QWidget):
         form.addRow("Judge model", self.kind_box)
         form.addRow("Model", model_row)
         form.addRow("Server URL", self.base_url)
-        form.addRow("GPU layers", self.gpu_layers)
+        form.addRow("On the graphics card", self.gpu_layers)
         # Wrapped labels go below the form: inside it, Qt gives them the height of one line.
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -115,4 +115,17 @@ def damaged(args: argparse.Namespace, exc: Exception) -> str:
     return f"{error}; {backups.advice(path)}" if hasattr(error, "problem") else str(error)
 
 
-COMMANDS = {"init": _init, "info": _info, "network": _network, "backup": _backup}
+def _title(project: Project, args: argparse.Namespace) -> int:
+    """The name of the matter the project reviews (the report's title): set with NAME, forgotten with --clear."""
+    if args.clear and args.name is not None:
+        raise AssayError("give a name, or --clear to forget the one set, not both")
+    if args.clear or args.name is not None:
+        if args.name is not None and not args.name.strip():
+            raise InvalidInput("NAME", "the name is empty: write the matter's name, or --clear to forget it")
+        project.set_matter_name("" if args.clear else args.name, getpass.getuser())
+    named = project.matter_name()
+    print(named if named else "no name set: the report is titled after the project file (assay title NAME)")
+    return 0
+
+
+COMMANDS = {"init": _init, "info": _info, "network": _network, "backup": _backup, "title": _title}

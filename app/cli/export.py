@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from app import limits
-from app.cli.output import writing
+from app.cli.output import ProgressBar, writing
 from app.errors import InvalidInput, file_problem
 from app.export.formats import export
 from app.export.redaction import Redaction, keep_everything
@@ -29,8 +29,9 @@ def _export(project: Project, args: argparse.Namespace) -> int:
         names += limits.read_text(path, limits.NAMES, "a file of names to redact").splitlines()
     redact = Redaction(tuple(names)) if args.redact or names else keep_everything
     signer = _report_signer(project, args)  # checked before anything is written: nothing signed on a refusal
-    with writing(args.out, project=project, make_folder=True):
-        written = export(project, args.format, args.out, redact, args.paper)
+    bar = ProgressBar(f"exporting the {args.format}", "steps")
+    with writing(args.out, project=project, make_folder=True), bar:
+        written = export(project, args.format, args.out, redact, args.paper, lambda d, t, what: bar(d, t, step=what))
     if signer is not None:
         from app.export.pdf_signing import sign_pdf
 

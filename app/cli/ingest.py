@@ -9,7 +9,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from app.cli.output import print_pages, print_summary
+from app.cli.output import PageBars, print_summary
 from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.ingest.citations import find_citations
 from app.ingest.datasets import import_dataset
@@ -31,7 +31,8 @@ def _import(project: Project, args: argparse.Namespace) -> int:
         passwords[name] = password
     while True:
         try:
-            summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=print_pages)
+            with PageBars() as pages:
+                summary = import_dataset(project.sessions, args.path, passwords=passwords, on_progress=pages)
             break
         except PasswordRequired as exc:
             if not sys.stdin.isatty():

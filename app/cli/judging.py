@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from app.cli.output import print_json_or_lines, print_progress, print_summary
+from app.cli.output import JudgeBar, ProgressBar, print_json_or_lines, print_summary
 from app.errors import AssayError, InvalidInput
 from app.figures.scores import shown
 from app.judging.jury import DEFAULT_PRIORITY, default_jury, roles_jury, run_jury
@@ -94,26 +94,27 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
             print(f"judge: {device}", file=sys.stderr)
         speeds: list[float] = []
 
-        def progress(p: Progress) -> None:
-            speeds.append(p.tokens_per_second)
-            print_progress(p)
+        with JudgeBar() as bar:
 
-        summary = run_judge(
-            project.sessions,
-            settings.judge(backend),
-            args.name or settings.default_name(backend),
-            answer_ids=answer_ids,
-            limit=args.limit,
-            more=args.more,
-            on_progress=progress,
-            cancel=cancel,
-            parallel=settings.parallel,
-        )
+            def progress(p: Progress) -> None:
+                speeds.append(p.tokens_per_second)
+                bar.judged(p)
+
+            summary = run_judge(
+                project.sessions,
+                settings.judge(backend),
+                args.name or settings.default_name(backend),
+                answer_ids=answer_ids,
+                limit=args.limit,
+                more=args.more,
+                on_progress=progress,
+                cancel=cancel,
+                parallel=settings.parallel,
+            )
     finally:
         signal.signal(signal.SIGINT, previous)
         for opened in shared.values():  # an HTTP client left open warns at exit (and leaks its socket)
             opened.close()
-    print(file=sys.stderr)
     if settings.backend == BackendKind.LOCAL and speeds and speeds[-1] > 0:  # `assay models` shows it
         from models.backends.llama_local import embedded_model_path
 
@@ -204,19 +205,19 @@ def _run_jury(
     how = args.combine or ("roles" if len(jurors) == 2 and (VERIFIER, None) in jurors else "both")
     name = args.name or (roles_jury(jurors[1 - jurors.index((VERIFIER, None))][0]) if how == "roles" else None)
     name = name or f"jury:{how}:" + "+".join(args.jury)
-    summary = run_jury(
-        project.sessions,
-        jurors,
-        name,
-        how,
-        priority,
-        answer_ids=answer_ids,
-        limit=args.limit,
-        more=args.more,
-        on_progress=print_progress,
-        cancel=cancel,
-    )
-    print(file=sys.stderr)
+    with JudgeBar("jury") as bar:
+        summary = run_jury(
+            project.sessions,
+            jurors,
+            name,
+            how,
+            priority,
+            answer_ids=answer_ids,
+            limit=args.limit,
+            more=args.more,
+            on_progress=bar.judged,
+            cancel=cancel,
+        )
     print_summary(
         summary,
         args.json,
@@ -229,7 +230,8 @@ def _run_jury(
 
 
 def _verify(project: Project, args: argparse.Namespace) -> int:
-    reports = verify_project(project.sessions, _answer_ids(project, args.answers))
+    with ProgressBar("verifying", "answers") as bar:
+        reports = verify_project(project.sessions, _answer_ids(project, args.answers), on_progress=bar)
     if args.json:
         print(json.dumps({"answers": [r.as_dict() for r in reports]}))
         return 0
@@ -280,15 +282,15 @@ def _paired_stress(project: Project, args: argparse.Namespace) -> int:
     if not names:
         raise InvalidInput("--raters", "no rater given: write names separated by commas, e.g. verifier,RUN")
     raters = raters_named(project.sessions, names)
-    result = paired_stress_test(
-        project.sessions,
-        raters,
-        limit=args.limit,
-        seed=args.seed,
-        answer_ids=_answer_ids(project, args.answers),
-        on_progress=lambda d, t: print(f"\r{d}/{t} answers", end="", file=sys.stderr),
-    )
-    print(file=sys.stderr)
+    with ProgressBar("stress test", "answers") as bar:
+        result = paired_stress_test(
+            project.sessions,
+            raters,
+            limit=args.limit,
+            seed=args.seed,
+            answer_ids=_answer_ids(project, args.answers),
+            on_progress=bar,
+        )
     remember(project.sessions, result)
     if args.json:
         print(json.dumps(result))

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from app.cli.output import print_progress
+from app.cli.output import JudgeBar
 from app.errors import AssayError, InvalidInput
 from app.judging.model_check import check_model
 from app.judging.model_discovery import OLLAMA_PREFIX, detect_servers, find_models, resolve_model, server_url
@@ -116,8 +116,8 @@ def _check(project: Project, args: argparse.Namespace) -> int:
             f"the project first (`assay network allow {host}`, audited)",
         )
     name = f"check:{args.check.removeprefix(OLLAMA_PREFIX)}" if args.check.startswith(OLLAMA_PREFIX) else None
-    result = check_model(project, settings, size=args.size, name=name, on_progress=print_progress)
-    print(file=sys.stderr)
+    with JudgeBar("checking the model") as bar:
+        result = check_model(project, settings, size=args.size, name=name, on_progress=bar.judged)
     if args.json:
         print(json.dumps(result.as_dict()))
     else:

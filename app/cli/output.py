@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from app.errors import InvalidInput, file_problem
 from app.ingest.documents import PageProgress
@@ -125,24 +125,90 @@ def writing(
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}{unit} [{elapsed}<{remaining}{postfix}]"
 
 
-def print_pages(progress: PageProgress) -> None:
-    """Only scans are worth a progress line: OCR takes seconds a page, a text layer milliseconds."""
-    if progress.ocr:
-        end = "\n" if progress.done == progress.total else ""
-        print(f"\rOCR {progress.document}: page {progress.done}/{progress.total}", end=end, file=sys.stderr, flush=True)
+class ProgressBar:
+    """A long command's progress on stderr, drawn by tqdm: a bar, the count, the rate and the time left.
+    Quiet when stderr is no terminal (a pipe, a log file, CI): the command's output stays its result.
+    Use it as a context manager; call it with how many of how many are done, and any figures to show."""
+
+    def __init__(self, what: str, unit: str, *, leave: bool = True) -> None:
+        self.what, self.unit, self.leave = what, unit, leave
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int, **figures: object) -> None:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+
+        if self._bar is None:
+            self._bar = tqdm(
+                total=total,
+                desc=self.what,
+                unit=f" {self.unit}",
+                file=sys.stderr,
+                disable=None,  # None: quiet where stderr is no terminal
+                leave=self.leave,
+                dynamic_ncols=True,
+                bar_format=BAR_FORMAT,
+            )
+        bar = self._bar
+        if bar.total != total:
+            bar.total = total
+        if figures:
+            bar.set_postfix({k: v for k, v in figures.items() if v is not None}, refresh=False)
+        if done != bar.n:
+            bar.update(done - bar.n)
+        else:
+            bar.refresh()  # the figures beside an unchanged count
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
-def print_progress(progress: Progress) -> None:
-    width = 24
-    filled = int(width * progress.done / max(progress.total, 1))
-    eta = f"{int(progress.eta_seconds // 60)}:{int(progress.eta_seconds % 60):02d}" if progress.eta_seconds else "-"
-    print(
-        f"\rjudging [{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} answers"
-        f" · {progress.failed} failed · {progress.tokens_per_second:.0f} tok/s · ETA {eta}  ",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+class PageBars:
+    """The pages of each document being read, one bar a document (gone once it is read): a scan's OCR
+    takes seconds a page, a text layer milliseconds."""
+
+    def __init__(self) -> None:
+        self._bar: ProgressBar | None = None
+        self._document: str | None = None
+
+    def __call__(self, progress: PageProgress) -> None:
+        if progress.document != self._document:
+            self.close()
+            self._document = progress.document
+            doing = "OCR" if progress.ocr else "reading"
+            self._bar = ProgressBar(f"{doing} {progress.document}", "pages", leave=False)
+        assert self._bar is not None
+        self._bar(progress.done, progress.total)
+        if progress.done >= progress.total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        self._bar, self._document = None, None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class JudgeBar(ProgressBar):
+    """A judge run's answers: failures and tokens a second beside the count."""
+
+    def __init__(self, what: str = "judging") -> None:
+        super().__init__(what, "answers")
+
+    def judged(self, progress: Progress) -> None:
+        self(progress.done, progress.total, failed=progress.failed, tok_s=f"{progress.tokens_per_second:.0f}")
 
 
 def pct(value: float | None) -> str:

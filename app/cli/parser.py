@@ -119,6 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     info = commands.add_parser("info", help="what the project holds")
     info.add_argument("--json", action="store_true")
 
+    title = commands.add_parser("title", help="the name of the matter this project reviews: the report's title")
+    title.add_argument("name", nargs="?", help='e.g. "Acme v. Birch: NDA review" (none: show the name set)')
+    title.add_argument("--clear", action="store_true", help="forget the name: the report takes the file's name")
+
     search = commands.add_parser("search", help="BM25-ranked passages of one document")
     search.add_argument("document", help="document name, or a unique part of it")
     search.add_argument("query")

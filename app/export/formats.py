@@ -21,9 +21,16 @@ FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
 Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
 
 
-def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> Path:
+def export(
+    project: Project,
+    fmt: str,
+    out: Path,
+    redact: Redact = keep_everything,
+    paper: str = "a4",
+    on_step: Callable[[int, int, str], None] | None = None,
+) -> Path:
     """Write the reviewed set; `redact` (a `Redaction`) hides personal data in every text written;
-    `paper` (a4 or letter) is the report's page size."""
+    `paper` (a4 or letter) is the report's page size; `on_step` hears the report's steps."""
     if fmt not in FORMATS:
         raise AssayError(f"export format is one of {', '.join(FORMATS)}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -32,8 +39,8 @@ def export(project: Project, fmt: str, out: Path, redact: Redact = keep_everythi
         "xlsx": export_xlsx,
         "jsonl": export_jsonl,
         "finetune": export_finetune,
-        "report": partial(export_report, paper=paper),
-        "pdf": partial(export_pdf, paper=paper),
+        "report": partial(export_report, paper=paper, on_step=on_step),
+        "pdf": partial(export_pdf, paper=paper, on_step=on_step),
     }
     writers[fmt](project, out, redact)
     return out
@@ -194,15 +201,19 @@ def export_finetune(project: Project, out: Path, redact: Redact = keep_everythin
 # ---------------------------------------------------------------- the report
 
 
-def export_report(project: Project, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> None:
+def export_report(
+    project: Project, out: Path, redact: Redact = keep_everything, paper: str = "a4", on_step: Any = None
+) -> None:
     """The report a partner reads, as one HTML file (figures inside): app/export/report/."""
     from app.export.report import write_html
 
-    write_html(project, out, redact, paper)
+    write_html(project, out, redact, paper, *([on_step] if on_step else []))
 
 
-def export_pdf(project: Project, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> None:
+def export_pdf(
+    project: Project, out: Path, redact: Redact = keep_everything, paper: str = "a4", on_step: Any = None
+) -> None:
     """The same report as a paged PDF: page numbers, running heads, table of contents."""
     from app.export.report import write_pdf
 
-    write_pdf(project, out, redact, paper)
+    write_pdf(project, out, redact, paper, *([on_step] if on_step else []))

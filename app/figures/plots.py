@@ -10,6 +10,7 @@ from typing import Any
 
 from app.figures import analytics as stats
 from app.figures.rater_names import rater_name
+from app.figures.tag_colours import STRONG
 from app.project import Project
 from storage import analytics
 from storage.adjudication import CONSENSUS
@@ -38,7 +39,8 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
     ax = fig.subplots()
     width = 0.8 / max(len(tags), 1)
     for i, tag in enumerate(tags):
-        ax.bar([r + i * width for r in range(len(raters))], [per_rater[r][tag] for r in raters], width, label=tag)
+        heights = [per_rater[r][tag] for r in raters]
+        ax.bar([r + i * width for r in range(len(raters))], heights, width, label=tag, color=STRONG[tag])
     tilted = len(raters) > 6
     ax.set_xticks(
         [r + 0.4 - width / 2 for r in range(len(raters))],

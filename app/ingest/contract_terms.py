@@ -406,6 +406,8 @@ class _Resolver:
 
 _ENTITY = re.compile(
     r"(?P<name>(?:[A-Z][\w.&’'\-]*,?\s+(?:(?:of|&|de)\s+)?){0,6}?[A-Z][\w.&’'\-]*)"
+    # "… HOLDINGS INC. and/or assigns, a corporation …": the party is the entity before its assigns
+    r"(?:\s+(?:and/or|and|or)\s+(?:its\s+)?(?:permitted\s+)?(?:successors\s+and\s+)?(?:assigns|affiliates))?"
     r"(?:,\s*an?\s+[^()]{0,200}?)?[,\s]*\($"  # the description may give an address: "…, with offices at …"
 )
 _CORPORATE = re.compile(

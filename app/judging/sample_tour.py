@@ -35,6 +35,7 @@ SAMPLE_ANNOTATORS = "ContractNLI annotators"  # the human rater they are importe
 # A second generator's answers to 15 of the same questions (the datasaur set's older, shorter answers):
 # imported as a second answer file, they join the questions already there, so the sample compares two.
 SAMPLE_SECOND_GENERATOR = SAMPLE_DATASET / "short_answers.jsonl"
+SAMPLE_MATTER = "Sample review: ten contracts and privacy policies"
 
 
 def import_sample(project: Project, on_progress: Callable[[PageProgress], None] | None = None) -> ImportSummary:
@@ -46,6 +47,7 @@ def import_sample(project: Project, on_progress: Callable[[PageProgress], None] 
     summary.answers_added += second.answers_added
     import_labels(project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
     project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "sample")  # LeMAJ's, version 1
+    project.set_matter_name(SAMPLE_MATTER, "sample")  # the report's title
     verify_project(project.sessions, sorted(labelled_ids()))
     return summary
 

@@ -50,6 +50,7 @@ class Table:
     rows: list[list[str]]
     numeric: list[bool]  # right-aligned columns
     caption: str = ""
+    keep: list[bool] = field(default_factory=list)  # columns of ids, never broken across lines
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from app.project import Project
 from storage import raters, reviews
 
 ERROR_TAGS = ("incorrect", "missing")  # what makes an answer wrong (irrelevant points only dilute it)
+IMPORTED_NOTES = ("span label ", "outside every span")  # app/ingest/labels.py's notes on a span label
 MOST_ERROR_ANSWERS = 200  # listed in full; the rest are in the CSV export
 
 
@@ -30,6 +31,8 @@ def error_answers(
         a for a, ps in by_answer.items() if any(p["tag"] in ERROR_TAGS and kinds.get(p["rater"]) == "human" for p in ps)
     )
     out = []
+    titles = project.document_titles()
+    quoted: dict[tuple[int, str], str] = {}  # a passage quoted once: later claims point back to it
     passages_of: dict[int, dict[str, Any]] = {}
     for answer_id in wrong[:MOST_ERROR_ANSWERS]:
         detail = project.answer(answer_id)
@@ -39,7 +42,7 @@ def error_answers(
             passages_of[detail.document_id] = {p.citation_id: p for p in project.passages(detail.document_id)}
         passages = passages_of[detail.document_id]
         mine = by_answer[answer_id]
-        claims = []
+        claims: list[Claim] = []
         for p in mine:
             if p["tag"] not in ERROR_TAGS or kinds.get(p["rater"]) != "human":
                 continue
@@ -49,8 +52,12 @@ def error_answers(
             if cited and cited[0] in passages:
                 passage = passages[cited[0]]
                 where = f"{passage.citation_id}" + (f", § {passage.section}" if passage.section else "")
-                evidence = f"{where}: {redact(passage.text)}"
-            comment = p["comment"] or (p["rationale"] if kinds.get(p["rater"]) == "human" else None)
+                first = quoted.setdefault((detail.document_id, passage.citation_id), answer_id)
+                if first == answer_id and not any(c.evidence and c.evidence.startswith(f"{where}:") for c in claims):
+                    evidence = f"{where}: {redact(passage.text)}"
+                else:  # the same passage in full again would repeat it word for word
+                    evidence = f"{where}, quoted above" + ("" if first == answer_id else f" (answer {redact(first)})")
+            comment = p["comment"] or _reason(p["rationale"])
             by = rater_name(citing["rater"]) if evidence else None
             claims.append(
                 Claim(
@@ -62,7 +69,7 @@ def error_answers(
             ErrorAnswer(
                 redact(answer_id),
                 redact(detail.question),
-                redact(detail.document),
+                redact(titles.get(detail.document, detail.document)),
                 redact(detail.generator),
                 redact(detail.text),
                 claims,
@@ -70,6 +77,14 @@ def error_answers(
             )
         )
     return len(wrong), out
+
+
+def _reason(rationale: str | None) -> str | None:
+    """A person's reason for a tag, as they wrote it; an imported label's own note ("span label
+    unsupported: '…'", what the label file said of the span) is no one's comment."""
+    if not rationale or rationale.startswith(IMPORTED_NOTES):
+        return None
+    return rationale
 
 
 def _same_claim(p: dict[str, Any], q: dict[str, Any]) -> bool:

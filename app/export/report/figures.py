@@ -14,11 +14,11 @@ from app.export.report.tables import mean_interval
 from app.export.report.words import share
 from app.figures.plots import axis_label
 from app.figures.rater_names import rater_name
+from app.figures.tag_colours import STRONG
 from models.vocabulary import Tag
 
 # The text width of the page, in inches: A4 and US Letter, each less 2 × 20 mm of margins.
 TEXT_WIDTH = {"a4": (210 - 40) / 25.4, "letter": (215.9 - 40) / 25.4}
-TAG_COLOURS = {"correct": "#4c956c", "incorrect": "#c1121f", "irrelevant": "#e9c46a", "missing": "#6c757d"}
 FONT = 8
 
 
@@ -105,7 +105,7 @@ def tags_figure(points: list[dict[str, Any]], width: float, label: Callable[[str
     left = [0] * len(raters)
     for tag in (t.value for t in Tag):
         values = [counts[r][tag] for r in raters]
-        ax.barh(range(len(raters)), values, left=left, color=TAG_COLOURS[tag], label=tag, height=0.6)
+        ax.barh(range(len(raters)), values, left=left, color=STRONG[tag], label=tag, height=0.6)
         left = [a + b for a, b in zip(left, values, strict=True)]
     ax.set_yticks(range(len(raters)), [label(r) for r in raters])
     ax.set_ylim(len(raters) - 0.5, -0.5)

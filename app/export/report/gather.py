@@ -62,10 +62,9 @@ def gather(project: Project, redact: Redact) -> Report:
         (judges if kinds.get(row["rater"]) == "judge" else reviewers).append(line)
     agreement, problem = _agreement(project, redact)
     standings, planted, note, demonstration = _standings(project, redact)
-    name = project.url.rsplit("/", 1)[-1]
     report = Report(
         title="Review of LLM answers",
-        project=redact(name),
+        project=redact(report_title(project)),
         made_at=dt.datetime.now(dt.UTC).strftime("%d %B %Y"),
         documents=info("documents"),
         answers=info("answers"),
@@ -110,6 +109,23 @@ def _speaker(project: Project, speaker: Any, redact: Redact) -> tuple[str, list[
     )
     out = [f"{redact(rater_name(s.name))}: {s.words}" for s in raters.left_out(project.sessions)]
     return said, out, raters.RULE if out else ""
+
+
+def report_title(project: Project) -> str:
+    """What the report is about: the matter its users named (`assay title NAME`), with the one matter
+    it holds (a report of one matter, `--matter M`) after it; else, as a last resort, the project
+    file's name without its folder and extension (a database's name on a server)."""
+    from storage.matters import matters
+
+    named = project.matter_name()
+    with project.sessions() as session:
+        held = matters(session)
+    if len(held) == 1 and held[0].name != named:
+        return f"{named}: {held[0].label}" if named else held[0].label
+    if named:
+        return named
+    last = project.url.rsplit("/", 1)[-1].split("?", 1)[0]
+    return last.removesuffix(".assay").removesuffix(".sqlite").removesuffix(".db") or "Assay project"
 
 
 # ---------------------------------------------------------------- the summary's figures
@@ -303,7 +319,7 @@ def _standings(project: Project, redact: Redact) -> tuple[Table | None, Table | 
                 _count_share(r, "caught", "with_errors", "recall", "recall_ci"),
                 _count_share(r, "false_alarms", "correct", "false_alarm_rate", "false_alarm_ci"),
                 share(f.get("caught_share")) if f.get("caught_share") is not None else "not stress-tested",
-                "demonstration model: do not rely on its tags" if s.demonstration else "measured",
+                standing_words(s),
             ]
         )
     columns = ["judge", "labelled", "caught", "false_alarms", "planted", "standing"]
@@ -322,6 +338,24 @@ def _standings(project: Project, redact: Redact) -> tuple[Table | None, Table | 
     by_kind = Table([heading("judge"), heading("kind"), heading("planted")], planted, [False, False, True])
     table = Table([heading(c) for c in columns], rows, [False, True, True, True, True, False])
     return table, by_kind if planted else None, note, demonstration
+
+
+def standing_words(s: Any) -> str:
+    """A judge's standing in a few words that agree with its figures beside them: a judge that raised
+    an alarm on most correct answers is not "measured" and left at that."""
+    if s.demonstration:
+        return "demonstration model: do not rely on its tags"
+    real = s.real or {}
+    if real.get("correct") and real.get("false_alarm_rate") is not None and real["false_alarm_rate"] >= 0.5:
+        most = "every" if real["false_alarms"] == real["correct"] else "most"
+        return f"unreliable: flagged {most} correct answer"
+    if real.get("with_errors") and real.get("recall") is not None and real["recall"] < 0.5:
+        return "unreliable: missed most wrong answers"
+    if real and real.get("answers", 0) < 30:
+        return f"rough: checked on {real['answers']} answers"
+    if real:
+        return "checked against human labels"
+    return "checked on planted errors only" if s.figures else "not checked"
 
 
 def _calibration(project: Project) -> dict[str, Any] | None:

@@ -22,6 +22,12 @@ TEMPLATES = RESOURCES / "report"
 CALIBRATION = "Calibration of the judge's confidence"
 PAPERS = {"a4": "A4", "letter": "letter"}
 Redact = Callable[[Any], Any]
+Step = Callable[[int, int, str], None]  # steps done, steps in all, the step now under way
+STEPS = 4  # gathering the figures, drawing the plots, writing the HTML, laying out the PDF
+
+
+def _quiet(_done: int, _total: int, _what: str) -> None:
+    pass
 
 
 def _environment(redact: Redact) -> Any:
@@ -56,11 +62,14 @@ def _number(number: Number | None, markup: Any) -> Any:
     )
 
 
-def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
-    """The whole report as one HTML file: figures and stylesheet inside it, so it opens anywhere, offline."""
+def report_html(project: Any, redact: Redact, paper: str = "a4", on_step: Step = _quiet) -> str:
+    """The whole report as one HTML file: figures and stylesheet inside it, so it opens anywhere, offline.
+    `on_step` hears each step begin (a large project takes a minute)."""
     from app.export.report.figures import TEXT_WIDTH, data_uri, report_figures
 
+    on_step(0, STEPS, "gathering the figures")
     report = gather(project, redact)
+    on_step(1, STEPS, "drawing the plots")
     per_answer, points, triage = report.figures_data
     drawn = report_figures(per_answer, points, triage, paper, redact)
     report.figures = [(title, data_uri(fig), caption) for title, fig, caption in drawn]
@@ -69,6 +78,7 @@ def report_html(project: Any, redact: Redact, paper: str = "a4") -> str:
 
         caption = "The share of the judge's tags a reviewer kept, against the confidence the judge gave them."
         report.figures.append((CALIBRATION, data_uri(reliability_figure(report.calibration)), caption))
+    on_step(2, STEPS, "writing the report")
     return render(report, redact, paper, TEXT_WIDTH[paper])
 
 
@@ -81,8 +91,9 @@ def render(report: Report, redact: Redact, paper: str, text_width: float) -> str
     )
 
 
-def write_html(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:
-    out.write_text(report_html(project, redact, paper), encoding="utf-8")
+def write_html(project: Any, out: Path, redact: Redact, paper: str = "a4", on_step: Step = _quiet) -> None:
+    out.write_text(report_html(project, redact, paper, on_step), encoding="utf-8")
+    on_step(STEPS, STEPS, "written")
 
 
 def pdf_document(text: str) -> Any:
@@ -92,8 +103,11 @@ def pdf_document(text: str) -> Any:
     return HTML(string=text, base_url=str(TEMPLATES)).render()
 
 
-def write_pdf(project: Any, out: Path, redact: Redact, paper: str = "a4") -> None:
-    pdf_document(report_html(project, redact, paper)).write_pdf(out)
+def write_pdf(project: Any, out: Path, redact: Redact, paper: str = "a4", on_step: Step = _quiet) -> None:
+    text = report_html(project, redact, paper, on_step)
+    on_step(3, STEPS, "laying out the pages")
+    pdf_document(text).write_pdf(out)
+    on_step(STEPS, STEPS, "written")
 
 
 def first_page_png(project: Any, redact: Redact, paper: str = "a4", dpi: int = 110) -> bytes:

@@ -48,11 +48,12 @@ def scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], re
         for metric in ("correctness", "f1"):
             if r[metric] is not None:
                 group[metric].append(r[metric])
+    titles = project.document_titles() if by == "document" else {}
     out = []
     for r in rows:
         key = "" if by == "rater" else r[by]
         found = values[(key, r["rater"])]
-        line = [] if by == "rater" else [redact(slice_value(by, key))]
+        line = [] if by == "rater" else [redact(titles.get(key) or slice_value(by, key))]
         line += [redact(rater_name(r["rater"])), str(r["answers"])]
         for metric in ("correctness", "f1"):
             low, high = mean_interval(found[metric])
@@ -137,6 +138,7 @@ def appendix_tables(
         [heading(c) for c in columns],
         [[r["answer_id"], rater_name(r["rater"]), *(words.cell(r[c]) for c in columns[2:])] for r in per_answer],
         [False, False, True, True, True, True, True, True],
+        keep=[True] + [False] * 7,
     )
     rows = []
     for group in redact(estimates.estimate(project, "generator"))["groups"]:
@@ -168,6 +170,7 @@ def appendix_tables(
                 for r in rubrics
             ],
             [False, False, False, False, True],
+            keep=[True, False, False, False, False],
         )
     if triage["judged"]:
         columns = [
