@@ -201,3 +201,34 @@ def test_the_report_has_no_headline_from_a_rater_near_chance_and_names_it(labell
     assert "Left out of the headline figures, triage and the queue:" in text
     assert "flags-everything: near chance on 34 human-labelled answers" in text
     assert "Fisher's exact test" in text
+
+
+def test_the_lead_chooses_the_rater_in_the_window_and_the_queue_follows(qtbot, labelled_sample: Project) -> None:
+    from PySide6.QtWidgets import QTableWidget
+
+    from ui.item_models import CLEARED, FLAGGED, UNCONFIRMED
+    from ui.raters_dialog import RatersDialog
+    from ui.review.window import ReviewWindow
+
+    labelled = sorted(labelled_ids())
+    _judge(labelled_sample, labelled, FLAGS_EVERYTHING, ["incorrect"])
+    window = ReviewWindow(labelled_sample, "lead")
+    qtbot.addWidget(window)
+    model = window.queue_pane.model
+
+    def verdicts() -> dict[str, str]:
+        return {a: model.index(model.row_of(a), 1).data() for a in labelled}
+
+    assert set(verdicts().values()) <= {CLEARED, FLAGGED, UNCONFIRMED} and len(set(verdicts().values())) > 1
+    dialog = RatersDialog(window, window.session)
+    qtbot.addWidget(dialog)
+    table = dialog.findChild(QTableWidget)
+    names = [table.item(r, 0).toolTip() for r in range(table.rowCount())]
+    small = names.index(FLAGS_EVERYTHING)
+    assert table.item(small, 2).text().startswith("near chance on 34")
+    assert table.item(small, 2).foreground().color().name() == "#8a8a8a"  # greyed
+    dialog.choice.setCurrentIndex(dialog.choice.findData(FLAGS_EVERYTHING))
+    dialog.accept()
+    qtbot.waitUntil(lambda: set(verdicts().values()) == {FLAGGED})  # the lead's choice speaks now
+    assert raters.default_rater(labelled_sample.sessions).name == FLAGS_EVERYTHING
+    assert "speaks for the project" in window.message.text()

@@ -16,7 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app import raters
 from app.errors import AssayError
+from app.figures.rater_names import rater_name
 from app.ingest.citations import Citation, find_citations
 from app.ingest.contract_terms import ContractReading, contract_reading
 from app.project import Passage, Project
@@ -456,6 +458,22 @@ class ReviewSession:
 
     def run_ended(self) -> None:
         self.notify(Changes(queue=True))
+
+    def choose_rater(self, name: str | None) -> bool:
+        """The lead chooses the rater that speaks for the project (None: the best measured; audited):
+        the judge column, the queue's verdicts and the standing beside the answer follow it."""
+        self.finish_opening()
+        try:
+            speaking = raters.set_default(self.project.sessions, name, self.reviewer)
+        except AssayError as exc:
+            self.say(str(exc))
+            return False
+        self.service.refresh_judge_rater()  # the choice was a save: standings read before it are stale
+        if self.state is not None:  # its judge column is the new rater's
+            self._take(self.service.state(self.state.answer.id), row=self.row)
+        said = f"{rater_name(speaking.name)} speaks for the project." if speaking else "No rater speaks yet."
+        self.notify(Changes(answer=self.state is not None, queue=True, message=said))
+        return True
 
     def decide(self, answer_id: str, number: int, tag: Tag | None, reason: str | None, adjudicator: str) -> Case:
         """An adjudicator's decision on a disputed point (raises AssayError when refused); the judge's

@@ -36,6 +36,7 @@ from ui.export_dialog import export_from_dialog, export_project
 from ui.help import about_dialog, shortcut_sheet
 from ui.judge_dialog import JudgeWorker
 from ui.matter_picker import add_matter_picker
+from ui.raters_dialog import open_raters_dialog
 from ui.review import review_actions
 from ui.review.activity_clock import ActivityClock
 from ui.review.adjudication_view import AdjudicationView, open_adjudication
@@ -176,6 +177,7 @@ class ReviewWindow(QMainWindow):
         project.addAction(self.blind_action)
         action("run_judge", self.open_judge_dialog, project)
         action("export", lambda: export_from_dialog(self, self.project, self.say), project)
+        project.addAction("Raters…", lambda: open_raters_dialog(self, session))
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
         project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper, session).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self.queue_pane, session))
