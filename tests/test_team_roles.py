@@ -134,3 +134,22 @@ def test_assay_says_in_one_sentence_what_the_database_refused(
         versions = connection.execute(text("SELECT count(*) FROM guideline_versions")).scalar_one()
     owner.dispose()
     assert {a for (a,) in adjudicators} == {team["adam"]} and versions == 0
+
+
+def test_a_login_retires_its_own_key_not_another_reviewers(
+    team: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    def run(login: str, *argv: str) -> tuple[int, str]:
+        capsys.readouterr()
+        status = main(["--db", _as(team["url"], login), *argv])
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        return status, (out + err).strip()
+
+    status, said = run(team["adam"], "keys", "create", "--reviewer", "Somebody Typed")
+    assert status == 0 and f"made a signing key for {team['adam']}" in said, said
+    fingerprint = said.split(": ")[1].split()[0]
+    status, said = run(team["rita"], "keys", "retire", fingerprint)
+    assert status == 2 and f"the key is {team['adam']}'s: only they or a lead may retire it" in said
+    status, said = run(team["adam"], "keys", "retire", fingerprint)
+    assert status == 0 and "it signs nothing more" in said, said

@@ -70,6 +70,9 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
     if args.action == "retire":
         actor = roles.default_reviewer(project, args.reviewer)
         with project.sessions.begin() as session:
+            owner = keys.find_key(session, args.key).reviewer
+            if owner != actor and roles.database_login(project) is not None and "lead" not in roles.roles_of(project):
+                raise InvalidInput("assay keys retire", f"the key is {owner}'s: only they or a lead may retire it")
             retired = keys.retire(session, args.key, actor)
             mine = [k for k in keys.local_keys(actor) if k.fingerprint != retired.fingerprint]
             other = keys.signing_key(session, actor, create=False)[0] if mine else None
