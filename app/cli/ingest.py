@@ -9,7 +9,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from app.cli.output import PageBars, print_summary
+from app.cli.output import PageBars, ProgressBar, print_summary
 from app.errors import AssayError, InvalidInput, PasswordRequired
 from app.ingest.citations import find_citations
 from app.ingest.datasets import import_dataset
@@ -51,7 +51,8 @@ def _import(project: Project, args: argparse.Namespace) -> int:
 
 
 def _import_labels(project: Project, args: argparse.Namespace) -> int:
-    summary = import_labels(project, args.path, default_rater=args.rater)
+    with ProgressBar("importing labels", "lines") as bar:  # quiet unless stderr is a terminal
+        summary = import_labels(project, args.path, default_rater=args.rater, on_progress=bar)
     print_summary(
         summary,
         args.json,

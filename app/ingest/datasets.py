@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app import limits
 from app.errors import InvalidInput
 from app.ingest.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from storage import answers, audit
@@ -111,24 +112,28 @@ def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
     return rows, documents_dir
 
 
-def jsonl_objects(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(place, object) for each non-empty line; InvalidInput names the line that is not a JSON object."""
-    with path.open("rb") as lines:
-        for number, raw in enumerate(lines, start=1):
-            place = f"{path.name} line {number}"
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidInput(place, f"not UTF-8 text (byte {exc.start + 1} of the line)") from exc
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(place, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
-            if not isinstance(record, dict):
-                raise InvalidInput(place, "expected a JSON object")
-            yield place, record
+def jsonl_objects(
+    path: Path, limit: int = limits.DATASET, what: str = "a JSONL file"
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(place, object) for each non-empty line; InvalidInput names the line that is not a JSON object.
+    The file is read a line at a time, within `limit` bytes (app/limits.py)."""
+    for number, raw in limits.lines(path, limit, what):
+        place = f"{path.name} line {number}"
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(place, f"not UTF-8 text (byte {exc.start + 1} of the line)") from exc
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(place, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        except RecursionError as exc:  # thousands of nested brackets
+            raise InvalidInput(place, "not valid JSON (nested too deeply)") from exc
+        if not isinstance(record, dict):
+            raise InvalidInput(place, "expected a JSON object")
+        yield place, record
 
 
 def _check_header(path: Path, header: list[str]) -> None:
@@ -138,10 +143,11 @@ def _check_header(path: Path, header: list[str]) -> None:
 
 
 def _csv_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    data = limits.read_bounded(path, limits.DATASET, "a CSV dataset")
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise InvalidInput(f"{path.name} line {line}", "not UTF-8 text (save the file as UTF-8 CSV)") from exc
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
@@ -157,6 +163,7 @@ def _csv_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def _xlsx_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     import openpyxl
 
+    limits.check_regular(path, limits.SPREADSHEET, "an .xlsx dataset")
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:

@@ -175,6 +175,39 @@ def check_adjudicator(session: Session, name: str) -> None:
         )
 
 
+def is_consensus(name: str) -> bool:
+    """The name of the adjudicated consensus, however it is spaced or capitalised: no reviewer, import
+    or bundle may write under it; only adjudication does."""
+    return name.strip().casefold() == CONSENSUS
+
+
+def refuse_consensus(name: str, what: str) -> None:
+    """Refuse `what` done under the consensus's name: it is written by adjudication alone."""
+    if is_consensus(name):
+        raise AssayError(
+            f"{name.strip()!r} is the adjudicated consensus: it is written only by adjudication "
+            f"(assay adjudicate), so {what} under its name is refused"
+        )
+
+
+def consensus_signed(session: Session, answer_id: str) -> bool:
+    """Whether a sign-off of the consensus on this answer stands (one made before sign-offs of the
+    consensus were refused): adjudication then leaves the consensus as signed."""
+    from storage import signoffs
+
+    consensus = store.consensus_id(session)
+    return consensus is not None and signoffs.standing_signoff(session, answer_id, consensus) is not None
+
+
+def check_not_a_party(adjudicator: str, reviewers: tuple[str, ...] | list[str], answer_id: str) -> None:
+    """A reviewer whose review is in the dispute does not decide it: another adjudicator must."""
+    if adjudicator.strip() in {r.strip() for r in reviewers}:
+        raise AssayError(
+            f"{adjudicator.strip()} reviewed answer {answer_id} and is a party to its dispute: "
+            "another adjudicator must decide it"
+        )
+
+
 def may_adjudicate(project: Project, name: str) -> bool:
     with project.sessions() as session:
         try:
@@ -286,6 +319,9 @@ def decide(
         found = _case(session, answer_id)
         if found is None:
             raise AssayError(f"answer {answer_id} has fewer than two submitted reviews: there is nothing to adjudicate")
+        check_not_a_party(adjudicator, found.reviewers, answer_id)
+        if consensus_signed(session, answer_id):
+            raise AssayError(f"the consensus of answer {answer_id} is signed off: it is not changed by adjudication")
         point = found.point(number)
         if not point.disputed:
             shared = point.agreed.value if point.agreed else "nothing"
@@ -388,6 +424,12 @@ def merge_decisions(session: Session, items: list[Any], actor: str) -> set[str]:
         said = item.get("reviewers")
         if not isinstance(said, dict) or not isinstance(item.get("adjudicator"), str):
             raise TypeError("an adjudication names its adjudicator and what each reviewer said")
+        if item["adjudicator"].strip() in {str(name).strip() for name in said}:
+            raise ValueError(
+                f"{item['adjudicator']} decided a dispute of answer {item['answer_id']!r} they were party to"
+            )
+        if consensus_signed(session, item["answer_id"]):
+            raise ValueError(f"the consensus of answer {item['answer_id']!r} is signed off here")
         detail = answer_detail(session, item["answer_id"])
         if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item.get("answer_sha256"):
             raise ValueError(f"answer {item['answer_id']!r} is not the same in this project")
@@ -415,5 +457,5 @@ def settle(session: Session, answer_ids: set[str], actor: str) -> None:
     decided = {d.answer_id for d in store.decisions(session)}
     for answer_id in sorted(answer_ids & decided):
         found = _case(session, answer_id)
-        if found is not None and found.disputed and not found.undecided:
+        if found is not None and found.disputed and not found.undecided and not consensus_signed(session, answer_id):
             store.write_consensus(session, answer_id, _consensus_points(found), actor)

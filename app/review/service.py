@@ -25,6 +25,7 @@ from app.figures.scores import Scores
 from app.ingest.citations import find_citations
 from app.project import Project
 from app.review import qualification, roles
+from app.review.adjudication import refuse_consensus
 from models.segmentation import segment_answer, strip_span
 from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -89,6 +90,7 @@ class ReviewService:
         reviewer = roles.database_login(project) or reviewer.strip()  # on a server: the login, not a typed name
         if not reviewer:
             raise AssayError("a reviewer needs a name")
+        refuse_consensus(reviewer, "reviewing or signing off")  # the consensus is adjudication's alone
         self.project = project
         self.reviewer = reviewer
         with project.sessions.begin() as session:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app import limits
 from app.errors import AssayError, InvalidInput
 from app.project import Project
 from app.review import adjudication
@@ -106,10 +107,13 @@ class BundleSummary:
 def import_bundle(project: Project, path: Path, actor: str = "bundle-import") -> BundleSummary:
     """Merge a reviewer's bundle: their labels are theirs alone, so the merge never conflicts; the
     same bundle twice changes nothing; a bundle whose content does not match its hash is refused."""
+    data = limits.read_bounded(path, limits.BUNDLE, "a bundle file")
     try:
-        bundle = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        bundle = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInput(str(path), f"not a readable bundle ({exc})") from exc
+    except RecursionError as exc:
+        raise InvalidInput(str(path), "not a readable bundle (its JSON is nested too deeply)") from exc
     if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
         raise InvalidInput(str(path), f"not an Assay bundle (format {BUNDLE_FORMAT} expected)")
     seal = bundle.pop("sha256", None)
@@ -125,6 +129,9 @@ def import_bundle(project: Project, path: Path, actor: str = "bundle-import") ->
 def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: str, actor: str) -> BundleSummary:
     _check_shapes(bundle)
     reviewer = bundle["reviewer"]
+    if adjudication.is_consensus(reviewer):
+        raise InvalidInput(str(path), f"{reviewer!r} is the adjudicated consensus, written only by adjudication")
+    reopened = {s["digest"] for s in bundle.get("signoffs", []) if s.get("reopened_at")}
     with project.sessions.begin() as session:
         if audit_has(session, "bundle.imported", seal):
             return BundleSummary(reviewer, len(bundle["items"]), already_imported=True)
@@ -162,6 +169,9 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             _check_offsets(points, len(detail.text))
             review = item["review"]
             _check_review(review)
+            signed = signoffs.standing_signoff(session, detail.id, rater.id)
+            locked = signed is not None and signed.digest not in reopened  # the bundle carries no reopen of it
+            before = signoffs.live_content(session, detail.id, rater.id) if locked else None
             reviews.restore(session, detail.id, rater.id, points)
             reviews.update_review(
                 session,
@@ -174,6 +184,13 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
                 comment=review["comment"],
                 guideline_version=review.get("guideline_version"),
             )
+            if locked and signoffs.live_content(session, detail.id, rater.id) != before:
+                assert signed is not None
+                raise InvalidInput(
+                    str(path),
+                    f"{reviewer} signed off answer {detail.id} here on {signed.signed_at:%Y-%m-%d %H:%M} UTC and "
+                    "the bundle would change that review: reopen it first (assay reopen); nothing was merged",
+                )
         for signed in bundle.get("signoffs", []):
             signoffs.merge_signoff(session, rater.id, signed, actor)
         for value in bundle.get("preferences", []):
