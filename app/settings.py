@@ -15,6 +15,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from app import limits
+from app.errors import InvalidInput
+
 SETTINGS_VERSION = 2
 MAX_RECENT = 10
 CONFIG_DIR_ENV = "ASSAY_CONFIG_DIR"  # tests and portable installs point it elsewhere
@@ -90,10 +93,10 @@ def load_settings(path: Path | None = None) -> Settings:
     if not path.exists():
         return Settings()
     try:
-        data = migrate(json.loads(path.read_text(encoding="utf-8")))
+        data = migrate(json.loads(limits.read_bounded(path, limits.SETTINGS, "the settings file")))
         model = ModelChoice(**_known(ModelChoice, data.get("model") or {}))
         return Settings(**{**_known(Settings, data), "model": model, "version": SETTINGS_VERSION})
-    except (OSError, ValueError, TypeError, AttributeError) as exc:
+    except (InvalidInput, OSError, ValueError, TypeError, AttributeError) as exc:
         aside = path.with_suffix(".unreadable.json")
         path.replace(aside)
         print(f"assay: the settings file could not be read ({exc}); kept as {aside}, using defaults")

@@ -13,7 +13,8 @@ from typing import Any
 
 from app.cli import keys as keys_cli
 from app.cli.output import print_summary, writing
-from app.errors import InvalidInput, file_problem
+from app import limits
+from app.errors import InvalidInput
 from app.project import Guidelines, Project, SignOffCheck
 from app.review import roles
 from app.review.service import ReviewService
@@ -39,14 +40,11 @@ def _guidelines_dict(guidelines: Guidelines) -> dict[str, Any]:
 def _guidelines(project: Project, args: argparse.Namespace) -> int:
     if args.set is not None:
         path = args.set
-        if path.is_dir():
-            raise InvalidInput(str(path), "it is a folder: give the Markdown file of the guidelines")
+        data = limits.read_bounded(path, limits.GUIDELINES, "the Markdown file of the guidelines")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InvalidInput(str(path), "it is not UTF-8 text (Markdown is expected)") from exc
-        except OSError as exc:
-            raise InvalidInput(str(path), f"cannot read it: {file_problem(exc)}") from exc
         guidelines, added = project.set_guidelines(text, roles.default_reviewer(project, args.author))
         print_summary(
             {**_guidelines_dict(guidelines), "added": added},

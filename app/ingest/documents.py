@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app import limits
 from app.errors import InvalidInput
 from app.ingest.units import TERMINAL, Unit, normalise_running
 from models.segmentation import strip_span
@@ -53,7 +54,7 @@ class ParsedDocument:
 
 
 # A 10 MB contract imports in ~8 s on a laptop core; far larger files are dumps, not one contract.
-MAX_DOCUMENT_BYTES = 64 * 2**20
+MAX_DOCUMENT_BYTES = limits.DOCUMENT
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,7 @@ def parse_document(
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise InvalidInput(str(path), f"unsupported document type {path.suffix!r} (use {', '.join(FORMATS)})")
-    if path.stat().st_size > MAX_DOCUMENT_BYTES:
-        size = path.stat().st_size / 2**20
-        raise InvalidInput(str(path), f"{size:.0f} MiB is larger than the {MAX_DOCUMENT_BYTES >> 20} MiB Assay takes")
+    limits.check_regular(path, MAX_DOCUMENT_BYTES, "a document file")  # no pipe, no device, not too large
     try:
         if fmt == "pdf":
             from app.ingest.pdf_reading import pdf_units
@@ -86,7 +85,7 @@ def parse_document(
         elif fmt == "docx":
             text, units = _docx_units(path)
         else:
-            text = path.read_bytes().decode("utf-8")
+            text = limits.read_bounded(path, MAX_DOCUMENT_BYTES, "a document file").decode("utf-8")
             units = _text_units(text)
     except UnicodeDecodeError as exc:
         raise InvalidInput(str(path), f"not UTF-8 text (byte {exc.start})") from exc

@@ -23,10 +23,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.errors import InvalidInput
+from app import limits
+from app.errors import InvalidInput, file_problem
 from app.judging.model_files import ModelInfo, free_memory, memory_needed, read_model_info
 from app.settings import settings_path
 
@@ -125,39 +127,81 @@ class _Candidate:
     name: str
     source: str
     path: Path
+    problem: str | None = None  # it cannot be used: why (a folder unreadable, a manifest broken)
+
+
+def _folder(source: str, root: Path) -> tuple[bool, _Candidate | None]:
+    """Whether `root` is a folder to look in, and a warning when it is there but cannot be read
+    (a permission taken away: the models in it are not silently gone)."""
+    try:
+        if not root.is_dir():
+            return False, None
+        os.listdir(root)  # is_dir needs only the parent's permission; reading it needs its own
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError | NotADirectoryError):
+            return False, None
+        return False, _Candidate(str(root), source, root, f"cannot be read ({file_problem(exc)})")
+    return True, None
 
 
 def _ollama_models(root: Path) -> Iterator[_Candidate]:
+    """Ollama's models under `root`; a manifest that names no model is skipped (an adapter), and one
+    that cannot be read, or whose weights are missing, is yielded with its problem."""
     manifests = root / "manifests"
-    if not manifests.is_dir():
+    readable, warning = _folder("Ollama", manifests)
+    if warning is not None:
+        yield warning
+    if not readable:
         return
     for folder, _dirs, files in os.walk(manifests):
         parts = Path(folder).relative_to(manifests).parts
         if len(parts) != 3:  # registry/namespace/name, whose files are its tags
             continue
+        registry, namespace, name = parts
+        prefix = (
+            ""
+            if (registry, namespace) == OLLAMA_LIBRARY
+            else (f"{namespace}/" if registry == OLLAMA_LIBRARY[0] else f"{registry}/{namespace}/")
+        )
         for tag in files:
+            where = Path(folder) / tag
+            model = f"{prefix}{name}:{tag}"
             try:
-                manifest = json.loads((Path(folder) / tag).read_text(encoding="utf-8"))
+                manifest = json.loads(limits.read_bounded(where, limits.MANIFEST, "an Ollama manifest").decode("utf-8"))
+                layers = manifest["layers"]
                 digest = next(
-                    layer["digest"] for layer in manifest["layers"] if layer.get("mediaType") == OLLAMA_MODEL_LAYER
+                    (layer["digest"] for layer in layers if layer.get("mediaType") == OLLAMA_MODEL_LAYER), None
                 )
-            except (OSError, ValueError, KeyError, TypeError, StopIteration):
-                continue  # not a model (an adapter, a half-pulled one): Ollama would not run it either
+            except InvalidInput as exc:
+                yield _Candidate(model, "Ollama", where, f"its manifest {where} cannot be read ({exc.problem})")
+                continue
+            except OSError as exc:
+                yield _Candidate(model, "Ollama", where, f"its manifest {where} cannot be read ({file_problem(exc)})")
+                continue
+            except (ValueError, KeyError, TypeError, AttributeError):
+                yield _Candidate(model, "Ollama", where, f"its manifest {where} is damaged (not Ollama's JSON)")
+                continue
+            if digest is None:
+                continue  # not a model (an adapter, a template): Ollama would not run it either
             blob = root / "blobs" / str(digest).replace(":", "-")
-            if not blob.is_file():
-                blob = root / "blobs" / str(digest)  # older Ollama on Linux and macOS kept the colon
-            if blob.is_file():
-                registry, namespace, name = parts
-                prefix = (
-                    ""
-                    if (registry, namespace) == OLLAMA_LIBRARY
-                    else (f"{namespace}/" if registry == OLLAMA_LIBRARY[0] else f"{registry}/{namespace}/")
-                )
-                yield _Candidate(f"{prefix}{name}:{tag}", "Ollama", blob)
+            try:
+                if not blob.is_file():
+                    blob = root / "blobs" / str(digest)  # older Ollama on Linux and macOS kept the colon
+                found = blob.is_file()
+            except OSError as exc:
+                yield _Candidate(model, "Ollama", blob, f"its weights cannot be read ({file_problem(exc)})")
+                continue
+            if found:
+                yield _Candidate(model, "Ollama", blob)
+            else:
+                yield _Candidate(model, "Ollama", blob, "its weights are missing (pull it again in Ollama)")
 
 
 def _gguf_files(source: str, root: Path) -> Iterator[_Candidate]:
-    if not root.is_dir():
+    readable, warning = _folder(source, root)
+    if warning is not None:
+        yield warning
+    if not readable:
         return
     for folder, dirs, files in os.walk(root, followlinks=False):
         depth = len(Path(folder).relative_to(root).parts)
@@ -182,11 +226,15 @@ def _candidates(extra_folders: list[str]) -> list[_Candidate]:
     found: dict[str, _Candidate] = {}
     for root in ollama_roots():
         for candidate in _ollama_models(root):
-            found.setdefault(candidate.name, candidate)
+            if candidate.name not in found or found[candidate.name].problem:
+                found[candidate.name] = candidate
     seen = {os.path.realpath(c.path) for c in found.values()}
     by_path: list[_Candidate] = list(found.values())
     for source, root in folder_places(extra_folders):
         for candidate in _gguf_files(source, root):
+            if candidate.problem:
+                by_path.append(candidate)
+                continue
             real = os.path.realpath(candidate.path)  # one file reached twice (a symlink, a folder inside another)
             if real not in seen:
                 seen.add(real)
@@ -203,9 +251,9 @@ def _cache_path() -> Path:
 
 def _load_cache() -> dict[str, Any]:
     try:
-        data = json.loads(_cache_path().read_text(encoding="utf-8"))
+        data = json.loads(limits.read_bounded(_cache_path(), limits.SETTINGS, "the models cache"))
         return dict(data["files"]) if data.get("version") == CACHE_VERSION else {}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # none yet, or unreadable: it is a cache
+    except (InvalidInput, OSError, ValueError, KeyError, TypeError, AttributeError):  # none yet, or unreadable
         return {}
 
 
@@ -226,10 +274,18 @@ def find_models(extra_folders: Sequence[str] = ()) -> list[FoundModel]:
     room = ram + (vram or 0)
     found = []
     for candidate in _candidates(list(extra_folders)):
+        if candidate.problem:
+            found.append(
+                FoundModel(candidate.name, candidate.source, str(candidate.path), 0, problem=candidate.problem)
+            )
+            continue
         try:
             stat = candidate.path.stat()
         except OSError:
             continue  # a broken link, or gone since the walk
+        if not S_ISREG(stat.st_mode):  # a pipe or a device named *.gguf: opening it would wait forever
+            found.append(_found(candidate, 0, {"problem": "not a regular file (a pipe or a device)"}, room))
+            continue
         key = str(candidate.path)
         entry = cache.get(key)
         if not entry or entry["size"] != stat.st_size or entry["mtime_ns"] != stat.st_mtime_ns:
@@ -270,14 +326,20 @@ def resolve_model(model: str) -> str:
         return model
     wanted = model.removeprefix(OLLAMA_PREFIX)
     wanted = wanted if ":" in wanted.rsplit("/", 1)[-1] else f"{wanted}:latest"
-    names = []
+    names, problems = [], []
     for root in ollama_roots():
         for candidate in _ollama_models(root):
+            if candidate.name == wanted and candidate.problem:
+                raise InvalidInput("--model", f"the Ollama model {wanted!r} cannot be used: {candidate.problem}")
             if candidate.name == wanted:
                 return str(candidate.path)
-            names.append(candidate.name)
+            if candidate.problem and candidate.name == str(candidate.path):
+                problems.append(f"{candidate.path} {candidate.problem}")
+            elif not candidate.problem:
+                names.append(candidate.name)
     known = f"Ollama has {', '.join(sorted(names))}" if names else "no Ollama models were found on this computer"
-    raise InvalidInput("--model", f"no Ollama model named {wanted!r}: {known}")
+    unread = f" ({'; '.join(problems)})" if problems else ""
+    raise InvalidInput("--model", f"no Ollama model named {wanted!r}: {known}{unread}")
 
 
 # ---------------------------------------------------------------- servers

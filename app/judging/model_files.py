@@ -9,6 +9,7 @@ tokenizer included, which takes seconds for a large vocabulary, so what it found
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import struct
 import subprocess
@@ -16,9 +17,11 @@ import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
-from app.errors import InvalidInput
+from app import limits
+from app.errors import InvalidInput, file_problem
 from app.settings import settings_path
 
 MAX_RECENT_MODELS = 10
@@ -71,6 +74,8 @@ def _cache_key(path: Path) -> str:
         stat = path.stat()
     except OSError as exc:
         raise InvalidInput(str(path), f"cannot open the model file ({exc.strerror})") from exc
+    if not S_ISREG(stat.st_mode):  # a pipe named *.gguf would block the first read forever
+        raise InvalidInput(str(path), "not a GGUF model file (not a regular file: a device or a pipe)")
     return f"{path}|{stat.st_size}|{int(stat.st_mtime)}"
 
 
@@ -101,7 +106,9 @@ def _read_header(path: Path, size: int) -> ModelInfo:
 
     try:
         fields, tensor_types = _gguf_fields(path)
-    except (ValueError, OSError, struct.error) as exc:  # not GGUF, truncated, or a newer format version
+    except OSError as exc:
+        raise InvalidInput(str(path), f"cannot read the model file ({file_problem(exc)})") from exc
+    except (ValueError, struct.error, OverflowError) as exc:  # not GGUF, truncated, a newer version
         raise InvalidInput(str(path), f"not a GGUF model file ({exc})") from exc
 
     def value(key: str) -> Any:
@@ -139,6 +146,7 @@ def _read_header(path: Path, size: int) -> ModelInfo:
 
 
 # GGUF value types (llama.cpp's gguf.md): the struct format of each fixed-size one; 8 string, 9 array.
+MAX_NESTING = 8  # arrays inside arrays: GGUF's own files nest one deep at most
 _GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 
 
@@ -149,56 +157,72 @@ def _gguf_fields(path: Path) -> tuple[dict[str, Any], list[int]]:
     takes seconds."""
     import mmap
 
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        if data[:4] != b"GGUF":
-            raise ValueError("it does not start with GGUF")
-        order = "<" if struct.unpack_from("<I", data, 4)[0] < 0x10000 else ">"  # a big-endian file's version
-        version = struct.unpack_from(f"{order}I", data, 4)[0]
-        if version not in (2, 3):
-            raise ValueError(f"GGUF version {version} is not one this reader knows")
-        tensors, count = struct.unpack_from(f"{order}QQ", data, 8)
-        at = 24
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValueError("not a regular file (a device or a pipe)")
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return _gguf_header(data)
 
-        def string() -> str:
-            nonlocal at
-            (length,) = struct.unpack_from(f"{order}Q", data, at)
-            at += 8 + length
-            return bytes(data[at - length : at]).decode("utf-8", errors="replace")
 
-        def value(kind: int) -> Any:
-            nonlocal at
-            if kind in _GGUF_SCALARS:
-                fmt = f"{order}{_GGUF_SCALARS[kind]}"
+def _gguf_header(data: Any) -> tuple[dict[str, Any], list[int]]:
+    """The walk of `_gguf_fields` over the mapped file: nested arrays at most MAX_NESTING deep, the
+    header within limits.GGUF_HEADER bytes (a crafted file is refused, never recursed or looped on)."""
+    if data[:4] != b"GGUF":
+        raise ValueError("it does not start with GGUF")
+    order = "<" if struct.unpack_from("<I", data, 4)[0] < 0x10000 else ">"  # a big-endian file's version
+    version = struct.unpack_from(f"{order}I", data, 4)[0]
+    if version not in (2, 3):
+        raise ValueError(f"GGUF version {version} is not one this reader knows")
+    tensors, count = struct.unpack_from(f"{order}QQ", data, 8)
+    at = 24
+
+    def string() -> str:
+        nonlocal at
+        (length,) = struct.unpack_from(f"{order}Q", data, at)
+        at += 8 + length
+        if at > min(len(data), limits.GGUF_HEADER):
+            raise ValueError("its header runs past the end of the file or past the size a header may have")
+        return bytes(data[at - length : at]).decode("utf-8", errors="replace")
+
+    def value(kind: int, depth: int = 0) -> Any:
+        nonlocal at
+        if depth > MAX_NESTING:
+            raise ValueError(f"arrays nested more than {MAX_NESTING} deep")
+        if at > min(len(data), limits.GGUF_HEADER):
+            raise ValueError("its header runs past the end of the file or past the size a header may have")
+        if kind in _GGUF_SCALARS:
+            fmt = f"{order}{_GGUF_SCALARS[kind]}"
+            at += struct.calcsize(fmt)
+            return struct.unpack_from(fmt, data, at - struct.calcsize(fmt))[0]
+        if kind == 8:
+            return string()
+        if kind == 9:
+            item, length = struct.unpack_from(f"{order}IQ", data, at)
+            at += 12
+            if item in _GGUF_SCALARS:
+                fmt = f"{order}{length}{_GGUF_SCALARS[item]}"
                 at += struct.calcsize(fmt)
-                return struct.unpack_from(fmt, data, at - struct.calcsize(fmt))[0]
-            if kind == 8:
-                return string()
-            if kind == 9:
-                item, length = struct.unpack_from(f"{order}IQ", data, at)
-                at += 12
-                if item in _GGUF_SCALARS:
-                    fmt = f"{order}{length}{_GGUF_SCALARS[item]}"
-                    at += struct.calcsize(fmt)
-                    return list(struct.unpack_from(fmt, data, at - struct.calcsize(fmt))) if length <= 4096 else None
-                for _ in range(length):  # strings (or nested arrays): walked over, not kept
-                    value(item)
-                return None
-            raise ValueError(f"unknown value type {kind}")
+                return list(struct.unpack_from(fmt, data, at - struct.calcsize(fmt))) if length <= 4096 else None
+            for _ in range(length):  # strings (or nested arrays): walked over, not kept
+                value(item, depth + 1)
+            return None
+        raise ValueError(f"unknown value type {kind}")
 
-        fields = {}
-        for _ in range(count):
-            key = string()
-            (kind,) = struct.unpack_from(f"{order}I", data, at)
-            at += 4
-            fields[key] = value(kind)
-        types = []
-        for _ in range(tensors):
-            string()
-            (dims,) = struct.unpack_from(f"{order}I", data, at)
-            at += 4 + 8 * dims
-            types.append(struct.unpack_from(f"{order}I", data, at)[0])
-            at += 12  # the type, then the offset
-        return fields, types
+    fields = {}
+    for _ in range(count):
+        key = string()
+        (kind,) = struct.unpack_from(f"{order}I", data, at)
+        at += 4
+        fields[key] = value(kind)
+    types = []
+    for _ in range(tensors):
+        string()
+        (dims,) = struct.unpack_from(f"{order}I", data, at)
+        at += 4 + 8 * dims
+        types.append(struct.unpack_from(f"{order}I", data, at)[0])
+        at += 12  # the type, then the offset
+    return fields, types
 
 
 def _int(raw: Any) -> int | None:
@@ -248,9 +272,9 @@ def _store_path() -> Path:
 
 def _load_store() -> dict[str, Any]:
     try:
-        data = json.loads(_store_path().read_text(encoding="utf-8"))
+        data = json.loads(limits.read_bounded(_store_path(), limits.SETTINGS, "the models list"))
         return {"info": dict(data.get("info", {})), "recent": list(data.get("recent", []))}
-    except (OSError, ValueError, AttributeError):  # none yet, or unreadable: start afresh (it is a cache)
+    except (InvalidInput, OSError, ValueError, AttributeError, TypeError):  # none yet, or unreadable: a cache
         return {"info": {}, "recent": []}
 
 
