@@ -28,10 +28,12 @@ def _compare(project: Project, args: argparse.Namespace) -> int:
     if args.a is None or args.b is None:
         pairs = ", ".join(f"{x} {y}" for x, y in generator_pairs(project)) or "none: no question has two answers"
         raise InvalidInput("assay compare", f"name the baseline and the candidate generator, A B (pairs here: {pairs})")
-    result = comparison(project, args.a, args.b)
-    if args.export is not None:
+    if args.export is not None:  # the file checked first: a wrong path is said before the figures are computed
         with writing(args.export, project=project):
+            result = comparison(project, args.a, args.b)
             export_regressions(result, args.export)
+    else:
+        result = comparison(project, args.a, args.b)
     if args.json:
         print(json.dumps(result))
         return 0

@@ -21,6 +21,10 @@ def _passages(project: Project, wanted: str) -> list[Passage]:
         return passages_of(session, document_id)
 
 
+def _name(project: Project, args: argparse.Namespace) -> str:
+    return project.document_named(args.document)
+
+
 def _terms(project: Project, args: argparse.Namespace) -> int:
     terms = defined_terms(_passages(project, args.document))
     if args.json:
@@ -28,6 +32,8 @@ def _terms(project: Project, args: argparse.Namespace) -> int:
     else:
         for t in terms:
             print(f"{t.passage:>8}  {t.term[:30]:30}  {' '.join(t.definition.split())[:100]}")
+        if not terms:
+            print(f"no defined terms found in {_name(project, args)}")
     return 0
 
 
@@ -39,6 +45,8 @@ def _references(project: Project, args: argparse.Namespace) -> int:
         for r in references:
             where = ", ".join(r.passages[:5]) if r.passages else "unresolved"
             print(f"{r.passage:>8}  {r.start:>5}-{r.end:<5} {r.text[:24]!r:28} -> {where}")
+        if not references:
+            print(f"no references to its own sections, exhibits or schedules found in {_name(project, args)}")
     return 0
 
 
@@ -49,6 +57,8 @@ def _parties(project: Project, args: argparse.Namespace) -> int:
     else:
         for p in found:
             print(f"{p.passage:>8}  {p.name or '(unnamed)'}: {', '.join(p.short_names)}  role: {p.role or '-'}")
+        if not found:
+            print(f"no parties found in {_name(project, args)}")
     return 0
 
 

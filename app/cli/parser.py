@@ -67,6 +67,13 @@ def _positive(text: str) -> float:
 
 # The commands `--matter M` scopes to one matter (`import --matter` files into one instead).
 MATTER_SCOPED = ("info", "scores", "agreement", "alignment", "triage", "estimate", "calibration", "export", "compare")
+def _named(text: str) -> str:
+    """A name that is not empty (an empty --model would quietly mean the embedded one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name: give a GGUF file, ollama:NAME or the API's model name")
+    return text
+
+
 COUNT = _whole(1)  # answers, results, threads, reviewers: one at least
 SEED = _whole(0, 2**32 - 1)  # what numpy and llama.cpp take
 SHARE = _fraction(ends=True)
@@ -148,7 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
     judge.add_argument("--backend", choices=[k.value for k in BackendKind], default=BackendKind.LOCAL.value)
-    judge.add_argument("--model", help="GGUF file (local; default: the embedded SmolLM2) or the API's model name")
+    judge.add_argument(
+        "--model", type=_named, help="GGUF file (local; default: the embedded SmolLM2) or the API's model name"
+    )
     judge.add_argument("--base-url", help="API base URL, e.g. http://127.0.0.1:8000/v1")
     judge.add_argument("--allow-network", action="store_true", help="let an API judge send the texts to its host")
     judge.add_argument(

@@ -15,11 +15,14 @@ import phonenumbers
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 EMAIL_MARK, PHONE_MARK, NAME_MARK = "[EMAIL]", "[PHONE]", "[NAME]"
+_SEPARATORS = r"[\s_.\-]*"  # between a name's words: "Jane Doe", "Jane_Doe", "jane.doe", "JaneDoe"
 
 
 @dataclass(frozen=True)
 class Redaction:
-    """What to hide. `names` are matched whole-word and case-insensitively, longest first."""
+    """What to hide. `names` are matched case-insensitively, longest first, wherever they occur: inside
+    a longer word or a file name too ("GopageCorp_10-K.txt"), their words apart by spaces, `_`, `-` or
+    `.` or run together ("Jane_Doe", "JaneDoe"): a redacted export must not show the name in any form."""
 
     names: tuple[str, ...] = ()
     phone_region: str = "US"  # how to read numbers written without a country code
@@ -28,7 +31,7 @@ class Redaction:
     def __post_init__(self) -> None:
         names = sorted({n.strip() for n in self.names if n.strip()}, key=len, reverse=True)
         if names:
-            pattern = r"(?<!\w)(?:" + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in names) + r")(?!\w)"
+            pattern = "|".join(_SEPARATORS.join(re.escape(word) for word in n.split()) for n in names)
             object.__setattr__(self, "_names", re.compile(pattern, re.IGNORECASE))
 
     def text(self, text: str) -> str:

@@ -280,22 +280,46 @@ def _score_differences(project: Project, a: str, b: str, alpha: float) -> dict[s
 # ---------------------------------------------------------------- the regression list as a file
 
 
+def regression_columns(result: dict[str, Any]) -> list[str]:
+    """The columns of the regression list: written even when it has no row."""
+    return [
+        "rank",
+        "question",
+        "document",
+        f"answer ({result['a']})",
+        f"answer ({result['b']})",
+        "wrong in B",
+        "left out in B",
+        "correctness change",
+        "F1 change",
+        "points lost",
+        "tags from",
+    ]
+
+
 def regression_table(result: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per regression, most severe first: what a spreadsheet of them holds."""
+    columns = regression_columns(result)
     return [
-        {
-            "rank": n,
-            "question": r["question"],
-            "document": r["document"],
-            f"answer ({result['a']})": r["answer_a"],
-            f"answer ({result['b']})": r["answer_b"],
-            "wrong in B": r["wrong_in_b"],
-            "left out in B": r["left_out_in_b"],
-            "correctness change": r["correctness_change"],
-            "F1 change": r["f1_change"],
-            "points lost": " | ".join(lost["a_text"] for lost in r["lost"]),
-            "tags from": r["basis"],
-        }
+        dict(
+            zip(
+                columns,
+                (
+                    n,
+                    r["question"],
+                    r["document"],
+                    r["answer_a"],
+                    r["answer_b"],
+                    r["wrong_in_b"],
+                    r["left_out_in_b"],
+                    r["correctness_change"],
+                    r["f1_change"],
+                    " | ".join(lost["a_text"] for lost in r["lost"]),
+                    r["basis"],
+                ),
+                strict=True,
+            )
+        )
         for n, r in enumerate(result["regressions"], start=1)
     ]
 
@@ -307,7 +331,7 @@ def export_regressions(result: dict[str, Any], out: Path) -> Path:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".xlsx"):
         raise InvalidInput(str(out), "the regression list is written as .csv or .xlsx")
-    frame = pd.DataFrame(regression_table(result))
+    frame = pd.DataFrame(regression_table(result), columns=regression_columns(result))
     if suffix == ".csv":
         frame.to_csv(out, index=False)
     else:
