@@ -67,6 +67,8 @@ def _positive(text: str) -> float:
 
 # The commands `--matter M` scopes to one matter (`import --matter` files into one instead).
 MATTER_SCOPED = ("info", "scores", "agreement", "alignment", "triage", "estimate", "calibration", "export", "compare")
+
+
 def _named(text: str) -> str:
     """A name that is not empty (an empty --model would quietly mean the embedded one)."""
     if not text.strip():

@@ -11,9 +11,9 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from app import limits
 from app.cli import keys as keys_cli
 from app.cli.output import print_summary, writing
-from app import limits
 from app.errors import InvalidInput
 from app.project import Guidelines, Project, SignOffCheck
 from app.review import roles
