@@ -123,9 +123,11 @@ def _postgres_roles() -> None:
     )
     op.execute(
         "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'assay_lead') THEN "
-        "GRANT assay_reviewer TO assay_adjudicator; "
-        "GRANT assay_adjudicator TO assay_lead; "
-        "GRANT USAGE ON SCHEMA public TO assay_reviewer; "
+        # made by another login for another database: their memberships are theirs to grant
+        "BEGIN GRANT assay_reviewer TO assay_adjudicator; GRANT assay_adjudicator TO assay_lead; "
+        "EXCEPTION WHEN insufficient_privilege THEN NULL; END; "
+        "BEGIN GRANT USAGE ON SCHEMA public TO assay_reviewer; "  # public's own grant covers it where not
+        "EXCEPTION WHEN insufficient_privilege THEN NULL; END; "
         "GRANT SELECT ON ALL TABLES IN SCHEMA public TO assay_reviewer; "
         "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO assay_reviewer; "
         f"GRANT INSERT, UPDATE, DELETE ON {', '.join(REVIEWER_WRITES)} TO assay_reviewer; "
