@@ -31,7 +31,8 @@ from storage.db import url_for_path
 SKIPPED = {"gui": "opens a window"}
 
 # Placeholders: {missing} names nothing, {folder} an empty folder, {file} a small text file,
-# {blocked} a path under that file (unwritable, even for root), {sample} the sample dataset.
+# {blocked} a path under that file (unwritable, even for root), {sample} the sample dataset,
+# {project} the open project's own file.
 CASES: list[tuple[list[str], str]] = [
     # the project itself, for every command: init, info, models, backup and calibration take nothing else
     (["--project", "{blocked}/p.assay", "init"], "a part of its path is a file, not a folder"),
@@ -224,6 +225,14 @@ CASES: list[tuple[list[str], str]] = [
     (["export", "--format", "xlsx", "{blocked}/x.xlsx"], "cannot write it: a part of its path is a file"),
     (["export", "--format", "report", "{blocked}/x.html"], "cannot write it: a part of its path is a file"),
     (["export", "--format", "docx", "{missing}.docx"], "invalid choice: 'docx'"),
+    # the open project, its write-ahead log and endless devices are never an export's file or an input
+    (["export", "--format", "csv", "{project}"], "it is the open project: writing there would destroy it"),
+    (["export", "--format", "jsonl", "{project}-wal"], "writing there would damage it"),
+    (["audit", "export", "{project}"], "it is the open project"),
+    (["compare", "long-form", "gpt", "--export", "{missing}/r.csv"], "does not exist"),
+    (["guidelines", "--set", "/dev/zero"], "not a regular file (a device or a pipe)"),
+    (["import-labels", "/dev/zero"], "not a regular file (a device or a pipe)"),
+    (["judge", "--model", ""], "an empty name: give a GGUF file"),
     (["export", "--format", "csv"], "the following arguments are required: out"),
     (
         ["export", "--format", "jsonl", "{missing}.jsonl", "--redact-names-file", "{missing}"],
@@ -272,6 +281,7 @@ class Place(NamedTuple):
             file=self.file,
             blocked=self.file / "inside",
             sample=SAMPLE_DATASET,
+            project=self.project,
         )
 
 
