@@ -272,6 +272,7 @@ def _check_against_project(
     first_of: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (answer, rater): its line
     kind_of: dict[str, tuple[str, str]] = {}  # rater: (kind, the line that said so)
     kept = []
+    in_force = signoffs.signoffs_in_force(session)  # one query, not one a line
     for place, record in records:
         name = record["rater"]
         if name not in known:
@@ -297,7 +298,7 @@ def _check_against_project(
         if rater is not None and kind is not None and kind != rater.kind.value:
             raise InvalidInput(place, f"{name!r} is a {rater.kind.value} rater in this project, not a {kind} one")
         if rater is not None and rater.kind is RaterKind.HUMAN:
-            signed = signoffs.standing_signoff(session, answer.id, rater.id)
+            signed = in_force.get((answer.id, rater.name))
             if signed is not None:
                 raise InvalidInput(
                     place,
