@@ -3,10 +3,11 @@ line is bad (before anything is written).
 
 The project: the sample's 153 answers, each copied under 17 ids (2,601 answers). The file: 100 raters
 on every answer, one line each with a data point of the answer (about 200 bytes a line, like the
-51 MB file of 259 k lines that took 19 minutes before). Its last lines:
+51 MB file of 259 k lines that took 19 minutes before). Its last lines on 2026-11-25, on this 2-core
+machine shared with other work (load 7 to 8), so the CPU time is the figure to compare:
 
-    labels: 260,100 lines (51.2 MB) imported in 41.8 s (6,222 lines/s)
-    a bad last line refused after 9.1 s, nothing written
+    labels: 260,100 lines (54.7 MB) imported in 115.9 s (2,244 lines/s; 40.1 s of CPU)
+    a bad last line refused after 17.6 s, nothing written
 
 Run: .venv/bin/python bench/labels_import.py [--answers-per-question 17] [--raters 100]
 """
