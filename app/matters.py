@@ -32,7 +32,7 @@ from storage.reviews import set_setting
 __all__ = ["Matter"]
 
 LIMITS = {"--client": 200, "--create": 100, "--name": 300, "person": 200}  # the columns' sizes
-REPORT_TITLE = "project.matter"  # the setting a report is titled by (the project's own matter name)
+REPORT_TITLE = "project.matter_name"  # the setting the report is titled by (app/project.py's name for it)
 
 
 def _text(what: str, value: str | None) -> str:

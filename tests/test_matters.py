@@ -275,3 +275,22 @@ def test_the_window_shows_one_matters_answers_when_it_is_picked(firm: Firm, qtbo
     assert window.session.answer_id in firm.answers["B"]
     window.close()
     project.close()
+
+
+def test_an_unassigned_document_is_filed_under_a_matter_with_all_about_it(
+    firm: Firm, capsys: pytest.CaptureFixture[str]
+) -> None:
+    older = Firm(firm.root, written=False)
+    older.path = firm.root / "older.assay"
+    assert older.run("import", str(firm.root / "dataA")) == 0  # before matters: unassigned
+    assert older.run("import-labels", str(firm.root / "judgeA.jsonl")) == 0
+    assert older.run("matters", "--create", "A-1", "--client", "Acme", "--name", "Acme NDA review") == 0
+    assert older.run("matters", "--assign", "DoiT", "--to", "A-1") == 0
+    assert older.run("matters", "--assign", "DoiT", "--to", "A-1") == 2
+    assert "is already in matter Acme A-1" in capsys.readouterr().err
+    with sqlite3.connect(older.path) as db:
+        for table in ("documents", *MATTER_PARENTS):
+            assert db.execute(f"SELECT count(*) FROM {table} WHERE matter_id IS NULL").fetchone()[0] == 0, table
+        assert db.execute("SELECT count(*) FROM labels").fetchone()[0] > 0
+    counts = older.json(capsys, "info", "--matter", "A-1")
+    assert counts["answers"] == len(firm.answers["A"]) and counts["labels"] > 0
