@@ -452,3 +452,13 @@ def test_a_redacted_name_is_gone_from_every_export(
     for where, text in texts.items():
         assert "gopage" not in text.lower().replace("\n", ""), where
     assert "[NAME]Corp_20140221" in texts["r.csv"]
+
+
+def test_a_document_name_longer_than_the_system_allows_is_one_sentence(tmp_path: Path) -> None:
+    """Found by bench/fuzz_inputs.py: the file system's 'name too long' was a traceback."""
+    from app.ingest.datasets import read_dataset
+
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps({"id": "a", "document": "x" * 300, "question": "Q?", "answer": "A."}) + "\n")
+    with pytest.raises(InvalidInput, match=r"qa.jsonl line 1: field 'document': not a file it can open"):
+        read_dataset(qa)

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import limits
-from app.errors import InvalidInput
+from app.errors import InvalidInput, file_problem
 from app.ingest.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from storage import answers, audit
 from storage.documents import document_by_name
@@ -103,7 +103,11 @@ def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
         row = _row(place, record)
         if row.id in seen:
             raise InvalidInput(place, f"id {row.id!r} is used twice (first at {seen[row.id]})")
-        if not (documents_dir / row.document).is_file():
+        try:
+            there = (documents_dir / row.document).is_file()
+        except OSError as exc:  # a name longer than the system allows, a folder it may not enter
+            raise InvalidInput(place, f"field 'document': not a file it can open ({file_problem(exc)})") from exc
+        if not there:
             raise InvalidInput(place, f"field 'document': no file {row.document!r} in {documents_dir}")
         seen[row.id] = place
         rows.append(row)
