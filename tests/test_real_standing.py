@@ -120,7 +120,9 @@ def test_the_text_gives_the_real_label_figure_first_and_names_planted_errors_sec
 ) -> None:
     import_dataset(project.sessions, labelled_folder)
     verify_project(project.sessions, sorted(labelled_ids()))
-    assert standing_of_run(project.sessions, VERIFIER).text == "not stress-tested"
+    held_out = standing_of_run(project.sessions, VERIFIER)  # no human labels here yet: the checker's data card
+    assert held_out.text.startswith("trusted: caught") and "held-out, from its data card" in held_out.text
+    assert held_out.short.endswith("held-out") and not held_out.demonstration
     remember(project.sessions, _planted(VERIFIER, 47, 50))
     before = standing_of_run(project.sessions, VERIFIER)  # no human labels: today's wording
     assert before.real is None and before.text == "caught 94% of planted errors, false alarms on 2% of correct points"

@@ -14,6 +14,7 @@ from app.judging.verification import VERIFIER, PointReport, Verifier, stored_rep
 from app.project import Project
 from models.perturbations import TYPES
 from models.verifier.values import read_values
+from models.vocabulary import Tag
 from storage import judgements, raters
 
 
@@ -158,7 +159,10 @@ def test_verify_prints_the_issue_json_and_stores_a_rater(
         stored = judgements.data_points_of(session, "cuad-002", rater.id)
         report = stored_report(session, "cuad-002")
     flagged = [p for p in data["answers"][0]["points"] if p["verdict"] == "incorrect"]
-    assert len([p for p in stored if p.tag is not None]) == len(flagged)
+    confirmed = [p for p in data["answers"][0]["points"] if p["verdict"] == "supported"]
+    assert len([p for p in stored if p.tag is Tag.INCORRECT]) == len(flagged)
+    assert len([p for p in stored if p.tag is Tag.CORRECT]) == len(confirmed)  # only the checker's sure ones
+    assert len([p for p in stored if p.tag is None]) == len(stored) - len(flagged) - len(confirmed)
     assert report is not None and [p.verdict for p in report.points] == [
         p["verdict"] for p in data["answers"][0]["points"]
     ]

@@ -14,14 +14,14 @@ most human-labelled answers measure (the latest of equals).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.raters import default_rater
+from app.raters import data_card_counts, default_rater, standing_from_counts
 from app.settings import ModelChoice
 from models.vocabulary import BackendKind
 from storage import raters, reviews
@@ -39,6 +39,7 @@ class Standing:
     demonstration: bool
     figures: dict[str, Any] | None  # the latest stress test's (planted errors)
     real: dict[str, Any] | None = None  # against human labels (real_label_figures), shown first
+    held_out: str | None = None  # the claim checker's held-out figures (its data card), where nothing else is
 
     @property
     def measured(self) -> bool:
@@ -54,7 +55,7 @@ class Standing:
                 return f"caught {r['caught']}/{r['with_errors']} real errors"
             return f"false alarms on {r['false_alarms']}/{r['correct']} correct answers"
         if self.figures is None:
-            return "not stress-tested"
+            return self.held_out or "not stress-tested"
         return f"caught {self.figures['caught_share']:.0%}"
 
 
@@ -132,7 +133,13 @@ def standing_of_run(sessions: sessionmaker[Session], rater: str) -> Standing:
         figures = latest_figures(session, rater)
         real = real_label_figures(session, rater)
     is_model = run is None or run.config.get("backend", "local") in MODEL_RATERS
-    return standing_from(rater, figures, is_model, real)
+    found = standing_from(rater, figures, is_model, real)
+    if real is None and found.figures is None and run is not None and run.config.get("backend") == "verifier":
+        card = data_card_counts()  # the project has no human label yet: the checker's held-out ones
+        if card is not None:
+            held = standing_from_counts(rater, "data card", **card)
+            return replace(found, text=held.words, held_out=f"caught {held.recall:.0%} held-out")
+    return found
 
 
 def reference_standing(sessions: sessionmaker[Session], answer_id: str) -> Standing | None:
