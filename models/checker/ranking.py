@@ -1,0 +1,214 @@
+"""Evidence by meaning: the passage of a contract that decides a claim, shown first.
+
+Every passage of the document is scored by a small learned ranker (LightGBM LambdaRank, trained by
+packaging/train_evidence_ranker.py on ContractNLI's annotated evidence, contractnli-train only) from:
+- BM25 over the passages' content words (k1 = 1.2, b = 0.75): the words the claim shares;
+- the bi-encoder's cosine (all-MiniLM-L6-v2 as published, int8): what it means;
+- the exemplar memory: how close the passage is, by meaning, to the clauses annotators marked as
+  evidence for claims like this one in other contracts ("Receiving Party shall not reverse engineer"
+  is decided by a no-reverse-engineering clause, whatever its words);
+- the passage's place in the document, its length, and whether it is the title or a recital.
+Each score also enters relative to the document's best, so a long contract and a short one compare.
+The title and the recitals ("WHEREAS ...") never outrank an operative clause that holds at least half of
+the claim's content words: a lawyer wants the clause that binds, not the preamble that announces it.
+
+The fine-tuned cross-encoder (packaging/train_cross_encoder.py) ranked worse than this on the held-out
+NDAs when trained within two cores' time, so it does not ship (resources/encoder/README.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from models.verifier.text import STOPWORDS, TOKEN, canonical, stem
+
+HOLDS_CLAIM = 0.5  # share of the claim's content words an operative clause must hold to outrank the preamble
+NEIGHBOURS = 10  # exemplar claims consulted
+SAME_CLAIM = 0.85  # cosine at which an exemplar claim says the same kind of thing
+EXEMPLAR_TOP = 5  # a passage's exemplar score: its mean cosine to the closest five evidence clauses
+_RECITAL = re.compile(r"^\W*(?:whereas|recitals?|background|witnesseth|w\s?i\s?t\s?n\s?e\s?s\s?s)\b", re.I)
+_OPERATIVE_START = re.compile(
+    r"^\W*(?:(?:section|article|clause)\s+)?(?:1|i|one)(?:\.|\)|\s|$)|agree(?:s|d)?\s+as\s+follows|now,?\s+therefore",
+    re.I,
+)
+FEATURES = (
+    "bm25",
+    "bm25_rank",
+    "bm25_below_best",
+    "cosine",
+    "cosine_rank",
+    "cosine_below_best",
+    "exemplar",
+    "exemplar_rank",
+    "exemplar_below_best",
+    "exemplar_neighbours",
+    "preamble",
+    "position",
+    "log_words",
+    "claim_words_held",
+)
+
+
+def content(text: str) -> list[str]:
+    return [stem(w) for w in TOKEN.findall(canonical(text)) if w not in STOPWORDS and len(w) > 2 and w != "yes"]
+
+
+def preamble(texts: Sequence[str]) -> set[int]:
+    """Passages that are the title or the recitals: a short first line, every "WHEREAS ..." passage,
+    and what comes before the first operative clause ("1.", "NOW, THEREFORE", "agree as follows") when
+    that clause comes early (a contract with no such marker keeps only its title and recitals)."""
+    out = {i for i, t in enumerate(texts) if _RECITAL.match(t)}
+    if texts and len(texts[0].split()) <= 15:
+        out.add(0)
+    limit = max(12, len(texts) // 4)
+    for i, t in enumerate(texts[:limit]):
+        if _OPERATIVE_START.search(t[:200]):
+            out |= set(range(i))
+            if re.search(r"agree(?:s|d)?\s+as\s+follows|now,?\s+therefore", t, re.I):
+                out.add(i)  # the words that introduce the clauses
+            break
+    return out
+
+
+@dataclass
+class Memory:
+    """Exemplars: claims of other contracts, and the clauses annotators marked as deciding them."""
+
+    claims: np.ndarray  # (n, 384) unit vectors
+    evidence: np.ndarray  # (m, 384) unit vectors
+    owner: np.ndarray  # (m,) the claim each evidence clause decides
+    documents: np.ndarray  # (n,) the claim's document (left out when training on that document)
+
+    def scores(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> tuple[np.ndarray, int]:
+        """Each passage's exemplar score, and how many exemplar claims said the same kind of thing."""
+        similar = self.claims @ claim
+        if exclude is not None:
+            similar = np.where(self.documents == exclude, -1.0, similar)
+        near = np.argsort(-similar, kind="stable")[:NEIGHBOURS]
+        near = near[similar[near] >= SAME_CLAIM]
+        if not len(near) or not len(passages):
+            return np.zeros(len(passages)), 0
+        cosines = passages @ self.evidence[np.isin(self.owner, near)].T
+        top = min(EXEMPLAR_TOP, cosines.shape[1])
+        return np.sort(cosines, axis=1)[:, -top:].mean(axis=1), len(near)
+
+
+def _rank_of(scores: np.ndarray) -> np.ndarray:
+    ranks = np.empty(len(scores))
+    ranks[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
+    return ranks
+
+
+@dataclass
+class Ranked:
+    """The passages found for one claim, best first."""
+
+    ids: list[str]
+    scores: np.ndarray  # the ranker's, in the same order
+
+
+@dataclass
+class PassageIndex:
+    """One document's evidence passages, indexed once for BM25 and the bi-encoder."""
+
+    ids: list[str]
+    texts: list[str]
+    encoders: Any = None  # models.checker.encoder.Encoders (which imports this module)
+    vectors: np.ndarray | None = None
+    words: list[Counter[str]] = field(init=False)
+    is_preamble: set[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.words = [Counter(content(t)) for t in self.texts]
+        self.lengths = np.array([sum(c.values()) for c in self.words], dtype=float)
+        self.mean_length = float(self.lengths.mean()) if len(self.lengths) else 1.0
+        df: Counter[str] = Counter()
+        for c in self.words:
+            df.update(c.keys())
+        n = len(self.texts)
+        self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+        self.is_preamble = preamble(self.texts)
+
+    def bm25(self, claim_words: list[str]) -> np.ndarray:
+        scores = np.zeros(len(self.texts))
+        norm = 1.2 * (1 - 0.75 + 0.75 * self.lengths / max(self.mean_length, 1e-9))
+        for w in sorted(set(claim_words)):
+            if w not in self.idf:
+                continue
+            tf = np.array([c.get(w, 0) for c in self.words], dtype=float)
+            scores += self.idf[w] * tf * 2.2 / (tf + norm)
+        return scores
+
+    def passage_vectors(self) -> np.ndarray:
+        if self.vectors is None:
+            assert self.encoders is not None
+            self.vectors = self.encoders.embed(self.texts)
+        return self.vectors
+
+    def features(self, claim: str, vector: np.ndarray, memory: Memory, exclude: str | None = None) -> np.ndarray:
+        """The ranker's FEATURES of every passage for one claim (its bi-encoder vector given)."""
+        n = len(self.texts)
+        mine = content(claim)
+        lexical = self.bm25(mine)
+        passages = self.passage_vectors()
+        cosine = passages @ vector
+        exemplar, neighbours = memory.scores(passages, vector, exclude)
+        wanted = set(mine)
+        held = np.array([len(wanted & c.keys()) / max(len(wanted), 1) for c in self.words])
+        return np.column_stack(
+            [
+                lexical,
+                _rank_of(lexical),
+                lexical - lexical.max(),
+                cosine,
+                _rank_of(cosine),
+                cosine - cosine.max(),
+                exemplar,
+                _rank_of(exemplar) if neighbours else np.full(n, 99.0),
+                exemplar - exemplar.max(),
+                np.full(n, float(neighbours)),
+                np.array([i in self.is_preamble for i in range(n)], dtype=float),
+                np.arange(n) / max(n, 1),
+                np.log1p(self.lengths),
+                held,
+            ]
+        )
+
+    def rank_by_words(self, claim: str) -> Ranked:
+        """BM25 alone: what Assay shows when the encoders are not there."""
+        scores = self.bm25(content(claim))
+        return self._ordered(claim, scores)
+
+    def rank(self, claims: list[str], ranker: Any, memory: Memory) -> list[Ranked]:
+        """For each claim, the passages that decide it, best first (the learned ranker's order)."""
+        if not self.texts:
+            return [Ranked([], np.zeros(0)) for _ in claims]
+        assert self.encoders is not None
+        vectors = self.encoders.embed(claims)
+        return [
+            self._ordered(c, np.asarray(ranker.predict(self.features(c, v, memory)), dtype=float))
+            for c, v in zip(claims, vectors, strict=True)
+        ]
+
+    def _ordered(self, claim: str, scores: np.ndarray) -> Ranked:
+        order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        order = self._operative_first(claim, order)
+        return Ranked([self.ids[i] for i in order], scores[order])
+
+    def _operative_first(self, claim: str, order: list[int]) -> list[int]:
+        if not order or order[0] not in self.is_preamble:
+            return order
+        mine = set(content(claim))
+        if not mine:
+            return order
+        for at, i in enumerate(order):
+            if i not in self.is_preamble and len(mine & set(self.words[i])) / len(mine) >= HOLDS_CLAIM:
+                return [i, *order[:at], *order[at + 1 :]]
+        return order
