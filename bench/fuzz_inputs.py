@@ -4,6 +4,11 @@ tracebacks (anything but an AssayError), refusals that changed the project, the 
 the peak memory of the run.
 
     .venv/bin/python bench/fuzz_inputs.py [--cases 20000] [--seed 41]
+
+On 2026-11-25 (2 cores shared with other work): 5,000 inputs at seed 41 found 2 tracebacks (a dataset
+naming a document longer than the file system allows; fixed, now a test); then 5,000 at seed 41 in
+11 s and 20,000 at seed 7 in 54 s: 0 tracebacks, 0 refusals that changed the project, slowest input
+0.32 s, peak memory 223 MB.
 """
 
 from __future__ import annotations
