@@ -320,6 +320,8 @@ def judge_counts(
     judged = select(JudgeOutcomeRow.answer_id).where(
         JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
     )
+    if answer_ids is not None:  # a page: SQLite lists the subquery's answers whole, so only the page's
+        judged = judged.where(JudgeOutcomeRow.answer_id.in_(answer_ids))
     per_tag = [func.sum(case((LabelRow.tag == tag.value, 1), else_=0)) for tag in Tag]
     untagged = func.sum(case((LabelRow.id.is_(None), 1), else_=0))
     statement = (

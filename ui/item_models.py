@@ -92,13 +92,14 @@ class AnswerQueueModel(_TableModel):
         rows: list[QueueRow],
         count_judge_tags: Callable[[Sequence[str] | None], dict[str, JudgeCounts]],
         triage_rule: tuple[float, float] = (1.0, 0.8),
+        sampled: dict[str, int] | None = None,
     ) -> None:
         super().__init__()
         self.count_judge_tags = count_judge_tags  # of these answers, or of every answer if None
         self.triage_rule = triage_rule  # (min correctness, min relevance): the user's thresholds
         # Per answer: the judge's calibrated certainty, and the random draw it belongs to (app results).
         self.certainty: dict[str, float | None] = {}
-        self.sampled: dict[str, int] = {}
+        self.sampled: dict[str, int] = dict(sampled or {})
         self.rows: list[QueueRow] = []  # in the order sorted
         self.document: str | None = None  # the filter: None, every document
         self.words = ""  # the filter box's text, lower-cased

@@ -24,10 +24,9 @@ from app.errors import AssayError
 from app.figures.scores import Scores
 from app.ingest.citations import find_citations
 from app.project import Project
-from app.review import qualification, roles
+from app.review import edits, qualification, roles
 from app.review.adjudication import refuse_consensus
 from models.segmentation import segment_answer, strip_span
-from models.verdict import align
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage import audit, documents, judgements, raters, reviews, signoffs
 from storage.answers import AnswerDetail
@@ -114,6 +113,11 @@ class ReviewService:
         """Moves whenever a commit in this process may have changed what opening the answer shows."""
         return self._commits[ANY], self._commits[answer_id]
 
+    @property
+    def saves(self) -> int:
+        """Every commit to the project in this process so far: what was read before it moved may be stale."""
+        return self._commits.total()
+
     @contextmanager
     def _saving(self, answer_id: str) -> Iterator[Session]:
         """A transaction that changes this answer only (what other answers show stays as it was)."""
@@ -136,7 +140,8 @@ class ReviewService:
             audit.append_audit(session, self.reviewer, "project.review_mode", "project", "-", {"mode": mode})
 
     def queue(self) -> list[QueueRow]:
-        self.refresh_judge_rater()  # the whole queue is read again: after a run, the default may be another
+        if self._commits.total() != self._rater_read_at:  # a save since it was read: a run may speak now
+            self.refresh_judge_rater()
         with self.project.sessions() as session:
             rows = reviews.queue(session, self.rater_id)
         return qualification.mixed_queue(self.project, self.reviewer, rows)  # gold mixed in, when set
@@ -150,8 +155,10 @@ class ReviewService:
         """Read again which rater speaks for the project (app/raters.py): after a judge run, imported
         labels or a submitted review its standing may have changed."""
         with self.project.sessions() as session:
-            found = project_raters.default_rater(session)
+            found = project_raters.default_rater(session)  # every rater's standing: ~0.3 s at 100,000 answers
         self.judge_rater = None if found is None else found.rater_id
+        commits = getattr(self, "_commits", None)
+        self._rater_read_at = commits.total() if commits is not None else 0
 
     def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
         """The default rater's tag counts of these answers (of every answer if None)."""
@@ -227,7 +234,7 @@ class ReviewService:
         if judge is not None:
             ids = documents.passage_ids_by_citation(session, answer.document_id)
             return [
-                _point(
+                edits.new_point(
                     ordinal=p.ordinal,
                     text=p.text,
                     span_start=p.span_start,
@@ -244,7 +251,7 @@ class ReviewService:
 
     def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
         return [
-            _point(
+            edits.new_point(
                 ordinal=i,
                 text=s.text,
                 span_start=s.start,
@@ -254,7 +261,7 @@ class ReviewService:
                 context_end=s.context_end,
             )
             for i, s in enumerate(segment_answer(answer.text))
-        ] or [_point(text=answer.text, span_start=0, span_end=len(answer.text))]
+        ] or [edits.new_point(text=answer.text, span_start=0, span_end=len(answer.text))]
 
     def adopt_judge(self, answer_id: str) -> ReviewState | None:
         """A judge has just judged an answer this reviewer opened before it: give them the judge's
@@ -303,74 +310,15 @@ class ReviewService:
         if not text:
             raise AssayError("a data point cannot be empty: delete it instead")
         answer = self._answer(answer_id)
-
-        def edit(points: list[PointSnapshot]) -> list[PointSnapshot]:
-            out = []
-            for p in points:
-                if p.id == point_id:
-                    found = align(text, answer.text) if p.span_start is not None else None
-                    span = (found[0], found[1]) if found else (None, None)
-                    if text != p.text:  # another point now: it keeps a link to the one it replaces
-                        p = replace(p, replaces=_lineage(p))
-                    p = replace(p, text=text, span_start=span[0], span_end=span[1])
-                out.append(p)
-            return out
-
-        return self._change(answer_id, "edit", edit)
+        return self._change(answer_id, "edit", lambda ps: edits.edited(ps, point_id, text, answer.text))
 
     def split(self, answer_id: str, point_id: int, at: int) -> ReviewState:
         """Cut a point in two at a character offset of its text; both halves keep the tag."""
-
-        def cut(points: list[PointSnapshot]) -> list[PointSnapshot]:
-            out = []
-            for p in points:
-                if p.id != point_id:
-                    out.append(p)
-                    continue
-                left, right = p.text[:at].rstrip(), p.text[at:].lstrip()
-                if not left or not right:
-                    raise AssayError("split inside the text of the data point, not at its ends")
-                start = p.span_start
-                p = replace(p, replaces=_lineage(p))  # both halves replace the point they were cut from
-                out.append(replace(p, text=left, span_end=None if start is None else start + len(left)))
-                right_start = None if start is None else start + p.text.index(right, len(left))
-                out.append(
-                    replace(
-                        p,
-                        id=0,
-                        text=right,
-                        span_start=right_start,
-                        span_end=None if right_start is None else right_start + len(right),
-                        source_id=None,
-                    )
-                )
-            return out
-
-        return self._change(answer_id, "split", cut)
+        return self._change(answer_id, "split", lambda ps: edits.split(ps, point_id, at))
 
     def merge_with_next(self, answer_id: str, point_id: int) -> ReviewState:
         answer = self._answer(answer_id)
-
-        def merge(points: list[PointSnapshot]) -> list[PointSnapshot]:
-            index = next(i for i, p in enumerate(points) if p.id == point_id)
-            if index + 1 >= len(points):
-                raise AssayError("the last data point has nothing after it to merge with")
-            a, b = points[index], points[index + 1]
-            if (a.span_start is None) != (b.span_start is None):
-                raise AssayError("a missing point cannot be merged with a point of the answer")
-            if a.span_start is not None and b.span_end is not None:
-                start, end = min(a.span_start, b.span_start or 0), max(a.span_end or 0, b.span_end)
-                merged = replace(a, text=answer.text[start:end], span_start=start, span_end=end)
-            else:
-                merged = replace(a, text=f"{a.text} {b.text}")
-            merged = replace(
-                merged,
-                passage_ids=tuple(sorted(set(a.passage_ids) | set(b.passage_ids))),
-                replaces=tuple(dict.fromkeys(_lineage(a) + _lineage(b))),
-            )
-            return [*points[:index], merged, *points[index + 2 :]]
-
-        return self._change(answer_id, "merge", merge)
+        return self._change(answer_id, "merge", lambda ps: edits.merged(ps, point_id, answer.text))
 
     def delete(self, answer_id: str, point_id: int) -> ReviewState:
         return self._change(answer_id, "delete", lambda ps: [p for p in ps if p.id != point_id])
@@ -391,7 +339,7 @@ class ReviewService:
             ),
             (None, None),
         )
-        point = _point(
+        point = edits.new_point(
             text=text,
             span_start=start,
             span_end=end,
@@ -400,14 +348,7 @@ class ReviewService:
             context_end=context[1],
         )
 
-        def add(points: list[PointSnapshot]) -> list[PointSnapshot]:
-            for p in points:
-                if p.span_start is not None and p.span_end is not None and p.span_start < end and start < p.span_end:
-                    raise AssayError(f"“{p.text[:40]}” is already a data point: split or edit it instead")
-            at = next((i for i, p in enumerate(points) if p.span_start is None or p.span_start > start), len(points))
-            return [*points[:at], point, *points[at:]]
-
-        return self._change(answer_id, "add", add)
+        return self._change(answer_id, "add", lambda ps: edits.added(ps, point))
 
     def add_missing(self, answer_id: str, text: str, citation_ids: list[str]) -> ReviewState:
         """A critical omission, usually text selected in the document; its passages are cited."""
@@ -417,7 +358,7 @@ class ReviewService:
         answer = self._answer(answer_id)
         ids = {p.citation_id: p.id for p in self.passages(answer)}
         cited = tuple(sorted(ids[c] for c in citation_ids if c in ids))
-        point = _point(text=text, tag=Tag.MISSING, passage_ids=cited)
+        point = edits.new_point(text=text, tag=Tag.MISSING, passage_ids=cited)
         return self._change(answer_id, "missing", lambda ps: [*ps, point])
 
     # ------------------------------------------------------------------ the answer as a whole
@@ -549,37 +490,3 @@ class ReviewService:
 
 def _when(signoff: SignOff) -> str:
     return f"{signoff.signed_at:%Y-%m-%d %H:%M} UTC"
-
-
-def _lineage(point: PointSnapshot) -> tuple[str, ...]:
-    """What an edited point replaces: the point as it was (or, if it was already an edit of
-    unsaved-as-such points, what that one replaced)."""
-    return (point.key,) if point.key else point.replaces
-
-
-def _point(
-    *,
-    text: str,
-    ordinal: int = 0,
-    span_start: int | None = None,
-    span_end: int | None = None,
-    source_id: int | None = None,
-    tag: Tag | None = None,
-    passage_ids: tuple[int, ...] = (),
-    context_start: int | None = None,
-    context_end: int | None = None,
-) -> PointSnapshot:
-    """A new point of the reviewer's (id 0: given on saving), named field by field."""
-    return PointSnapshot(
-        id=0,
-        ordinal=ordinal,
-        text=text,
-        span_start=span_start,
-        span_end=span_end,
-        source_id=source_id,
-        comment=None,
-        tag=tag,
-        passage_ids=passage_ids,
-        context_start=context_start,
-        context_end=context_end,
-    )

@@ -13,7 +13,6 @@ An expected refusal is a sentence in the changes (`message`), never an exception
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from app import raters
@@ -24,45 +23,10 @@ from app.ingest.contract_terms import ContractReading, contract_reading
 from app.project import Passage, Project
 from app.review import adjudication
 from app.review.adjudication import Case
+from app.review.changes import Changes, Listener, Prepared, StandingOf
 from app.review.service import ASSISTED, BLIND, JudgeCounts, QueueRow, ReviewPoint, ReviewService, ReviewState, Step
 from models.vocabulary import Tag
 from storage.signoffs import SignOff
-
-
-@dataclass(frozen=True, kw_only=True)
-class Changes:
-    """What one action changed: the views read the session again for the parts named here."""
-
-    opened: bool = False  # another answer is open (its document may be another too)
-    answer: bool = False  # the open answer's review: its points, tags, ratings, status, sign-off
-    point: bool = False  # the selected point
-    rows: tuple[str, ...] = ()  # the answers whose queue rows changed
-    judged: bool = False  # those rows changed by a judge run: their judge counts are read again
-    queue: bool = False  # the whole queue is read again (a run ended, the blind mode changed)
-    project: bool = False  # the project file itself was replaced (a backup restored): everything
-    advance: int = 0  # the queue goes this many answers on (a submitted review goes to the next)
-    message: str | None = None  # a sentence for the status bar; "" clears it, None leaves it
-    prepared: Prepared | None = None  # what was read ahead for the answer just opened, if it was
-    source: object = None  # the view whose action it was (it has shown the change already)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Prepared:
-    """The answer the reviewer will likely open next, read while they read this one: what opening it
-    will show (ReviewService.preview) and what showing it needs. Good only while `changes` is what
-    ReviewService.changes says: a save that may have changed the answer makes it stale."""
-
-    state: ReviewState
-    changes: tuple[int, int]
-    standing: Any  # how good the judge is whose tags it shows (app.judging.standing.Standing), or None
-    passages: list[Passage]  # of its document
-    reading: ContractReading | None  # of its document: parties, defined terms, references
-    citations: list[Citation]  # in its text
-    rendered: object = None  # what a view made of it ahead (the answer pane: its text, first point marked)
-
-
-Listener = Callable[[Changes], None]
-StandingOf = Callable[[str], Any]  # an answer id → the standing of the judge whose tags the answer shows
 
 
 def _no_standing(_answer_id: str) -> None:
@@ -90,6 +54,9 @@ class ReviewSession:
         self.previewing = False  # the open answer is shown from a preview: finish_opening saves it
         self._undo: list[Step] = []
         self._redo: list[Step] = []
+        self._standings: dict[str, Any] = {}  # by answer: read once until something is saved
+        self._standings_read_at = -1  # ReviewService.saves when they were read
+        self._rater_read_at = self.service.changes("")[0]  # the saves of no one answer when it was read
 
     @property
     def reviewer(self) -> str:
@@ -154,6 +121,7 @@ class ReviewSession:
         """Open an answer: from what was prepared if it is this one and still fresh (shown as a preview
         until finish_opening saves it as opened), else read and saved now."""
         self.finish_opening()  # the answer left was opened before another is shown
+        self._refresh_rater()
         prepared = self._take_prepared(answer_id) if use_prepared else None
         self.prepared = None
         if prepared is not None:
@@ -221,7 +189,7 @@ class ReviewSession:
         self.prepared = Prepared(
             state=state,
             changes=changes,
-            standing=self.standing_of(answer_id),
+            standing=self._standing(answer_id),
             passages=passages,
             reading=reading,
             citations=find_citations(state.answer.text, passages),
@@ -246,7 +214,7 @@ class ReviewSession:
             self.citations = prepared.citations
         elif answer_changed or document_changed:
             self.citations = find_citations(state.answer.text, self.passages)
-        self.standing = prepared.standing if prepared is not None else self.standing_of(state.answer.id)
+        self.standing = prepared.standing if prepared is not None else self._standing(state.answer.id)
         self.row = min(max(row, 0), max(len(state.points) - 1, 0))
 
     # ------------------------------------------------------------------ the selected point
@@ -259,7 +227,7 @@ class ReviewSession:
         if row == self.row:
             return
         self.row = row
-        self.standing = self.standing_of(self.state.answer.id)  # a stress test may have run
+        self.standing = self._standing(self.state.answer.id)  # a stress test may have run
         self.notify(Changes(point=True, source=source))
 
     def select_point(self, point_id: int) -> None:
@@ -480,7 +448,7 @@ class ReviewSession:
         standing reads the consensus, so the open answer shows it again."""
         case = adjudication.decide(self.project, answer_id, number, tag, reason, adjudicator)
         if self.state is not None:
-            self.standing = self.standing_of(self.state.answer.id)
+            self.standing = self._standing(self.state.answer.id)
             self.notify(Changes(answer=True))
         return case
 
@@ -495,6 +463,27 @@ class ReviewSession:
         self.notify(Changes(project=True, queue=True))
 
     # ------------------------------------------------------------------ plumbing
+
+    def _refresh_rater(self) -> None:
+        """Read again which rater speaks for the project after a save of no one answer (a judge run,
+        a stress test, imported labels): it weighs every rater's standing, too slow to ask per answer."""
+        unscoped = self.service.changes("")[0]
+        if unscoped != self._rater_read_at:
+            self._rater_read_at = unscoped
+            self.service.refresh_judge_rater()
+            self.prepared = None  # read under the rater before
+
+    def _standing(self, answer_id: str) -> Any:
+        """The judge's standing beside the answer, read again only after a save in this process (a
+        tag, a verdict, a stress test): it reads every human label of the project, ~0.3 s at 100,000
+        answers, which opening an answer and every J or K paid before."""
+        saves = self.service.saves
+        if saves != self._standings_read_at:
+            self._standings.clear()
+            self._standings_read_at = saves
+        if answer_id not in self._standings:
+            self._standings[answer_id] = self.standing_of(answer_id)
+        return self._standings[answer_id]
 
     def _act(
         self, call: Callable[[], ReviewState], *, row: int | None = None, message: str = "", advance: int = 0

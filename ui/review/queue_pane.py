@@ -101,11 +101,14 @@ class QueuePane(QWidget):
 
     answerChosen = Signal(str)  # noqa: N815 - Qt signal names
 
-    def __init__(self, session: ReviewSession, triage_rule: tuple[float, float]) -> None:
+    def __init__(
+        self, session: ReviewSession, triage_rule: tuple[float, float], sampled: dict[str, int] | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self._following = False  # the row is being selected to follow the session, not chosen
-        self.model = AnswerQueueModel(session.queue(), session.judge_counts, triage_rule=triage_rule)
+        # The random draws are given with the rows: arranging 100,000 rows once, not twice, to open.
+        self.model = AnswerQueueModel(session.queue(), session.judge_counts, triage_rule=triage_rule, sampled=sampled)
         self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
         self.filter.textChanged.connect(lambda words: self._filter(self.model.set_words, words))
         self.documents = document_chooser(self.model.rows)

@@ -6,9 +6,12 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
 from app.judging.verification import AnswerReport, PointReport, Verifier, finding_at, findings
+
+FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier's finding is read
 
 _BADGE = {
     "incorrect": ("⚑ Verifier flags this point", "#b00020"),
@@ -28,14 +31,37 @@ class VerifierFlagLabel(QLabel):
         self.linkActivated.connect(lambda link: show_passage(link.removeprefix("passage:")))
         self._cache: dict[str, AnswerReport] = {}
         self._verifier: Verifier | None = None  # a contract is prepared once for all its answers
+        self._wanted: tuple[str, int, int] | None = None  # the point whose finding is shown
+        self._waited = False  # the first finding waited for the window's first frame
+        self._first: Callable[[], None] | None = None  # and shows it then
 
     def show_point(self, project, answer_id: str, start: int | None, end: int | None) -> None:
         if start is None or end is None:
+            self._wanted = None
             self.setText("")
+            return
+        self._wanted = (answer_id, start, end)
+        if not self._waited and answer_id not in self._cache:  # the claim checker loads in a second or more:
+            # not before the window's first frame
+            self._waited = True
+            self.setText("")
+            self._first = lambda: self._show_wanted(project, (answer_id, start, end))
+            if self.isVisible():
+                QTimer.singleShot(FIRST_AFTER_MS, self._first)
             return
         self.prepare(project, answer_id)
         point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
         self.setText(describe(point) if point else "")
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._first is not None:  # the window's first answer: its finding after the first frame
+            QTimer.singleShot(FIRST_AFTER_MS, self._first)
+
+    def _show_wanted(self, project, wanted: tuple[str, int, int]) -> None:
+        self._first = None
+        if self._wanted == wanted:  # still the selected point
+            self.show_point(project, *wanted)
 
     def prepare(self, project, answer_id: str) -> None:
         """Find (once) what the verifier says about the answer's points."""

@@ -26,7 +26,7 @@ from app.export.redaction import keep_everything
 from app.judging.runs import JudgeSettings
 from app.judging.standing import reference_standing
 from app.project import Project
-from app.review import keymap
+from app.review import keymap, sampling
 from app.review.service import BLIND, ReviewState
 from app.review.session import Changes, ReviewSession
 from app.settings import Settings, save_settings
@@ -46,7 +46,7 @@ from ui.review.guidelines_panel import GuidelinesPanel, open_guidelines
 from ui.review.judge_runner import JudgeRunner
 from ui.review.qualification_dialog import QualificationDialog, show_training_feedback
 from ui.review.queue_pane import QueuePane
-from ui.review.sample_actions import draw_random_sample, least_certain_first, refresh_queue_statistics
+from ui.review.sample_actions import draw_random_sample, least_certain_first
 from ui.review.side_by_side import SideBySideWindow
 from ui.thresholds_dialog import ThresholdsDialog
 
@@ -82,12 +82,12 @@ class ReviewWindow(QMainWindow):
         self.statusBar().addWidget(self.message, 1)
         session.subscribe(self._on_changes)  # first: the status bar says what the panes then show
 
-        self.queue_pane = QueuePane(session, (self.settings.min_correctness, self.settings.min_relevance))
+        rule = (self.settings.min_correctness, self.settings.min_relevance)
+        self.queue_pane = QueuePane(session, rule, sampling.sampled_answers(project))
         self.matter_picker = add_matter_picker(self.queue_pane, project)  # every matter, or one
         self.answer_pane = AnswerPane(session)
         self.document_pane = DocumentPane(session)
         self.judge_runner = JudgeRunner(project, self.settings, self.say, self)
-        refresh_queue_statistics(self.queue_pane, session, certainty=False, requery=False)  # the queue was just read
         self.guidelines_panel = GuidelinesPanel(session, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.guidelines_panel)
         self.guidelines_panel.hide()
@@ -114,6 +114,10 @@ class ReviewWindow(QMainWindow):
         else:
             self.queue_pane.move(1)  # the first row, if there is one
         self.backup_keeper = BackupKeeper(self, project, self.settings.backup_minutes, self.say)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._prepare_timer.start()  # the next answer is read ahead once this window is on screen, not before
 
     @property
     def worker(self) -> JudgeWorker | None:
