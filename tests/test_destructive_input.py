@@ -111,6 +111,14 @@ def test_no_command_writes_over_the_project_or_its_backups(
     for argv in cases:
         status, _, err = _run(capsys, *project, *argv)
         assert status == 2, (argv, err)
+    # The window's export and bundle go through the same door.
+    from app.export.formats import export
+    from app.review.team import export_bundle
+
+    with pytest.raises(InvalidInput, match="it is the open project"):
+        export(sample_project, "jsonl", path)
+    with pytest.raises(InvalidInput, match="backup folder"):
+        export_bundle(sample_project, "ana", backup)
     assert path.read_bytes()[:16] == b"SQLite format 3\x00"
     assert backup.read_bytes()[:16] == b"SQLite format 3\x00"
     assert Project.open(sample_project.url).counts() == sample_project.counts()

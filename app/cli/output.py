@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,11 +13,11 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from app import destinations
 from app.errors import InvalidInput, file_problem
 from app.ingest.documents import PageProgress
 from app.judging.runs import Progress
 from app.project import Project
-from storage.db import sqlite_path
 
 
 def print_summary(summary: Any, as_json: bool, text: Callable[[], str]) -> None:
@@ -42,45 +41,12 @@ def print_json_or_lines(value: dict[str, Any], as_json: bool) -> None:
         print(f"{key:20} {item}")
 
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-_SIDECARS = ("-wal", "-shm", "-journal")
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
 
 
-def _same(a: Path, b: Path) -> bool:
-    """One file by path or by identity (a link, another spelling of the path)."""
-    if a.absolute() == b.absolute() or a.resolve() == b.resolve():
-        return True
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 def protected_problem(out: Path, project: Project | None) -> str | None:
-    """Why `out` must not be written: it is the open project, its write-ahead log, shared memory or
-    journal, one of its backups, or another SQLite database (a project a mistyped name would wipe)."""
-    if project is not None and (path := sqlite_path(project.url)) is not None:
-        if _same(out, path):
-            return "it is the open project: writing there would destroy it; give another file name"
-        if any(_same(out, path.with_name(path.name + end)) for end in _SIDECARS):
-            return "it is the open project's own log file: writing there would damage it; give another file name"
-        from app.backups import backup_folder
-
-        try:
-            backups = backup_folder(path).resolve()
-        except (OSError, ValueError):
-            backups = None
-        if backups is not None and (out.resolve() == backups or backups in out.resolve().parents):
-            return "it is in the project's backup folder: give a file name outside it"
-    try:
-        if out.is_file():
-            with out.open("rb") as handle:
-                if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
-                    return "it is a database (an Assay project?): writing there would destroy it; give another name"
-    except OSError:
-        pass  # unreadable: the write says why
-    return None
+    """Why `out` must not be written, for the open `project` (app/destinations.py says it)."""
+    return destinations.protected_problem(out, project.url if project is not None else None)
 
 
 @contextmanager

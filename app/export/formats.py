@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from app.destinations import refuse_protected
 from app.errors import AssayError
 from app.export.redaction import keep_everything
 from app.figures import analytics as stats
@@ -33,6 +34,7 @@ def export(
     `paper` (a4 or letter) is the report's page size; `on_step` hears the report's steps."""
     if fmt not in FORMATS:
         raise AssayError(f"export format is one of {', '.join(FORMATS)}")
+    refuse_protected(out, project.url)  # never over the project, its logs or backups (the window's export too)
     out.parent.mkdir(parents=True, exist_ok=True)
     writers: dict[str, Callable[[Project, Path, Redact], None]] = {
         "csv": export_csv,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from app import limits
+from app.destinations import refuse_protected
 from app.errors import AssayError, InvalidInput
 from app.project import Project
 from app.review import adjudication
@@ -29,6 +30,7 @@ def _digest(value: Any) -> str:
 
 def export_bundle(project: Project, reviewer: str, out: Path) -> int:
     """Write one reviewer's points, labels, reviews and audit entries, sealed with a hash."""
+    refuse_protected(out, project.url)  # never over the project, its logs or backups
     items = []
     with project.sessions() as session:
         rater = raters.rater_named(session, reviewer)
