@@ -55,7 +55,8 @@ class ReviewSession:
         self._undo: list[Step] = []
         self._redo: list[Step] = []
         self._standings: dict[str, Any] = {}  # by answer: read once until something is saved
-        self._standings_read_at = -1  # ReviewService.saves when they were read
+        self._standings_read_at: tuple[int, int] = (-1, 0)  # the saves of no one answer, and submits, then
+        self._submitted = 0  # reviews this session submitted: their labels now count as human labels
         self._rater_read_at = self.service.changes("")[0]  # the saves of no one answer when it was read
 
     @property
@@ -305,9 +306,10 @@ class ReviewSession:
     def submit(self) -> bool:
         """Submit the review of the open answer; the queue goes on to the next answer."""
         answer_id = self.answer_id
-        return answer_id is not None and self._act(
-            lambda: self.service.submit(answer_id), message="Review submitted.", advance=1
-        )
+        if answer_id is None:
+            return False
+        self._submitted += 1  # its labels count as human labels now: the judge's standing is read again
+        return self._act(lambda: self.service.submit(answer_id), message="Review submitted.", advance=1)
 
     def sign_off(self) -> bool:
         """Sign the open answer's submitted review; the sentence says what was signed."""
@@ -474,10 +476,10 @@ class ReviewSession:
             self.prepared = None  # read under the rater before
 
     def _standing(self, answer_id: str) -> Any:
-        """The judge's standing beside the answer, read again only after a save in this process (a
-        tag, a verdict, a stress test): it reads every human label of the project, ~0.3 s at 100,000
-        answers, which opening an answer and every J or K paid before."""
-        saves = self.service.saves
+        """The judge's standing beside the answer, read again only after a save in this process that
+        may change it (a judge run, a stress test, imported labels, a review submitted): it weighs the
+        project's human labels, 0.3 s and more at 100,000 answers, which each open, J and K paid before."""
+        saves = (self.service.changes("")[0], self._submitted)  # not every save: each open saves one
         if saves != self._standings_read_at:
             self._standings.clear()
             self._standings_read_at = saves

@@ -248,6 +248,7 @@ class ReviewWindow(QMainWindow):
 
     def _prepare_next(self) -> None:
         """Read the next answer the way the reviewer moves, while they read this one."""
+        self.finish_opening()  # read for a while: shown by now, if no frame has said so (saved before reading ahead)
         answer_id = self.queue_pane.answer_beside(self._direction)
         if answer_id is None or self.session.is_prepared(answer_id):
             return
