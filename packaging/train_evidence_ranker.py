@@ -9,8 +9,9 @@ never saw:
    onnx). Skipped when the file is there already (`--export` to redo it).
 2. memory.npz: the exemplar memory, the bi-encoder's vectors of every contractnli-train claim that
    its NDA entails or contradicts and of the passages holding its annotators' evidence (float16).
-3. ranker.txt: LightGBM LambdaRank over the FEATURES of every passage for every such claim of
-   contractnli-train, each claim's exemplars taken from the other NDAs only (as a new contract sees them).
+3. ranker.txt: LightGBM LambdaRank over the FEATURES of each such contractnli-train claim's candidate
+   passages (the CANDIDATES with the highest BM25), each claim's exemplars taken from the other NDAs
+   only (as a new contract sees them).
 4. manifest.json: every file's SHA-256, checked before Assay loads it; figures.json: the hit rate
    (the first passage overlaps an annotator's evidence span) on contractnli-dev, never trained on,
    beside BM25 alone and the bi-encoder alone.
@@ -88,9 +89,8 @@ def memory_of(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np
         held = [i for i, pid in enumerate(index.ids) if pid in c.evidence]
         if not held:
             continue
-        passages = index.passage_vectors()
         owner += [len(rows)] * len(held)
-        evidence += [passages[i] for i in held]
+        evidence += list(index.vectors_of(held))
         rows.append(v)
         documents.append(c.document)
     return Memory(np.asarray(rows), np.asarray(evidence), np.asarray(owner), np.asarray(documents))
@@ -144,9 +144,10 @@ def main() -> int:
     rows, labels, groups = [], [], []
     for c, v in zip(train_claims, train_vectors, strict=True):
         index = train_indexes[c.document]
-        rows.append(index.features(c.text, v, memory, exclude=c.document))  # exemplars of other NDAs only
-        labels.append(np.array([pid in c.evidence for pid in index.ids], dtype=float))
-        groups.append(len(index.ids))
+        chosen, x = index.features(c.text, v, memory, exclude=c.document)  # exemplars of other NDAs only
+        rows.append(x)
+        labels.append(np.array([index.ids[i] in c.evidence for i in chosen], dtype=float))
+        groups.append(len(chosen))
     data = lgb.Dataset(np.vstack(rows), np.concatenate(labels), group=groups, feature_name=list(FEATURES))
     ranker = lgb.train(PARAMS, data, num_boost_round=ROUNDS)
 
@@ -155,8 +156,10 @@ def main() -> int:
 
     def learned(c: Claim) -> str | None:
         index = dev_indexes[c.document]
-        scores = ranker.predict(index.features(c.text, vector_of[id(c)], memory))
-        return index._ordered(c.text, np.asarray(scores)).ids[0] if index.ids else None
+        if not index.ids:
+            return None
+        chosen, x = index.features(c.text, vector_of[id(c)], memory)
+        return index.ordered(c.text, chosen, np.asarray(ranker.predict(x))).ids[0]
 
     def by_words(c: Claim) -> str | None:
         index = dev_indexes[c.document]

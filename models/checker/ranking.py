@@ -30,6 +30,7 @@ import numpy as np
 from models.verifier.text import STOPWORDS, TOKEN, canonical, stem
 
 HOLDS_CLAIM = 0.5  # share of the claim's content words an operative clause must hold to outrank the preamble
+CANDIDATES = 30  # passages with the highest BM25 the ranker reads (a contract's others follow, by BM25)
 NEIGHBOURS = 10  # exemplar claims consulted
 SAME_CLAIM = 0.85  # cosine at which an exemplar claim says the same kind of thing
 EXEMPLAR_TOP = 5  # a passage's exemplar score: its mean cosine to the closest five evidence clauses
@@ -121,7 +122,6 @@ class PassageIndex:
     ids: list[str]
     texts: list[str]
     encoders: Any = None  # models.checker.encoder.Encoders (which imports this module)
-    vectors: np.ndarray | None = None
     words: list[Counter[str]] = field(init=False)
     is_preamble: set[int] = field(init=False)
 
@@ -135,6 +135,7 @@ class PassageIndex:
         n = len(self.texts)
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
         self.is_preamble = preamble(self.texts)
+        self._vectors: dict[int, np.ndarray] = {}  # passage -> its bi-encoder vector, embedded when first needed
 
     def bm25(self, claim_words: list[str]) -> np.ndarray:
         scores = np.zeros(len(self.texts))
@@ -146,23 +147,38 @@ class PassageIndex:
             scores += self.idf[w] * tf * 2.2 / (tf + norm)
         return scores
 
-    def passage_vectors(self) -> np.ndarray:
-        if self.vectors is None:
+    def vectors_of(self, passages: Sequence[int]) -> np.ndarray:
+        """The bi-encoder's vectors of these passages, embedding those not yet embedded in one batch: a long
+        contract's passages that no claim's words point to are never read."""
+        missing = [i for i in dict.fromkeys(passages) if i not in self._vectors]
+        if missing:
             assert self.encoders is not None
-            self.vectors = self.encoders.embed(self.texts)
-        return self.vectors
+            for i, v in zip(missing, self.encoders.embed([self.texts[i] for i in missing]), strict=True):
+                self._vectors[i] = v
+        return np.asarray([self._vectors[i] for i in passages], dtype=np.float32).reshape(len(passages), -1)
 
-    def features(self, claim: str, vector: np.ndarray, memory: Memory, exclude: str | None = None) -> np.ndarray:
-        """The ranker's FEATURES of every passage for one claim (its bi-encoder vector given)."""
+    def passage_vectors(self) -> np.ndarray:
+        return self.vectors_of(range(len(self.texts)))
+
+    def candidates(self, claim: str) -> tuple[list[int], np.ndarray]:
+        """The CANDIDATES passages with the highest BM25 for the claim (ties: document order), and BM25."""
+        lexical = self.bm25(content(claim))
+        return [int(i) for i in np.argsort(-lexical, kind="stable")[:CANDIDATES]], lexical
+
+    def features(
+        self, claim: str, vector: np.ndarray, memory: Memory, exclude: str | None = None
+    ) -> tuple[list[int], np.ndarray]:
+        """The candidate passages for one claim (its bi-encoder vector given) and their FEATURES."""
         n = len(self.texts)
-        mine = content(claim)
-        lexical = self.bm25(mine)
-        passages = self.passage_vectors()
+        chosen, everything = self.candidates(claim)
+        lexical = everything[chosen]
+        passages = self.vectors_of(chosen)
         cosine = passages @ vector
         exemplar, neighbours = memory.scores(passages, vector, exclude)
-        wanted = set(mine)
-        held = np.array([len(wanted & c.keys()) / max(len(wanted), 1) for c in self.words])
-        return np.column_stack(
+        wanted = set(content(claim))
+        held = np.array([len(wanted & self.words[i].keys()) / max(len(wanted), 1) for i in chosen])
+        m = len(chosen)
+        return chosen, np.column_stack(
             [
                 lexical,
                 _rank_of(lexical),
@@ -171,12 +187,12 @@ class PassageIndex:
                 _rank_of(cosine),
                 cosine - cosine.max(),
                 exemplar,
-                _rank_of(exemplar) if neighbours else np.full(n, 99.0),
+                _rank_of(exemplar) if neighbours else np.full(m, 99.0),
                 exemplar - exemplar.max(),
-                np.full(n, float(neighbours)),
-                np.array([i in self.is_preamble for i in range(n)], dtype=float),
-                np.arange(n) / max(n, 1),
-                np.log1p(self.lengths),
+                np.full(m, float(neighbours)),
+                np.array([i in self.is_preamble for i in chosen], dtype=float),
+                np.asarray(chosen) / max(n, 1),
+                np.log1p(self.lengths[chosen]),
                 held,
             ]
         )
@@ -188,14 +204,28 @@ class PassageIndex:
 
     def rank(self, claims: list[str], ranker: Any, memory: Memory) -> list[Ranked]:
         """For each claim, the passages that decide it, best first (the learned ranker's order)."""
-        if not self.texts:
+        if not self.texts or not claims:
             return [Ranked([], np.zeros(0)) for _ in claims]
         assert self.encoders is not None
         vectors = self.encoders.embed(claims)
-        return [
-            self._ordered(c, np.asarray(ranker.predict(self.features(c, v, memory)), dtype=float))
-            for c, v in zip(claims, vectors, strict=True)
-        ]
+        self.vectors_of([i for c in claims for i in self.candidates(c)[0]])  # one batch for the answer
+        read = [self.features(c, v, memory) for c, v in zip(claims, vectors, strict=True)]
+        scores = np.asarray(ranker.predict(np.vstack([x for _, x in read]), num_threads=1), dtype=float)
+        out, at = [], 0
+        for claim, (chosen, x) in zip(claims, read, strict=True):
+            out.append(self.ordered(claim, chosen, scores[at : at + len(x)]))
+            at += len(x)
+        return out
+
+    def ordered(self, claim: str, chosen: list[int], scores: np.ndarray) -> Ranked:
+        """The candidates by the ranker's scores, then the document's other passages by BM25."""
+        best = [chosen[j] for j in np.argsort(-scores, kind="stable")]
+        rest = [i for i in self.candidates_all(claim) if i not in set(chosen)]
+        order = self._operative_first(claim, best + rest)
+        return Ranked([self.ids[i] for i in order], np.concatenate([np.sort(scores)[::-1], np.zeros(len(rest))]))
+
+    def candidates_all(self, claim: str) -> list[int]:
+        return [int(i) for i in np.argsort(-self.bm25(content(claim)), kind="stable")]
 
     def _ordered(self, claim: str, scores: np.ndarray) -> Ranked:
         order = [int(i) for i in np.argsort(-scores, kind="stable")]
