@@ -65,8 +65,9 @@ def test_shift_f1_opens_the_guidelines_at_the_tag_of_the_selected_point_and_foll
     text = " ".join(label.text() for label in sheet.findChildren(QLabel))
     assert "Shift+F1" in text and "Review guidelines" in text and "Sign off this answer" in text
     sheet.close()
-    panel.close()
-    assert window.queue_pane.isVisible()  # back in its place
+    assert window.queue_pane.isVisible()  # the answer list stays in view beside the guidelines
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_F1, SHIFT)  # Shift+F1 again closes them
+    assert not panel.isVisible() and window.document_pane.isVisible()  # the contract back in its place
 
 
 def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_project: Project) -> None:
@@ -79,7 +80,11 @@ def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_projec
         (submitted,) = [e for e in audit_entries(session) if e.action == "review.submitted"]
     assert submitted.payload["guideline_version"] == 1
     window.open_answer(ANSWER)
-    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return, CTRL | SHIFT)  # sign off
+    qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_Return, CTRL | SHIFT)  # sign off: asked first
+    box = window.sign_off_box
+    assert box.isVisible() and ANSWER in box.informativeText() and "your tags: " in box.informativeText()
+    assert not sample_project.signoffs()  # nothing signed until the reviewer says so
+    next(b for b in box.buttons() if b.text() == "Sign off").click()
     assert "Signed off under guideline version 1" in window.message.text()
     (check,) = sample_project.signoffs()
     assert check.matches and check.answer_id == ANSWER and check.reviewer == "ana"

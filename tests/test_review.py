@@ -34,10 +34,11 @@ def test_reviewer_starts_from_the_judges_points_and_overrides_them(sample_projec
     _judged(sample_project)
     ana = ReviewService(sample_project, "ana")
     state = ana.open(ANSWER)
-    assert state.status is ReviewStatus.IN_REVIEW and state.judge_visible
+    assert state.status is ReviewStatus.UNREVIEWED and state.judge_visible  # read, not started: nothing tagged
     assert state.points and all(p.judge_tag is Tag.INCORRECT and p.point.tag is None for p in state.points)
     first, second = state.points[0].point.id, state.points[1].point.id
     state = ana.accept_judge(ANSWER, first)
+    assert state.status is ReviewStatus.IN_REVIEW  # the first tag starts the review
     state = ana.set_tag(ANSWER, second, Tag.CORRECT)
     assert [p.point.tag for p in state.points[:2]] == [Tag.INCORRECT, Tag.CORRECT]
     assert (state.scores.correct, state.scores.incorrect, state.scores.correctness) == (1, 1, 0.5)

@@ -25,6 +25,7 @@ from app import backups
 from app.errors import AssayError, NotAProject, ProjectDamaged
 from app.project import AskPassphrase, Project, project_passphrase, project_url
 from app.review.session import ReviewSession
+from ui.screen_fit import fit_to_screen
 
 
 class BackupSignals(QObject):
@@ -112,6 +113,7 @@ class BackupsDialog(QDialog):
         self.session = session
         self.setWindowTitle("Backups")
         self.resize(720, 360)
+        fit_to_screen(self)  # never larger than a laptop's screen
         layout = QVBoxLayout(self)
         self.where = QLabel()
         self.where.setWordWrap(True)

@@ -27,6 +27,7 @@ from app.errors import AssayError
 from app.export.formats import FORMATS, Redact, export
 from app.export.redaction import Redaction, keep_everything
 from app.project import Project
+from ui.screen_fit import fit_to_screen
 
 DESCRIPTIONS = {
     "xlsx": ("Excel workbook: answers, data points, agreement, triage", "xlsx"),
@@ -152,6 +153,7 @@ class ExportDialog(QDialog):
         parent = Path(current).parent if current else self.folder
         self.path.setText(str(parent / f"{stem}.{suffix}"))
         self.preview_area.setVisible(self.project is not None and self.fmt in REPORTS)
+        self._fit()
         self.page_size.setEnabled(self.fmt in REPORTS)
         if self.preview_area.isVisibleTo(self) and self.page.isNull():
             self.refresh_preview()
@@ -184,6 +186,15 @@ class ExportDialog(QDialog):
     def _on_preview_failed(self, number: int, sentence: str) -> None:
         if number == self._previews:
             self.preview.setText(sentence)
+
+    def _fit(self) -> None:
+        """As tall as the screen leaves room for when a page is previewed, compact when not; on screen."""
+        screen = self.screen() or QApplication.primaryScreen()
+        room = screen.availableGeometry().height() - 80 if screen is not None else 700
+        self.layout().activate()
+        height = min(room, 1000) if self.preview_area.isVisibleTo(self) else self.sizeHint().height()
+        self.resize(self.sizeHint().width(), max(height, self.minimumSizeHint().height()))
+        fit_to_screen(self)
 
     @staticmethod
     def _preview_width(parent: QWidget | None) -> int:

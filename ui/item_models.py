@@ -11,7 +11,9 @@ from PySide6.QtGui import QColor
 
 from app.figures.rater_names import rater_name
 from app.figures.scores import Scores, answer_verdict, shown
+from app.figures.tag_colours import PALE, UNTAGGED_PALE
 from app.judging.standing import Standing, figure_lines, real_label_note
+from app.plain_text import plain_text
 from app.review.service import JudgeCounts, QueueRow, RaterTag, ReviewPoint
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 
@@ -19,11 +21,11 @@ Index = QModelIndex | QPersistentModelIndex
 
 # Colour plus a symbol and a word: a tag is never told by colour alone.
 TAG_STYLE: dict[Tag | None, tuple[str, str]] = {
-    Tag.CORRECT: ("✓ correct", "#c9efd2"),
-    Tag.INCORRECT: ("✗ incorrect", "#f6c6c6"),
-    Tag.IRRELEVANT: ("∅ irrelevant", "#fbe3a6"),
-    Tag.MISSING: ("+ missing", "#cadcfa"),
-    None: ("? untagged", "#e4e4e4"),
+    Tag.CORRECT: ("✓ correct", PALE["correct"]),  # one colour a tag, the charts' too: app/figures/tag_colours.py
+    Tag.INCORRECT: ("✗ incorrect", PALE["incorrect"]),
+    Tag.IRRELEVANT: ("∅ irrelevant", PALE["irrelevant"]),
+    Tag.MISSING: ("+ missing", PALE["missing"]),
+    None: ("? untagged", UNTAGGED_PALE),
 }
 
 
@@ -103,6 +105,7 @@ class AnswerQueueModel(_TableModel):
         self.rows: list[QueueRow] = []  # in the order sorted
         self.document: str | None = None  # the filter: None, every document
         self.words = ""  # the filter box's text, lower-cased
+        self.titles: dict[str, str] = {}  # a document's name as a reader knows it (Project.document_titles)
         self._sorted_by = (0, Qt.SortOrder.AscendingOrder)
         self._shown: list[int] | None = None  # the rows the filter lets through; None: every row
         self._index: dict[str, int] | None = None  # each answer's place in self.rows, made when asked
@@ -262,7 +265,8 @@ class AnswerQueueModel(_TableModel):
         value = self.cells(row)[index.column()]
         if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:  # as a person knows it, not by its id
             answer = self.rows[row]
-            return f"{question_start(answer.question)}\n{document_name(answer.document)}"
+            document = self.titles.get(answer.document) or document_name(answer.document)
+            return f"{question_start(answer.question)}\n{document}"
         if role == Qt.ItemDataRole.DisplayRole:
             return shown(value) if index.column() in self.SCORES else str(value)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -425,7 +429,8 @@ class DataPointTableModel(_TableModel):
             if column == 0:
                 return str(index.row() + 1)
             if column == 1:
-                return point.point.text + (f"\n💬 {point.point.comment}" if point.point.comment else "")
+                text = plain_text(point.point.text)  # an answer's Markdown (**not**) as the words it marks
+                return text + (f"\n✎ Your comment: {point.point.comment}" if point.point.comment else "")
             if column == 2:
                 if point.judge_tag:
                     return tag_text(point.judge_tag)

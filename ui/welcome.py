@@ -38,6 +38,7 @@ from app.project import (
 from app.settings import Settings
 from ui.backups_dialog import offer_restore
 from ui.model_picker import ModelPicker
+from ui.screen_fit import fit_to_screen
 
 INTRO = (
     "<h2>Welcome to Assay</h2>"
@@ -102,6 +103,7 @@ class WelcomeWindow(QWidget):
         self.ask_passphrase = ask_passphrase
         self.setWindowTitle("Assay")
         self.resize(980, 700)
+        fit_to_screen(self)  # never larger than a laptop's screen
 
         intro = QLabel(INTRO, wordWrap=True)
         self.reviewer = QLineEdit(settings.reviewer or getpass.getuser())

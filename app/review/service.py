@@ -187,11 +187,15 @@ class ReviewService:
         return state
 
     def _start(self, session, answer: AnswerDetail) -> None:
-        """The reviewer's copy of the points, made the first time; the answer is in review."""
+        """The reviewer's copy of the points, made the first time. Reading an answer does not start
+        its review: the first change the reviewer saves does (`_started`)."""
         if not reviews.has_points(session, answer.id, self.rater_id):
             reviews.restore(session, answer.id, self.rater_id, self._starting_points(session, answer))
-        if reviews.review(session, answer.id, self.rater_id).status is ReviewStatus.UNREVIEWED:
-            reviews.update_review(session, answer.id, self.rater_id, status=ReviewStatus.IN_REVIEW)
+
+    def _started(self, session, answer_id: str) -> None:
+        """The answer is in review from the reviewer's first change to it (a tag, a point, a comment)."""
+        if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.UNREVIEWED:
+            reviews.update_review(session, answer_id, self.rater_id, status=ReviewStatus.IN_REVIEW)
 
     def state(self, answer_id: str) -> ReviewState:
         answer = self.project.answer(answer_id)
@@ -468,6 +472,7 @@ class ReviewService:
             before = reviews.snapshot(session, answer_id, self.rater_id)
             reviews.restore(session, answer_id, self.rater_id, change(before))
             after = reviews.snapshot(session, answer_id, self.rater_id)
+            self._started(session, answer_id)
             audit.append_audit(
                 session,
                 self.reviewer,
@@ -482,6 +487,7 @@ class ReviewService:
     def _update_review(self, answer_id: str, action: str, **fields) -> ReviewState:
         with self._saving(answer_id) as session:
             self._refuse_if_signed(session, answer_id)
+            self._started(session, answer_id)
             reviews.update_review(session, answer_id, self.rater_id, **fields)
             payload = {k: (v.value if isinstance(v, ReviewStatus) else v) for k, v in fields.items()}
             audit.append_audit(session, self.reviewer, action, "answer", answer_id, payload)

@@ -36,7 +36,9 @@ from app.review.adjudication import REASONS, Case, CasePoint
 from app.review.session import ReviewSession
 from models.vocabulary import Tag
 from ui.item_models import TAG_STYLE
+from ui.review.answer_html import keys_html
 from ui.review.point_table import Cell, CellsModel, PointTable
+from ui.screen_fit import fit_to_screen
 
 NO_POINT = "— no such point"
 GREY = "#8a8a8a"  # an agreed point: nothing to decide
@@ -64,6 +66,7 @@ class AdjudicationView(QDialog):
         self.case: Case | None = None
         self.setWindowTitle(f"Adjudication — {adjudicator}")
         self.resize(1400, 760)
+        fit_to_screen(self)  # never larger than a laptop's screen
 
         self.queue = QListWidget()
         self.queue.setWordWrap(True)
@@ -85,7 +88,7 @@ class AdjudicationView(QDialog):
         palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#000000"))
         self.points.setPalette(palette)
         self.points.keyPressed.connect(self._on_key_pressed)
-        self.keys = QLabel(keymap.legend(keymap.ADJUDICATION))
+        self.keys = QLabel(keys_html(keymap.ADJUDICATION), wordWrap=True)  # keys, never read as counts
         self.keys.setStyleSheet("color: #555")
         self.message = QLabel(wordWrap=True)
 

@@ -9,6 +9,7 @@ from app.figures.scores import shown
 from app.judging.standing import Standing
 from app.review import keymap
 from app.review.service import ReviewPoint, ReviewState
+from models.vocabulary import ReviewStatus
 from ui.item_models import TAG_STYLE
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
 
@@ -28,21 +29,43 @@ def legend_html() -> str:
         f"  <span style='color:{CONTEXT_COLOUR}'><i>lead-in</i></span>"
         f"  <span style='color:{UNCOVERED_COLOUR}; text-decoration: underline'>in no data point</span>"
     )
-    return (
-        f"{legend}<br><span style='color:{NOTE_COLOUR}'>{html.escape(keymap.legend(keymap.REVIEW))} · "
-        f"{keymap.shortcut('undo')} undo</span>"
-    )
+    return f"{legend}<br><span style='color:{NOTE_COLOUR}'>{keys_html(keymap.REVIEW)}</span>"
+
+
+def keys_html(view: str) -> str:
+    """The view's keys as keys, never read as counts: "Keys: 1 = correct · 2 = incorrect …"."""
+    parts: list[str] = []
+    for b in keymap.KEYMAP:
+        if b.view != view or (b.action == "move" and b.argument != 1):
+            continue
+        key = "J / K" if b.action == "move" else ("Enter" if b.keys[0] == "Return" else b.keys[0])
+        does = "next / previous" if b.action == "move" else (b.short or b.label)
+        parts.append(f"<b>{html.escape(key)}</b>&nbsp;=&nbsp;{html.escape(does)}")
+    if view == keymap.REVIEW:
+        parts.append(f"<b>{html.escape(keymap.shortcut('undo'))}</b>&nbsp;=&nbsp;undo")
+    return "Keys: " + " · ".join(parts)
+
+
+STATUS_WORDS = {  # the reviewer's review of the answer, in words
+    ReviewStatus.UNREVIEWED: "not started",
+    ReviewStatus.IN_REVIEW: "started",
+    ReviewStatus.SUBMITTED: "submitted",
+}
 
 
 def scores_html(state: ReviewState) -> str:
     """LeMAJ's scores of the answer as tagged so far, the tag counts, the status and the review mode."""
     scores = state.scores
-    mode = "blind: the judge is hidden until you submit" if not state.judge_visible else "assisted"
+    mode = "blind review: the judge is hidden until you submit" if not state.judge_visible else "the judge is shown"
+    tags = (
+        f"{scores.correct} correct, {scores.incorrect} incorrect, {scores.irrelevant} irrelevant, "
+        f"{scores.missing} missing"
+    )
     return (
         f"<b>Correctness</b> {shown(scores.correctness)} · <b>Precision</b> {shown(scores.precision)} · "
-        f"<b>Recall</b> {shown(scores.recall)} · <b>F1</b> {shown(scores.f1)} &nbsp; "
-        f"<span style='color:{NOTE_COLOUR}'>(C {scores.correct} · I {scores.incorrect} · "
-        f"Irr {scores.irrelevant} · M {scores.missing}; {state.status.value.replace('_', ' ')}; {mode})</span>"
+        f"<b>Recall</b> {shown(scores.recall)} · <b>F1</b> {shown(scores.f1)}<br>"
+        f"<span style='color:{NOTE_COLOUR}'>Your tags: {tags}. Your review: {STATUS_WORDS[state.status]}; "
+        f"{mode}.</span>"
     )
 
 

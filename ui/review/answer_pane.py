@@ -70,7 +70,7 @@ class AnswerPane(QWidget):
         self.shown_columns: set[str] = set()  # and showed these, hidden till then (a confidence that never varies)
         self.points_model.modelReset.connect(self._hide_columns)
 
-        self.scores = QLabel()
+        self.scores = QLabel(wordWrap=True)
         self.rubrics = QLabel(wordWrap=True)
         self.rationale = QLabel(wordWrap=True)
         self.rationale.setStyleSheet(f"color: {RATIONALE_COLOUR};")
@@ -83,19 +83,21 @@ class AnswerPane(QWidget):
         for combo in (self.correctness, self.relevance):  # narrow enough for the queue and the document beside
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(10)
-        self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved when you leave the field)")
+        self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved as you leave it)")
         self.correctness.activated.connect(lambda: session.rate(*self.ratings()))
         self.relevance.activated.connect(lambda: session.rate(*self.ratings()))
         self.comment.editingFinished.connect(lambda: session.comment(self.comment.text()))
         self.submit_button = QPushButton("Submit review  (Ctrl+Enter)")
         self.submit_button.clicked.connect(self.submitRequested)
-        ratings = QHBoxLayout()
-        ratings.addWidget(QLabel("Holistic correctness"))
+        ratings = QHBoxLayout()  # the ratings, then the comment with the button: narrow enough for a laptop
+        ratings.addWidget(QLabel("Overall: correctness"))
         ratings.addWidget(self.correctness)
         ratings.addWidget(QLabel("relevance"))
         ratings.addWidget(self.relevance)
         ratings.addStretch()
-        ratings.addWidget(self.submit_button)
+        closing = QHBoxLayout()
+        closing.addWidget(self.comment, 1)
+        closing.addWidget(self.submit_button)
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Question</b>"))
@@ -109,7 +111,7 @@ class AnswerPane(QWidget):
         layout.addWidget(self.scores)
         layout.addWidget(self.rubrics)
         layout.addLayout(ratings)
-        layout.addWidget(self.comment)
+        layout.addLayout(closing)
 
         session.subscribe(self._on_changes)
 

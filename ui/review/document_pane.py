@@ -14,7 +14,7 @@ from app.errors import AssayError
 from app.ingest.contract_terms import Party
 from app.review.service import ReviewPoint, ReviewState
 from app.review.session import Changes, Prepared, ReviewSession
-from ui.item_models import short_question
+from ui.item_models import document_name, short_question
 from ui.review.document_view import ABOUT, DocumentView
 
 
@@ -29,7 +29,9 @@ class DocumentPane(QWidget):
         self.project = session.project
         self.say = session.say
         self._best: dict[tuple[str, str], str | None] = {}  # (document, words): the passage they match best
-        self.title = QLabel()
+        self.titles = self.project.document_titles()  # a document's name as a reader knows it
+        self.title = QLabel(wordWrap=True)  # a long file name wraps: the pane never widens the window
+        self.title.setMinimumWidth(120)
         self.parties = QLabel()
         self.parties.setWordWrap(True)
         self.parties.setTextFormat(Qt.TextFormat.RichText)
@@ -73,8 +75,11 @@ class DocumentPane(QWidget):
         session = self.session
         assert session.state is not None
         answer = session.state.answer
-        self.title.setText(f"<b>{html.escape(answer.document)}</b>")
+        named = self.titles.get(answer.document) or document_name(answer.document)
+        # a file name's underscores may break a line: a name with no spaces still wraps
+        self.title.setText(f"<b>{html.escape(named).replace('_', '_&#8203;')}</b>")
         if answer.document_id != self.view.document_id:
+            self.title.setToolTip(answer.document)  # the file's own name, one hover away
             reading = session.reading
             self.parties.setText(parties_html(reading.parties if reading else ()))
             self.parties.setVisible(bool(reading and reading.parties))

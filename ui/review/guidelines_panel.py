@@ -28,6 +28,7 @@ from app.project import DEFAULT_GUIDELINES, Guidelines, Project
 from app.review.service import ReviewPoint
 from app.review.session import Changes, ReviewSession
 from models.vocabulary import Tag
+from ui.screen_fit import fit_to_screen
 
 WIDTH = 340  # px: a readable column of guidelines
 TOP = "top"  # the anchor of the guidelines' first line
@@ -168,6 +169,7 @@ class GuidelinesEditor(QDialog):
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
         self.resize(900, 640)  # the shipped text's 100-character lines unbroken
+        fit_to_screen(self)  # never larger than a laptop's screen
 
 
 def tag_in_play(point: ReviewPoint | None) -> Tag | None:
@@ -177,17 +179,17 @@ def tag_in_play(point: ReviewPoint | None) -> Tag | None:
     return point.point.tag or point.judge_tag
 
 
-def open_guidelines(window: QMainWindow, panel: GuidelinesPanel, queue: QWidget) -> None:
-    """Show the panel at the selected point's tag: on the right, beside the window's panes, where the
-    screen has the room; else on the left in the queue's place (the answer and the contract stay in
-    view; the queue comes back when the panel is closed)."""
+def open_guidelines(window: QMainWindow, panel: GuidelinesPanel, document: QWidget) -> None:
+    """Shift+F1: show the panel at the selected point's tag, on the right beside the window's panes
+    where the screen has the room, else in the contract's place (the answer list and the answer stay
+    in view; the contract comes back when the panel closes); Shift+F1 again closes it."""
+    if panel.isVisible():
+        panel.hide()
+        return
     size = window.size()
-    if not panel.isVisible():
-        room = window.screen().availableGeometry().width()
-        beside = window.minimumSizeHint().width() + WIDTH + 16 <= room
-        queue.setVisible(beside)  # first: the window must not widen for the panel
-        area = Qt.DockWidgetArea.RightDockWidgetArea if beside else Qt.DockWidgetArea.LeftDockWidgetArea
-        window.addDockWidget(area, panel)  # moves it there
+    room = window.screen().availableGeometry().width()
+    document.setVisible(window.minimumSizeHint().width() + WIDTH + 16 <= room)  # first: never wider
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, panel)
     panel.show()
     if not window.isMaximized():  # back to the width it had, now that the queue has made room
         window.layout().activate()

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QPushButton
 
+from app.figures.rater_names import rater_name
 from app.judging.runs import JudgeSettings, Progress, RunSummary, destination, is_on_premise
 from app.judging.standing import standing_of_model
 from app.project import Project
@@ -122,7 +123,9 @@ class JudgeRunner(QObject):
         stopped = " (cancelled: run it again to resume)" if summary.cancelled else ""
         refused = sum(summary.rejected.values())
         note = f", {refused} judge points refused by validation" if refused else ""
-        self.say(f"{summary.rater}: {summary.judged} judged, {summary.failed} failed{note}{stopped}.")
+        failed = f", {summary.failed} could not be judged" if summary.failed else ""
+        who = rater_name(summary.rater)  # "SmolLM2-135M (two-stage)", never the run's internal name
+        self.say(f"{who}: {summary.judged} judged{failed}{note}{stopped}.")
         self.runEnded.emit()
 
     def _clear_run(self) -> None:

@@ -29,6 +29,7 @@ from app.errors import AssayError
 from app.project import Project
 from app.review import qualification
 from models.vocabulary import Tag
+from ui.screen_fit import fit_to_screen
 
 TAGS = [t.value for t in Tag]
 
@@ -48,6 +49,7 @@ class QualificationDialog(QDialog):
         self.project, self.actor = project, actor
         self.setWindowTitle("Reviewers against gold")
         self.resize(1000, 420)
+        fit_to_screen(self)  # never larger than a laptop's screen
         settings = qualification.qualification_settings(project)
         self.mix = QCheckBox("Mix gold answers into review queues, unannounced")
         self.mix.setChecked(settings.gold_share is not None)

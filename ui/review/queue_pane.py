@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -25,15 +25,18 @@ from app.review.session import Changes, ReviewSession
 from ui.item_models import AnswerQueueModel
 
 T = TypeVar("T")
+FILTER_AFTER_MS = 250  # the queue is filtered once the typing pauses this long
 
 
-def document_chooser(rows: list[QueueRow]) -> QComboBox:
-    """All documents, or one: a contract's name is too long for a queue column."""
+def document_chooser(rows: list[QueueRow], titles: dict[str, str] | None = None) -> QComboBox:
+    """All documents, or one, by the name a reader knows (its title where its file name is an id)."""
     box = QComboBox()
     counts = Counter(row.document for row in rows)
+    titles = titles or {}
     box.addItem(f"All documents ({len(counts)}) · {len(rows)} answers", None)
-    for document, count in sorted(counts.items(), key=lambda item: item[0].lower()):
-        box.addItem(f"{document.rsplit('.', 1)[0]} · {count}", document)
+    named = {document: titles.get(document) or document.rsplit(".", 1)[0] for document in counts}
+    for document, count in sorted(counts.items(), key=lambda item: named[item[0]].lower()):
+        box.addItem(f"{named[document]} · {count}", document)
         box.setItemData(box.count() - 1, document, Qt.ItemDataRole.ToolTipRole)
     box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     box.setMinimumContentsLength(20)  # the pane sets the width, not the longest contract name
@@ -109,9 +112,15 @@ class QueuePane(QWidget):
         self._following = False  # the row is being selected to follow the session, not chosen
         # The random draws are given with the rows: arranging 100,000 rows once, not twice, to open.
         self.model = AnswerQueueModel(session.queue(), session.judge_counts, triage_rule=triage_rule, sampled=sampled)
+        self.model.titles = session.project.document_titles()
         self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
-        self.filter.textChanged.connect(lambda words: self._filter(self.model.set_words, words))
-        self.documents = document_chooser(self.model.rows)
+        # Filtered once the typing pauses, and nothing opens until the reviewer picks a row (Enter or a
+        # click): every key stays in the field, however fast it comes.
+        self._typed = QTimer(self, singleShot=True, interval=FILTER_AFTER_MS)
+        self._typed.timeout.connect(self._on_filter_typed)
+        self.filter.textChanged.connect(self._typed.start)
+        self.filter.returnPressed.connect(self._on_filter_entered)
+        self.documents = document_chooser(self.model.rows, self.model.titles)
         self.documents.currentIndexChanged.connect(
             lambda: self._filter(self.model.set_document, self.documents.currentData())
         )
@@ -155,11 +164,23 @@ class QueuePane(QWidget):
         row = self.table.currentIndex().row() + step
         return self.model.answer_at(row).id if 0 <= row < self.model.rowCount() else None
 
-    def _filter(self, set_filter: Callable[[T], None], value: T) -> None:
-        """Filter the queue; when the open answer's row is hidden, the first answer shown opens."""
+    def _filter(self, set_filter: Callable[[T], None], value: T, open_first: bool = True) -> None:
+        """Filter the queue; when the open answer's row is hidden, the first answer shown opens
+        (`open_first`: a document chosen), or none until one is picked (words typed)."""
         set_filter(value)
-        if not self.table.currentIndex().isValid() and self.model.rowCount():
+        if open_first and not self.table.currentIndex().isValid() and self.model.rowCount():
             self.table.selectRow(0)
+
+    def _on_filter_typed(self) -> None:
+        self._filter(self.model.set_words, self.filter.text(), open_first=False)
+
+    def _on_filter_entered(self) -> None:
+        """Enter in the filter: the words filter now, and the first answer shown opens."""
+        self._typed.stop()
+        self._on_filter_typed()
+        if self.model.rowCount():
+            self.table.selectRow(0)
+            self.table.setFocus()
 
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid() and not self._following:

@@ -33,12 +33,18 @@ def split_point(parent: QWidget, session: ReviewSession) -> None:
 
 
 def comment_point(parent: QWidget, session: ReviewSession) -> None:
+    """A comment of a few lines on the selected point (Enter starts a new line; OK saves it)."""
     point = session.current_point
     if point is None:
         return
-    text, ok = QInputDialog.getText(parent, "Comment", "Comment on this data point:", text=point.point.comment or "")
-    if ok:
-        session.comment_current(text)
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle("Comment")
+    dialog.setLabelText("Comment on this data point (several lines allowed):")
+    dialog.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
+    dialog.setTextValue(point.point.comment or "")
+    dialog.resize(520, 260)
+    if dialog.exec():
+        session.comment_current(dialog.textValue())
 
 
 def add_missing(parent: QWidget, session: ReviewSession, text: str, passages: list[str]) -> bool:

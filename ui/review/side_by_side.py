@@ -36,7 +36,9 @@ from app.review.pairwise import PairwiseReview, SharedQuestion, SideBySide
 from app.review.service import ReviewPoint, ReviewState
 from app.review.session import Changes, ReviewSession
 from ui.item_models import TAG_STYLE
+from ui.review.answer_html import keys_html
 from ui.review.point_table import Cell, CellsModel, PointTable
+from ui.screen_fit import fit_to_screen
 
 RELATED_MARK = "≈ "  # before a point shown beside a related one of the other answer
 ONLY_COLOUR = "#fff4d6"  # a point the other answer does not make
@@ -57,6 +59,7 @@ class SideBySideWindow(QMainWindow):
         self.questions: list[SharedQuestion] = []
         self.setWindowTitle(f"Assay — side by side — {session.reviewer}")
         self.resize(1500, 900)
+        fit_to_screen(self)  # never larger than a laptop's screen
         self.message = QLabel()
         self.statusBar().addWidget(self.message, 1)
 
@@ -79,7 +82,7 @@ class SideBySideWindow(QMainWindow):
             header.setSectionResizeMode(column, mode)
         self.table.keyPressed.connect(self._on_key_pressed)
         self.reason = QLineEdit(placeholderText="why (optional); Enter, then A, B or T")
-        self.reason.returnPressed.connect(self.table.setFocus)  # back to the keys
+        self.reason.returnPressed.connect(self._on_reason_entered)  # back to the keys
         self.buttons = {
             "left": QPushButton("A is better  (A)"),
             "tie": QPushButton("Tie  (T)"),
@@ -93,8 +96,8 @@ class SideBySideWindow(QMainWindow):
             f"<span style='background:{ONLY_COLOUR}'>&nbsp;only this answer makes the point&nbsp;</span> · "
             f"{RELATED_MARK}beside a related point of the other answer, not the same one · "
             f"<span style='background:{ABSENT_COLOUR}; color:{NOTE_COLOUR}'>&nbsp;— not in this answer&nbsp;</span>"
-            f"<span style='color:{NOTE_COLOUR}'> · keys on a point: "
-            f"{html.escape(keymap.legend(keymap.SIDE_BY_SIDE))}</span>"
+            f"<br><span style='color:{NOTE_COLOUR}'>{keys_html(keymap.SIDE_BY_SIDE)}</span>",
+            wordWrap=True,  # the window fits a laptop's screen
         )
 
         top = QHBoxLayout()
@@ -149,21 +152,36 @@ class SideBySideWindow(QMainWindow):
 
         key(keymap.shortcut("next_answer", 1), lambda: self.move(1))
         key(keymap.shortcut("next_answer", -1), lambda: self.move(-1))
+        # A, B and T anywhere in this window but a text field (one takes its letters as text): after
+        # Enter in the reason field, wherever the focus went, the next key records the preference.
+        for b in keymap.KEYMAP:
+            if b.view == keymap.SIDE_BY_SIDE and b.action == "prefer":
+                key(b.keys[0], lambda choice=str(b.argument): self.prefer(choice))
+
+    def _on_reason_entered(self) -> None:
+        self.activateWindow()
+        self.table.setFocus()
+        if not self.table.currentIndex().isValid():
+            self.table.select_cell(0, LEFT)
 
     # ------------------------------------------------------------------ opening
 
     def open_question(self, answer_id: str | None = None, pair: tuple[str, str] | None = None) -> bool:
         """Show the question the answer answers (the first shared question when None); False and a
         sentence when it has no second generator's answer."""
+        self.say("")  # nothing said about another answer stays
         self.questions = self.pairwise.questions()
         if not self.questions:
             self.say("No question here was answered by two generators: import a second answer file.")
             return False
         found = self.questions[0] if answer_id is None else self.pairwise.question_of(answer_id)
-        if found is None:
-            self.say(f"Only one generator answered the question of {answer_id}.")
-            return False
-        self._show_question(found, pair)
+        self._show_question(found or self.questions[0], pair)
+        if found is None:  # the questions that have two are one key away: J / K go through them
+            self.say(
+                f"Only one generator answered the question of the answer open in the review, so here is the "
+                f"first of the {len(self.questions)} questions two generators answered "
+                f"({keymap.shortcut('next_answer', 1)} / {keymap.shortcut('next_answer', -1)} for the others)."
+            )
         return True
 
     def move(self, step: int) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
 from app.judging.verification import AnswerReport, PointReport, Verifier, finding_at, findings
+from app.plain_text import plain_text
 
 FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier's finding is read
 
@@ -110,7 +111,8 @@ def _link(passage: str) -> str:
 
 def _highlighted(reason: dict) -> tuple[str, str]:
     """Claim and document text with the words that differ marked."""
-    claim, document = html.escape(reason["claim"][:300]), html.escape(reason["document"][:300])
+    # the answer's Markdown (**not**) as the words it marks: the reason quotes the answer as read
+    claim, document = html.escape(plain_text(reason["claim"])[:300]), html.escape(reason["document"][:300])
     for mine, theirs in reason.get("differences", []):
         if mine:
             claim = _mark_words(claim, mine, "#fdd")

@@ -19,7 +19,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QSplitter, QTabWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QTabWidget,
+    QWidget,
+)
 
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
@@ -42,6 +52,7 @@ from ui.review.activity_clock import ActivityClock
 from ui.review.adjudication_view import AdjudicationView, open_adjudication
 from ui.review.answer_pane import AnswerPane
 from ui.review.document_pane import DocumentPane
+from ui.review.file_menu import add_file_menu
 from ui.review.guidelines_panel import GuidelinesPanel, open_guidelines
 from ui.review.judge_runner import JudgeRunner
 from ui.review.qualification_dialog import QualificationDialog, show_training_feedback
@@ -139,7 +150,7 @@ class ReviewWindow(QMainWindow):
         self.document_pane.missingRequested.connect(self.add_missing_from_selection)
         self.judge_runner.answerJudged.connect(session.judged)
         self.judge_runner.runEnded.connect(session.run_ended)
-        self.guidelines_panel.visibilityChanged.connect(lambda shown: shown or self.queue_pane.show())
+        self.guidelines_panel.visibilityChanged.connect(lambda shown: shown or self.document_pane.show())
 
     def _build_menus(self) -> None:
         def action(name: str, slot: Callable[[], object], menu: QMenu, argument: object = None) -> QAction:
@@ -152,19 +163,20 @@ class ReviewWindow(QMainWindow):
             return act
 
         session = self.session
+        add_file_menu(self, lambda project: ReviewWindow(project, session.reviewer, self.settings))  # Ctrl+Q quits
         review = self.menuBar().addMenu("&Review")
         self.undo_action = action("undo", session.undo, review)
         self.redo_action = action("redo", session.redo, review)
         review.addSeparator()
         action("add_point", self.answer_pane.add_point_from_selection, review)
-        action("edit_point", lambda: review_actions.edit_point(self, session), review)
-        action("split_point", lambda: review_actions.split_point(self, session), review)
+        action("edit_point", lambda: self._asking(review_actions.edit_point), review)
+        action("split_point", lambda: self._asking(review_actions.split_point), review)
         action("merge_point", session.merge_current, review)
         action("delete_point", session.delete_current, review)
-        action("comment_point", lambda: review_actions.comment_point(self, session), review)
+        action("comment_point", lambda: self._asking(review_actions.comment_point), review)
         review.addSeparator()
         action("submit", self.submit, review)
-        action("sign_off", session.sign_off, review)
+        action("sign_off", self.confirm_sign_off, review)
         review.addAction("Reopen signed review…", lambda: review_actions.reopen(self, session))
         action("search", self.document_pane.focus_search, review)
         action("next_answer", lambda: self._move_answer(1), review, 1)
@@ -186,7 +198,7 @@ class ReviewWindow(QMainWindow):
         project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper, session).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self.queue_pane, session))
         help_menu = self.menuBar().addMenu("&Help")
-        action("guidelines", lambda: open_guidelines(self, self.guidelines_panel, self.queue_pane), help_menu)
+        action("guidelines", lambda: open_guidelines(self, self.guidelines_panel, self.document_pane), help_menu)
         action("shortcuts", self.show_shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
 
@@ -329,6 +341,46 @@ class ReviewWindow(QMainWindow):
         return self.judge_runner.start_judge(settings, answer_ids)
 
     # ------------------------------------------------------------------ the rest
+
+    def _asking(self, ask: Callable[[QWidget, ReviewSession], object]) -> None:
+        """A review action that asks first (a dialog); then the keys work on the table again at once."""
+        ask(self, self.session)
+        self.activateWindow()
+        self.answer_pane.points.setFocus()
+
+    def confirm_sign_off(self) -> QMessageBox | None:
+        """Ctrl+Shift+Enter asks first, naming what is signed: signing locks the review until reopened."""
+        state = self.session.state
+        if state is None:
+            return None
+        answer = state.answer
+        scores = state.scores
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Sign off this review",
+            f"Sign your review of this answer as {self.session.reviewer}?",
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        sign = box.addButton("Sign off", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Enter alone never signs
+        box.setInformativeText(
+            f"Question: {answer.question}\nDocument: {self.document_pane.titles.get(answer.document, answer.document)}"
+            f"\nAnswer {answer.id} · your tags: {scores.correct} correct, {scores.incorrect} incorrect, "
+            f"{scores.irrelevant} irrelevant, {scores.missing} missing\n\n"
+            "The signature covers the review as it is now; it stays locked until you reopen it (audited)."
+        )
+        box.finished.connect(lambda _result: self._on_sign_off_answered(box.clickedButton() is sign))
+        self.sign_off_box = box
+        box.open()
+        return box
+
+    def _on_sign_off_answered(self, signed: bool) -> None:
+        if signed:
+            self.session.sign_off()
+        else:
+            self.say("Not signed.")
+        self.answer_pane.points.setFocus()
 
     def say(self, sentence: str) -> None:
         """Expected problems are one sentence here, never a crash or a dialog."""

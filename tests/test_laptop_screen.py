@@ -1,0 +1,82 @@
+"""A lawyer's laptop: the review window on a real X server (Xvfb, Qt's xcb platform) at 1366 × 768,
+the most common laptop screen, and at 1600 × 1000. tests/desktop_walk.py opens the sample with a
+second generator's answers, walks every document, opens every dialog and panel, previews the
+report and shows the dashboard; no window may be wider or taller than the screen, and the widgets
+a reviewer works with are never cut off. It also types a word into the answer filter at 20 ms a key
+(xdotool): the word arrives whole and no answer opens until the reviewer picks one."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.ingest.datasets import import_dataset
+from app.judging.sample_tour import SAMPLE_SECOND_GENERATOR
+from app.project import Project
+
+from .test_desktop import TOOLS
+from .test_ui import SHOTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Xvfb and xcb are Linux's")
+
+
+@pytest.fixture(params=["1366x768", "1600x1000"])
+def screen(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A fresh Xvfb server of that size: (its display name, the size)."""
+    missing = [package for tool, package in TOOLS.items() if shutil.which(tool) is None]
+    assert not missing, f"install {' '.join(missing)} (`make test-deps` does)"
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{request.param}x24", "-nolisten", "tcp"],
+        pass_fds=[write],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 30)
+        assert ready, "Xvfb did not start within 30 s"
+        number = os.read(read, 64).decode().strip()
+        yield f":{number}", request.param
+    finally:
+        os.close(read)
+        server.terminate()
+        server.wait(10)
+
+
+def test_every_window_fits_the_screen_and_the_filter_keeps_every_key(
+    screen: tuple[str, str], sample_project: Project
+) -> None:
+    display, size = screen
+    import_dataset(sample_project.sessions, SAMPLE_SECOND_GENERATOR)  # side by side has two generators
+    path = sample_project.url.removeprefix("sqlite:///")
+    sample_project.close()
+    out = SHOTS / f"laptop-{size}"
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "desktop_walk.py"), path, str(out)],
+        env=env,
+        capture_output=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-3000:]
+    walk = json.loads((out / "walk.json").read_text(encoding="utf-8"))
+    assert not walk["problems"], "\n".join(walk["problems"])
+    width, height = map(int, size.split("x"))
+    assert all(w <= width and h <= height for w, h in walk["sizes"].values())
+    assert len(walk["sizes"]) > 20 and len(walk["shots"]) > 20  # every document, dialog and panel looked at
+    typed = walk["filter"]
+    assert typed["typed"] == "reviewed"  # every key, at 20 ms a key
+    assert typed["opened_after"] == typed["opened_before"]  # no answer opened until one is picked
+    assert typed["focus_in_filter"]

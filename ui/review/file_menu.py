@@ -1,0 +1,96 @@
+"""The window's File menu: open another project, import answers into this one, quit (Ctrl+Q)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
+
+from app.errors import AssayError
+from app.ingest.datasets import import_dataset
+from app.project import Project
+from app.review.session import Changes
+from storage.db import url_for_path
+
+ReviewWindow = Any  # the review window (ui/review/window.py, which imports this module)
+
+DATASETS = "Answers (*.jsonl *.csv *.xlsx);;All files (*)"
+
+
+def add_file_menu(window: ReviewWindow, new_window: Callable[[Project], QMainWindow]) -> QMenu:
+    """File ▸ Open project… (Ctrl+O; `new_window` makes the window of the project opened), Import
+    answers…, Import a dataset folder…, Quit (Ctrl+Q)."""
+    menu = window.menuBar().addMenu("&File")
+    for text, keys, slot in (
+        ("Open project…", QKeySequence.StandardKey.Open, lambda: open_project(window, new_window)),
+        ("Import answers…", None, lambda: import_answers(window, folder=False)),
+        ("Import a dataset folder…", None, lambda: import_answers(window, folder=True)),
+    ):
+        act = QAction(text, window)
+        if keys is not None:
+            act.setShortcut(QKeySequence(keys))
+        act.triggered.connect(slot)
+        menu.addAction(act)
+    menu.addSeparator()
+    quit_action = QAction("Quit", window)
+    quit_action.setShortcut(QKeySequence("Ctrl+Q"))  # the same on every desktop, Windows' included
+    quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+    quit_action.triggered.connect(QApplication.closeAllWindows)  # each window stops its runs as it closes
+    menu.addAction(quit_action)
+    return menu
+
+
+def _folder(window: ReviewWindow) -> str:
+    url = window.project.url
+    return str(Path(url.removeprefix("sqlite:///")).parent) if url.startswith("sqlite:///") else str(Path.home())
+
+
+def open_project(
+    window: ReviewWindow, new_window: Callable[[Project], QMainWindow], path: str | None = None
+) -> QMainWindow | None:
+    """Another project in a window of its own, for the same reviewer; this one closes."""
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(window, "Open a project", _folder(window), "Assay projects (*.assay)")
+    if not path:
+        return None
+    try:
+        project = Project.open(url_for_path(Path(path)))
+    except AssayError as exc:
+        window.say(f"Not opened: {exc}")
+        return None
+    opened = new_window(project)
+    opened.resize(window.size())
+    opened.show()
+    window.close()
+    return opened
+
+
+def import_answers(window: ReviewWindow, folder: bool, path: str | None = None) -> bool:
+    """A dataset into this project (answers, with their documents), the queue read again."""
+    if path is None:
+        if folder:
+            path = QFileDialog.getExistingDirectory(window, "Import a dataset folder", _folder(window))
+        else:
+            path, _ = QFileDialog.getOpenFileName(window, "Import answers", _folder(window), DATASETS)
+    if not path:
+        return False
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        summary = import_dataset(window.project.sessions, Path(path))
+    except AssayError as exc:
+        window.say(f"Nothing imported: {exc}")
+        return False
+    finally:
+        QApplication.restoreOverrideCursor()
+    window.session.notify(
+        Changes(
+            queue=True,
+            message=f"Imported {Path(path).name}: {summary.answers_added} new answers, "
+            f"{summary.documents_added} new documents, {summary.answers_updated} updated.",
+        )
+    )
+    return True
