@@ -12,9 +12,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
 from app.errors import AssayError
 from app.ingest.datasets import import_dataset
-from app.project import Project
+from app.project import Project, project_url
 from app.review.session import Changes
-from storage.db import url_for_path
 
 ReviewWindow = Any  # the review window (ui/review/window.py, which imports this module)
 
@@ -58,7 +57,7 @@ def open_project(
     if not path:
         return None
     try:
-        project = Project.open(url_for_path(Path(path)))
+        project = Project.open(project_url(Path(path)))
     except AssayError as exc:
         window.say(f"Not opened: {exc}")
         return None
