@@ -171,7 +171,7 @@ class CitationRow(Base):
     matter_id: Mapped[int | None] = mapped_column(Integer, index=True)  # its document's: set by the database
     # A judge's evidence: 0 = most relevant. NULL for a reviewer's passages and older projects.
     rank: Mapped[int | None] = mapped_column(Integer)
-    basis: Mapped[str | None] = mapped_column(String(12))  # cited | section | shown | answer
+    basis: Mapped[str | None] = mapped_column(String(12))  # cited | section | shown | answer | found
 
 
 class ReviewRow(Base):

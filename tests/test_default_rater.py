@@ -232,3 +232,22 @@ def test_the_lead_chooses_the_rater_in_the_window_and_the_queue_follows(qtbot, l
     qtbot.waitUntil(lambda: set(verdicts().values()) == {FLAGGED})  # the lead's choice speaks now
     assert raters.default_rater(labelled_sample.sessions).name == FLAGS_EVERYTHING
     assert "speaks for the project" in window.message.text()
+
+
+def test_a_judge_citing_the_title_for_a_clause_shows_the_clause_first(sample_project: Project) -> None:
+    """A judge that cites the title page for a point about Section 3: the passage of Section 3 that holds
+    the point is shown first, the judge's citation after it (app/judging/evidence.py)."""
+    answer = "contractnli-027"  # the DoiT NDA: "Section 3 states that all CONFIDENTIAL INFORMATION ... returned"
+    claim = sample_project.answer(answer).text.split("\n")[2].strip("• ").split("  ")[0]
+    cites_the_title = json.dumps(
+        {"data_points": [{"text": claim, "tag": "correct", "citations": ["par_1"], "rationale": "It says so."}]}
+    )
+    judge = LemajJudge(ScriptedBackendStandIn([cites_the_title] * 3), Mode.ONE_PASS)
+    run_judge(sample_project.sessions, judge, "judge:cites-the-title", answer_ids=[answer])
+    passages = {p.citation_id: p for p in sample_project.passages(sample_project.answer(answer).document_id)}
+    with sample_project.sessions() as session:
+        found = stored_raters.rater_named(session, "judge:cites-the-title")
+        point = next(p for p in judgements.data_points_of(session, answer, found.id) if p.text.startswith("Section"))
+    first = passages[point.citations[0]]
+    assert "returned at the conclusion of each meeting" in first.text and first.section  # the operative clause
+    assert "par_1" in point.citations[1:]  # the judge's own citation is kept, after it

@@ -174,8 +174,9 @@ def test_prompt_echoes_and_uncited_points_are_refused_counted_and_never_stored(s
     assert "evaluate follow" not in texts and "Tag each data point" not in texts and "outside date" not in texts
     tagged = [p for p in points if p.tag is not None]
     assert [p.tag for p in tagged] == [Tag.CORRECT, Tag.MISSING]
-    assert [e["basis"] for e in tagged[0].evidence] == ["section"] * len(tagged[0].evidence)
-    assert all(e["section"].startswith("7.03") for e in tagged[0].evidence)
+    bases = [e["basis"] for e in tagged[0].evidence]  # where no passage of 7.03 holds the point, one that
+    assert bases[1:] == ["section"] * (len(bases) - 1) and bases[0] in ("found", "section")  # does comes first
+    assert all(e["section"].startswith("7.03") for e in tagged[0].evidence if e["basis"] == "section")
     assert tagged[1].citations == ("par_388",)
     assert all(p.evidence for p in points)  # the untagged rest too: ranked among what the judge saw
 

@@ -3,6 +3,10 @@
 
 A clause the document does not split out (7.3(i) where the contract has only 7.03(a)–(d)) falls back
 to its section's passages ranked by relevance to the point; form lines and page furniture never count.
+
+A citation is shown first only if it holds the point's content (most of the point's words are in it);
+where none of the judge's does, the passage of an operative clause that best matches the point goes
+first — the title and recitals, which carry every defined name, never lead for a claim about a clause.
 """
 
 from __future__ import annotations
@@ -15,6 +19,29 @@ from models.evidence import EVIDENCE_PER_POINT, Cited, is_evidence, rank_passage
 from models.prompts import EvidencePassage
 from models.vocabulary import PassageKind
 from storage.documents import Passage
+
+_WORD = re.compile(r"[^\W\d_]{4,}")
+# Words every clause of a contract shares: they say nothing of which clause holds a point.
+_GENERIC = frozenset(
+    {
+        *("agreement", "party", "parties", "shall", "will", "which", "that", "this", "these", "those"),
+        *("with", "from", "such", "other", "upon", "under", "document", "section", "clause", "provide"),
+        *("provides", "provided", "states", "state", "stated", "does", "also", "have", "been", "being"),
+    }
+)
+HOLDS_SHARE = 0.5  # of the point's content words in a passage: it holds the point
+
+
+def content_words(text: str) -> set[str]:
+    """A text's content words, lower case, cut to six letters (a light stem)."""
+    return {w.lower()[:6] for w in _WORD.findall(text)} - {g[:6] for g in _GENERIC}
+
+
+def holds(point: str, passage: str) -> bool:
+    """Whether a passage holds most of the point's content words."""
+    wanted = content_words(point)
+    return bool(wanted) and len(wanted & content_words(passage)) >= HOLDS_SHARE * len(wanted)
+
 
 _BARE = re.compile(rf"(?:Section|Clause|§|¶)?\s*(?P<bare>{_NUM})", re.IGNORECASE)
 
@@ -46,6 +73,17 @@ class DocumentEvidence:
             else:
                 unverified.append(raw)
         return Cited(tuple(dict.fromkeys(found)), tuple(unverified), fallback)
+
+    def first_holding(self, cited: Sequence[str], point: str) -> list[str]:
+        """The judge's citations, those that hold the point first; where none does, the operative
+        passage that best matches the point goes before them (module docstring)."""
+        known = [c for c in cited if c in self.passages]
+        holding = [c for c in known if holds(point, self.passages[c].text)]
+        if holding or not content_words(point):
+            return list(dict.fromkeys([*holding, *cited]))
+        operative = [p for p in self.passages.values() if p.section] or list(self.passages.values())
+        best = [c for c in rank_passages(point, operative, 1) if holds(point, self.passages[c].text)]
+        return list(dict.fromkeys([*best, *cited]))
 
     def _clause(self, written: str, point: str) -> tuple[list[str], bool]:
         """The passages a clause reference names, most relevant first, and whether only its section

@@ -474,11 +474,14 @@ def _save(
         )
         return
     passage_ids = {p.citation_id: p.id for p in passages}
+    evidence = DocumentEvidence(passages)
     points = []
     for point in verdict.points:
-        # The evidence the judge relied on, then what the answer itself cites inside the point's words.
+        # The evidence the judge relied on (what holds the point first), then what the answer itself
+        # cites inside the point's words.
         written = find_citations(point.text, passages) if point.start is not None else []
-        cited = {c: point.basis for c in point.citations if c in passage_ids}
+        ordered = evidence.first_holding(point.citations, point.text)
+        cited = {c: point.basis if c in point.citations else "found" for c in ordered if c in passage_ids}
         for citation in written:
             for c in citation.passages[:3]:
                 cited.setdefault(c, "answer")
