@@ -22,7 +22,7 @@ from pathlib import Path
 from sqlalchemy.exc import IntegrityError, ProgrammingError
 
 from app.errors import InvalidInput
-from app.project import Project
+from app.project import MATTER_NAME, Project
 from storage import matters as store
 from storage.db import open_project, url_for_path
 from storage.documents import document_by_name
@@ -32,7 +32,6 @@ from storage.reviews import set_setting
 __all__ = ["Matter"]
 
 LIMITS = {"--client": 200, "--create": 100, "--name": 300, "person": 200}  # the columns' sizes
-REPORT_TITLE = "project.matter_name"  # the setting the report is titled by (app/project.py's name for it)
 
 
 def _text(what: str, value: str | None) -> str:
@@ -264,7 +263,7 @@ def _copy_into(project: Project, matter: Matter, out: Path, passphrase: str | No
     try:
         with project.sessions() as source_session, target.begin() as target_session:
             copied = store.copy_matter(source_session.connection(), target_session.connection(), matter.id)
-            set_setting(target_session, REPORT_TITLE, f"{matter.client} {matter.number}: {matter.name}")
+            set_setting(target_session, MATTER_NAME, f"{matter.client} {matter.number}: {matter.name}")  # the title
     finally:
         target.kw["bind"].dispose()
     return copied
