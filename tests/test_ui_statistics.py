@@ -19,6 +19,8 @@ from .test_ui import SHOTS
 def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_project: Project, tmp_path: Path):
     path, sample, _ = overconfident_labels(tmp_path)
     assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
+    # j calls every point correct: near chance on ana's labels, so the lead must choose it for it to speak
+    assert main(["--db", sample_project.url, "raters", "--default", "j"]) == 0
     window = ReviewWindow(sample_project, "ben")
     qtbot.addWidget(window)
     sample_column = window.queue_pane.model.HEADERS.index("Sample")
