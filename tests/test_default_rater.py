@@ -197,13 +197,15 @@ def test_the_report_has_no_headline_from_a_rater_near_chance_and_names_it(labell
     _judge(sample_project, labelled, FLAGS_EVERYTHING, ["incorrect"])
     pdf = export(sample_project, "pdf", tmp_path / "report.pdf")
     text = " ".join(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(pdf).pages)
-    assert "The automatic figures come from Claim checker (trusted:" in text
-    assert "Left out of the headline figures, triage and the queue:" in text
+    assert "The automatic figures come from Claim checker, trusted on human labels." in text  # the summary
+    assert "Left out of the headline figures, triage and the queue: flags-everything (near chance)" in text
+    assert "Claim checker speaks for the project: trusted: caught" in text  # the judges' section: the figures
     assert "flags-everything: near chance on 34 human-labelled answers" in text
     assert "Fisher's exact test" in text
 
 
 def test_the_lead_chooses_the_rater_in_the_window_and_the_queue_follows(qtbot, labelled_sample: Project) -> None:
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QTableWidget
 
     from ui.item_models import CLEARED, FLAGGED, UNCONFIRMED
@@ -220,6 +222,14 @@ def test_the_lead_chooses_the_rater_in_the_window_and_the_queue_follows(qtbot, l
         return {a: model.index(model.row_of(a), 1).data() for a in labelled}
 
     assert set(verdicts().values()) <= {CLEARED, FLAGGED, UNCONFIRMED} and len(set(verdicts().values())) > 1
+    window.session.open(labelled[0])  # the small model's column beside the checker's: greyed, said why
+    points = window.answer_pane.points_model
+    column = points.HEADERS.index(FLAGS_EVERYTHING)
+    header = " ".join(str(points.headerData(column, Qt.Orientation.Horizontal)).split())
+    assert header.endswith("· near chance")
+    assert points.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.ForegroundRole).name() == "#8a8a8a"
+    tip = points.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "near chance on 34 human-labelled answers" in tip
     dialog = RatersDialog(window, window.session)
     qtbot.addWidget(dialog)
     table = dialog.findChild(QTableWidget)

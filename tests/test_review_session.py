@@ -46,9 +46,12 @@ def _tags(project: Project, answer_id: str = ANSWER) -> list[Tag | None]:
 @pytest.fixture
 def session(sample_project: Project) -> ReviewSession:
     _judged(sample_project, [ANSWER, NEXT])
-    return ReviewSession(
-        sample_project, "ana", lambda answer_id: reference_standing(sample_project.sessions, answer_id)
+    made = ReviewSession(
+        sample_project,
+        "ana",
+        lambda answer_id: reference_standing(sample_project.sessions, answer_id, made.judge_rater),
     )
+    return made
 
 
 def test_the_review_keys_tag_accept_and_move_and_every_change_is_announced(session, sample_project) -> None:

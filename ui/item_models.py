@@ -345,6 +345,7 @@ class DataPointTableModel(_TableModel):
         self.standing: Standing | None = None  # how good the judge whose tags are shown is
         self.same_confidence: float | None = None  # set when every point has this one confidence: no figure
         self.no_confidence_figure = False  # every point has the same confidence, or none has any: hidden
+        self.doubtful: dict[str, str] = {}  # raters near chance or not measured: greyed, their standing said
 
     def set_standing(self, standing: Standing | None) -> None:
         if standing == self.standing:
@@ -385,10 +386,6 @@ class DataPointTableModel(_TableModel):
         self.no_confidence_figure = len(points) > 1 and len(confidences) <= 1
         self.endResetModel()
 
-    def rater_header(self, section: int) -> str:
-        """A rater column's header: the rater's readable name, over short lines."""
-        return header_lines(rater_name(self.raters[section - len(self.FIXED)].rater))
-
     def confidence_tip(self) -> str:
         if not self.no_confidence_figure:
             return "The judge's confidence in its tag"
@@ -411,11 +408,17 @@ class DataPointTableModel(_TableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 return self.standing_tip()
         if orientation == Qt.Orientation.Horizontal and section >= len(self.FIXED):
+            rater = self.raters[section - len(self.FIXED)]
+            doubt = self.doubtful.get(rater.rater)
             if role == Qt.ItemDataRole.DisplayRole:
-                return self.rater_header(section)
+                said = "" if doubt is None else " · near chance" if doubt.startswith("near") else " · not measured"
+                return header_lines(rater_name(rater.rater) + said)
+            if role == Qt.ItemDataRole.ForegroundRole and doubt is not None:
+                return QColor("#8a8a8a")  # shown, but never a finding
             if role == Qt.ItemDataRole.ToolTipRole:
-                rater = self.raters[section - len(self.FIXED)]
-                return f"{rater.rater} ({rater.kind.value}): its tag on the same data point"
+                return f"{rater.rater} ({rater.kind.value}): its tag on the same data point" + (
+                    f"\n{doubt}" if doubt else ""
+                )
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return self.confidence_tip() if section == self.CONFIDENCE else None
         return super().headerData(section, orientation, role)

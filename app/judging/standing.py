@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.raters import data_card_counts, default_rater, standing_from_counts
+from app.raters import data_card_counts, standing_from_counts
 from app.settings import ModelChoice
 from models.vocabulary import BackendKind
 from storage import raters, reviews
@@ -142,11 +142,11 @@ def standing_of_run(sessions: sessionmaker[Session], rater: str) -> Standing:
     return found
 
 
-def reference_standing(sessions: sessionmaker[Session], answer_id: str) -> Standing | None:
-    """The standing of the judge run whose tags the reviewer sees on this answer (None: no judge ran)."""
+def reference_standing(sessions: sessionmaker[Session], answer_id: str, preferred: int | None) -> Standing | None:
+    """The standing of the judge run whose tags the reviewer sees on this answer (None: no judge ran),
+    `preferred` the id of the project's default rater (app/raters.py), which the caller holds."""
     with sessions() as session:
-        default = default_rater(session)
-        rater_id = reviews.reference_judge(session, answer_id, default.rater_id if default else None)
+        rater_id = reviews.reference_judge(session, answer_id, preferred)
         names = {r.id: r.name for r in raters.raters(session)}
     return None if rater_id is None else standing_of_run(sessions, names[rater_id])
 

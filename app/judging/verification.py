@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.ingest.citations import CITATION, CitationIndex
 from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
+from app.raters import default_rater
 from models.checker import Assessment, ClaimChecker, Evidence, shipped
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, _stems
@@ -418,5 +419,6 @@ def reference_judge_standing(sessions: sessionmaker[Session], answer_id: str) ->
     """The judge run whose tags the reviewer sees on this answer, and how good it is."""
     from app.judging.standing import reference_standing
 
-    found = reference_standing(sessions, answer_id)
+    speaking = default_rater(sessions)
+    found = reference_standing(sessions, answer_id, speaking.rater_id if speaking else None)
     return None if found is None or found.run is None else (found.run, found.text)

@@ -50,6 +50,8 @@ class ReviewSession:
         self.reading: ContractReading | None = None  # of that document
         self.citations: list[Citation] = []  # found in the open answer's text
         self.standing: Any = None  # of the judge whose tags the open answer shows (standing_of)
+        self._doubtful: dict[str, str] = {}  # automatic raters that speak as no finding: their standing
+        self._doubtful_read_at = -1  # ReviewService.saves when it was read
         self.prepared: Prepared | None = None
         self.previewing = False  # the open answer is shown from a preview: finish_opening saves it
         self._undo: list[Step] = []
@@ -428,6 +430,19 @@ class ReviewSession:
 
     def run_ended(self) -> None:
         self.notify(Changes(queue=True))
+
+    @property
+    def judge_rater(self) -> int | None:
+        """The id of the rater that speaks for the project, as the service last read it."""
+        return self.service.judge_rater
+
+    def doubtful_raters(self) -> dict[str, str]:
+        """The automatic raters that do not speak as findings (near chance, or not measured yet), each
+        with its standing in words, for their greyed columns; read again only after a save."""
+        if self._doubtful_read_at != self.service.saves:
+            self._doubtful = {s.name: s.words for s in raters.standings(self.project.sessions) if not s.trusted}
+            self._doubtful_read_at = self.service.saves
+        return self._doubtful
 
     def choose_rater(self, name: str | None) -> bool:
         """The lead chooses the rater that speaks for the project (None: the best measured; audited):

@@ -138,6 +138,7 @@ class AnswerPane(QWidget):
         state = self.session.state
         assert state is not None
         self.question.setText(state.answer.question)
+        self.points_model.doubtful = self.session.doubtful_raters()
         self.points_model.set_points(state.points)
         self.points_model.set_standing(self.session.standing)
         self._select_row()

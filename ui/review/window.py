@@ -79,8 +79,8 @@ class ReviewWindow(QMainWindow):
         super().__init__()
         self.project = project
         self.settings = settings or Settings()
-        self.session = session = ReviewSession(
-            project, reviewer, lambda answer_id: reference_standing(project.sessions, answer_id)
+        self.session = session = ReviewSession(  # the judge beside the answer: the rater the service speaks with
+            project, reviewer, lambda answer_id: reference_standing(project.sessions, answer_id, session.judge_rater)
         )
         self.side_by_side: SideBySideWindow | None = None
         self.adjudication: AdjudicationView | None = None

@@ -152,6 +152,10 @@ class Report:
     figures: list[tuple[str, str, str]] = field(default_factory=list)  # (title, data URI, caption)
     figures_data: tuple[Any, ...] = ()  # what they are drawn from: answer scores, points, triage
     calibration: dict[str, Any] | None = None  # the judge's confidence against reviewers (ECE), when measured
-    speaker: str = ""  # which automatic rater the figures come from, and why (app/raters.py)
-    left_out: list[str] = field(default_factory=list)  # raters left out of the figures, each with its standing
+    # Which automatic rater the figures come from (app/raters.py): in words in the summary (no number there
+    # that is not a traced figure), with its standing's figures in the judges' section.
+    speaker: tuple[str, str] | None = None  # its name, and why it speaks
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # raters left out of the figures: name, why
+    speaker_standing: str = ""
+    left_out_standing: list[str] = field(default_factory=list)
     left_out_rule: str = ""

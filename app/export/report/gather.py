@@ -96,19 +96,25 @@ def gather(project: Project, redact: Redact) -> Report:
     report.appendix = appendix_tables(project, per_answer, triage, redact)
     report.figures_data = (per_answer, points, triage)
     report.calibration = _calibration(project)
-    report.speaker, report.left_out, report.left_out_rule = _speaker(project, speaker, redact)
+    _speaker(project, speaker, redact, report)
     return report
 
 
-def _speaker(project: Project, speaker: Any, redact: Redact) -> tuple[str, list[str], str]:
-    """Which automatic rater the figures come from, and those left out with their standing."""
-    said = (
-        f"The automatic figures come from {redact(rater_name(speaker.name))} ({speaker.words})."
-        if speaker
-        else "No automatic rater is trusted yet: the figures over the whole set are left out."
-    )
-    out = [f"{redact(rater_name(s.name))}: {s.words}" for s in raters.left_out(project.sessions)]
-    return said, out, raters.RULE if out else ""
+def _speaker(project: Project, speaker: Any, redact: Redact, report: Report) -> None:
+    """Which automatic rater the figures come from, and those left out: named in the summary, with
+    their standing's figures in the judges' section."""
+    with project.sessions() as session:
+        chosen = raters.chosen(session)
+    if speaker is not None:
+        why = {"project": "trusted on human labels", "data card": "trusted on the held-out labels of its data card"}
+        reason = "chosen by the lead" if chosen == speaker.name else why.get(speaker.basis, "trusted")
+        report.speaker = (redact(rater_name(speaker.name)), reason)
+        report.speaker_standing = f"{redact(rater_name(speaker.name))} speaks for the project: {speaker.words}."
+    left = raters.left_out(project.sessions)
+    why_not = {True: "measured less well", False: "near chance", None: "not measured yet"}
+    report.left_out = [(redact(rater_name(s.name)), why_not[s.trusted]) for s in left]
+    report.left_out_standing = [f"{redact(rater_name(s.name))}: {s.words}" for s in left]
+    report.left_out_rule = raters.RULE if left else ""
 
 
 def report_title(project: Project) -> str:
