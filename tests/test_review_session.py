@@ -152,7 +152,7 @@ def test_the_next_answer_is_prepared_and_a_save_makes_it_stale(session) -> None:
     assert prepared is not None and session.is_prepared(NEXT) and prepared.citations is not None
     assert session.open(NEXT) and session.previewing  # shown from the preview, saved after its frame
     session.finish_opening()
-    assert not session.previewing and session.state.status is ReviewStatus.IN_REVIEW
+    assert not session.previewing and session.state.status is ReviewStatus.UNREVIEWED  # opened: started at a tag
     session.prepare(ANSWER)
     session.service.set_tag(ANSWER, session.state_of(ANSWER).points[0].point.id, Tag.CORRECT)
     assert not session.is_prepared(ANSWER)  # the save changed what opening it shows
