@@ -40,7 +40,7 @@ class RatersDialog(QDialog):
         table = QTableWidget(len(standings), 3, self)
         table.setHorizontalHeaderLabels(["Rater", "Answers rated", "Standing on human labels"])
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.setWordWrap(True)
+        table.setWordWrap(False)  # one line a rater; the whole standing in its tooltip
         table.verticalHeader().hide()
         for row, s in enumerate(standings):
             cells = [rater_name(s.name), f"{s.rated:,}", s.words]
@@ -54,7 +54,6 @@ class RatersDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        table.resizeRowsToContents()
 
         self.choice = QComboBox(self)
         self.choice.addItem(AUTOMATIC, None)
@@ -76,7 +75,7 @@ class RatersDialog(QDialog):
         layout.addWidget(rule)
         layout.addLayout(form)
         layout.addWidget(buttons)
-        self.resize(760, 360)
+        self.resize(960, 360)
 
     def accept(self) -> None:
         self.session.choose_rater(self.choice.currentData())
