@@ -419,11 +419,11 @@ class ReviewService:
         self._answer(answer_id)
         with self._saving(answer_id) as session:
             withdrawn = signoffs.reopen(session, answer_id, self.rater_id, self.reviewer, reason)
+            if withdrawn is None:  # refused inside the transaction: no key registered, nothing written
+                raise AssayError(f"{self.reviewer} has no sign-off of answer {answer_id} to reopen")
             signer = keys.signing_key(session, self.reviewer)[0] if keys.local_keys(self.reviewer) else None
-            head = audit.sign_head(session, signer) if withdrawn is not None and signer is not None else None
+            head = audit.sign_head(session, signer) if signer is not None else None
         keys.remember_head(self.project.url, head)
-        if withdrawn is None:
-            raise AssayError(f"{self.reviewer} has no sign-off of answer {answer_id} to reopen")
         return withdrawn
 
     def _refuse_if_signed(self, session, answer_id: str) -> None:
