@@ -95,6 +95,28 @@ class RaterStanding:
         }
 
 
+class NotAReviewer(AssayError):
+    """No human rater by that name: none at all, or the name is a judge run's; `name` is the name asked for."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(problem)
+        self.name = name
+
+
+def human_named(session: Session, name: str, *, create_by: str | None = None) -> raters.Rater:
+    """The human rater (a reviewer) called `name`; with `create_by`, one is added (by that actor) when
+    the project has none. Refuses with one sentence (NotAReviewer) when the name is a judge run's, or
+    when there is none and none is to be added."""
+    rater = raters.rater_named(session, name)
+    if rater is None and create_by is not None:
+        return raters.add_rater(session, name, RaterKind.HUMAN, {}, create_by)
+    if rater is not None and rater.kind is RaterKind.HUMAN:
+        return rater
+    if rater is not None and create_by is not None:
+        raise NotAReviewer(name, f"{name!r} is the name of a judge run in this project; choose another reviewer name")
+    raise NotAReviewer(name, f"no reviewer named {name!r} in this project")
+
+
 def _fisher(caught: int, missed: int, alarms: int, quiet: int) -> float:
     from scipy.stats import fisher_exact
 

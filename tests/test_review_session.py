@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from app.errors import AssayError
 from app.judging.runs import run_judge
 from app.judging.standing import reference_standing
 from app.project import Project
@@ -171,3 +172,15 @@ def test_the_keymap_is_one_table_the_help_and_legends_read() -> None:
     for view in (keymap.REVIEW, keymap.SIDE_BY_SIDE, keymap.ADJUDICATION, keymap.WINDOW):  # a key does one thing
         keys = [k for b in keymap.KEYMAP if b.view == view for k in b.keys]
         assert len(keys) == len(set(keys)), view
+
+
+def test_a_reviewer_is_a_human_rater_and_a_judge_runs_name_is_refused_in_one_sentence(session, sample_project) -> None:
+    from app.raters import NotAReviewer, human_named
+
+    with pytest.raises(AssayError, match=r"^'judge-run' is the name of a judge run in this project; choose another"):
+        ReviewService(sample_project, "judge-run")
+    with sample_project.sessions() as db:
+        assert human_named(db, "ana").name == "ana"  # the session's reviewer, added when it opened
+        for name in ("judge-run", "nobody"):
+            with pytest.raises(NotAReviewer, match=rf"^no reviewer named '{name}' in this project$"):
+                human_named(db, name)

@@ -16,10 +16,9 @@ from app.cli import keys as keys_cli
 from app.cli.output import print_summary, writing
 from app.errors import InvalidInput
 from app.project import Guidelines, Project, SignOffCheck
+from app.raters import NotAReviewer, human_named
 from app.review import roles
 from app.review.service import ReviewService
-from models.vocabulary import RaterKind
-from storage import raters
 from storage.signoffs import SignOff, canonical, signed_record, standing_signoff
 
 CERTIFICATE_FORMAT = "assay-signoff-certificate/1"
@@ -75,9 +74,10 @@ def _service(project: Project, typed: str | None) -> ReviewService:
         raise InvalidInput("--reviewer", f"on a database server the reviewer is the login {login!r}, not {typed!r}")
     name = roles.default_reviewer(project, typed)
     with project.sessions() as session:
-        rater = raters.rater_named(session, name.strip())
-    if rater is None or rater.kind is not RaterKind.HUMAN:
-        raise InvalidInput("--reviewer", f"no reviewer named {name!r} in this project")
+        try:
+            human_named(session, name.strip())
+        except NotAReviewer as exc:
+            raise InvalidInput("--reviewer", str(exc)) from None
     return ReviewService(project, name)
 
 

@@ -25,8 +25,9 @@ from sqlalchemy.orm import Session
 
 from app.errors import AssayError
 from app.project import Project
+from app.raters import NotAReviewer, human_named
 from app.review.adjudication import GOLD_RATERS, gold_raters
-from models.vocabulary import RaterKind, ReviewStatus, Tag
+from models.vocabulary import ReviewStatus, Tag
 from storage import adjudication as store
 from storage import audit, raters, reviews
 from storage.reviews import QueueRow
@@ -92,9 +93,13 @@ def configure(
         if gold is not None:
             gold = sorted({g.strip() for g in gold if g.strip()})
             for name in gold:
-                rater = raters.rater_named(session, name)
-                if rater is None or rater.kind is not RaterKind.HUMAN or name == store.CONSENSUS:
-                    raise AssayError(f"no human rater named {name!r} to take as gold (see `assay info` and `show`)")
+                refusal = f"no human rater named {name!r} to take as gold (see `assay info` and `show`)"
+                try:
+                    human_named(session, name)
+                except NotAReviewer:
+                    raise AssayError(refusal) from None
+                if name == store.CONSENSUS:  # a human rater in storage, but written only by adjudication
+                    raise AssayError(refusal)
             reviews.set_setting(session, GOLD_RATERS, gold)
         if gold_share != "keep":
             reviews.set_setting(session, GOLD_SHARE, gold_share)

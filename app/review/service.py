@@ -28,7 +28,7 @@ from app.review import edits, qualification, roles
 from app.review.adjudication import refuse_consensus
 from models.segmentation import segment_answer, strip_span
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import audit, documents, judgements, raters, reviews, signoffs
+from storage import audit, documents, judgements, reviews, signoffs
 from storage.answers import AnswerDetail
 from storage.documents import Passage
 from storage.points import RaterTag
@@ -93,10 +93,7 @@ class ReviewService:
         self.project = project
         self.reviewer = reviewer
         with project.sessions.begin() as session:
-            existing = raters.rater_named(session, reviewer)
-            if existing is not None and existing.kind is not RaterKind.HUMAN:
-                raise AssayError(f"{reviewer!r} is the name of a judge run; choose another reviewer name")
-            rater = existing or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, reviewer)
+            rater = project_raters.human_named(session, reviewer, create_by=reviewer)
         self.rater_id = rater.id
         self.judge_rater: int | None = None  # the rater whose tags the reviewer sees beside theirs
         self.refresh_judge_rater()

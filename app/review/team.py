@@ -13,9 +13,10 @@ from app import limits
 from app.destinations import refuse_protected
 from app.errors import AssayError, InvalidInput
 from app.project import Project
+from app.raters import NotAReviewer, human_named
 from app.review import adjudication
-from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import documents, guidelines, preferences, raters, reviews, signoffs
+from models.vocabulary import ReviewStatus, Tag
+from storage import documents, guidelines, preferences, reviews, signoffs
 from storage.answers import answer_detail
 from storage.audit import append_audit, audit_entries, audit_has
 from storage.points import data_point_id, data_point_ref
@@ -33,9 +34,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
     refuse_protected(out, project.url)  # never over the project, its logs or backups
     items = []
     with project.sessions() as session:
-        rater = raters.rater_named(session, reviewer)
-        if rater is None or rater.kind is not RaterKind.HUMAN:
-            raise AssayError(f"no reviewer named {reviewer!r}")
+        rater = human_named(session, reviewer)
         passages_by_id: dict[int, str] = {}
         for answer in project.answers():
             points = reviews.snapshot(session, answer.id, rater.id)
@@ -137,9 +136,10 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
     with project.sessions.begin() as session:
         if audit_has(session, "bundle.imported", seal):
             return BundleSummary(reviewer, len(bundle["items"]), already_imported=True)
-        rater = raters.rater_named(session, reviewer) or raters.add_rater(session, reviewer, RaterKind.HUMAN, {}, actor)
-        if rater.kind is not RaterKind.HUMAN:
-            raise InvalidInput(str(path), f"{reviewer!r} is a judge run in this project")
+        try:
+            rater = human_named(session, reviewer, create_by=actor)
+        except NotAReviewer as exc:
+            raise InvalidInput(str(path), str(exc)) from None
         _merge_guidelines(session, path, bundle.get("guidelines", []), actor)
         for item in bundle["items"]:
             detail = answer_detail(session, item["answer_id"])
