@@ -27,7 +27,7 @@ CONSENSUS = "consensus"
 REASONS = ("guideline unclear", "reviewer error", "both defensible")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Decision:
     answer_id: str
     point_key: str
@@ -116,14 +116,14 @@ def decisions(session: Session, answer_id: str | None = None) -> list[Decision]:
         statement = statement.where(AdjudicationRow.answer_id == answer_id)
     return [
         Decision(
-            row.answer_id,
-            row.point_key,
-            Tag(row.tag) if row.tag else None,
-            row.reason,
-            row.adjudicator,
-            dict(row.reviewers or {}),
-            row.guideline_version,
-            row.decided_at,
+            answer_id=row.answer_id,
+            point_key=row.point_key,
+            tag=Tag(row.tag) if row.tag else None,
+            reason=row.reason,
+            adjudicator=row.adjudicator,
+            reviewers=dict(row.reviewers or {}),
+            guideline_version=row.guideline_version,
+            decided_at=row.decided_at,
         )
         for row in session.scalars(statement)
     ]

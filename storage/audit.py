@@ -43,7 +43,7 @@ SQLITE_TRIGGERS: tuple[str, ...] = (
 POSTGRES_TRIGGERS: tuple[str, ...] = ("audit_log_append_only", "audit_log_no_truncate", "audit_heads_append_only")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditEntry:
     """One entry of the log, as stored."""
 
@@ -85,15 +85,15 @@ def audit_entries(session: Session, actor: str | None = None) -> list[AuditEntry
         statement = statement.where(AuditRow.actor == actor)
     return [
         AuditEntry(
-            row.id,
-            row.at,
-            row.actor,
-            row.action,
-            row.entity,
-            row.entity_id,
-            row.payload,
-            row.prev_hash,
-            row.hash,
+            id=row.id,
+            at=row.at,
+            actor=row.actor,
+            action=row.action,
+            entity=row.entity,
+            entity_id=row.entity_id,
+            payload=row.payload,
+            prev_hash=row.prev_hash,
+            hash=row.hash,
         )
         for row in session.scalars(statement)
     ]
@@ -107,7 +107,7 @@ def audit_has(session: Session, action: str, sha256: str | None) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditProblem:
     entry_id: int | None  # None: the log as a whole (a trigger)
     problem: str
@@ -138,9 +138,13 @@ def _trigger_problems(session: Session) -> list[AuditProblem]:
     problems = []
     for name in wanted:
         if name not in present:
-            problems.append(AuditProblem(None, f"the trigger {name} that keeps the log append-only was dropped"))
+            problems.append(
+                AuditProblem(entry_id=None, problem=f"the trigger {name} that keeps the log append-only was dropped")
+            )
         elif present[name] == "D":
-            problems.append(AuditProblem(None, f"the trigger {name} that keeps the log append-only is disabled"))
+            problems.append(
+                AuditProblem(entry_id=None, problem=f"the trigger {name} that keeps the log append-only is disabled")
+            )
     return problems
 
 
@@ -160,26 +164,36 @@ def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
             linked = position.get(prev_hash)
             if linked is not None and linked != i - 1:
                 problems.append(
-                    AuditProblem(entry_id, f"it follows entry {rows[linked][0]}, not the one before it (reordered)")
+                    AuditProblem(
+                        entry_id=entry_id,
+                        problem=f"it follows entry {rows[linked][0]}, not the one before it (reordered)",
+                    )
                 )
             else:
                 problems.append(
-                    AuditProblem(entry_id, "it does not follow the entry before it (an entry was removed or inserted)")
+                    AuditProblem(
+                        entry_id=entry_id,
+                        problem="it does not follow the entry before it (an entry was removed or inserted)",
+                    )
                 )
         expected_prev = digest or ""
         try:
             payload = json.loads(payload_text) if payload_text is not None else {}
         except ValueError:
             shown = payload_text[:60]
-            problems.append(AuditProblem(entry_id, f"its payload is no longer JSON (it was edited): {shown!r}"))
+            problems.append(
+                AuditProblem(entry_id=entry_id, problem=f"its payload is no longer JSON (it was edited): {shown!r}")
+            )
             continue
         try:
             stamp = _time(at)
         except (TypeError, ValueError):
-            problems.append(AuditProblem(entry_id, f"its time {at!r} is not a time (it was edited)"))
+            problems.append(AuditProblem(entry_id=entry_id, problem=f"its time {at!r} is not a time (it was edited)"))
             continue
         if audit_hash(prev_hash or "", stamp, actor, action, entity, entity_id, payload or {}) != digest:
-            problems.append(AuditProblem(entry_id, "its content does not match its hash (it was edited)"))
+            problems.append(
+                AuditProblem(entry_id=entry_id, problem="its content does not match its hash (it was edited)")
+            )
     hashes = {row[0]: row[8] for row in rows}
     last = rows[-1][0] if rows else 0
     problems += _head_problems(session, hashes, last)
@@ -189,7 +203,7 @@ def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
 # ---------------------------------------------------------------- signed heads
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditHead:
     """A signed checkpoint: every entry up to `entry_id` is as the key's holder saw it."""
 
@@ -225,7 +239,7 @@ def sign_head(session: Session, signer: Signer) -> AuditHead | None:
         )
     )
     session.flush()
-    return AuditHead(entry_id, entry_hash, signer.fingerprint, at)
+    return AuditHead(entry_id=entry_id, entry_hash=entry_hash, fingerprint=signer.fingerprint, signed_at=at)
 
 
 def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -> list[AuditProblem]:
@@ -241,7 +255,10 @@ def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -
         when = str(signed_at)[:16]
         if key is None:
             problems.append(
-                AuditProblem(entry_id, f"its signed head names key {str(fingerprint)[:16]}, which is not registered")
+                AuditProblem(
+                    entry_id=entry_id,
+                    problem=f"its signed head names key {str(fingerprint)[:16]}, which is not registered",
+                )
             )
             continue
         who = f"{key.reviewer} signed its hash at {when}"
@@ -257,7 +274,7 @@ def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -
             problem = f"it is not the entry whose hash {key.reviewer} signed at {when} (the chain was rewritten)"
         else:
             continue
-        problems.append(AuditProblem(entry_id, problem))
+        problems.append(AuditProblem(entry_id=entry_id, problem=problem))
     return problems
 
 
@@ -266,4 +283,6 @@ def _project_problems(session: Session) -> list[AuditProblem]:
     from storage.guidelines import guideline_problems
     from storage.reviewer_keys import key_problems
 
-    return [AuditProblem(None, problem) for problem in guideline_problems(session) + key_problems(session)]
+    return [
+        AuditProblem(entry_id=None, problem=problem) for problem in guideline_problems(session) + key_problems(session)
+    ]

@@ -13,7 +13,7 @@ from storage.schema import AnswerRow, CitationRow, DataPointRow, DocumentRow, La
 UNKNOWN = "unknown"  # the generator of answers that name none, as the estimates call it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SharedQuestion:
     question_id: int
     question: str
@@ -40,13 +40,13 @@ def shared_questions(session: Session, wanted: list[str] | None = None) -> list[
     for question_id, text, document, generator, answer_id in rows:
         if wanted is not None and generator not in wanted:
             continue
-        found.setdefault(question_id, SharedQuestion(question_id, text, document, {})).answers.setdefault(
-            generator, answer_id
-        )
+        found.setdefault(
+            question_id, SharedQuestion(question_id=question_id, question=text, document=document, answers={})
+        ).answers.setdefault(generator, answer_id)
     return [q for q in found.values() if len(q.answers) >= 2]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TaggedPoint:
     text: str
     tag: str | None
@@ -70,4 +70,6 @@ def tagged_points(session: Session, answer_id: str, rater_id: int) -> list[Tagge
         .where(CitationRow.data_point_id.in_([r[0] for r in rows]))
     ):
         cited.setdefault(point_id, []).append(citation)
-    return [TaggedPoint(text, tag, tuple(sorted(cited.get(point_id, ())))) for point_id, text, tag in rows]
+    return [
+        TaggedPoint(text=text, tag=tag, passages=tuple(sorted(cited.get(point_id, ())))) for point_id, text, tag in rows
+    ]

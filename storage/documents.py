@@ -18,7 +18,7 @@ from models.vocabulary import PassageKind
 from storage.schema import DocumentRow, PassageRow
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Passage:
     id: int
     document_id: int
@@ -36,13 +36,13 @@ class Passage:
     ocr_confidence: float | None = None  # a scan's passage: OCR's mean word confidence, 0-1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchHit:
     passage: Passage
     score: float  # BM25 as SQLite reports it: lower is better
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StoredDocument:
     id: int
     name: str
@@ -70,7 +70,7 @@ def _passage(row: PassageRow) -> Passage:
 
 def document_by_name(session: Session, name: str) -> StoredDocument | None:
     row = session.scalar(select(DocumentRow).where(DocumentRow.name == name))
-    return None if row is None else StoredDocument(row.id, row.name, row.sha256)
+    return None if row is None else StoredDocument(id=row.id, name=row.name, sha256=row.sha256)
 
 
 def document_id_by_name(session: Session, name: str) -> int | None:
@@ -158,4 +158,4 @@ def _postgres_search(
 
 def _hits(session: Session, ranked: Sequence[Any]) -> list[SearchHit]:
     rows = {row.id: row for row in session.scalars(select(PassageRow).where(PassageRow.id.in_([r[0] for r in ranked])))}
-    return [SearchHit(_passage(rows[passage_id]), float(score)) for passage_id, score in ranked]
+    return [SearchHit(passage=_passage(rows[passage_id]), score=float(score)) for passage_id, score in ranked]

@@ -64,7 +64,7 @@ NO_MATTER_DATA = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Matter:
     id: int
     client: str
@@ -90,7 +90,7 @@ class Matter:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Wall:
     person: str
     client: str
@@ -98,7 +98,14 @@ class Wall:
 
 
 def _matter(row: MatterRow, members: Iterable[str]) -> Matter:
-    return Matter(row.id, row.client, row.number, row.name, row.archived_at, tuple(sorted(members)))
+    return Matter(
+        id=row.id,
+        client=row.client,
+        number=row.number,
+        name=row.name,
+        archived_at=row.archived_at,
+        members=tuple(sorted(members)),
+    )
 
 
 def matters(session: Session) -> list[Matter]:
@@ -142,7 +149,7 @@ def walls(session: Session, person: str | None = None) -> list[Wall]:
     statement = select(MatterWallRow).order_by(MatterWallRow.person, MatterWallRow.client)
     if person is not None:
         statement = statement.where(MatterWallRow.person == person)
-    return [Wall(row.person, row.client, row.reason) for row in session.scalars(statement)]
+    return [Wall(person=row.person, client=row.client, reason=row.reason) for row in session.scalars(statement)]
 
 
 def add_wall(session: Session, person: str, client: str, reason: str | None, actor: str) -> None:

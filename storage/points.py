@@ -45,7 +45,7 @@ def key_points(session: Session, answer_id: str, point_ids: Iterable[int]) -> No
     session.flush()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RaterTag:
     """One rater's tag on a data point. `earlier` marks a tag on a point this one replaced (the
     reviewer split, merged or edited it): shown for context, never counted as a tag of this point."""
@@ -72,7 +72,9 @@ def tags_by_key(session: Session, answer_id: str) -> dict[str, list[RaterTag]]:
     found: dict[str, dict[str, RaterTag]] = {}
     for key, name, kind, tag, confidence, rationale in rows:
         assert key is not None  # the query leaves out points without a key
-        found.setdefault(key, {}).setdefault(name, RaterTag(name, RaterKind(kind), Tag(tag), confidence, rationale))
+        found.setdefault(key, {}).setdefault(
+            name, RaterTag(rater=name, kind=RaterKind(kind), tag=Tag(tag), confidence=confidence, rationale=rationale)
+        )
     return {key: list(by_rater.values()) for key, by_rater in found.items()}
 
 
@@ -88,7 +90,16 @@ def tags_of_point(
         for t in by_key.get(old, []):
             if t.rater != exclude and t.rater not in seen:
                 seen.add(t.rater)
-                earlier.append(RaterTag(t.rater, t.kind, t.tag, t.confidence, t.rationale, earlier=True))
+                earlier.append(
+                    RaterTag(
+                        rater=t.rater,
+                        kind=t.kind,
+                        tag=t.tag,
+                        confidence=t.confidence,
+                        rationale=t.rationale,
+                        earlier=True,
+                    )
+                )
     return own + earlier
 
 

@@ -20,7 +20,7 @@ from storage.schema import AnswerRow, PairwisePreferenceRow, RaterRow
 SEED_LIMIT = 2**31  # a seed fits the Integer column on every store
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Preference:
     """One reviewer's preference between two answers, as shown to them (left first)."""
 
@@ -87,7 +87,15 @@ def record_preference(session: Session, rater_id: int, actor: str, value: dict[s
     session.flush()
     rater = session.get(RaterRow, rater_id)
     assert rater is not None
-    recorded = Preference(rater.name, first, second, row.preferred_id, row.reason, row.blind, row.seed)
+    recorded = Preference(
+        rater=rater.name,
+        first=first,
+        second=second,
+        preferred=row.preferred_id,
+        reason=row.reason,
+        blind=row.blind,
+        seed=row.seed,
+    )
     append_audit(session, actor, "preference.recorded", "answer_pair", f"{a}|{b}", recorded.portable())
     return recorded
 
@@ -111,7 +119,17 @@ def preferences(
     found = []
     for row, name in session.execute(statement).all():
         second = row.answer_b_id if row.shown_first_id == row.answer_a_id else row.answer_a_id
-        found.append(Preference(name, row.shown_first_id, second, row.preferred_id, row.reason, row.blind, row.seed))
+        found.append(
+            Preference(
+                rater=name,
+                first=row.shown_first_id,
+                second=second,
+                preferred=row.preferred_id,
+                reason=row.reason,
+                blind=row.blind,
+                seed=row.seed,
+            )
+        )
     return found
 
 

@@ -13,7 +13,7 @@ from storage.audit import append_audit
 from storage.schema import RaterRow
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rater:
     id: int
     name: str
@@ -23,12 +23,12 @@ class Rater:
 
 def rater_named(session: Session, name: str) -> Rater | None:
     row = session.scalar(select(RaterRow).where(RaterRow.name == name))
-    return None if row is None else Rater(row.id, row.name, RaterKind(row.kind), row.config or {})
+    return None if row is None else Rater(id=row.id, name=row.name, kind=RaterKind(row.kind), config=row.config or {})
 
 
 def raters(session: Session) -> list[Rater]:
     rows = session.scalars(select(RaterRow).order_by(RaterRow.id))
-    return [Rater(row.id, row.name, RaterKind(row.kind), row.config or {}) for row in rows]
+    return [Rater(id=row.id, name=row.name, kind=RaterKind(row.kind), config=row.config or {}) for row in rows]
 
 
 def add_rater(session: Session, name: str, kind: RaterKind, config: dict[str, Any], actor: str) -> Rater:
@@ -36,4 +36,4 @@ def add_rater(session: Session, name: str, kind: RaterKind, config: dict[str, An
     session.add(row)
     session.flush()
     append_audit(session, actor, "rater.created", "rater", str(row.id), {"name": name, "kind": kind.value})
-    return Rater(row.id, name, kind, config)
+    return Rater(id=row.id, name=name, kind=kind, config=config)

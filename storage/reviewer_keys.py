@@ -65,7 +65,7 @@ class Signer:
     sign: Callable[[bytes], bytes]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RegisteredKey:
     """A reviewer's public key as the project has it."""
 
@@ -87,7 +87,13 @@ class RegisteredKey:
 
 def _of(row: ReviewerKeyRow) -> RegisteredKey:
     return RegisteredKey(
-        row.fingerprint, row.reviewer, row.algorithm, row.public_key, row.created_at, row.retired_at, row.retired_by
+        fingerprint=row.fingerprint,
+        reviewer=row.reviewer,
+        algorithm=row.algorithm,
+        public_key=row.public_key,
+        created_at=row.created_at,
+        retired_at=row.retired_at,
+        retired_by=row.retired_by,
     )
 
 

@@ -40,7 +40,7 @@ def set_setting(session: Session, key: str, value: Any) -> None:
 # ---------------------------------------------------------------- points
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PointSnapshot:
     """Everything a reviewer's data point holds: what undo restores."""
 
@@ -59,7 +59,7 @@ class PointSnapshot:
     key: str | None = None  # its identity (storage/points.py): given on saving, never restored
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReviewPoint:
     point: PointSnapshot
     citations: tuple[str, ...]  # citation ids of point.passage_ids: the judge's evidence, most relevant first
@@ -119,19 +119,19 @@ def cited_passages(session: Session, point_ids: list[int]) -> dict[int, list[int
 def point_snapshot(p: DataPointRow, tag: str | None, comment: str | None, cited: dict[int, list[int]]) -> PointSnapshot:
     """A stored point as a review sees it, with this rater's tag and comment."""
     return PointSnapshot(
-        p.id,
-        p.ordinal,
-        p.text,
-        p.span_start,
-        p.span_end,
-        p.source_id,
-        comment,
-        Tag(tag) if tag else None,
-        tuple(cited.get(p.id, ())),
-        p.context_start,
-        p.context_end,
-        tuple(p.replaces or ()),
-        p.point_key,
+        id=p.id,
+        ordinal=p.ordinal,
+        text=p.text,
+        span_start=p.span_start,
+        span_end=p.span_end,
+        source_id=p.source_id,
+        comment=comment,
+        tag=Tag(tag) if tag else None,
+        passage_ids=tuple(cited.get(p.id, ())),
+        context_start=p.context_start,
+        context_end=p.context_end,
+        replaces=tuple(p.replaces or ()),
+        key=p.point_key,
     )
 
 
@@ -198,13 +198,13 @@ def review_points(
         mine = next((t for t in others if judge is not None and t.rater == judge.name and not t.earlier), None)
         out.append(
             ReviewPoint(
-                p,
-                tuple(names[pid] for pid in p.passage_ids if pid in names),
-                mine.tag if mine else None,
-                mine.confidence if mine else None,
-                mine.rationale if mine else None,
-                tuple(others),
-                judge.name if judge is not None else None,
+                point=p,
+                citations=tuple(names[pid] for pid in p.passage_ids if pid in names),
+                judge_tag=mine.tag if mine else None,
+                judge_confidence=mine.confidence if mine else None,
+                judge_rationale=mine.rationale if mine else None,
+                others=tuple(others),
+                judge=judge.name if judge is not None else None,
             )
         )
     return out
@@ -213,7 +213,7 @@ def review_points(
 # ---------------------------------------------------------------- reviews
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Review:
     status: ReviewStatus
     active_seconds: float
@@ -226,14 +226,20 @@ class Review:
 def review(session: Session, answer_id: str, reviewer_id: int) -> Review:
     row = session.scalar(select(ReviewRow).where(ReviewRow.answer_id == answer_id, ReviewRow.rater_id == reviewer_id))
     if row is None:
-        return Review(ReviewStatus.UNREVIEWED, 0.0, None, None, None)
+        return Review(
+            status=ReviewStatus.UNREVIEWED,
+            active_seconds=0.0,
+            holistic_correctness=None,
+            holistic_relevance=None,
+            comment=None,
+        )
     return Review(
-        ReviewStatus(row.status),
-        row.active_seconds,
-        row.holistic_correctness,
-        row.holistic_relevance,
-        row.comment,
-        row.guideline_version,
+        status=ReviewStatus(row.status),
+        active_seconds=row.active_seconds,
+        holistic_correctness=row.holistic_correctness,
+        holistic_relevance=row.holistic_relevance,
+        comment=row.comment,
+        guideline_version=row.guideline_version,
     )
 
 

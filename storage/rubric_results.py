@@ -43,7 +43,7 @@ def save_rubric_result(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RubricRecord:
     answer_id: str
     rater: str
@@ -68,14 +68,14 @@ def rubric_results(session: Session, rubric: str | None = None, answer_id: str |
         statement = statement.where(RubricResultRow.answer_id == answer_id)
     return [
         RubricRecord(
-            row.answer_id,
-            rater,
-            row.rubric,
-            row.label,
-            row.score,
-            row.payload or {},
-            generator,
-            (meta or {}).get("source"),
+            answer_id=row.answer_id,
+            rater=rater,
+            rubric=row.rubric,
+            label=row.label,
+            score=row.score,
+            payload=row.payload or {},
+            generator=generator,
+            source=(meta or {}).get("source"),
         )
         for row, rater, generator, meta in session.execute(statement)
     ]

@@ -56,7 +56,7 @@ def record_digest(record: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(record).encode()).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SignOff:
     """A sign-off in force: the reviewer signed and has not reopened."""
 
@@ -69,7 +69,7 @@ class SignOff:
     key_created: bool = False  # the reviewer's signing key was made for this sign-off
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SignOffCheck:
     """Whether a sign-off still matches what is stored; `problem` says what changed when not."""
 
@@ -140,12 +140,12 @@ def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff
     if row is None:
         return None
     return SignOff(
-        answer_id,
-        str(row.record.get("reviewer")),
-        _utc(row.signed_at),
-        row.digest,
-        row.guideline_version,
-        row.key_fingerprint,
+        answer_id=answer_id,
+        reviewer=str(row.record.get("reviewer")),
+        signed_at=_utc(row.signed_at),
+        digest=row.digest,
+        guideline_version=row.guideline_version,
+        key_fingerprint=row.key_fingerprint,
     )
 
 
@@ -186,7 +186,14 @@ def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer:
         answer_id,
         {"digest": digest, "reviewer": reviewer, "guideline_version": version, "key": signer.fingerprint},
     )
-    return SignOff(answer_id, reviewer, at, digest, version, signer.fingerprint)
+    return SignOff(
+        answer_id=answer_id,
+        reviewer=reviewer,
+        signed_at=at,
+        digest=digest,
+        guideline_version=version,
+        key_fingerprint=signer.fingerprint,
+    )
 
 
 def signed_record(session: Session, answer_id: str, rater_id: int) -> dict[str, Any] | None:
@@ -214,12 +221,12 @@ def reopen(session: Session, answer_id: str, rater_id: int, actor: str, reason: 
     row.reopened_at, row.reopened_by, row.reopen_reason = utcnow(), actor, reason
     append_audit(session, actor, REOPENED, "answer", answer_id, {"digest": row.digest, "reason": reason})
     return SignOff(
-        answer_id,
-        str(row.record.get("reviewer")),
-        _utc(row.signed_at),
-        row.digest,
-        row.guideline_version,
-        row.key_fingerprint,
+        answer_id=answer_id,
+        reviewer=str(row.record.get("reviewer")),
+        signed_at=_utc(row.signed_at),
+        digest=row.digest,
+        guideline_version=row.guideline_version,
+        key_fingerprint=row.key_fingerprint,
     )
 
 
@@ -233,7 +240,12 @@ def signoffs_in_force(session: Session) -> dict[tuple[str, str], SignOff]:
     ).all()
     return {
         (row.answer_id, name): SignOff(
-            row.answer_id, name, _utc(row.signed_at), row.digest, row.guideline_version, row.key_fingerprint
+            answer_id=row.answer_id,
+            reviewer=name,
+            signed_at=_utc(row.signed_at),
+            digest=row.digest,
+            guideline_version=row.guideline_version,
+            key_fingerprint=row.key_fingerprint,
         )
         for row, name in rows
     }
@@ -360,13 +372,13 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             problems += _differences(record, live_content(session, row.answer_id, row.rater_id))
         checks.append(
             SignOffCheck(
-                row.answer_id,
-                reviewer,
-                _utc(row.signed_at),
-                row.digest,
-                not problems,
-                "; ".join(problems) or None,
-                row.guideline_version,
+                answer_id=row.answer_id,
+                reviewer=reviewer,
+                signed_at=_utc(row.signed_at),
+                digest=row.digest,
+                matches=not problems,
+                problem="; ".join(problems) or None,
+                guideline_version=row.guideline_version,
             )
         )
     for (answer_id, digest), (entry_id, at, payload) in signed.items():
@@ -374,13 +386,14 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             gone = "" if session.get(AnswerRow, answer_id) is not None else " (and the answer with it)"
             checks.append(
                 SignOffCheck(
-                    answer_id,
-                    str(payload.get("reviewer")),
-                    _utc(at),
-                    digest,
-                    False,
-                    f"the sign-off was deleted{gone}: audit entry {entry_id} records it, the project no longer has it",
-                    payload.get("guideline_version"),
+                    answer_id=answer_id,
+                    reviewer=str(payload.get("reviewer")),
+                    signed_at=_utc(at),
+                    digest=digest,
+                    matches=False,
+                    problem=f"the sign-off was deleted{gone}: audit entry {entry_id} records it, "
+                    "the project no longer has it",
+                    guideline_version=payload.get("guideline_version"),
                 )
             )
     return checks

@@ -19,19 +19,19 @@ def _passages(tmp_path: Path) -> list[Passage]:
     path.write_text(CONTRACT)
     return [
         Passage(
-            i,
-            1,
-            p.citation_id,
-            p.kind,
-            p.article,
-            p.section,
-            p.heading_path,
-            p.text,
-            p.page,
-            p.char_start,
-            p.char_end,
-            p.footnote_label,
-            None,
+            id=i,
+            document_id=1,
+            citation_id=p.citation_id,
+            kind=p.kind,
+            article=p.article,
+            section=p.section,
+            heading_path=p.heading_path,
+            text=p.text,
+            page=p.page,
+            char_start=p.char_start,
+            char_end=p.char_end,
+            footnote_label=p.footnote_label,
+            refers_to_id=None,
         )
         for i, p in enumerate(parse_document(path).passages)
     ]

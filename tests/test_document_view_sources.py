@@ -8,7 +8,22 @@ from ui.review.document_view import DocumentView
 
 
 def _passage(n: int, text: str, section: str | None = None, ocr: float | None = None) -> Passage:
-    return Passage(n, 1, f"par_{n}", PassageKind.PARAGRAPH, None, section, "", text, 1, None, None, None, None, ocr)
+    return Passage(
+        id=n,
+        document_id=1,
+        citation_id=f"par_{n}",
+        kind=PassageKind.PARAGRAPH,
+        article=None,
+        section=section,
+        heading_path="",
+        text=text,
+        page=1,
+        char_start=None,
+        char_end=None,
+        footnote_label=None,
+        refers_to_id=None,
+        ocr_confidence=ocr,
+    )
 
 
 def test_low_ocr_confidence_and_page_line_citations_are_shown(qtbot) -> None:

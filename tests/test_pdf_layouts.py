@@ -67,7 +67,19 @@ def test_transcript_lines_are_cited_by_page_and_line() -> None:
     assert "Alderson Reporting" not in doc.text and "Official - Subject" not in doc.text
     passages = [
         Passage(
-            i, 1, p.citation_id, p.kind, p.article, p.section, p.heading_path, p.text, p.page, None, None, None, None
+            id=i,
+            document_id=1,
+            citation_id=p.citation_id,
+            kind=p.kind,
+            article=p.article,
+            section=p.section,
+            heading_path=p.heading_path,
+            text=p.text,
+            page=p.page,
+            char_start=None,
+            char_end=None,
+            footnote_label=None,
+            refers_to_id=None,
         )
         for i, p in enumerate(doc.passages)
     ]

@@ -113,7 +113,9 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         if args.out is not None:
             raise AssayError("audit verify takes no file: the file is for audit export")
         count, problems = verify_audit(session)
-        problems += [AuditProblem(None, p) for p in keys.anchor_problems(project.url, session)]  # outside the project
+        problems += [
+            AuditProblem(entry_id=None, problem=p) for p in keys.anchor_problems(project.url, session)
+        ]  # outside the project
     checks = project.signoffs()  # each sign-off against what is stored now
     broken = any(not c.matches for c in checks)
     if args.json:

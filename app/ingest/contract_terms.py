@@ -165,20 +165,20 @@ def as_passages(document: ParsedDocument) -> list[Passage]:
     """A freshly parsed document's passages in the form the project stores them."""
     return [
         Passage(
-            i,
-            0,
-            p.citation_id,
-            p.kind,
-            p.article,
-            p.section,
-            p.heading_path,
-            p.text,
-            p.page,
-            p.char_start,
-            p.char_end,
-            p.footnote_label,
-            None,
-            p.ocr_confidence,
+            id=i,
+            document_id=0,
+            citation_id=p.citation_id,
+            kind=p.kind,
+            article=p.article,
+            section=p.section,
+            heading_path=p.heading_path,
+            text=p.text,
+            page=p.page,
+            char_start=p.char_start,
+            char_end=p.char_end,
+            footnote_label=p.footnote_label,
+            refers_to_id=None,
+            ocr_confidence=p.ocr_confidence,
         )
         for i, p in enumerate(document.passages)
     ]

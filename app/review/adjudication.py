@@ -40,7 +40,7 @@ GOLD_RATERS = "qualification.gold_raters"  # imported raters whose labels are go
 __all__ = ["CONSENSUS", "REASONS", "Case", "CasePoint", "Opinion"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Opinion:
     """One reviewer's word on a data point, as the adjudicator sees it side by side."""
 
@@ -51,7 +51,7 @@ class Opinion:
     citations: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CasePoint:
     number: int  # 1-based, in the answer's order: what `assay adjudicate ANSWER --point N` names
     key: str
@@ -82,7 +82,7 @@ class CasePoint:
         return any(o.tag is None for o in self.opinions)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Case:
     """An answer its reviewers disagree on: every data point with each reviewer's word on it."""
 
@@ -262,18 +262,37 @@ def _case(session: Session, answer_id: str, settled: set[str] | None = None) -> 
         mine = by_key[key]
         opinions = tuple(
             Opinion(
-                name,
-                aliases[name],
-                mine[name].tag if name in mine else None,
-                mine[name].comment if name in mine else None,
-                tuple(citation_of[i] for i in mine[name].passage_ids if i in citation_of) if name in mine else (),
+                reviewer=name,
+                alias=aliases[name],
+                tag=mine[name].tag if name in mine else None,
+                comment=mine[name].comment if name in mine else None,
+                citations=tuple(citation_of[i] for i in mine[name].passage_ids if i in citation_of)
+                if name in mine
+                else (),
             )
             for _, name in parties
         )
         p = first[key]
-        points.append(CasePoint(number, key, p.text, p.span_start is None, opinions, decided.get(key), p))
+        points.append(
+            CasePoint(
+                number=number,
+                key=key,
+                text=p.text,
+                missing=p.span_start is None,
+                opinions=opinions,
+                decision=decided.get(key),
+                record=p,
+            )
+        )
     done = answer_id in (store.consensus_answers(session) if settled is None else settled)
-    return Case(answer_id, detail.question, detail.document, tuple(name for _, name in parties), tuple(points), done)
+    return Case(
+        answer_id=answer_id,
+        question=detail.question,
+        document=detail.document,
+        reviewers=tuple(name for _, name in parties),
+        points=tuple(points),
+        settled=done,
+    )
 
 
 def case(project: Project, answer_id: str) -> Case:
@@ -330,7 +349,17 @@ def decide(
             raise AssayError(f"every reviewer has point {number}: choose its tag, it cannot be left out")
         said = {o.reviewer: (o.tag.value if o.tag else None) for o in point.opinions}
         store.record_decision(
-            session, Decision(answer_id, point.key, tag, reason, adjudicator, said, version, utcnow())
+            session,
+            Decision(
+                answer_id=answer_id,
+                point_key=point.key,
+                tag=tag,
+                reason=reason,
+                adjudicator=adjudicator,
+                reviewers=said,
+                guideline_version=version,
+                decided_at=utcnow(),
+            ),
         )
         found = _case(session, answer_id)
         assert found is not None
@@ -436,14 +465,14 @@ def merge_decisions(session: Session, items: list[Any], actor: str) -> set[str]:
         version = item.get("guideline_version")
         decisions.append(
             Decision(
-                item["answer_id"],
-                item["point_key"],
-                Tag(tag) if tag else None,
-                item.get("reason"),
-                item["adjudicator"],
-                said,
-                None if version is None else str(version),
-                datetime.fromisoformat(item["decided_at"]),
+                answer_id=item["answer_id"],
+                point_key=item["point_key"],
+                tag=Tag(tag) if tag else None,
+                reason=item.get("reason"),
+                adjudicator=item["adjudicator"],
+                reviewers=said,
+                guideline_version=None if version is None else str(version),
+                decided_at=datetime.fromisoformat(item["decided_at"]),
             )
         )
     for decision in decisions:

@@ -35,7 +35,7 @@ class Column:
     state: ReviewState  # the reviewer's own review of the answer: points, their tags, the judge's
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SideBySide:
     """What the side-by-side view shows for one question and one pair of generators."""
 
@@ -111,14 +111,14 @@ class PairwiseReview:
         labels = ("Answer A", "Answer B") if blind else (first, second)
         left, right = (Column(g, label, s) for g, label, s in zip((first, second), labels, states, strict=True))
         return SideBySide(
-            question,
-            left,
-            right,
-            self._rows(left.state, right.state),
-            blind,
-            seed if blind else None,
-            self._preference(left.state.answer.id, right.state.answer.id),
-            pairs,
+            question=question,
+            left=left,
+            right=right,
+            rows=self._rows(left.state, right.state),
+            blind=blind,
+            seed=seed if blind else None,
+            preference=self._preference(left.state.answer.id, right.state.answer.id),
+            pairs=pairs,
         )
 
     def refresh(self, view: SideBySide) -> SideBySide:
@@ -127,14 +127,14 @@ class PairwiseReview:
             Column(c.generator, c.label, self.service.state(c.state.answer.id)) for c in (view.left, view.right)
         )
         return SideBySide(
-            view.question,
-            left,
-            right,
-            self._rows(left.state, right.state),
-            view.blind,
-            view.seed,
-            self._preference(*view.answer_ids),
-            view.pairs,
+            question=view.question,
+            left=left,
+            right=right,
+            rows=self._rows(left.state, right.state),
+            blind=view.blind,
+            seed=view.seed,
+            preference=self._preference(*view.answer_ids),
+            pairs=view.pairs,
         )
 
     # ------------------------------------------------------------------ the preference

@@ -39,7 +39,7 @@ BOOTSTRAP = 2000
 TAGS = [t.value for t in Tag]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class QualificationSettings:
     gold_share: float | None
     training: bool
@@ -55,7 +55,7 @@ class QualificationSettings:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GoldTag:
     tag: Tag
     reason: str | None  # the consensus's rationale (who decided, why) or the gold rater's
@@ -70,10 +70,10 @@ def qualification_settings(project: Project) -> QualificationSettings:
 def _settings(session: Session) -> QualificationSettings:
     share = reviews.setting(session, GOLD_SHARE)
     return QualificationSettings(
-        None if share is None else float(share),
-        bool(reviews.setting(session, TRAINING, False)),
-        gold_raters(session),
-        int(reviews.setting(session, SEED, 0)),
+        gold_share=None if share is None else float(share),
+        training=bool(reviews.setting(session, TRAINING, False)),
+        gold_raters=gold_raters(session),
+        seed=int(reviews.setting(session, SEED, 0)),
     )
 
 
@@ -136,7 +136,7 @@ def _gold(session: Session) -> tuple[dict[str, dict[str, GoldTag]], dict[str, se
         from_consensus = rater_id == consensus
         if key is None or (answer in settled) != from_consensus:
             continue  # where a consensus exists it is the gold, else the gold rater's labels
-        gold.setdefault(answer, {}).setdefault(key, GoldTag(Tag(tag), rationale or comment, text))
+        gold.setdefault(answer, {}).setdefault(key, GoldTag(tag=Tag(tag), reason=rationale or comment, text=text))
         if not from_consensus:
             makers.setdefault(answer, set()).add(gold_ids[rater_id])
     return gold, makers

@@ -18,7 +18,7 @@ from app.project import Project
 from storage import audit, statistics
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Draw:
     number: int
     seed: int
@@ -47,7 +47,7 @@ def draw_sample(project: Project, size: int, seed: int | None = None, actor: str
             str(number),
             {"seed": seed, "size": size, "population": len(remaining), "answers": chosen},
         )
-    return Draw(number, seed, len(remaining), chosen)
+    return Draw(number=number, seed=seed, population=len(remaining), answer_ids=chosen)
 
 
 def sampled_answers(project: Project) -> dict[str, int]:

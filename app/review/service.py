@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReviewState:
     """What the review pane shows for one answer."""
 
@@ -215,16 +215,16 @@ class ReviewService:
             ]
             rubric = ()
         return ReviewState(
-            answer,
-            points,
-            review.status,
-            review.holistic_correctness,
-            review.holistic_relevance,
-            review.comment,
-            review.active_seconds,
-            visible,
-            rubric,
-            signoffs.standing_signoff(session, answer_id, self.rater_id),
+            answer=answer,
+            points=points,
+            status=review.status,
+            holistic_correctness=review.holistic_correctness,
+            holistic_relevance=review.holistic_relevance,
+            comment=review.comment,
+            active_seconds=review.active_seconds,
+            judge_visible=visible,
+            rubric_results=rubric,
+            signoff=signoffs.standing_signoff(session, answer_id, self.rater_id),
         )
 
     def passages(self, answer: AnswerDetail) -> list[Passage]:

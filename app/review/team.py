@@ -98,7 +98,7 @@ def _source_ref(session, source_id: int | None) -> dict[str, Any] | None:
     return None if found is None else {"rater": found[0], "ordinal": found[1]}
 
 
-@dataclass
+@dataclass(kw_only=True)
 class BundleSummary:
     reviewer: str
     answers: int
@@ -135,7 +135,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
     reopened = {s["digest"] for s in bundle.get("signoffs", []) if s.get("reopened_at")}
     with project.sessions.begin() as session:
         if audit_has(session, "bundle.imported", seal):
-            return BundleSummary(reviewer, len(bundle["items"]), already_imported=True)
+            return BundleSummary(reviewer=reviewer, answers=len(bundle["items"]), already_imported=True)
         try:
             rater = human_named(session, reviewer, create_by=actor)
         except NotAReviewer as exc:
@@ -207,7 +207,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             reviewer,
             {"sha256": seal, "answers": len(bundle["items"]), "audit": bundle["audit"]},
         )
-    return BundleSummary(reviewer, len(bundle["items"]), already_imported=False)
+    return BundleSummary(reviewer=reviewer, answers=len(bundle["items"]), already_imported=False)
 
 
 def _merge_preference(session, path: Path, rater_id: int, value: Any, actor: str) -> None:
