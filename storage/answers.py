@@ -117,3 +117,17 @@ def answer_detail(session: Session, answer_id: str) -> AnswerDetail | None:
 
 def last_answer_position(session: Session) -> int:
     return session.scalar(select(func.max(AnswerRow.position))) or 0
+
+
+def answers_about_longest_document(session: Session) -> list[str]:
+    """The answers about the project's longest document (by its text; ties: the lowest id), in id order."""
+    longest = session.scalars(
+        select(DocumentRow.id).order_by(func.length(DocumentRow.text).desc(), DocumentRow.id).limit(1)
+    ).first()
+    about = session.scalars(
+        select(AnswerRow.id)
+        .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
+        .where(QuestionRow.document_id == longest)
+        .order_by(AnswerRow.id)
+    )
+    return list(about)

@@ -7,7 +7,7 @@ words); its passages are what a citation names.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,34 @@ def _passage(row: PassageRow) -> Passage:
         refers_to_id=row.refers_to_id,
         ocr_confidence=row.ocr_confidence,
     )
+
+
+def add_document(
+    session: Session,
+    *,
+    name: str,
+    format: str,
+    sha256: str,
+    parser_version: int,
+    text: str,
+    passages: Sequence[Mapping[str, Any]],
+) -> int:
+    """Store a document and its passages in reading order; each passage gives PassageRow's columns and, for
+    a footnote, `refers_to`: the citation id of the passage that carries its marker. Returns its id."""
+    document = DocumentRow(name=name, format=format, sha256=sha256, parser_version=parser_version, text=text)
+    session.add(document)
+    session.flush()
+    rows = [
+        PassageRow(document_id=document.id, ordinal=ordinal, **{k: v for k, v in p.items() if k != "refers_to"})
+        for ordinal, p in enumerate(passages)
+    ]
+    session.add_all(rows)
+    session.flush()
+    by_citation = {row.citation_id: row for row in rows}
+    for p in passages:
+        if p.get("refers_to") is not None:
+            by_citation[p["citation_id"]].refers_to_id = by_citation[p["refers_to"]].id
+    return document.id
 
 
 def document_by_name(session: Session, name: str) -> StoredDocument | None:

@@ -346,3 +346,14 @@ def judge_counts(
 
 def human_rater_names(session: Session) -> list[str]:
     return list(session.scalars(select(RaterRow.name).where(RaterRow.kind == "human").order_by(RaterRow.name)))
+
+
+def answers_reviewed_by_people(session: Session) -> list[str]:
+    """The answers a person (a human rater) submitted a review of, in id order."""
+    found = session.scalars(
+        select(ReviewRow.answer_id)
+        .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
+        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value, RaterRow.kind == "human")
+        .distinct()
+    )
+    return sorted(found)

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,7 @@ from app import limits
 from app.errors import InvalidInput, file_problem
 from app.ingest.documents import PARSER_VERSION, PageProgress, ParsedDocument, parse_document
 from storage import answers, audit
-from storage.documents import document_by_name
-from storage.schema import DocumentRow, PassageRow
+from storage.documents import add_document, document_by_name
 
 REQUIRED = ("id", "document", "question", "answer")
 GOLD = ("gold_answer", "gold_required", "gold_helpful", "gold_spans")
@@ -277,45 +276,25 @@ def _store_document(session: Session, parsed: ParsedDocument, actor: str, summar
             # Citation ids must keep pointing at the same words, so a document never changes in place.
             raise InvalidInput(parsed.name, "differs from the document of that name already in the project")
         return existing.id
-    document = DocumentRow(
-        name=parsed.name, format=parsed.format, sha256=parsed.sha256, parser_version=PARSER_VERSION, text=parsed.text
+    document_id = add_document(
+        session,
+        name=parsed.name,
+        format=parsed.format,
+        sha256=parsed.sha256,
+        parser_version=PARSER_VERSION,
+        text=parsed.text,
+        passages=[{**asdict(p), "kind": p.kind.value} for p in parsed.passages],
     )
-    session.add(document)
-    session.flush()
-    rows = [
-        PassageRow(
-            document_id=document.id,
-            ordinal=ordinal,
-            citation_id=p.citation_id,
-            kind=p.kind.value,
-            article=p.article,
-            section=p.section,
-            heading_path=p.heading_path,
-            text=p.text,
-            page=p.page,
-            char_start=p.char_start,
-            char_end=p.char_end,
-            footnote_label=p.footnote_label,
-            ocr_confidence=p.ocr_confidence,
-        )
-        for ordinal, p in enumerate(parsed.passages)
-    ]
-    session.add_all(rows)
-    session.flush()
-    by_citation = {row.citation_id: row for row in rows}
-    for p in parsed.passages:
-        if p.refers_to is not None:
-            by_citation[p.citation_id].refers_to_id = by_citation[p.refers_to].id
     audit.append_audit(
         session,
         actor,
         "document.imported",
         "document",
-        str(document.id),
+        str(document_id),
         {"name": parsed.name, "sha256": parsed.sha256},
     )
     summary.documents_added += 1
-    return document.id
+    return document_id
 
 
 def _store_answer(

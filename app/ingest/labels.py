@@ -36,29 +36,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, select, update
-
 from app import limits
 from app.errors import InvalidInput
 from app.ingest.datasets import jsonl_objects
 from app.project import Project
 from models.segmentation import Segment, segment_answer
 from models.verdict import align
-from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
-from storage import answers, audit, documents, raters, signoffs, statistics
+from models.vocabulary import RaterKind, Tag
+from storage import answers, raters, signoffs, statistics
 from storage.adjudication import CONSENSUS
-from storage.points import key_points
+from storage.label_import import AnswerText, LabelWriter, answer_texts, has_point, point_texts
 from storage.preferences import preference_problem, record_preference, same_question
-from storage.schema import (
-    AnswerRow,
-    CitationRow,
-    DataPointRow,
-    JudgeOutcomeRow,
-    LabelRow,
-    PassageRow,
-    QuestionRow,
-    ReviewRow,
-)
 
 _MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
 SPAN_LABELS = ("supported", "contradicted", "unsupported")
@@ -239,35 +227,14 @@ def _shares_text(answer: str, segment: Segment, span: dict[str, Any]) -> bool:
 Progress = Callable[[int, int], None]  # (lines done, lines in all): a progress bar's callback
 
 
-@dataclass
-class _Answer:
-    id: str
-    text: str
-    document_id: int
-
-
-def _answers(session, ids: set[str]) -> dict[str, _Answer]:
-    """The answers these lines name, read in chunks (a file may name hundreds of thousands)."""
-    found: dict[str, _Answer] = {}
-    wanted = sorted(ids)
-    for at in range(0, len(wanted), 500):
-        rows = session.execute(
-            select(AnswerRow.id, AnswerRow.text, QuestionRow.document_id)
-            .join(QuestionRow, AnswerRow.question_id == QuestionRow.id)
-            .where(AnswerRow.id.in_(wanted[at : at + 500]))
-        )
-        found |= {row.id: _Answer(row.id, row.text, row.document_id) for row in rows}
-    return found
-
-
 def _check_against_project(
     session, records: list[tuple[str, dict[str, Any]]]
-) -> tuple[dict[str, _Answer], list[tuple[str, dict[str, Any]]]]:
+) -> tuple[dict[str, AnswerText], list[tuple[str, dict[str, Any]]]]:
     """The second half of the check, against the project, before anything is written: the answers
     exist and the spans fit them, no rater changes kind, no line writes under the consensus's name,
     no line changes a review its reviewer signed off, and no line contradicts another. Returns the
     answers and the lines to write (a line repeated word for word, once)."""
-    found = _answers(session, {r["answer_id"] for _, r in records if "preference" not in r})
+    found = answer_texts(session, {r["answer_id"] for _, r in records if "preference" not in r})
     known: dict[str, raters.Rater | None] = {}
     first_of: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (answer, rater): its line
     kind_of: dict[str, tuple[str, str]] = {}  # rater: (kind, the line that said so)
@@ -310,25 +277,19 @@ def _check_against_project(
     return found, kept
 
 
-def _check_points(session, place: str, answer: _Answer, points: list[dict[str, Any]]) -> None:
+def _check_points(session, place: str, answer: AnswerText, points: list[dict[str, Any]]) -> None:
     """A point named by id is one of the answer's; a point's text is in the answer (or is the text of
     a point already stored, which a reviewer may have edited)."""
     for i, point in enumerate(points, start=1):
         if isinstance(point.get("data_point_id"), int):
-            here = session.scalar(
-                select(DataPointRow.id).where(
-                    DataPointRow.id == point["data_point_id"], DataPointRow.answer_id == answer.id
-                )
-            )
-            if here is None:
+            if not has_point(session, answer.id, point["data_point_id"]):
                 raise InvalidInput(place, f"data point {i}: no data point {point['data_point_id']} in this answer")
             continue
         try:
             _located(place, i, point, answer.text)
         except InvalidInput:
             text = " ".join(point["text"].split())
-            stored = session.scalars(select(DataPointRow.text).where(DataPointRow.answer_id == answer.id))
-            if not any(" ".join(t.split()) == text for t in stored):
+            if not any(" ".join(t.split()) == text for t in point_texts(session, answer.id)):
                 raise
 
 
@@ -354,13 +315,17 @@ def import_labels(
             groups.setdefault(record["answer_id"], []).append((place, record))
     done, total = 0, len(records)
     with project.sessions.begin() as session:
-        writer = _Writer(session, path, actor, summary)
+        writer = LabelWriter(session, path.name, actor, _located)
         for answer_id, lines in groups.items():
             writer.answer(found[answer_id], lines)
             done += len(lines)
             if on_progress is not None:
                 on_progress(done, total)
-        sampled = writer.sampled
+        written = writer.written
+        summary.labels += written.labels
+        summary.data_points_created += written.points_created
+        summary.raters_created += written.raters_created
+        sampled = written.sampled
         for place, record in records:
             if "preference" in record:
                 _import_preference(session, place, record, path, actor, summary)
@@ -371,211 +336,6 @@ def import_labels(
             statistics.add_sampled(session, sorted(set(sampled)), None, population, actor)
     summary.sampled = len(set(sampled))
     return summary
-
-
-class _Writer:
-    """The write half of an import, an answer at a time: the answer's points read once, its new points
-    flushed once, its labels, citations, reviews and judge runs written in a few statements, one audit
-    entry for the answer. (A line at a time took 4 ms; 259 k lines, 19 minutes.)"""
-
-    def __init__(self, session, path: Path, actor: str, summary: LabelImportSummary) -> None:
-        self.session, self.path, self.actor, self.summary = session, path, actor, summary
-        self.raters: dict[str, raters.Rater] = {}
-        self.passages: dict[int, dict[str, int]] = {}
-        self.sampled: list[str] = []
-
-    def rater(self, record: dict[str, Any]) -> raters.Rater:
-        name = record["rater"]
-        if name not in self.raters:
-            found = raters.rater_named(self.session, name)
-            if found is None:
-                kind = RaterKind(record.get("kind", "human"))
-                found = raters.add_rater(self.session, name, kind, {"imported_from": self.path.name}, self.actor)
-                self.summary.raters_created.append(found.name)
-            self.raters[name] = found
-        return self.raters[name]
-
-    def citations_of(self, document_id: int) -> dict[str, int]:
-        if document_id not in self.passages:
-            self.passages[document_id] = {p.citation_id: p.id for p in documents.passages_of(self.session, document_id)}
-        return self.passages[document_id]
-
-    def answer(self, answer: _Answer, lines: list[tuple[str, dict[str, Any]]]) -> None:
-        session, summary = self.session, self.summary
-        points = _Points(session, answer)
-        chosen: list[tuple[raters.Rater, DataPointRow, dict[str, Any]]] = []
-        for place, record in lines:
-            rater = self.rater(record)
-            used: dict[str, int] = {}
-            for i, point in enumerate(record["data_points"], start=1):
-                if "spans" in record:
-                    row = points.own(rater.id, point)
-                else:
-                    row = points.target(place, i, point, rater.id, used)
-                chosen.append((rater, row, point))
-        session.flush()  # the new points' ids, once for the answer
-        summary.data_points_created += len(points.new)
-        self._labels(chosen)
-        self._citations(answer, chosen, points)
-        key_points(session, answer.id, [row.id for row in points.new])  # after citations: a missing point's
-        self._reviews(answer.id, [(self.rater(record), record) for _, record in lines])
-        counts: dict[str, int] = {}
-        for _, record in lines:
-            counts[record["rater"]] = counts.get(record["rater"], 0) + len(record["data_points"])
-        audit.append_audit(session, self.actor, "labels.imported", "answer", answer.id, {"raters": counts})
-
-    def _labels(self, chosen: list[tuple[raters.Rater, DataPointRow, dict[str, Any]]]) -> None:
-        """One label a point and rater: a point given twice takes its last tag, as a re-import does."""
-        wanted: dict[tuple[int, int], dict[str, Any]] = {}
-        for rater, row, point in chosen:
-            wanted[(row.id, rater.id)] = {
-                "tag": point["tag"],
-                "confidence": point.get("confidence"),
-                "rationale": point.get("rationale"),
-            }
-            if point.get("comment"):
-                row.comment = point["comment"]
-            self.summary.labels += 1
-        ids = {point_id for point_id, _ in wanted}
-        here = {
-            (row.data_point_id, row.rater_id): row.id
-            for row in self.session.execute(
-                select(LabelRow.id, LabelRow.data_point_id, LabelRow.rater_id).where(LabelRow.data_point_id.in_(ids))
-            )
-        }
-        new = [{"data_point_id": p, "rater_id": r, **v} for (p, r), v in wanted.items() if (p, r) not in here]
-        old = [{"id": here[(p, r)], **v} for (p, r), v in wanted.items() if (p, r) in here]
-        if new:
-            self.session.execute(insert(LabelRow), new)
-        if old:  # by primary key, in one statement
-            self.session.execute(update(LabelRow), old)
-
-    def _citations(self, answer: _Answer, chosen, points: _Points) -> None:
-        pairs: set[tuple[int, int]] = set()
-        for _, row, point in chosen:
-            if point.get("citations"):
-                passages = self.citations_of(answer.document_id)
-                pairs |= {(row.id, passages[c]) for c in point["citations"] if c in passages}
-        if not pairs:
-            return
-        here = {
-            (row[0], row[1])
-            for row in self.session.execute(
-                select(CitationRow.data_point_id, CitationRow.passage_id).where(
-                    CitationRow.data_point_id.in_({p for p, _ in pairs})
-                )
-            ).all()
-        }
-        new = [{"data_point_id": p, "passage_id": q} for p, q in sorted(pairs - here)]
-        if new:
-            self.session.execute(insert(CitationRow), new)
-
-    def _reviews(self, answer_id: str, lines: list[tuple[raters.Rater, dict[str, Any]]]) -> None:
-        """A human's line is a submitted review of the answer; a judge's, that judge's run on it."""
-        humans = {r.id for r, _ in lines if r.kind is not RaterKind.JUDGE}
-        judges = {r.id for r, _ in lines if r.kind is RaterKind.JUDGE}
-        self.sampled += [answer_id for r, record in lines if r.id in humans and record.get("sampled")][:1]
-        session = self.session
-        if humans:
-            reviewed = set(
-                session.scalars(
-                    select(ReviewRow.rater_id).where(ReviewRow.answer_id == answer_id, ReviewRow.rater_id.in_(humans))
-                )
-            )
-            if reviewed:
-                session.execute(
-                    update(ReviewRow)
-                    .where(ReviewRow.answer_id == answer_id, ReviewRow.rater_id.in_(reviewed))
-                    .values(status=ReviewStatus.SUBMITTED.value),
-                    execution_options={"synchronize_session": False},
-                )
-            new = [
-                {"answer_id": answer_id, "rater_id": r, "status": ReviewStatus.SUBMITTED.value}
-                for r in sorted(humans - reviewed)
-            ]
-            if new:
-                session.execute(insert(ReviewRow), new)
-        for rater_id in sorted(judges):
-            _judged(session, rater_id, answer_id)
-
-
-class _Points:
-    """An answer's data points while an import writes to it: those stored, and those it adds."""
-
-    def __init__(self, session, answer: _Answer) -> None:
-        self.session, self.answer = session, answer
-        rows = list(session.scalars(select(DataPointRow).where(DataPointRow.answer_id == answer.id)))
-        self.by_id = {row.id: row for row in rows}
-        self.all: list[DataPointRow] = list(rows)
-        self.new: list[DataPointRow] = []
-        self.cited: dict[int, set[str]] = {}  # a new point's citations, by id(row), before they are stored
-        # A text that occurs twice in an answer names its points in order: first, then second.
-        self.by_text: dict[str, list[DataPointRow]] = {}
-        for row in sorted(rows, key=lambda r: (r.rater_id, r.ordinal, r.id)):
-            self.by_text.setdefault(" ".join(row.text.split()), []).append(row)
-
-    def _add(self, row: DataPointRow, text: str | None = None) -> DataPointRow:
-        self.session.add(row)
-        self.all.append(row)
-        self.new.append(row)
-        if text is not None:
-            self.by_text.setdefault(text, []).append(row)
-        return row
-
-    def own(self, rater_id: int, point: dict[str, Any]) -> DataPointRow:
-        """The rater's own record of a segment, found again on a re-import: their review then holds every
-        point of the answer, and key_points pairs it with other raters' points of the same span."""
-        start, end = point["span"]
-        for row in self.all:
-            if row.rater_id == rater_id and (row.span_start, row.span_end) == (start, end):
-                return row
-        return self._add(
-            DataPointRow(
-                answer_id=self.answer.id,
-                rater_id=rater_id,
-                ordinal=len(self.all),
-                text=point["text"],
-                span_start=start,
-                span_end=end,
-                context_start=point["context"][0],
-                context_end=point["context"][1],
-            )
-        )
-
-    def _cited(self, row: DataPointRow) -> set[str]:
-        if id(row) in self.cited:
-            return self.cited[id(row)]
-        return _cited(self.session, row.id) if row.id is not None else set()
-
-    def target(self, place: str, i: int, point: dict[str, Any], rater_id: int, used: dict[str, int]) -> DataPointRow:
-        if isinstance(point.get("data_point_id"), int):
-            return self.by_id[point["data_point_id"]]  # checked before anything was written
-        text = " ".join(point["text"].split())
-        nth = used.get(text, 0)
-        used[text] = nth + 1
-        same = self.by_text.get(text, [])
-        if point["tag"] == Tag.MISSING.value and point.get("citations"):
-            # An omission is its words and the passage it points to: the same words about another
-            # clause are another point.
-            cited = {c for c in point["citations"] if isinstance(c, str)}
-            same = [r for r in same if r.span_start is not None or self._cited(r) & cited]
-        if nth < len(same):
-            return same[nth]
-        start, end = _located(place, i, point, self.answer.text)
-        row = self._add(
-            DataPointRow(
-                answer_id=self.answer.id,
-                rater_id=rater_id,
-                ordinal=len(self.all),
-                text=point["text"] if start is None else self.answer.text[start:end],
-                span_start=start,
-                span_end=end,
-            ),
-            text,
-        )
-        if point.get("citations"):
-            self.cited[id(row)] = {c for c in point["citations"] if isinstance(c, str)}
-        return row
 
 
 def _located(place: str, i: int, point: dict[str, Any], answer_text: str) -> tuple[int | None, int | None]:
@@ -595,30 +355,6 @@ def _located(place: str, i: int, point: dict[str, Any], answer_text: str) -> tup
         at = (found[0], found[1])
     point["_at"] = at
     return at
-
-
-def _judged(session, rater_id: int, answer_id: str) -> None:
-    """An imported judge's labels on an answer stand for a judge run on it (triage looks for runs)."""
-    found = session.scalar(
-        select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.answer_id == answer_id)
-    )
-    if found is None:
-        session.add(
-            JudgeOutcomeRow(rater_id=rater_id, answer_id=answer_id, status=OutcomeStatus.JUDGED.value, attempts=0)
-        )
-    elif found.status != OutcomeStatus.JUDGED:
-        found.status, found.error = OutcomeStatus.JUDGED.value, None
-    session.flush()
-
-
-def _cited(session, point_id: int) -> set[str]:
-    return set(
-        session.scalars(
-            select(PassageRow.citation_id)
-            .join(CitationRow, CitationRow.passage_id == PassageRow.id)
-            .where(CitationRow.data_point_id == point_id)
-        )
-    )
 
 
 def _checked_preference(place: str, record: dict[str, Any]) -> dict[str, Any]:

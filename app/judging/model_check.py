@@ -26,8 +26,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
-
 from app.errors import AssayError
 from app.judging.runs import GENERATION_RESERVE, JudgeSettings, Progress, make_backend, run_judge
 from app.judging.standing import Standing, standing_of_run
@@ -37,9 +35,9 @@ from models.judge import JudgeCase, LemajJudge
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
 from models.segmentation import segment_answer
 from models.verdict import Verdict
-from models.vocabulary import PassageKind, RaterKind, ReviewStatus
+from models.vocabulary import PassageKind
 from storage import reviews
-from storage.schema import AnswerRow, DocumentRow, QuestionRow, RaterRow, ReviewRow
+from storage.answers import answers_about_longest_document
 from storage.statistics import real_label_figures, wilson_interval
 
 CHECK_ANSWERS = 12  # a few minutes with a 7B model on a laptop; enough for a first interval
@@ -116,13 +114,7 @@ def _duration(seconds: float) -> str:
 def labelled_answers(project: Project) -> list[str]:
     """The answers a person submitted a review of (the project's human labels), in id order."""
     with project.sessions() as session:
-        found = session.scalars(
-            select(ReviewRow.answer_id)
-            .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
-            .where(ReviewRow.status == ReviewStatus.SUBMITTED.value, RaterRow.kind == RaterKind.HUMAN.value)
-            .distinct()
-        )
-        return sorted(found)
+        return reviews.answers_reviewed_by_people(session)
 
 
 class _CostedJudge(LemajJudge):
@@ -219,16 +211,8 @@ def _on_longest_contract(project: Project, labelled: set[str]) -> list[str]:
     context for each answer), so the estimate needs both. Empty when that contract's answers are all
     labelled (they are timed anyway)."""
     with project.sessions() as session:
-        longest = session.scalars(
-            select(DocumentRow.id).order_by(func.length(DocumentRow.text).desc(), DocumentRow.id).limit(1)
-        ).first()
-        about = session.scalars(
-            select(AnswerRow.id)
-            .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
-            .where(QuestionRow.document_id == longest)
-            .order_by(AnswerRow.id)
-        )
-        return [a for a in about if a not in labelled]
+        about = answers_about_longest_document(session)
+    return [a for a in about if a not in labelled]
 
 
 def _with_agreement(figures: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ import hashlib
 import string
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -33,7 +33,6 @@ from storage import audit, reviews
 from storage.adjudication import CONSENSUS, REASONS, Decision
 from storage.answers import answer_detail
 from storage.reviews import PointSnapshot
-from storage.schema import utcnow
 
 ADJUDICATORS = "adjudicators"  # the settings key: names of those who may adjudicate ([]: anyone)
 GOLD_RATERS = "qualification.gold_raters"  # imported raters whose labels are gold: never a party to a dispute
@@ -358,7 +357,7 @@ def decide(
                 adjudicator=adjudicator,
                 reviewers=said,
                 guideline_version=version,
-                decided_at=utcnow(),
+                decided_at=datetime.now(UTC),
             ),
         )
         found = _case(session, answer_id)
