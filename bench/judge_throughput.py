@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from app.ingest.datasets import import_dataset
-from app.judging.runs import is_whole_document, select_evidence
+from app.judging.cases import is_whole_document, select_evidence
 from app.project import SAMPLE_DATASET, Project
 from models.backends.llama_local import LlamaBackend
 from models.judge import JudgeCase, LemajJudge, Mode, Tagging

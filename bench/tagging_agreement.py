@@ -17,7 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 from app.ingest.datasets import import_dataset
-from app.judging.runs import _case, run_judge
+from app.judging.cases import judge_case as _case
+from app.judging.runs import run_judge
 from app.judging.stress import stress_test
 from app.project import SAMPLE_DATASET, Project
 from models.backends.llama_local import LlamaBackend

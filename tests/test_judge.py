@@ -18,7 +18,8 @@ import pytest
 from app.cli import main
 from app.errors import AssayError, JudgeUnavailable, NetworkNotAllowed
 from app.ingest.citations import find_citations
-from app.judging.runs import GENERATION_RESERVE, run_judge, select_evidence
+from app.judging.cases import GENERATION_RESERVE, select_evidence
+from app.judging.runs import run_judge
 from app.project import Project
 from models.backends.base import Generation, LabelScores, SlotScores
 from models.backends.http import AnthropicBackend, OpenAIBackend

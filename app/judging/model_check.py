@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.errors import AssayError
-from app.judging.runs import GENERATION_RESERVE, JudgeSettings, Progress, make_backend, run_judge
+from app.judging.cases import GENERATION_RESERVE
+from app.judging.runs import JudgeSettings, Progress, make_backend, run_judge
 from app.judging.standing import Standing, standing_of_run
 from app.project import Project
 from models.backends.base import JudgeBackend
@@ -269,7 +270,7 @@ class _Contract:
 
 class _ContractSizes:
     """Each answer's contract, its length in the model's tokens, and whether the judge reads it whole
-    (runs.select_evidence's rule: the whole document when it fits beside the answer's prompt)."""
+    (cases.select_evidence's rule: the whole document when it fits beside the answer's prompt)."""
 
     def __init__(self, session: Any, backend: JudgeBackend) -> None:
         self.session, self.backend = session, backend

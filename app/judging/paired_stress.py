@@ -175,7 +175,7 @@ class JudgeRater(Rater):
         self._tags: dict[tuple[str, str, int, int], Tag | None] = {}
 
     def _case(self, answer_id: str) -> Any:
-        from app.judging.runs import select_evidence
+        from app.judging.cases import select_evidence
         from models.judge import JudgeCase
 
         if answer_id not in self._cases:

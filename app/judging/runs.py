@@ -1,4 +1,4 @@
-"""Judge runs: choose the evidence a judge sees, judge answers grouped by document, save each at once.
+"""Judge runs: judge answers grouped by document (what each reads: app/judging/cases.py), save each at once.
 
 A run is a rater whose configuration (backend, model and file hash, prompt version, parameters) is
 recorded; running it again resumes where it stopped, and a killed run loses at most the answer in
@@ -20,20 +20,19 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import AssayError, JudgeUnavailable
 from app.ingest.citations import find_citations
+from app.judging.cases import AnyJudge, judge_case
 from app.judging.evidence import DocumentEvidence
 from models.backends.base import JudgeBackend
 from models.judge import Cancelled, JudgeCase, LemajJudge, Mode, Tagging
-from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
+from models.prompts import Strictness
 from models.rubrics import Rubric, RubricCase, RubricJudge, RubricResult
-from models.segmentation import segment_answer
 from models.verdict import Verdict
-from models.vocabulary import BackendKind, OutcomeStatus, PassageKind, RaterKind
-from storage import answers, documents, judgements, raters, rubric_results
+from models.vocabulary import BackendKind, OutcomeStatus, RaterKind
+from storage import documents, judgements, raters, rubric_results
 
 if TYPE_CHECKING:
     from app.project import Project
 
-GENERATION_RESERVE = 1200  # tokens kept free for the judge's reply and the task text
 STOP_AFTER_UNAVAILABLE = 3  # the model or server is gone: stop instead of failing every answer
 
 
@@ -211,62 +210,7 @@ def make_backend(settings: JudgeSettings, state_folder: Path | None = None) -> J
     raise AssayError(f"unknown judge backend {settings.backend!r} (local, openai or anthropic)")
 
 
-# ---------------------------------------------------------------- evidence
-
-
-def select_evidence(
-    session: Session,
-    backend: JudgeBackend,
-    passages: list[documents.Passage],
-    question: str,
-    answer: str,
-    strictness: Strictness,
-) -> list[EvidencePassage]:
-    """The whole document when it fits the context; otherwise the passages the answer cites, then the
-    best BM25 passages for the question and for each answer sentence, in document order."""
-    passages = _showable(passages)
-    evidence = {p.citation_id: EvidencePassage(p.citation_id, p.section, p.text) for p in passages}
-    frame = one_pass_prompt([], question, answer, strictness)
-    budget = backend.context_tokens - GENERATION_RESERVE - sum(backend.count_tokens(m.text) for m in frame.messages)
-    if budget <= 0:
-        raise AssayError("the question and answer alone fill the judge's context: use a model with a larger one")
-    everything = list(evidence.values())
-    if backend.count_tokens(evidence_text(everything)) <= budget:
-        return everything
-
-    wanted: list[str] = []
-    for citation in find_citations(answer, passages):
-        wanted += citation.passages[:3]
-    for query in [question] + [s.text for s in segment_answer(answer)]:
-        hits = documents.search_passages(session, passages[0].document_id, query, 4)
-        wanted += [hit.passage.citation_id for hit in hits]
-    chosen: set[str] = set()
-    used = 0
-    for citation_id in dict.fromkeys(wanted):
-        if citation_id not in evidence:
-            continue
-        cost = backend.count_tokens(evidence_text([evidence[citation_id]])) + 1
-        if used + cost > budget:
-            continue
-        chosen.add(citation_id)
-        used += cost
-    return [p for p in everything if p.citation_id in chosen]
-
-
-def is_whole_document(evidence: list[EvidencePassage], passages: list[documents.Passage]) -> bool:
-    """Whether select_evidence gave the whole document (the same for every answer about it) rather
-    than passages chosen for this answer."""
-    return len(evidence) == len(_showable(passages))
-
-
-def _showable(passages: list[documents.Passage]) -> list[documents.Passage]:
-    """What a judge may be shown of a document: every passage but its table of contents."""
-    return [p for p in passages if p.kind is not PassageKind.TOC]
-
-
 # ---------------------------------------------------------------- runs
-
-AnyJudge = LemajJudge | RubricJudge
 
 
 def _failed(judge: AnyJudge, answer_id: str, error: str) -> Verdict | RubricResult:
@@ -350,7 +294,7 @@ def run_judge(
             if answer_id is None or cancel.is_set() or unavailable >= STOP_AFTER_UNAVAILABLE:
                 return
             with sessions() as session:
-                case, passages = _case(session, judge, answer_id)
+                case, passages = judge_case(session, judge, answer_id)
             in_flight[pool.submit(_evaluate, judge, case, cancel)] = (case, passages)
 
         for _ in range(max(parallel, 1)):
@@ -404,48 +348,6 @@ def _evaluate(judge: AnyJudge, case: JudgeCase | RubricCase, cancel: threading.E
         return judge.evaluate(case, cancel), False
     except JudgeUnavailable as exc:
         return _failed(judge, case.answer_id, str(exc)), True
-
-
-SCORE_PASSAGES = 6  # SCORE's leave-one-out costs a teacher-forced pass per passage: the most relevant few
-
-
-def _case(session: Session, judge: AnyJudge, answer_id: str) -> tuple[JudgeCase | RubricCase, list[documents.Passage]]:
-    answer = answers.answer_detail(session, answer_id)
-    assert answer is not None
-    passages = documents.passages_of(session, answer.document_id)
-    strictness = judge.strictness if isinstance(judge, LemajJudge) else Strictness.STANDARD
-    evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, strictness)
-    if isinstance(judge, LemajJudge):
-        known = frozenset(p.citation_id for p in passages)
-        resolve = DocumentEvidence(passages).resolve
-        whole = is_whole_document(evidence, passages)
-        return JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve, whole), passages
-    if judge.rubric is Rubric.SCORE:
-        evidence = _most_relevant(session, passages, answer.question, answer.text)
-    case = RubricCase(
-        answer_id,
-        answer.question,
-        answer.text,
-        evidence,
-        answer.gold_answer,
-        answer.gold_required,
-        answer.gold_helpful,
-        answer.generator,
-    )
-    return case, passages
-
-
-def _most_relevant(
-    session: Session, passages: list[documents.Passage], question: str, answer: str
-) -> list[EvidencePassage]:
-    """The passages the answer cites, then the best BM25 matches for the question."""
-    wanted = [c for found in find_citations(answer, passages) for c in found.passages[:2]]
-    if passages:
-        wanted += [
-            h.passage.citation_id for h in documents.search_passages(session, passages[0].document_id, question, 6)
-        ]
-    chosen = list(dict.fromkeys(wanted))[:SCORE_PASSAGES]
-    return [EvidencePassage(p.citation_id, p.section, p.text) for p in passages if p.citation_id in chosen]
 
 
 def _save(

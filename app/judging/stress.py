@@ -18,8 +18,8 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from app.errors import AssayError
+from app.judging.cases import select_evidence
 from app.judging.evidence import DocumentEvidence
-from app.judging.runs import select_evidence
 from app.project import Project
 from models.judge import JudgeCase, LemajJudge
 from models.perturbations import MONTH_NAMES

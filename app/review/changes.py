@@ -1,6 +1,6 @@
 """What an action on the review changed (`Changes`, the one notification every view listens to, as
 Anki's OpChanges), and what is read ahead for the next answer (`Prepared`): the review session's
-vocabulary (app/review/session.py), kept apart from its actions."""
+vocabulary (app/review/session.py), kept apart from its actions, and how an answer is read ahead."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.ingest.citations import Citation
-from app.ingest.contract_terms import ContractReading
-from app.project import Passage
-from app.review.service import ReviewState
+from app.errors import AssayError
+from app.ingest.citations import Citation, find_citations
+from app.ingest.contract_terms import ContractReading, contract_reading
+from app.project import Passage, Project
+from app.review.service import ReviewService, ReviewState
+from storage.answers import AnswerDetail
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +46,46 @@ class Prepared:
     reading: ContractReading | None  # of its document: parties, defined terms, references
     citations: list[Citation]  # in its text
     rendered: object = None  # what a view made of it ahead (the answer pane: its text, first point marked)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shown:
+    """What the open answer shows now, which an answer read ahead about the same document reuses."""
+
+    answer: AnswerDetail
+    passages: list[Passage]
+    reading: ContractReading | None
+
+
+def read_ahead(
+    project: Project, service: ReviewService, answer_id: str, shown: Shown, standing_of: StandingOf
+) -> Prepared | None:
+    """What opening the answer will show, read now with nothing saved; None if it is gone (moving there
+    will say so)."""
+    changes = service.changes(answer_id)
+    try:
+        state = service.preview(answer_id)
+    except AssayError:
+        return None
+    same_document = state.answer.document_id == shown.answer.document_id
+    passages = shown.passages if same_document else service.passages(state.answer)
+    reading = shown.reading if same_document else contract_reading_or_problem(project, state.answer.document_id)[0]
+    return Prepared(
+        state=state,
+        changes=changes,
+        standing=standing_of(answer_id),
+        passages=passages,
+        reading=reading,
+        citations=find_citations(state.answer.text, passages),
+    )
+
+
+def contract_reading_or_problem(project: Project, document_id: int) -> tuple[ContractReading | None, str]:
+    """The contract's reading, or None and the sentence that says why it could not be read."""
+    try:
+        return contract_reading(project, document_id), ""
+    except AssayError as exc:
+        return None, f"The contract's terms and references could not be read: {exc}"
 
 
 Listener = Callable[[Changes], None]

@@ -19,11 +19,20 @@ from app import raters
 from app.errors import AssayError
 from app.figures.rater_names import rater_name
 from app.ingest.citations import Citation, find_citations
-from app.ingest.contract_terms import ContractReading, contract_reading
+from app.ingest.contract_terms import ContractReading
 from app.project import Passage, Project
 from app.review import adjudication
 from app.review.adjudication import Case
-from app.review.changes import Changes, Listener, Prepared, StandingOf
+from app.review.changes import (
+    Changes,
+    Listener,
+    Prepared,
+    Shown,
+    StandingOf,
+    contract_reading_or_problem,
+    read_ahead,
+)
+from app.review.judge_beside import JudgeBeside
 from app.review.service import ASSISTED, BLIND, JudgeCounts, QueueRow, ReviewPoint, ReviewService, ReviewState, Step
 from models.vocabulary import Tag
 from storage.signoffs import SignOff
@@ -40,9 +49,9 @@ class ReviewSession:
 
     def __init__(self, project: Project, reviewer: str, standing_of: StandingOf = _no_standing) -> None:
         self.project = project
-        self.standing_of = standing_of
         self.service = ReviewService(project, reviewer)
         self.service.on_step = self._record
+        self.judge = JudgeBeside(self.service, standing_of)
         self._listeners: list[Listener] = []
         self.state: ReviewState | None = None  # the open answer as this reviewer sees it
         self.row = 0  # the selected point's index in state.points
@@ -50,16 +59,10 @@ class ReviewSession:
         self.reading: ContractReading | None = None  # of that document
         self.citations: list[Citation] = []  # found in the open answer's text
         self.standing: Any = None  # of the judge whose tags the open answer shows (standing_of)
-        self._doubtful: dict[str, str] = {}  # automatic raters that speak as no finding: their standing
-        self._doubtful_read_at = -1  # ReviewService.saves when it was read
         self.prepared: Prepared | None = None
         self.previewing = False  # the open answer is shown from a preview: finish_opening saves it
         self._undo: list[Step] = []
         self._redo: list[Step] = []
-        self._standings: dict[str, Any] = {}  # by answer: read once until something is saved
-        self._standings_read_at: tuple[int, int] = (-1, 0)  # the saves of no one answer, and submits, then
-        self._submitted = 0  # reviews this session submitted: their labels now count as human labels
-        self._rater_read_at = self.service.changes("")[0]  # the saves of no one answer when it was read
 
     @property
     def reviewer(self) -> str:
@@ -124,7 +127,8 @@ class ReviewSession:
         """Open an answer: from what was prepared if it is this one and still fresh (shown as a preview
         until finish_opening saves it as opened), else read and saved now."""
         self.finish_opening()  # the answer left was opened before another is shown
-        self._refresh_rater()
+        if self.judge.refresh_rater():
+            self.prepared = None  # read under the rater before
         prepared = self._take_prepared(answer_id) if use_prepared else None
         self.prepared = None
         if prepared is not None:
@@ -181,22 +185,8 @@ class ReviewSession:
         """Read ahead what opening the answer will show (nothing saved); None if it is gone."""
         if self.previewing or self.state is None:
             return None
-        changes = self.service.changes(answer_id)
-        try:
-            state = self.service.preview(answer_id)
-        except AssayError:
-            return None  # gone meanwhile: moving there will say so
-        same_document = state.answer.document_id == self.state.answer.document_id
-        passages = self.passages if same_document else self.service.passages(state.answer)
-        reading = self.reading if same_document else _reading(self.project, state.answer.document_id)[0]
-        self.prepared = Prepared(
-            state=state,
-            changes=changes,
-            standing=self._standing(answer_id),
-            passages=passages,
-            reading=reading,
-            citations=find_citations(state.answer.text, passages),
-        )
+        shown = Shown(answer=self.state.answer, passages=self.passages, reading=self.reading)
+        self.prepared = read_ahead(self.project, self.service, answer_id, shown, self.judge.standing)
         return self.prepared
 
     def _take(self, state: ReviewState, *, row: int, prepared: Prepared | None = None) -> None:
@@ -210,14 +200,14 @@ class ReviewSession:
                 self.passages, self.reading = prepared.passages, prepared.reading
             else:
                 self.passages = self.service.passages(state.answer)
-                self.reading, problem = _reading(self.project, state.answer.document_id)
+                self.reading, problem = contract_reading_or_problem(self.project, state.answer.document_id)
                 if problem:
                     self.say(problem)
         if prepared is not None:
             self.citations = prepared.citations
         elif answer_changed or document_changed:
             self.citations = find_citations(state.answer.text, self.passages)
-        self.standing = prepared.standing if prepared is not None else self._standing(state.answer.id)
+        self.standing = prepared.standing if prepared is not None else self.judge.standing(state.answer.id)
         self.row = min(max(row, 0), max(len(state.points) - 1, 0))
 
     # ------------------------------------------------------------------ the selected point
@@ -230,7 +220,7 @@ class ReviewSession:
         if row == self.row:
             return
         self.row = row
-        self.standing = self._standing(self.state.answer.id)  # a stress test may have run
+        self.standing = self.judge.standing(self.state.answer.id)  # a stress test may have run
         self.notify(Changes(point=True, source=source))
 
     def select_point(self, point_id: int) -> None:
@@ -310,7 +300,7 @@ class ReviewSession:
         answer_id = self.answer_id
         if answer_id is None:
             return False
-        self._submitted += 1  # its labels count as human labels now: the judge's standing is read again
+        self.judge.submitted()  # its labels count as human labels now: the judge's standing is read again
         return self._act(lambda: self.service.submit(answer_id), message="Review submitted.", advance=1)
 
     def sign_off(self) -> bool:
@@ -434,15 +424,11 @@ class ReviewSession:
     @property
     def judge_rater(self) -> int | None:
         """The id of the rater that speaks for the project, as the service last read it."""
-        return self.service.judge_rater
+        return self.judge.rater
 
     def doubtful_raters(self) -> dict[str, str]:
-        """The automatic raters that do not speak as findings (near chance, or not measured yet), each
-        with its standing in words, for their greyed columns; read again only after a save."""
-        if self._doubtful_read_at != self.service.saves:
-            self._doubtful = {s.name: s.words for s in raters.standings(self.project.sessions) if not s.trusted}
-            self._doubtful_read_at = self.service.saves
-        return self._doubtful
+        """The automatic raters that speak as no finding, with their standing in words (JudgeBeside)."""
+        return self.judge.doubtful()
 
     def choose_rater(self, name: str | None) -> bool:
         """The lead chooses the rater that speaks for the project (None: the best measured; audited):
@@ -465,7 +451,7 @@ class ReviewSession:
         standing reads the consensus, so the open answer shows it again."""
         case = adjudication.decide(self.project, answer_id, number, tag, reason, adjudicator)
         if self.state is not None:
-            self.standing = self._standing(self.state.answer.id)
+            self.standing = self.judge.standing(self.state.answer.id)
             self.notify(Changes(answer=True))
         return case
 
@@ -473,6 +459,7 @@ class ReviewSession:
         """The project file was replaced by a backup: a fresh service (and undo history), nothing open."""
         self.service = ReviewService(self.project, self.service.reviewer)
         self.service.on_step = self._record
+        self.judge = JudgeBeside(self.service, self.judge.standing_of)
         self._undo.clear()
         self._redo.clear()
         self.state, self.prepared, self.previewing, self.row = None, None, False, 0
@@ -480,27 +467,6 @@ class ReviewSession:
         self.notify(Changes(project=True, queue=True))
 
     # ------------------------------------------------------------------ plumbing
-
-    def _refresh_rater(self) -> None:
-        """Read again which rater speaks for the project after a save of no one answer (a judge run,
-        a stress test, imported labels): it weighs every rater's standing, too slow to ask per answer."""
-        unscoped = self.service.changes("")[0]
-        if unscoped != self._rater_read_at:
-            self._rater_read_at = unscoped
-            self.service.refresh_judge_rater()
-            self.prepared = None  # read under the rater before
-
-    def _standing(self, answer_id: str) -> Any:
-        """The judge's standing beside the answer, read again only after a save in this process that
-        may change it (a judge run, a stress test, imported labels, a review submitted): it weighs the
-        project's human labels, 0.3 s and more at 100,000 answers, which each open, J and K paid before."""
-        saves = (self.service.changes("")[0], self._submitted)  # not every save: each open saves one
-        if saves != self._standings_read_at:
-            self._standings.clear()
-            self._standings_read_at = saves
-        if answer_id not in self._standings:
-            self._standings[answer_id] = self.standing_of(answer_id)
-        return self._standings[answer_id]
 
     def _act(
         self, call: Callable[[], ReviewState], *, row: int | None = None, message: str = "", advance: int = 0
@@ -521,14 +487,6 @@ class ReviewSession:
         if advance:
             self.notify(Changes(advance=advance))
         return True
-
-
-def _reading(project: Project, document_id: int) -> tuple[ContractReading | None, str]:
-    """The contract's reading, or None and the sentence that says why it could not be read."""
-    try:
-        return contract_reading(project, document_id), ""
-    except AssayError as exc:
-        return None, f"The contract's terms and references could not be read: {exc}"
 
 
 def _signed_sentence(signed: SignOff) -> str:
