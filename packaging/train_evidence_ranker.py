@@ -83,17 +83,44 @@ def decided(claims: list[Claim]) -> list[Claim]:
 
 
 def memory_of(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np.ndarray) -> Memory:
-    rows, evidence, owner, documents = [], [], [], []
+    """The claims with annotated evidence, every passage of their contracts, and which decides which."""
+    documents = sorted({c.document for c in claims})
+    first: dict[str, int] = {}
+    passages, passage_documents = [], []
+    for name in documents:
+        first[name] = len(passage_documents)
+        passages.append(indexes[name].passage_vectors())
+        passage_documents += [name] * len(indexes[name].ids)
+    rows, owners, pairs = [], [], []
+    for c, v in zip(claims, vectors, strict=True):
+        held = [i for i, pid in enumerate(indexes[c.document].ids) if pid in c.evidence]
+        if held:
+            pairs += [(len(rows), first[c.document] + i) for i in held]
+            rows.append(v)
+            owners.append(c.document)
+    return Memory(
+        np.asarray(rows, dtype=np.float32),
+        np.asarray(owners),
+        np.vstack(passages).astype(np.float32),
+        np.asarray(passage_documents),
+        np.asarray(pairs, dtype=np.int32),
+    )
+
+
+def train_ranker(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np.ndarray, memory: Memory):  # type: ignore[no-untyped-def]
+    """LambdaRank over each claim's candidates, its exemplars taken from the other contracts only, as a
+    new contract sees them."""
+    import lightgbm as lgb
+
+    rows, labels, groups = [], [], []
     for c, v in zip(claims, vectors, strict=True):
         index = indexes[c.document]
-        held = [i for i, pid in enumerate(index.ids) if pid in c.evidence]
-        if not held:
-            continue
-        owner += [len(rows)] * len(held)
-        evidence += list(index.vectors_of(held))
-        rows.append(v)
-        documents.append(c.document)
-    return Memory(np.asarray(rows), np.asarray(evidence), np.asarray(owner), np.asarray(documents))
+        chosen, x = index.features(c.text, v, memory, exclude=c.document)
+        rows.append(x)
+        labels.append(np.array([index.ids[i] in c.evidence for i in chosen], dtype=float))
+        groups.append(len(chosen))
+    data = lgb.Dataset(np.vstack(rows), np.concatenate(labels), group=groups, feature_name=list(FEATURES))
+    return lgb.train(PARAMS, data, num_boost_round=ROUNDS)
 
 
 def hits(claims: list[Claim], indexes: dict[str, PassageIndex], order_of) -> dict[str, object]:  # type: ignore[no-untyped-def]
@@ -115,7 +142,6 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--export", action="store_true", help="export the bi-encoder again (needs torch)")
     args = parser.parse_args()
-    import lightgbm as lgb
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
@@ -138,28 +164,29 @@ def main() -> int:
         indexes = {doc: PassageIndex(d.ids, d.texts, encoders) for doc, d in documents.items()}
         split[name] = (claims, indexes, encoders.embed([c.text for c in claims]))
         print(f"{name}: {len(claims)} claims with evidence ({time.time() - started:.0f} s)", flush=True)
-    train_claims, train_indexes, train_vectors = split["contractnli-train"]
-    memory = memory_of(train_claims, train_indexes, train_vectors)
 
-    rows, labels, groups = [], [], []
-    for c, v in zip(train_claims, train_vectors, strict=True):
-        index = train_indexes[c.document]
-        chosen, x = index.features(c.text, v, memory, exclude=c.document)  # exemplars of other NDAs only
-        rows.append(x)
-        labels.append(np.array([index.ids[i] in c.evidence for i in chosen], dtype=float))
-        groups.append(len(chosen))
-    data = lgb.Dataset(np.vstack(rows), np.concatenate(labels), group=groups, feature_name=list(FEATURES))
-    ranker = lgb.train(PARAMS, data, num_boost_round=ROUNDS)
+    def learned_by(ranker, memory: Memory, indexes: dict[str, PassageIndex], vector_of):  # type: ignore[no-untyped-def]
+        def first(c: Claim) -> str | None:
+            index = indexes[c.document]
+            if not index.ids:
+                return None
+            chosen, x = index.features(c.text, vector_of[id(c)], memory)
+            return index.ordered(c.text, chosen, np.asarray(ranker.predict(x))).ids[0]
+
+        return first
+
+    held_out = {}  # trained on one split, measured on the other
+    for trained, measured in (("contractnli-train", "contractnli-dev"), ("contractnli-dev", "contractnli-train")):
+        claims, indexes, vectors = split[trained]
+        memory = memory_of(claims, indexes, vectors)
+        ranker = train_ranker(claims, indexes, vectors, memory)
+        other, other_indexes, other_vectors = split[measured]
+        vector_of = {id(c): v for c, v in zip(other, other_vectors, strict=True)}
+        held_out[measured] = hits(other, other_indexes, learned_by(ranker, memory, other_indexes, vector_of))
+        print(f"trained on {trained}, measured on {measured}: {held_out[measured]} ({time.time() - started:.0f} s)")
 
     dev_claims, dev_indexes, dev_vectors = split["contractnli-dev"]
     vector_of = {id(c): v for c, v in zip(dev_claims, dev_vectors, strict=True)}
-
-    def learned(c: Claim) -> str | None:
-        index = dev_indexes[c.document]
-        if not index.ids:
-            return None
-        chosen, x = index.features(c.text, vector_of[id(c)], memory)
-        return index.ordered(c.text, chosen, np.asarray(ranker.predict(x))).ids[0]
 
     def by_words(c: Claim) -> str | None:
         index = dev_indexes[c.document]
@@ -169,14 +196,22 @@ def main() -> int:
         index = dev_indexes[c.document]
         return index.ids[int(np.argmax(index.passage_vectors() @ vector_of[id(c)]))] if index.ids else None
 
+    # What ships learns from both splits: twice the exemplars a new contract is compared with.
+    all_claims = split["contractnli-train"][0] + dev_claims
+    all_indexes = {**split["contractnli-train"][1], **dev_indexes}
+    all_vectors = np.vstack([split["contractnli-train"][2], dev_vectors])
+    memory = memory_of(all_claims, all_indexes, all_vectors)
+    ranker = train_ranker(all_claims, all_indexes, all_vectors, memory)
     figures = {
         "seed": SEED,
-        "trained_on": "contractnli-train",
-        "claims": len(train_claims),
-        "measured_on": "contractnli-dev (never trained on)",
-        "bm25": hits(dev_claims, dev_indexes, by_words),
-        "bi_encoder": hits(dev_claims, dev_indexes, by_meaning),
-        "ranker": hits(dev_claims, dev_indexes, learned),
+        "shipped_trained_on": "contractnli-train and contractnli-dev",
+        "claims": len(all_claims),
+        "measured_on_contractnli_dev": {
+            "bm25": hits(dev_claims, dev_indexes, by_words),
+            "bi_encoder": hits(dev_claims, dev_indexes, by_meaning),
+            "ranker_trained_on_contractnli_train": held_out["contractnli-dev"],
+        },
+        "measured_on_contractnli_train": {"ranker_trained_on_contractnli_dev": held_out["contractnli-train"]},
     }
     print(json.dumps(figures), flush=True)
     (FOLDER / "ranker.txt").write_text(ranker.model_to_string())
@@ -184,9 +219,10 @@ def main() -> int:
         np.savez_compressed(
             out,
             claims=memory.claims.astype(np.float16),
-            evidence=memory.evidence.astype(np.float16),
-            owner=memory.owner,
             documents=memory.documents,
+            passages=memory.passages.astype(np.float16),
+            passage_documents=memory.passage_documents,
+            evidence=memory.evidence,
         )
     names = ("dense.int8.onnx", "tokenizer.json", "ranker.txt", "memory.npz")
     files = {n: hashlib.sha256((FOLDER / n).read_bytes()).hexdigest() for n in names}

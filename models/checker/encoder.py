@@ -117,9 +117,10 @@ class Encoders:
         with np.load(io.BytesIO(checked_file("memory.npz"))) as arrays:
             memory = Memory(
                 arrays["claims"].astype(np.float32),
-                arrays["evidence"].astype(np.float32),
-                arrays["owner"],
                 arrays["documents"],
+                arrays["passages"].astype(np.float32),
+                arrays["passage_documents"],
+                arrays["evidence"],
             )
         return cls(tokenizer, dense, ranker, memory)
 

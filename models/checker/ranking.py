@@ -31,7 +31,8 @@ from models.verifier.text import STOPWORDS, TOKEN, canonical, stem
 
 HOLDS_CLAIM = 0.5  # share of the claim's content words an operative clause must hold to outrank the preamble
 CANDIDATES = 30  # passages with the highest BM25 the ranker reads (a contract's others follow, by BM25)
-NEIGHBOURS = 10  # exemplar claims consulted
+NEIGHBOURS = 50  # exemplar claims a probe learns from (one contract each, for ContractNLI's statements)
+NEAREST_EXEMPLARS = 10  # the exemplar claims whose evidence clauses give the exemplar score
 SAME_CLAIM = 0.85  # cosine at which an exemplar claim says the same kind of thing
 EXEMPLAR_TOP = 5  # a passage's exemplar score: its mean cosine to the closest five evidence clauses
 _RECITAL = re.compile(r"^\W*(?:whereas|recitals?|background|witnesseth|w\s?i\s?t\s?n\s?e\s?s\s?s)\b", re.I)
@@ -50,6 +51,9 @@ FEATURES = (
     "exemplar_rank",
     "exemplar_below_best",
     "exemplar_neighbours",
+    "probe",
+    "probe_rank",
+    "probe_below_best",
     "preamble",
     "position",
     "log_words",
@@ -80,25 +84,59 @@ def preamble(texts: Sequence[str]) -> set[int]:
 
 @dataclass
 class Memory:
-    """Exemplars: claims of other contracts, and the clauses annotators marked as deciding them."""
+    """Exemplars: claims of other contracts, every passage of those contracts, and which passages the
+    annotators marked as deciding each claim."""
 
     claims: np.ndarray  # (n, 384) unit vectors
-    evidence: np.ndarray  # (m, 384) unit vectors
-    owner: np.ndarray  # (m,) the claim each evidence clause decides
-    documents: np.ndarray  # (n,) the claim's document (left out when training on that document)
+    documents: np.ndarray  # (n,) each claim's document (left out when training on that document)
+    passages: np.ndarray  # (m, 384) unit vectors of every passage of those documents
+    passage_documents: np.ndarray  # (m,) each passage's document
+    evidence: np.ndarray  # (k, 2) pairs (claim, passage): the passage decides the claim
+    _probes: dict[tuple[int, ...], np.ndarray | None] = field(default_factory=dict, repr=False)
 
-    def scores(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> tuple[np.ndarray, int]:
-        """Each passage's exemplar score, and how many exemplar claims said the same kind of thing."""
+    def neighbours(self, claim: np.ndarray, exclude: str | None = None) -> np.ndarray:
+        """The exemplar claims that say the same kind of thing as this one, closest first."""
         similar = self.claims @ claim
         if exclude is not None:
             similar = np.where(self.documents == exclude, -1.0, similar)
         near = np.argsort(-similar, kind="stable")[:NEIGHBOURS]
-        near = near[similar[near] >= SAME_CLAIM]
-        if not len(near) or not len(passages):
+        return near[similar[near] >= SAME_CLAIM]
+
+    def scores(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> tuple[np.ndarray, int]:
+        """Each passage's exemplar score (its mean cosine to the closest evidence clauses of the exemplar
+        claims), and how many exemplar claims said the same kind of thing."""
+        near = self.neighbours(claim, exclude)
+        clauses = self.evidence[np.isin(self.evidence[:, 0], near[:NEAREST_EXEMPLARS]), 1]
+        if not len(near) or not len(passages) or not len(clauses):
             return np.zeros(len(passages)), 0
-        cosines = passages @ self.evidence[np.isin(self.owner, near)].T
+        cosines = passages @ self.passages[clauses].T
         top = min(EXEMPLAR_TOP, cosines.shape[1])
         return np.sort(cosines, axis=1)[:, -top:].mean(axis=1), len(near)
+
+    def probe(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> np.ndarray:
+        """Each passage's score by a linear probe that learnt, from the exemplar claims' contracts, which
+        clauses decide such a claim and which do not (every other passage of those contracts is a
+        negative): it tells the no-reverse-engineering clause from the confidentiality clause that shares
+        its words. Zero where no exemplar says the same kind of thing."""
+        weights = self._probe(tuple(int(i) for i in self.neighbours(claim, exclude)))
+        return np.zeros(len(passages)) if weights is None else passages @ weights[:-1] + weights[-1]
+
+    def _probe(self, near: tuple[int, ...]) -> np.ndarray | None:
+        if near not in self._probes:  # claims of one kind share their exemplars: one fit each kind
+            from sklearn.linear_model import LogisticRegression
+
+            rows, labels = [], []
+            for i in near:
+                mine = np.flatnonzero(self.passage_documents == self.documents[i])
+                rows.append(self.passages[mine])
+                labels.append(np.isin(mine, self.evidence[self.evidence[:, 0] == i, 1]))
+            y = np.concatenate(labels) if labels else np.zeros(0, dtype=bool)
+            weights = None
+            if y.any() and not y.all():
+                fit = LogisticRegression(C=1.0, max_iter=300, class_weight="balanced").fit(np.vstack(rows), y)
+                weights = np.append(fit.coef_[0], fit.intercept_[0]).astype(np.float32)
+            self._probes[near] = weights
+        return self._probes[near]
 
 
 def _rank_of(scores: np.ndarray) -> np.ndarray:
@@ -175,6 +213,7 @@ class PassageIndex:
         passages = self.vectors_of(chosen)
         cosine = passages @ vector
         exemplar, neighbours = memory.scores(passages, vector, exclude)
+        probe = memory.probe(passages, vector, exclude)
         wanted = set(content(claim))
         held = np.array([len(wanted & self.words[i].keys()) / max(len(wanted), 1) for i in chosen])
         m = len(chosen)
@@ -190,6 +229,9 @@ class PassageIndex:
                 _rank_of(exemplar) if neighbours else np.full(m, 99.0),
                 exemplar - exemplar.max(),
                 np.full(m, float(neighbours)),
+                probe,
+                _rank_of(probe) if neighbours else np.full(m, 99.0),
+                probe - probe.max(),
                 np.array([i in self.is_preamble for i in chosen], dtype=float),
                 np.asarray(chosen) / max(n, 1),
                 np.log1p(self.lengths[chosen]),
