@@ -10,8 +10,10 @@ Each folder is imported into a fresh project, as a user would, and each rater ru
 - `verifier`: the verifier with the claim checker, held out: for each folder the checker is trained
   here, by packaging/train_claim_checker.py's code, without that folder's documents (RAGTruth: by
   halves of its sources, each half checked by a model trained on the other half and the contracts);
-- `neural`: the verifier as shipped with its neural encoders (evidence by meaning, the cross-encoder's
-  features in the contract checker), with the evidence hit rate on ContractNLI beside the others';
+- `neural`: the verifier as shipped with its neural encoders (evidence by meaning; on contracts, the
+  contract checker that reads what the exemplar memory says), with the evidence hit rate on ContractNLI
+  beside the others'. Both learnt from the ContractNLI folders: their held-out figures are the ones
+  packaging/train_evidence_ranker.py and packaging/train_contract_checker.py print;
 - `judge`: the embedded judge (`assay judge`, SmolLM2-135M on this CPU) on `--judge-answers` answers
   drawn with a fixed seed (it takes seconds an answer).
 One line per rater and folder: `real errors <folder> <rater>: F1 0.NN ...`.
@@ -292,13 +294,13 @@ def main() -> int:
             )
             if name.startswith("contractnli"):
                 print(f"  evidence hit rate (first passage shown): {evidence_hits(folder, project, checked)}")
-        if "neural" in raters:  # the shipped neural verifier: evidence by meaning, cross-encoder features
+        if "neural" in raters:  # the shipped neural verifier: evidence by meaning, the contract checker
             started = time.perf_counter()
             found = verify(project, ids, None, False, neural=True)
             seconds = time.perf_counter() - started
             note = {
-                "contractnli-dev": "cross-encoder held out; its checker trained here: the card has 5-fold figures",
-                "contractnli-train": "cross-encoder trained here: not a held-out figure",
+                "contractnli-dev": "its memory and contract checker learnt from this folder: not a held-out figure",
+                "contractnli-train": "its memory and contract checker learnt from this folder: not a held-out figure",
             }.get(name, "other texts: the lexical checker, passages by meaning")
             print(line(name, f"verifier+neural({note})", score(folder, found), seconds), flush=True)
             if name.startswith("contractnli"):

@@ -54,27 +54,27 @@ PARAMS = {
 ROUNDS = 200
 
 
-def booster(features: np.ndarray, y: np.ndarray):  # type: ignore[no-untyped-def]
+def booster(features: np.ndarray, y: np.ndarray, params: dict = PARAMS):  # type: ignore[no-untyped-def]
     import lightgbm as lgb
 
-    return lgb.train(PARAMS, lgb.Dataset(features, label=y.astype(float)), num_boost_round=ROUNDS)
+    return lgb.train(params, lgb.Dataset(features, label=y.astype(float)), num_boost_round=ROUNDS)
 
 
-def fit(points: Points) -> dict:
+def fit(points: Points, params: dict = PARAMS) -> dict:
     """Both boosters on these points (uncalibrated): 'error' and 'contradiction'."""
-    error = booster(points.X, points.y > 0)
+    error = booster(points.X, points.y > 0, params)
     wrong = points.y > 0
-    contradiction = booster(points.X[wrong], points.y[wrong] == 2)
+    contradiction = booster(points.X[wrong], points.y[wrong] == 2, params)
     return {"error": error, "contradiction": contradiction}
 
 
-def out_of_fold(points: Points, folds: int = 5) -> np.ndarray:
+def out_of_fold(points: Points, params: dict = PARAMS, folds: int = 5) -> np.ndarray:
     """Each point's raw probability from a model that did not see its document."""
     from sklearn.model_selection import GroupKFold
 
     raw = np.zeros(len(points.y))
     for train, test in GroupKFold(n_splits=folds).split(points.X, points.y, points.groups):
-        raw[test] = booster(points.X[train], points.y[train] > 0).predict(points.X[test])
+        raw[test] = booster(points.X[train], points.y[train] > 0, params).predict(points.X[test])
     return raw
 
 
@@ -185,12 +185,12 @@ def kinds(points: Points) -> np.ndarray:
     return np.where(register, "contract", "other")
 
 
-def trained(train: Points) -> dict:
+def trained(train: Points, params: dict = PARAMS) -> dict:
     """A complete checker from these points: boosters, then per kind of document a calibration and
     thresholds from out-of-fold predictions, as shipped."""
-    raw = out_of_fold(train)
+    raw = out_of_fold(train, params)
     kind = kinds(train)
-    checker: dict = {"boosters": fit(train), "calibration": {}, "flag": {}, "support": {}}
+    checker: dict = {"boosters": fit(train, params), "calibration": {}, "flag": {}, "support": {}}
     for k in KINDS:
         mine = kind == k
         if not mine.any():  # a kind the training data lacks borrows the other's

@@ -12,7 +12,8 @@ never saw:
 3. ranker.txt: LightGBM LambdaRank over the FEATURES of each such contractnli-train claim's candidate
    passages (the CANDIDATES with the highest BM25), each claim's exemplars taken from the other NDAs
    only (as a new contract sees them).
-4. manifest.json: every file's SHA-256, checked before Assay loads it; figures.json: the hit rate
+4. manifest.json: every file's SHA-256, checked before Assay loads it (then run
+   packaging/train_contract_checker.py, which reads the new memory); figures.json: the hit rate
    (the first passage overlaps an annotator's evidence span) on contractnli-dev, never trained on,
    beside BM25 alone and the bi-encoder alone.
 """
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from claim_data import Claim, evidence_passages, load_claims
 
-from models.checker.encoder import FOLDER, TOKENIZER_SHA256, WEIGHTS_SHA256, Encoders, base_file
+from models.checker.encoder import FOLDER, MANIFEST, TOKENIZER_SHA256, WEIGHTS_SHA256, Encoders, base_file
 from models.checker.ranking import FEATURES, Memory, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,12 +79,24 @@ def export_dense(path: Path) -> None:
     quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8)
 
 
-def decided(claims: list[Claim]) -> list[Claim]:
-    return [c for c in claims if c.nli in DECIDED and c.evidence]
+def decided(claims: list[Claim], vectors: np.ndarray) -> tuple[list[Claim], np.ndarray]:
+    """The claims whose contract decides them, with the evidence marked, and their vectors."""
+    keep = [i for i, c in enumerate(claims) if c.nli in DECIDED and c.evidence]
+    return [claims[i] for i in keep], vectors[keep]
+
+
+def load_split(folder: Path, encoders: Encoders) -> tuple[list[Claim], dict[str, PassageIndex], np.ndarray]:
+    """A ContractNLI folder's claims (the sample project's NDAs left out), its contracts' passages
+    indexed, and the claims' vectors."""
+    documents = evidence_passages(folder)
+    claims = [c for c in load_claims(folder, documents) if c.document not in SAMPLE_DOCUMENTS]
+    indexes = {doc: PassageIndex(d.ids, d.texts, encoders) for doc, d in documents.items()}
+    return claims, indexes, encoders.embed([c.text for c in claims])
 
 
 def memory_of(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np.ndarray) -> Memory:
-    """The claims with annotated evidence, every passage of their contracts, and which decides which."""
+    """The claims (decided with annotated evidence, or never mentioned), every passage of their
+    contracts, and which passage decides which claim."""
     documents = sorted({c.document for c in claims})
     first: dict[str, int] = {}
     passages, passage_documents = [], []
@@ -91,23 +104,32 @@ def memory_of(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np
         first[name] = len(passage_documents)
         passages.append(indexes[name].passage_vectors())
         passage_documents += [name] * len(indexes[name].ids)
-    rows, owners, pairs = [], [], []
+    rows, owners, pairs, verdicts = [], [], [], []
     for c, v in zip(claims, vectors, strict=True):
         held = [i for i, pid in enumerate(indexes[c.document].ids) if pid in c.evidence]
-        if held:
+        if held or c.nli == "NotMentioned":  # a decided claim whose evidence was not kept teaches nothing
             pairs += [(len(rows), first[c.document] + i) for i in held]
             rows.append(v)
             owners.append(c.document)
+            verdicts.append(c.nli)
     return Memory(
         np.asarray(rows, dtype=np.float32),
         np.asarray(owners),
         np.vstack(passages).astype(np.float32),
         np.asarray(passage_documents),
-        np.asarray(pairs, dtype=np.int32),
+        np.asarray(pairs, dtype=np.int32).reshape(-1, 2),
+        np.asarray(verdicts),
     )
 
 
-def train_ranker(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np.ndarray, memory: Memory):  # type: ignore[no-untyped-def]
+def both_splits(*splits: tuple[list[Claim], dict[str, PassageIndex], np.ndarray]):  # type: ignore[no-untyped-def]
+    """Several splits as one: what ships learns from all of them."""
+    claims = [c for s in splits for c in s[0]]
+    indexes = {name: index for s in splits for name, index in s[1].items()}
+    return claims, indexes, np.vstack([s[2] for s in splits])
+
+
+def train_ranker(claims: list[Claim], vectors: np.ndarray, indexes: dict[str, PassageIndex], memory: Memory):  # type: ignore[no-untyped-def]
     """LambdaRank over each claim's candidates, its exemplars taken from the other contracts only, as a
     new contract sees them."""
     import lightgbm as lgb
@@ -159,11 +181,8 @@ def main() -> int:
     started = time.time()
     split: dict[str, tuple[list[Claim], dict[str, PassageIndex], np.ndarray]] = {}
     for name in ("contractnli-train", "contractnli-dev"):
-        documents = evidence_passages(args.data / name)
-        claims = decided([c for c in load_claims(args.data / name, documents) if c.document not in SAMPLE_DOCUMENTS])
-        indexes = {doc: PassageIndex(d.ids, d.texts, encoders) for doc, d in documents.items()}
-        split[name] = (claims, indexes, encoders.embed([c.text for c in claims]))
-        print(f"{name}: {len(claims)} claims with evidence ({time.time() - started:.0f} s)", flush=True)
+        split[name] = load_split(args.data / name, encoders)
+        print(f"{name}: {len(split[name][0])} claims ({time.time() - started:.0f} s)", flush=True)
 
     def learned_by(ranker, memory: Memory, indexes: dict[str, PassageIndex], vector_of):  # type: ignore[no-untyped-def]
         def first(c: Claim) -> str | None:
@@ -179,13 +198,15 @@ def main() -> int:
     for trained, measured in (("contractnli-train", "contractnli-dev"), ("contractnli-dev", "contractnli-train")):
         claims, indexes, vectors = split[trained]
         memory = memory_of(claims, indexes, vectors)
-        ranker = train_ranker(claims, indexes, vectors, memory)
-        other, other_indexes, other_vectors = split[measured]
+        ranker = train_ranker(*decided(claims, vectors), indexes, memory)
+        other, other_indexes, _ = split[measured]
+        other, other_vectors = decided(other, split[measured][2])
         vector_of = {id(c): v for c, v in zip(other, other_vectors, strict=True)}
         held_out[measured] = hits(other, other_indexes, learned_by(ranker, memory, other_indexes, vector_of))
         print(f"trained on {trained}, measured on {measured}: {held_out[measured]} ({time.time() - started:.0f} s)")
 
-    dev_claims, dev_indexes, dev_vectors = split["contractnli-dev"]
+    dev_indexes = split["contractnli-dev"][1]
+    dev_claims, dev_vectors = decided(split["contractnli-dev"][0], split["contractnli-dev"][2])
     vector_of = {id(c): v for c, v in zip(dev_claims, dev_vectors, strict=True)}
 
     def by_words(c: Claim) -> str | None:
@@ -197,15 +218,13 @@ def main() -> int:
         return index.ids[int(np.argmax(index.passage_vectors() @ vector_of[id(c)]))] if index.ids else None
 
     # What ships learns from both splits: twice the exemplars a new contract is compared with.
-    all_claims = split["contractnli-train"][0] + dev_claims
-    all_indexes = {**split["contractnli-train"][1], **dev_indexes}
-    all_vectors = np.vstack([split["contractnli-train"][2], dev_vectors])
+    all_claims, all_indexes, all_vectors = both_splits(split["contractnli-train"], split["contractnli-dev"])
     memory = memory_of(all_claims, all_indexes, all_vectors)
-    ranker = train_ranker(all_claims, all_indexes, all_vectors, memory)
+    ranker = train_ranker(*decided(all_claims, all_vectors), all_indexes, memory)
     figures = {
         "seed": SEED,
         "shipped_trained_on": "contractnli-train and contractnli-dev",
-        "claims": len(all_claims),
+        "claims": len(decided(all_claims, all_vectors)[0]),
         "measured_on_contractnli_dev": {
             "bm25": hits(dev_claims, dev_indexes, by_words),
             "bi_encoder": hits(dev_claims, dev_indexes, by_meaning),
@@ -223,9 +242,11 @@ def main() -> int:
             passages=memory.passages.astype(np.float16),
             passage_documents=memory.passage_documents,
             evidence=memory.evidence,
+            verdicts=memory.verdicts,
         )
     names = ("dense.int8.onnx", "tokenizer.json", "ranker.txt", "memory.npz")
-    files = {n: hashlib.sha256((FOLDER / n).read_bytes()).hexdigest() for n in names}
+    files = json.loads(MANIFEST.read_text())["files"] if MANIFEST.exists() else {}  # the contract checker's too
+    files.update({n: hashlib.sha256((FOLDER / n).read_bytes()).hexdigest() for n in names})
     (FOLDER / "manifest.json").write_text(json.dumps({"files": files, "seed": SEED}, indent=1) + "\n")
     (FOLDER / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
     return 0

@@ -164,6 +164,11 @@ class Verifier:
             ranked = passages.rank([claims[i][0] for i in wanted], self.encoders.ranker, self.encoders.memory)
             for i, r in zip(wanted, ranked, strict=True):
                 found[i] = r.ids[0] if r.ids else None
+            read = [(i, r.exemplars) for i, r in zip(wanted, ranked, strict=True) if r.exemplars]
+            if read and self.checker is shipped():  # the contract checker reads what the exemplars say too
+                again = self.encoders.checker.assess_many([claims[i] for i, _ in read], evidence, [x for _, x in read])
+                for (i, _), a in zip(read, again, strict=True):
+                    assessed[i] = a
         reports = [
             _decided(s, e, text[s:e], r, a, document, f)
             for (s, e), r, a, f in zip(spans, results, assessed, found, strict=True)

@@ -92,18 +92,15 @@ class Encoders:
     dense: Any  # onnxruntime.InferenceSession: mean-pooled sentence vectors
     ranker: Any = None  # lightgbm.Booster: models/checker/ranking.py's FEATURES -> a score a passage
     memory: Any = None  # models.checker.ranking.Memory
+    checker: Any = None  # models.checker.model.ClaimChecker for contracts, reading the exemplars too
     cross: Any = None  # onnxruntime.InferenceSession: logits over CROSS_LABELS
     temperature: float = 1.0
 
     @classmethod
-    def load(cls, threads: int = 2) -> Encoders:
-        import io
-
-        import lightgbm as lgb
+    def reading(cls, threads: int = 2) -> Encoders:
+        """The tokenizer and the bi-encoder only: what the training scripts build the rest on."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
-
-        from models.checker.ranking import FEATURES, Memory
 
         tokenizer = Tokenizer.from_str(checked_file("tokenizer.json").decode())
         options = ort.SessionOptions()
@@ -111,18 +108,34 @@ class Encoders:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         dense = ort.InferenceSession(checked_file("dense.int8.onnx"), options, providers=["CPUExecutionProvider"])
-        ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
-        if ranker.feature_name() != list(FEATURES):
+        return cls(tokenizer, dense)
+
+    @classmethod
+    def load(cls, threads: int = 2) -> Encoders:
+        import io
+
+        import lightgbm as lgb
+
+        from models.checker.model import ClaimChecker
+        from models.checker.ranking import FEATURES, Memory
+
+        encoders = cls.reading(threads)
+        encoders.ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
+        if encoders.ranker.feature_name() != list(FEATURES):
             raise EncoderUnavailable(f"{FOLDER / 'ranker.txt'} was trained on other features: {REINSTALL}")
         with np.load(io.BytesIO(checked_file("memory.npz"))) as arrays:
-            memory = Memory(
+            encoders.memory = Memory(
                 arrays["claims"].astype(np.float32),
                 arrays["documents"],
                 arrays["passages"].astype(np.float32),
                 arrays["passage_documents"],
                 arrays["evidence"],
+                arrays["verdicts"],
             )
-        return cls(tokenizer, dense, ranker, memory)
+        encoders.checker = ClaimChecker(json.loads(checked_file("contract_checker.json")))
+        if not encoders.checker.reads_exemplars:
+            raise EncoderUnavailable(f"{FOLDER / 'contract_checker.json'} does not read the exemplars: {REINSTALL}")
+        return encoders
 
     def _run(self, session: Any, encodings: list[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from models.checker.features import ABSENCE, FEATURES, Evidence, measure
+from models.checker.ranking import VERDICT_FEATURES
 
 MODEL_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "model.json"
 
@@ -36,7 +37,9 @@ class ClaimChecker:
     def __init__(self, data: dict[str, Any]) -> None:
         import lightgbm as lgb
 
-        if tuple(data["features"]) != FEATURES:
+        # the contract checker (resources/encoder/contract_checker.json) reads the exemplars' verdicts too
+        self.reads_exemplars = tuple(data["features"]) == FEATURES + VERDICT_FEATURES
+        if tuple(data["features"]) != FEATURES and not self.reads_exemplars:
             raise ValueError("the claim checker's model was trained on other features: rebuild it")
         self.error = lgb.Booster(model_str=data["error_model"])
         self.contradiction = lgb.Booster(model_str=data["contradiction_model"])
@@ -48,11 +51,18 @@ class ClaimChecker:
     def load(cls, path: Path = MODEL_FILE) -> ClaimChecker:
         return cls(json.loads(path.read_text()))
 
-    def assess_many(self, claims: list[tuple[str, str]], evidence: Evidence) -> list[Assessment | None]:
+    def assess_many(
+        self, claims: list[tuple[str, str]], evidence: Evidence, exemplars: list[list[float]] | None = None
+    ) -> list[Assessment | None]:
         """(claim, the verifier's rule verdict) -> an assessment each, None for a claim with too few
-        words to check ("Yes.")."""
+        words to check ("Yes."). A checker that reads the exemplars is given their VERDICT_FEATURES
+        for each claim."""
+        if self.reads_exemplars != (exemplars is not None):
+            wanted = "needs the exemplars' verdicts" if self.reads_exemplars else "reads words only"
+            raise ValueError(f"this claim checker {wanted}")
         measured = [measure(c, evidence, rule) for c, rule in claims]
-        rows = [m.values for m in measured if m is not None]
+        extra = exemplars or [[] for _ in claims]
+        rows = [[*m.values, *x] for m, x in zip(measured, extra, strict=True) if m is not None]
         if not rows:
             return [None] * len(claims)
         features = np.asarray(rows, dtype=float)

@@ -40,6 +40,20 @@ _OPERATIVE_START = re.compile(
     r"^\W*(?:(?:section|article|clause)\s+)?(?:1|i|one)(?:\.|\)|\s|$)|agree(?:s|d)?\s+as\s+follows|now,?\s+therefore",
     re.I,
 )
+VERDICTS = ("Entailment", "Contradiction", "NotMentioned")  # ContractNLI's, as its annotators said them
+VERDICT_FEATURES = (
+    "exemplars_entailed",
+    "exemplars_contradicted",
+    "exemplars_not_mentioned",
+    "exemplars",
+    "probe_best",
+    "probe_margin",
+    "contradicts_first",
+    "contradicts_second",
+    "like_entailing_clauses",
+    "like_contradicting_clauses",
+    "claim_cosine",
+)
 FEATURES = (
     "bm25",
     "bm25_rank",
@@ -92,15 +106,19 @@ class Memory:
     passages: np.ndarray  # (m, 384) unit vectors of every passage of those documents
     passage_documents: np.ndarray  # (m,) each passage's document
     evidence: np.ndarray  # (k, 2) pairs (claim, passage): the passage decides the claim
-    _probes: dict[tuple[int, ...], np.ndarray | None] = field(default_factory=dict, repr=False)
+    verdicts: np.ndarray  # (n,) what the annotators said of each claim: one of VERDICTS
+    _probes: dict[tuple[int, ...], Any] = field(default_factory=dict, repr=False)
 
-    def neighbours(self, claim: np.ndarray, exclude: str | None = None) -> np.ndarray:
-        """The exemplar claims that say the same kind of thing as this one, closest first."""
+    def neighbours(self, claim: np.ndarray, exclude: str | None = None, *, decided: bool = True) -> np.ndarray:
+        """The exemplar claims that say the same kind of thing as this one, closest first: those whose
+        contract decides them (with the clauses that do), or all of them."""
         similar = self.claims @ claim
         if exclude is not None:
             similar = np.where(self.documents == exclude, -1.0, similar)
+        if decided:
+            similar = np.where(self.verdicts == "NotMentioned", -1.0, similar)
         near = np.argsort(-similar, kind="stable")[:NEIGHBOURS]
-        return near[similar[near] >= SAME_CLAIM]
+        return np.asarray(near[similar[near] >= SAME_CLAIM])
 
     def scores(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> tuple[np.ndarray, int]:
         """Each passage's exemplar score (its mean cosine to the closest evidence clauses of the exemplar
@@ -122,21 +140,75 @@ class Memory:
         return np.zeros(len(passages)) if weights is None else passages @ weights[:-1] + weights[-1]
 
     def _probe(self, near: tuple[int, ...]) -> np.ndarray | None:
+        """Weights (and bias, last) telling the clauses that decide these exemplar claims from the rest."""
         if near not in self._probes:  # claims of one kind share their exemplars: one fit each kind
-            from sklearn.linear_model import LogisticRegression
-
             rows, labels = [], []
             for i in near:
                 mine = np.flatnonzero(self.passage_documents == self.documents[i])
                 rows.append(self.passages[mine])
                 labels.append(np.isin(mine, self.evidence[self.evidence[:, 0] == i, 1]))
-            y = np.concatenate(labels) if labels else np.zeros(0, dtype=bool)
-            weights = None
-            if y.any() and not y.all():
-                fit = LogisticRegression(C=1.0, max_iter=300, class_weight="balanced").fit(np.vstack(rows), y)
-                weights = np.append(fit.coef_[0], fit.intercept_[0]).astype(np.float32)
-            self._probes[near] = weights
-        return self._probes[near]
+            self._probes[near] = _linear(rows, labels)
+        return self._probes[near]  # type: ignore[no-any-return]
+
+    def _opposite(self, near: tuple[int, ...]) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        """A probe telling the clauses that contradict such claims from those that entail them, and
+        the two sets of clauses."""
+        key = (-1, *near)
+        if key not in self._probes:
+            held = self.evidence[np.isin(self.evidence[:, 0], near)]
+            said = self.verdicts[held[:, 0]] == "Contradiction"
+            clauses = self.passages[held[:, 1]]
+            self._probes[key] = (_linear([clauses], [said]), clauses[~said], clauses[said])
+        return self._probes[key]  # type: ignore[no-any-return]
+
+    def verdict_features(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> list[float]:
+        """What the exemplars say of a claim about this contract (VERDICT_FEATURES): how often contracts
+        entail, contradict or never mention such a claim; how clearly one clause of this contract looks
+        like the clauses that decide it; and whether that clause looks like the ones that entail it or
+        the ones that contradict it. None where no exemplar says the same kind of thing: the claim is
+        then the words' to decide."""
+        every = self.neighbours(claim, exclude, decided=False)
+        if not len(every):
+            return []
+        shares = [float(np.mean(self.verdicts[every] == v)) for v in VERDICTS]
+        near = tuple(int(i) for i in self.neighbours(claim, exclude))
+        weights = self._probe(near)
+        if weights is None or len(passages) < 2:
+            return [*shares, float(len(every))] + [math.nan] * 7
+        scores = passages @ weights[:-1] + weights[-1]
+        first, second = np.argsort(-scores, kind="stable")[:2]
+        opposite, entailing, contradicting = self._opposite(near)
+        against = passages[[first, second]] @ opposite[:-1] + opposite[-1] if opposite is not None else [math.nan] * 2
+        return [
+            *shares,
+            float(len(every)),
+            float(scores[first]),
+            float(scores[first] - scores[second]),
+            float(against[0]),
+            float(against[1]),
+            _closest(entailing, passages[first]),
+            _closest(contradicting, passages[first]),
+            float(passages[first] @ claim),
+        ]
+
+
+def _linear(rows: list[np.ndarray], labels: list[np.ndarray]) -> np.ndarray | None:
+    """A balanced logistic regression's weights and bias, or None where one class is missing."""
+    y = np.concatenate(labels) if labels else np.zeros(0, dtype=bool)
+    if not y.any() or y.all():
+        return None
+    from sklearn.linear_model import LogisticRegression
+
+    # liblinear: ten times faster than lbfgs at this size, and a new kind of claim is fitted while the user waits
+    fit = LogisticRegression(C=1.0, class_weight="balanced", solver="liblinear").fit(np.vstack(rows), y)
+    return np.append(fit.coef_[0], fit.intercept_[0]).astype(np.float32)
+
+
+def _closest(clauses: np.ndarray, passage: np.ndarray) -> float:
+    """The mean cosine of a passage to its three closest clauses of a set (NaN for none)."""
+    if not len(clauses):
+        return math.nan
+    return float(np.sort(clauses @ passage)[-3:].mean())
 
 
 def _rank_of(scores: np.ndarray) -> np.ndarray:
@@ -151,6 +223,7 @@ class Ranked:
 
     ids: list[str]
     scores: np.ndarray  # the ranker's, in the same order
+    exemplars: list[float] = field(default_factory=list)  # Memory.verdict_features (empty: no exemplar)
 
 
 @dataclass
@@ -254,10 +327,18 @@ class PassageIndex:
         read = [self.features(c, v, memory) for c, v in zip(claims, vectors, strict=True)]
         scores = np.asarray(ranker.predict(np.vstack([x for _, x in read]), num_threads=1), dtype=float)
         out, at = [], 0
-        for claim, (chosen, x) in zip(claims, read, strict=True):
-            out.append(self.ordered(claim, chosen, scores[at : at + len(x)]))
+        for claim, vector, (chosen, x) in zip(claims, vectors, read, strict=True):
+            ranked = self.ordered(claim, chosen, scores[at : at + len(x)])
+            ranked.exemplars = self.verdict_features(claim, vector, memory)
+            out.append(ranked)
             at += len(x)
         return out
+
+    def verdict_features(
+        self, claim: str, vector: np.ndarray, memory: Memory, exclude: str | None = None
+    ) -> list[float]:
+        """What the exemplars say of a claim about this contract, read over its candidate passages."""
+        return memory.verdict_features(self.vectors_of(self.candidates(claim)[0]), vector, exclude)
 
     def ordered(self, claim: str, chosen: list[int], scores: np.ndarray) -> Ranked:
         """The candidates by the ranker's scores, then the document's other passages by BM25."""

@@ -1,0 +1,67 @@
+"""The contract checker as a lawyer meets it, on the sample's two labelled NDAs (ContractNLI's annotators'
+labels; never trained on, and left out of the exemplar memory): reading what other contracts' annotated
+clauses say, it confirms correct statements the words-only checker leaves for the lawyer to read, and
+what it confirms is right. Real encoders, memory and models; no doubles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.ingest.datasets import import_dataset
+from app.judging.verification import Verifier, verify_project
+from app.project import SAMPLE_DATASET, Project
+from models.checker import shipped
+from models.checker.encoder import Encoders, shipped_encoders
+from models.verifier.verify import INCORRECT, SUPPORTED
+
+
+def _figures(project: Project, verifier: Verifier) -> dict[str, int]:
+    """Points confirmed (right, wrong) and answers flagged (with an error, without) against the labels."""
+    labels = {
+        row["id"]: row["labels"] for row in map(json.loads, (SAMPLE_DATASET / "labels.jsonl").read_text().splitlines())
+    }
+    reports = verify_project(project.sessions, sorted(labels), save=False, verifier=verifier)
+    out = {"confirmed_right": 0, "confirmed_wrong": 0, "caught": 0, "false_alarms": 0, "correct_answers": 0}
+    for report in reports:
+        spans = labels[report.answer_id]
+        wrong = any(s["label"] != "supported" for s in spans)
+        for p in report.points:
+            held = [s["label"] for s in spans if s["start"] < p.end and p.start < s["end"]]
+            if p.verdict == SUPPORTED and held:
+                out["confirmed_right" if held == ["supported"] else "confirmed_wrong"] += 1
+        flagged = any(p.verdict == INCORRECT for p in report.points)
+        out["caught" if wrong else "false_alarms"] += flagged
+        out["correct_answers"] += not wrong
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    from storage.db import url_for_path
+
+    project = Project.open(url_for_path(tmp_path_factory.mktemp("contracts") / "sample.assay"))
+    import_dataset(project.sessions, SAMPLE_DATASET)
+    return project
+
+
+def test_it_confirms_what_the_words_only_checker_leaves_to_read_and_is_right(sample: Project) -> None:
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders) and encoders.checker.reads_exemplars
+    by_meaning = _figures(sample, Verifier(sample.sessions))
+    by_words = _figures(sample, Verifier(sample.sessions, neural=False))
+    assert by_meaning["confirmed_right"] > by_words["confirmed_right"]
+    assert by_meaning["confirmed_wrong"] <= max(1, by_meaning["confirmed_right"] // 10)  # right 9 times in 10
+    assert by_meaning["caught"] >= by_words["caught"] - 1  # it catches as many wrong answers, give or take one
+    assert by_meaning["false_alarms"] <= by_meaning["correct_answers"] / 5
+
+
+def test_each_checker_refuses_features_it_was_not_trained_on() -> None:
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders)
+    claim = [("Receiving Party may retain one archival copy of Confidential Information.", SUPPORTED)]
+    with pytest.raises(ValueError, match="needs the exemplars' verdicts"):
+        encoders.checker.assess_many(claim, None)
+    with pytest.raises(ValueError, match="reads words only"):
+        shipped().assess_many(claim, None, [[0.0]])
