@@ -113,12 +113,12 @@ class Memory:
         """The exemplar claims that say the same kind of thing as this one, closest first: those whose
         contract decides them (with the clauses that do), or all of them."""
         similar = self.claims @ claim
+        near = np.flatnonzero(similar >= SAME_CLAIM)  # a few of the memory's claims: filter those only
         if exclude is not None:
-            similar = np.where(self.documents == exclude, -1.0, similar)
+            near = near[self.documents[near] != exclude]
         if decided:
-            similar = np.where(self.verdicts == "NotMentioned", -1.0, similar)
-        near = np.argsort(-similar, kind="stable")[:NEIGHBOURS]
-        return np.asarray(near[similar[near] >= SAME_CLAIM])
+            near = near[self.verdicts[near] != "NotMentioned"]
+        return np.asarray(near[np.argsort(-similar[near], kind="stable")][:NEIGHBOURS])
 
     def scores(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> tuple[np.ndarray, int]:
         """Each passage's exemplar score (its mean cosine to the closest evidence clauses of the exemplar
