@@ -157,12 +157,12 @@ def standing_from_counts(
 
 
 def data_card_counts() -> dict[str, int] | None:
-    """The claim checker's held-out answers from its data card, as counts: wrong answers and those
-    caught, correct answers and false alarms, summed over its held-out folders (None: no card)."""
-    from models.checker import shipped
+    """The verifier's held-out answers from its checkers' data cards, as counts: wrong answers and those
+    caught, correct answers and false alarms, summed over their held-out folders (None: no card)."""
+    from models.checker import shipped_held_out
 
     try:
-        held_out = shipped().held_out
+        held_out = shipped_held_out()
     except (OSError, ValueError, AssayError):  # a missing model is said where the verifier runs
         return None
     totals = {"with_errors": 0, "caught": 0, "correct": 0, "alarms": 0}
@@ -244,8 +244,14 @@ def default_rater(source: Session | sessionmaker[Session]) -> RaterStanding | No
     if not isinstance(source, Session):
         with source() as session:
             return default_rater(session)
-    all_standings = [s for s in standings(source) if s.rated]
-    if (name := chosen(source)) is not None:
+    return speaker(source, standings(source))
+
+
+def speaker(session: Session, every: list[RaterStanding]) -> RaterStanding | None:
+    """default_rater's choice among standings already read (every automatic rater's, as `standings`
+    gives them), for a caller that keeps them between saves."""
+    all_standings = [s for s in every if s.rated]
+    if (name := chosen(session)) is not None:
         return next((s for s in all_standings if s.name == name), None)
     trusted = [s for s in all_standings if s.trusted]
     if trusted:

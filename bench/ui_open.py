@@ -90,7 +90,9 @@ def main() -> None:
     parser.add_argument("--points-per-answer", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="keep the built project here and reuse it in later runs")
     args = parser.parse_args()
-    path = Path(tempfile.mkdtemp()) / "large.assay"
+    folder = tempfile.TemporaryDirectory()  # the copy worked on: 0.7 GB at 100,000 answers, removed at the end
+    path = Path(folder.name) / "large.assay"
+    os.environ["ASSAY_BACKUP_DIR"] = str(Path(folder.name) / "backups")  # the backup made on open goes with it
     kept = args.keep.with_name(f"{args.keep.stem}-{args.answers}x{args.points_per_answer}.assay") if args.keep else None
     started = time.perf_counter()
     if kept is not None and kept.exists():
@@ -180,6 +182,8 @@ def main() -> None:
         [move(1, 0) for _ in range(2 * moves)][moves:],
     )
     window.close()
+    project.close()
+    folder.cleanup()
 
 
 if __name__ == "__main__":

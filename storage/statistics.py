@@ -167,8 +167,16 @@ def real_label_figures(source: Session | sessionmaker[Session], rater: str) -> d
     found = raters.rater_named(session, rater)
     if found is None:
         return None
-    judged = select(JudgeOutcomeRow.answer_id).where(
-        JudgeOutcomeRow.rater_id == found.id, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value
+    # Per review, not per judged answer: "answer IN (every answer the rater judged)" lists them all first,
+    # 80 ms at 100,000 judged answers, where a project has a few hundred reviews.
+    judged = (
+        select(JudgeOutcomeRow.id)
+        .where(
+            JudgeOutcomeRow.rater_id == found.id,
+            JudgeOutcomeRow.answer_id == ReviewRow.answer_id,
+            JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value,
+        )
+        .exists()
     )
     reviewed = (
         select(ReviewRow.answer_id, ReviewRow.rater_id, RaterRow.name)
@@ -176,7 +184,7 @@ def real_label_figures(source: Session | sessionmaker[Session], rater: str) -> d
         .where(
             ReviewRow.status == ReviewStatus.SUBMITTED.value,
             RaterRow.kind == RaterKind.HUMAN.value,
-            ReviewRow.answer_id.in_(judged),
+            judged,
             # an adjudicated answer is read as its consensus alone
             ReviewRow.answer_id.not_in(adjudication.settled_answers()) | (RaterRow.name == adjudication.CONSENSUS),
         )

@@ -9,7 +9,7 @@ import pytest
 
 from app.errors import AssayError
 from app.judging.runs import run_judge
-from app.judging.standing import reference_standing
+from app.judging.standing import standing_of_run
 from app.project import Project
 from app.review import keymap
 from app.review.service import ReviewService
@@ -47,12 +47,7 @@ def _tags(project: Project, answer_id: str = ANSWER) -> list[Tag | None]:
 @pytest.fixture
 def session(sample_project: Project) -> ReviewSession:
     _judged(sample_project, [ANSWER, NEXT])
-    made = ReviewSession(
-        sample_project,
-        "ana",
-        lambda answer_id: reference_standing(sample_project.sessions, answer_id, made.judge_rater),
-    )
-    return made
+    return ReviewSession(sample_project, "ana", lambda rater: standing_of_run(sample_project.sessions, rater))
 
 
 def test_the_review_keys_tag_accept_and_move_and_every_change_is_announced(session, sample_project) -> None:

@@ -39,6 +39,7 @@ from storage.signoffs import SignOff
 ASSISTED, BLIND = "assisted", "blind"
 ANY = ""  # the answer of a commit that may have changed any answer
 _ANSWER = "assay.answer"  # a session's info key: the one answer its transaction changes
+_LABELS = "assay.labels"  # a session's info key: it changed a submitted review (the project's human labels)
 __all__ = [
     "ASSISTED",
     "BLIND",
@@ -95,16 +96,20 @@ class ReviewService:
         with project.sessions.begin() as session:
             rater = project_raters.human_named(session, reviewer, create_by=reviewer)
         self.rater_id = rater.id
-        self.judge_rater: int | None = None  # the rater whose tags the reviewer sees beside theirs
-        self.refresh_judge_rater()
         # Every commit to the project in this process (any window, worker or thread), by the answer it
         # changed; ANY: it may have changed any answer. A state read before its count moved may be stale.
         self._commits: Counter[str] = Counter()
+        self._label_saves = 0  # of those, the commits that changed a submitted review (human labels)
+        self._standings: list[project_raters.RaterStanding] = []
+        self._standings_read_at: tuple[int, int] | None = None
         event.listen(project.sessions, "after_commit", self._on_commit)
+        self.judge_rater: int | None = None  # the rater whose tags the reviewer sees beside theirs
+        self.refresh_judge_rater()
         self.on_step: Callable[[Step], None] = lambda _step: None
 
     def _on_commit(self, session) -> None:
         self._commits[session.info.get(_ANSWER, ANY)] += 1
+        self._label_saves += bool(session.info.get(_LABELS))
 
     def changes(self, answer_id: str) -> tuple[int, int]:
         """Moves whenever a commit in this process may have changed what opening the answer shows."""
@@ -115,12 +120,31 @@ class ReviewService:
         """Every commit to the project in this process so far: what was read before it moved may be stale."""
         return self._commits.total()
 
+    @property
+    def label_changes(self) -> tuple[int, int]:
+        """Moves whenever a commit in this process may have changed how the raters stand on human labels:
+        a save of no one answer (a judge run, a stress test, imported labels, an adjudication, the lead's
+        choice of rater) or a change to a submitted review; opening an answer, tagging one in review, or
+        the time spent on it does not."""
+        return self._commits[ANY], self._label_saves
+
     @contextmanager
-    def _saving(self, answer_id: str) -> Iterator[Session]:
-        """A transaction that changes this answer only (what other answers show stays as it was)."""
+    def _saving(self, answer_id: str, *, labels: bool = True) -> Iterator[Session]:
+        """A transaction that changes this answer only (what other answers show stays as it was);
+        `labels` False: it changes no tag, comment or status the human labels are read from."""
         with self.project.sessions.begin() as session:
             session.info[_ANSWER] = answer_id
             yield session
+            if labels and reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
+                session.info[_LABELS] = True
+
+    def rater_standings(self) -> list[project_raters.RaterStanding]:
+        """Every automatic rater's standing (app/raters.py), read again only after `label_changes` moved:
+        it weighs the project's human labels, 0.1 s and more at 100,000 answers."""
+        if self._standings_read_at != self.label_changes:
+            self._standings_read_at = self.label_changes
+            self._standings = project_raters.standings(self.project.sessions)
+        return self._standings
 
     # ------------------------------------------------------------------ settings and queue
 
@@ -137,7 +161,7 @@ class ReviewService:
             audit.append_audit(session, self.reviewer, "project.review_mode", "project", "-", {"mode": mode})
 
     def queue(self) -> list[QueueRow]:
-        if self._commits.total() != self._rater_read_at:  # a save since it was read: a run may speak now
+        if self.label_changes != self._rater_read_at:  # a save since it was read: a run may speak now
             self.refresh_judge_rater()
         with self.project.sessions() as session:
             rows = reviews.queue(session, self.rater_id)
@@ -151,15 +175,16 @@ class ReviewService:
     def refresh_judge_rater(self) -> None:
         """Read again which rater speaks for the project (app/raters.py): after a judge run, imported
         labels or a submitted review its standing may have changed."""
+        self._standings_read_at = None  # read again, whatever moved
+        every = self.rater_standings()
         with self.project.sessions() as session:
-            found = project_raters.default_rater(session)  # every rater's standing: ~0.3 s at 100,000 answers
+            found = project_raters.speaker(session, every)
         self.judge_rater = None if found is None else found.rater_id
-        commits = getattr(self, "_commits", None)
-        self._rater_read_at = commits.total() if commits is not None else 0
+        self._rater_read_at = self.label_changes
 
     def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:
         """The default rater's tag counts of these answers (of every answer if None)."""
-        if self.judge_rater is None:  # none had judged when last read: one may have now
+        if self.judge_rater is None and self.label_changes != self._rater_read_at:  # one may have judged now
             self.refresh_judge_rater()
         with self.project.sessions() as session:
             return reviews.judge_counts(session, self.judge_rater, answer_ids)
@@ -169,7 +194,7 @@ class ReviewService:
     def open(self, answer_id: str) -> ReviewState:
         """The answer as this reviewer sees it; the first time, their copy of the data points is made."""
         answer = self._answer(answer_id)
-        with self._saving(answer_id) as session:
+        with self._saving(answer_id, labels=False) as session:
             self._start(session, answer)
             return self._state(session, answer)
 
@@ -435,7 +460,7 @@ class ReviewService:
         """Time spent actively reviewing (the window counts only while the reviewer is at work)."""
         if seconds <= 0:
             return
-        with self._saving(answer_id) as session:
+        with self._saving(answer_id, labels=False) as session:
             current = reviews.review(session, answer_id, self.rater_id).active_seconds
             reviews.update_review(session, answer_id, self.rater_id, active_seconds=current + seconds)
 

@@ -28,37 +28,36 @@ from app.review.changes import (
     Listener,
     Prepared,
     Shown,
-    StandingOf,
     contract_reading_or_problem,
     read_ahead,
 )
-from app.review.judge_beside import JudgeBeside
+from app.review.judge_beside import JudgeBeside, StandingOfRater
 from app.review.service import ASSISTED, BLIND, JudgeCounts, QueueRow, ReviewPoint, ReviewService, ReviewState, Step
 from models.vocabulary import Tag
 from storage.signoffs import SignOff
 
 
-def _no_standing(_answer_id: str) -> None:
+def _no_standing(_rater: str) -> None:
     return None
 
 
 class ReviewSession:
     """One reviewer reviewing one project: the state every view shows, and the actions on it.
-    `standing_of` reads how good the judge beside the reviewer is (the window passes
-    app.judging.standing.reference_standing: review knows nothing of judging)."""
+    `standing_of_rater` reads how good a judge run is, by its name (the window passes
+    app.judging.standing.standing_of_run: review knows nothing of judging)."""
 
-    def __init__(self, project: Project, reviewer: str, standing_of: StandingOf = _no_standing) -> None:
+    def __init__(self, project: Project, reviewer: str, standing_of_rater: StandingOfRater = _no_standing) -> None:
         self.project = project
         self.service = ReviewService(project, reviewer)
         self.service.on_step = self._record
-        self.judge = JudgeBeside(self.service, standing_of)
+        self.judge = JudgeBeside(self.service, standing_of_rater)
         self._listeners: list[Listener] = []
         self.state: ReviewState | None = None  # the open answer as this reviewer sees it
         self.row = 0  # the selected point's index in state.points
         self.passages: list[Passage] = []  # of the open answer's document
         self.reading: ContractReading | None = None  # of that document
         self.citations: list[Citation] = []  # found in the open answer's text
-        self.standing: Any = None  # of the judge whose tags the open answer shows (standing_of)
+        self.standing: Any = None  # of the judge whose tags the open answer shows (standing_of_rater)
         self.prepared: Prepared | None = None
         self.previewing = False  # the open answer is shown from a preview: finish_opening saves it
         self._undo: list[Step] = []
@@ -300,7 +299,6 @@ class ReviewSession:
         answer_id = self.answer_id
         if answer_id is None:
             return False
-        self.judge.submitted()  # its labels count as human labels now: the judge's standing is read again
         return self._act(lambda: self.service.submit(answer_id), message="Review submitted.", advance=1)
 
     def sign_off(self) -> bool:
@@ -459,7 +457,7 @@ class ReviewSession:
         """The project file was replaced by a backup: a fresh service (and undo history), nothing open."""
         self.service = ReviewService(self.project, self.service.reviewer)
         self.service.on_step = self._record
-        self.judge = JudgeBeside(self.service, self.judge.standing_of)
+        self.judge = JudgeBeside(self.service, self.judge.standing_of_rater)
         self._undo.clear()
         self._redo.clear()
         self.state, self.prepared, self.previewing, self.row = None, None, False, 0

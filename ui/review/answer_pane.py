@@ -242,9 +242,11 @@ class AnswerPane(QWidget):
     def _hide_columns(self) -> None:
         header, model = self.points.horizontalHeader(), self.points_model
         for column in range(2, model.columnCount()):
-            header.setSectionHidden(column, model.HEADERS[column] in self.hidden_columns)
-        if model.no_confidence_figure and model.HEADERS[model.CONFIDENCE] not in self.shown_columns:
-            header.setSectionHidden(model.CONFIDENCE, True)  # one value on every point is no figure
+            hidden = model.HEADERS[column] in self.hidden_columns
+            if column == model.CONFIDENCE and model.no_confidence_figure:  # one value on every point is no figure
+                hidden = hidden or model.HEADERS[column] not in self.shown_columns
+            if header.isSectionHidden(column) != hidden:  # each change lays out every row again: 2 ms an answer
+                header.setSectionHidden(column, hidden)
 
     def ratings(self) -> tuple[int | None, int | None]:
         """The holistic correctness and relevance chosen, None where not rated."""

@@ -13,6 +13,9 @@ from app.judging.verification import AnswerReport, PointReport, Verifier, findin
 from app.plain_text import plain_text
 
 FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier's finding is read
+# An answer not read ahead (the reviewer moved on at once, a key held down) is painted first too: the claim
+# checker takes 0.1 s an answer, and an answer passed over needs none.
+UNREAD_AFTER_MS = 150
 
 _BADGE = {
     "incorrect": ("⚑ Verifier flags this point", "#b00020"),
@@ -50,7 +53,11 @@ class VerifierFlagLabel(QLabel):
             if self.isVisible():
                 QTimer.singleShot(FIRST_AFTER_MS, self._first)
             return
-        self.prepare(project, answer_id)
+        if answer_id not in self._cache:
+            self.setText("")
+            wanted = self._wanted
+            QTimer.singleShot(UNREAD_AFTER_MS, lambda: self._show_wanted(project, wanted))
+            return
         point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
         self.setText(describe(point) if point else "")
 
@@ -62,6 +69,7 @@ class VerifierFlagLabel(QLabel):
     def _show_wanted(self, project, wanted: tuple[str, int, int]) -> None:
         self._first = None
         if self._wanted == wanted:  # still the selected point
+            self.prepare(project, wanted[0])
             self.show_point(project, *wanted)
 
     def prepare(self, project, answer_id: str) -> None:

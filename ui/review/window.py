@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
 from app.judging.runs import JudgeSettings
-from app.judging.standing import reference_standing
+from app.judging.standing import standing_of_run
 from app.project import Project
 from app.review import keymap, sampling
 from app.review.service import BLIND, ReviewState
@@ -79,8 +79,8 @@ class ReviewWindow(QMainWindow):
         super().__init__()
         self.project = project
         self.settings = settings or Settings()
-        self.session = session = ReviewSession(  # the judge beside the answer: the rater the service speaks with
-            project, reviewer, lambda answer_id: reference_standing(project.sessions, answer_id, session.judge_rater)
+        self.session = session = ReviewSession(  # the judge beside an answer: the run whose tags it shows
+            project, reviewer, lambda rater: standing_of_run(project.sessions, rater)
         )
         self.side_by_side: SideBySideWindow | None = None
         self.adjudication: AdjudicationView | None = None
