@@ -4,6 +4,6 @@ Trained by packaging/train_claim_checker.py on human-labelled real errors; resou
 holds the model and its data card."""
 
 from models.checker.features import Evidence
-from models.checker.model import Assessment, ClaimChecker, shipped
+from models.checker.model import Assessment, ClaimChecker, shipped, shipped_held_out
 
-__all__ = ["Assessment", "ClaimChecker", "Evidence", "shipped"]
+__all__ = ["Assessment", "ClaimChecker", "Evidence", "shipped", "shipped_held_out"]
