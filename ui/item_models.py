@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -11,36 +10,13 @@ from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 
 from app.figures.rater_names import rater_name
 from app.figures.scores import Scores, answer_verdict, shown
-from app.figures.tag_colours import PALE, UNTAGGED_PALE
 from app.judging.standing import Standing, figure_lines, real_label_note
 from app.plain_text import plain_text
 from app.review.service import JudgeCounts, QueueRow, RaterTag, ReviewPoint
-from models.vocabulary import RaterKind, ReviewStatus, Tag
+from models.vocabulary import RaterKind, ReviewStatus
+from ui.cell_words import TAG_STYLE, citation_lines, header_lines, tag_text
 
 Index = QModelIndex | QPersistentModelIndex
-
-# Colour plus a symbol and a word: a tag is never told by colour alone.
-TAG_STYLE: dict[Tag | None, tuple[str, str]] = {
-    Tag.CORRECT: ("✓ correct", PALE["correct"]),  # one colour a tag, the charts' too: app/figures/tag_colours.py
-    Tag.INCORRECT: ("✗ incorrect", PALE["incorrect"]),
-    Tag.IRRELEVANT: ("∅ irrelevant", PALE["irrelevant"]),
-    Tag.MISSING: ("+ missing", PALE["missing"]),
-    None: ("? untagged", UNTAGGED_PALE),
-}
-
-
-def tag_text(tag: Tag | None) -> str:
-    return TAG_STYLE[tag][0]
-
-
-def header_lines(text: str, width: int = 16) -> str:
-    """A column header over a few short lines, so that the column is as narrow as its cells."""
-    return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
-
-
-def citation_lines(citations: Sequence[str]) -> str:
-    """A point's cited passages, one a line: the column stays narrow and the row grows instead."""
-    return "\n".join(citations)
 
 
 class _TableModel(QAbstractTableModel):

@@ -22,13 +22,13 @@ from app import keys
 from app import raters as project_raters
 from app.errors import AssayError
 from app.figures.scores import Scores
-from app.ingest.citations import find_citations
 from app.project import Project
 from app.review import edits, qualification, roles
 from app.review.adjudication import refuse_consensus
+from app.review.starting_points import cited_passages, segmented, starting_points
 from models.segmentation import segment_answer, strip_span
 from models.vocabulary import RaterKind, ReviewStatus, Tag
-from storage import audit, documents, judgements, reviews, signoffs
+from storage import audit, documents, reviews, signoffs
 from storage.answers import AnswerDetail
 from storage.documents import Passage
 from storage.points import RaterTag
@@ -212,7 +212,7 @@ class ReviewService:
         """The reviewer's copy of the points, made the first time. Reading an answer does not start
         its review: the first change the reviewer saves does (`_started`)."""
         if not reviews.has_points(session, answer.id, self.rater_id):
-            reviews.restore(session, answer.id, self.rater_id, self._starting_points(session, answer))
+            reviews.restore(session, answer.id, self.rater_id, starting_points(session, answer, self.judge_rater))
 
     def _started(self, session, answer_id: str) -> None:
         """The answer is in review from the reviewer's first change to it (a tag, a point, a comment)."""
@@ -255,40 +255,6 @@ class ReviewService:
     def passages(self, answer: AnswerDetail) -> list[Passage]:
         return self.project.passages(answer.document_id)
 
-    def _starting_points(self, session, answer: AnswerDetail) -> list[PointSnapshot]:
-        judge = reviews.reference_judge(session, answer.id, self.judge_rater)
-        if judge is not None:
-            ids = documents.passage_ids_by_citation(session, answer.document_id)
-            return [
-                edits.new_point(
-                    ordinal=p.ordinal,
-                    text=p.text,
-                    span_start=p.span_start,
-                    span_end=p.span_end,
-                    source_id=p.id,
-                    passage_ids=tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
-                    context_start=p.context_start,
-                    context_end=p.context_end,
-                )
-                for p in judgements.data_points_of(session, answer.id, judge)
-                if p.span_start is not None  # the judge's missing points are its claims, not the answer's
-            ]
-        return self._segmented(answer, documents.passages_of(session, answer.document_id))
-
-    def _segmented(self, answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
-        return [
-            edits.new_point(
-                ordinal=i,
-                text=s.text,
-                span_start=s.start,
-                span_end=s.end,
-                passage_ids=self._cited(s.text, passages),
-                context_start=s.context_start,
-                context_end=s.context_end,
-            )
-            for i, s in enumerate(segment_answer(answer.text))
-        ] or [edits.new_point(text=answer.text, span_start=0, span_end=len(answer.text))]
-
     def adopt_judge(self, answer_id: str) -> ReviewState | None:
         """A judge has just judged an answer this reviewer opened before it: give them the judge's
         points (with its tags beside them) if their copy is still the untouched segmentation.
@@ -301,16 +267,11 @@ class ReviewService:
                 return None
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
                 return None
-            untouched = self._segmented(answer, documents.passages_of(session, answer.document_id))
+            untouched = segmented(answer, documents.passages_of(session, answer.document_id))
             if [replace(p, id=0, ordinal=0, key=None) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
                 return None
-            reviews.restore(session, answer_id, self.rater_id, self._starting_points(session, answer))
+            reviews.restore(session, answer_id, self.rater_id, starting_points(session, answer, self.judge_rater))
         return self.state(answer_id)
-
-    @staticmethod
-    def _cited(text: str, passages: list[Passage]) -> tuple[int, ...]:
-        ids = {p.citation_id: p.id for p in passages}
-        return tuple(sorted({ids[c] for found in find_citations(text, passages) for c in found.passages[:3]}))
 
     # ------------------------------------------------------------------ actions on points
 
@@ -369,7 +330,7 @@ class ReviewService:
             text=text,
             span_start=start,
             span_end=end,
-            passage_ids=self._cited(text, self.passages(answer)),
+            passage_ids=cited_passages(text, self.passages(answer)),
             context_start=context[0],
             context_end=context[1],
         )

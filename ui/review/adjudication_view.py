@@ -35,7 +35,7 @@ from app.review import adjudication, keymap
 from app.review.adjudication import REASONS, Case, CasePoint
 from app.review.session import ReviewSession
 from models.vocabulary import Tag
-from ui.item_models import TAG_STYLE
+from ui.cell_words import TAG_STYLE
 from ui.review.answer_html import keys_html
 from ui.review.point_table import Cell, CellsModel, PointTable
 from ui.screen_fit import fit_to_screen

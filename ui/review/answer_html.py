@@ -10,7 +10,7 @@ from app.judging.standing import Standing
 from app.review import keymap
 from app.review.service import ReviewPoint, ReviewState
 from models.vocabulary import ReviewStatus
-from ui.item_models import TAG_STYLE
+from ui.cell_words import TAG_STYLE
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
 
 NOTE_COLOUR = "#555"  # what a value is made of, beside the value

@@ -24,7 +24,7 @@ from app.ingest.contract_terms import ContractReading, DefinedTerm
 from app.review.service import ReviewPoint
 from models.segmentation import answer_lines
 from models.vocabulary import Tag
-from ui.item_models import TAG_STYLE, tag_text
+from ui.cell_words import TAG_STYLE, tag_text
 from ui.review.document_view import TERM_COLOUR, term_tooltip
 
 CONTEXT_COLOUR = "#7a7a7a"

@@ -35,7 +35,7 @@ from app.review import keymap
 from app.review.pairwise import PairwiseReview, SharedQuestion, SideBySide
 from app.review.service import ReviewPoint, ReviewState
 from app.review.session import Changes, ReviewSession
-from ui.item_models import TAG_STYLE
+from ui.cell_words import TAG_STYLE
 from ui.review.answer_html import keys_html
 from ui.review.point_table import Cell, CellsModel, PointTable
 from ui.screen_fit import fit_to_screen

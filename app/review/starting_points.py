@@ -1,0 +1,59 @@
+"""The points a reviewer's review of an answer starts from, made the first time they open it (and again
+when a judge run gives an untouched copy its points): the judge's, else the answer's own sentences."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from app.ingest.citations import find_citations
+from app.review import edits
+from models.segmentation import segment_answer
+from storage import documents, judgements, reviews
+from storage.answers import AnswerDetail
+from storage.documents import Passage
+from storage.reviews import PointSnapshot
+
+
+def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | None) -> list[PointSnapshot]:
+    """The points a reviewer's copy of an answer starts from: those of the judge run whose tags the answer
+    shows (`judge_rater` preferred), with its evidence; else the answer's sentences."""
+    judge = reviews.reference_judge(session, answer.id, judge_rater)
+    if judge is not None:
+        ids = documents.passage_ids_by_citation(session, answer.document_id)
+        return [
+            edits.new_point(
+                ordinal=p.ordinal,
+                text=p.text,
+                span_start=p.span_start,
+                span_end=p.span_end,
+                source_id=p.id,
+                passage_ids=tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
+                context_start=p.context_start,
+                context_end=p.context_end,
+            )
+            for p in judgements.data_points_of(session, answer.id, judge)
+            if p.span_start is not None  # the judge's missing points are its claims, not the answer's
+        ]
+    return segmented(answer, documents.passages_of(session, answer.document_id))
+
+
+def segmented(answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
+    """The answer's sentences as points, each citing the passages it names (segment_answer's split)."""
+    return [
+        edits.new_point(
+            ordinal=i,
+            text=s.text,
+            span_start=s.start,
+            span_end=s.end,
+            passage_ids=cited_passages(s.text, passages),
+            context_start=s.context_start,
+            context_end=s.context_end,
+        )
+        for i, s in enumerate(segment_answer(answer.text))
+    ] or [edits.new_point(text=answer.text, span_start=0, span_end=len(answer.text))]
+
+
+def cited_passages(text: str, passages: list[Passage]) -> tuple[int, ...]:
+    """The ids of the passages a text names (the first three of each citation it makes)."""
+    ids = {p.citation_id: p.id for p in passages}
+    return tuple(sorted({ids[c] for found in find_citations(text, passages) for c in found.passages[:3]}))
