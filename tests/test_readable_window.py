@@ -63,6 +63,9 @@ def test_the_point_s_text_takes_the_room_and_wraps(qtbot, window: ReviewWindow) 
     assert table.rowHeight(longest) >= needed  # the whole text shows: the row grew to fit it
     for column in range(2, model.columnCount()):  # every other column as narrow as its contents
         assert header.sectionResizeMode(column) == header.ResizeMode.ResizeToContents
+    assert header.sectionResizeMode(1) == header.ResizeMode.Stretch  # the text takes what they leave, no more:
+    last = max(c for c in range(model.columnCount()) if not header.isSectionHidden(c))
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= table.viewport().width()  # all shown
 
 
 def test_a_juror_column_hides_from_the_header_s_menu(qtbot, window: ReviewWindow) -> None:

@@ -326,6 +326,7 @@ class DataPointTableModel(QStandardItemModel):
         self.same_confidence: float | None = None  # set when every point has this one confidence: no figure
         self.no_confidence_figure = False  # every point has the same confidence, or none has any: hidden
         self.doubtful: dict[str, str] = {}  # raters near chance or not measured: greyed, their standing said
+        self.setColumnCount(len(self.FIXED))  # before any answer: the view sets each column's resize mode
 
     def set_standing(self, standing: Standing | None) -> None:
         if standing == self.standing:

@@ -38,6 +38,11 @@ class VerifierFlagLabel(QLabel):
         self._wanted: tuple[str, int, int] | None = None  # the point whose finding is shown
         self._waited = False  # the first finding waited for the window's first frame
         self._first: Callable[[], None] | None = None  # and shows it then
+        # An answer not read ahead: its finding once painted (the timer goes with the label, and restarts
+        # at each move: a key held down reads none of the answers it passes).
+        self._later = QTimer(self, singleShot=True, interval=UNREAD_AFTER_MS)
+        self._later.timeout.connect(lambda: self._show_wanted(self._later_project, self._wanted))
+        self._later_project = None
 
     def show_point(self, project, answer_id: str, start: int | None, end: int | None) -> None:
         if start is None or end is None:
@@ -55,8 +60,8 @@ class VerifierFlagLabel(QLabel):
             return
         if answer_id not in self._cache:
             self.setText("")
-            wanted = self._wanted
-            QTimer.singleShot(UNREAD_AFTER_MS, lambda: self._show_wanted(project, wanted))
+            self._later_project = project
+            self._later.start()
             return
         point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
         self.setText(describe(point) if point else "")
@@ -66,9 +71,9 @@ class VerifierFlagLabel(QLabel):
         if self._first is not None:  # the window's first answer: its finding after the first frame
             QTimer.singleShot(FIRST_AFTER_MS, self._first)
 
-    def _show_wanted(self, project, wanted: tuple[str, int, int]) -> None:
+    def _show_wanted(self, project, wanted: tuple[str, int, int] | None) -> None:
         self._first = None
-        if self._wanted == wanted:  # still the selected point
+        if wanted is not None and self._wanted == wanted:  # still the selected point
             self.prepare(project, wanted[0])
             self.show_point(project, *wanted)
 
