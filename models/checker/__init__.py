@@ -3,7 +3,8 @@ calibrated model that turns them into the probability that the document does not
 Trained by packaging/train_claim_checker.py on human-labelled real errors; resources/claim_checker/
 holds the model and its data card."""
 
+from models.checker.encoder import shipped_held_out
 from models.checker.features import Evidence
-from models.checker.model import Assessment, ClaimChecker, shipped, shipped_held_out
+from models.checker.model import Assessment, ClaimChecker, shipped
 
 __all__ = ["Assessment", "ClaimChecker", "Evidence", "shipped", "shipped_held_out"]

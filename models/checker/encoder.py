@@ -187,3 +187,18 @@ def shipped_encoders() -> Encoders | str:
         return str(exc)
     except Exception as exc:  # onnxruntime refusing a damaged file, a tokenizer that does not parse
         return f"the neural encoder could not be loaded ({type(exc).__name__}: {exc}): {REINSTALL}"
+
+
+def shipped_held_out() -> list[dict[str, Any]]:
+    """What the verifier as shipped was measured at on data it never saw, folder by folder: on
+    contracts, the contract checker's figures where its files are there (it decides the statements its
+    exemplars know); on other texts, and on contracts without those files, the claim checker's."""
+    from models.checker.model import shipped
+
+    words = shipped().held_out
+    try:
+        by_meaning = json.loads(checked_file("contract_checker.json"))["held_out"]
+    except (EncoderUnavailable, ValueError, KeyError):
+        return words
+    contracts = [e for e in by_meaning if not e["set"].endswith("words only")]
+    return [e for e in words if not e["set"].startswith("contractnli")] + contracts

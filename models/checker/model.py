@@ -88,18 +88,3 @@ class ClaimChecker:
 def shipped() -> ClaimChecker:
     """The checker that ships with Assay, loaded once (about 0.2 s)."""
     return ClaimChecker.load()
-
-
-def shipped_held_out() -> list[dict[str, Any]]:
-    """What the verifier as shipped was measured at on data it never saw, folder by folder: on
-    contracts, the contract checker's figures where its files are there (it decides the statements its
-    exemplars know); on other texts, and on contracts without those files, the claim checker's."""
-    from models.checker.encoder import EncoderUnavailable, checked_file
-
-    words = shipped().held_out
-    try:
-        by_meaning = json.loads(checked_file("contract_checker.json"))["held_out"]
-    except (EncoderUnavailable, ValueError, KeyError):
-        return words
-    contracts = [e for e in by_meaning if not e["set"].endswith("words only")]
-    return [e for e in words if not e["set"].startswith("contractnli")] + contracts
