@@ -1,19 +1,22 @@
 """Evidence by meaning: the passage of a contract that decides a claim, shown first.
 
 Every passage of the document is scored by a small learned ranker (LightGBM LambdaRank, trained by
-packaging/train_evidence_ranker.py on ContractNLI's annotated evidence, contractnli-train only) from:
+packaging/train_evidence_ranker.py on ContractNLI's annotated evidence) from:
 - BM25 over the passages' content words (k1 = 1.2, b = 0.75): the words the claim shares;
 - the bi-encoder's cosine (all-MiniLM-L6-v2 as published, int8): what it means;
 - the exemplar memory: how close the passage is, by meaning, to the clauses annotators marked as
   evidence for claims like this one in other contracts ("Receiving Party shall not reverse engineer"
-  is decided by a no-reverse-engineering clause, whatever its words);
+  is decided by a no-reverse-engineering clause, whatever its words), and a linear probe fitted from
+  those contracts that tells such clauses from the others;
 - the passage's place in the document, its length, and whether it is the title or a recital.
 Each score also enters relative to the document's best, so a long contract and a short one compare.
 The title and the recitals ("WHEREAS ...") never outrank an operative clause that holds at least half of
 the claim's content words: a lawyer wants the clause that binds, not the preamble that announces it.
 
-The fine-tuned cross-encoder (packaging/train_cross_encoder.py) ranked worse than this on the held-out
-NDAs when trained within two cores' time, so it does not ship (resources/encoder/README.md).
+The same memory tells the contract checker what other contracts' annotators said of such a claim
+(`Memory.verdict_features`). The fine-tuned cross-encoder (packaging/train_cross_encoder.py) ranked worse
+than this on the held-out NDAs when trained within two cores' time, so it does not ship
+(resources/encoder/README.md).
 """
 
 from __future__ import annotations
@@ -152,20 +155,20 @@ class Memory:
 
     def _opposite(self, near: tuple[int, ...]) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
         """A probe telling the clauses that contradict such claims from those that entail them, and
-        the two sets of clauses."""
+        the two sets of clauses (as rows of `passages`: the cache stays small)."""
         key = (-1, *near)
         if key not in self._probes:
             held = self.evidence[np.isin(self.evidence[:, 0], near)]
             said = self.verdicts[held[:, 0]] == "Contradiction"
-            clauses = self.passages[held[:, 1]]
-            self._probes[key] = (_linear([clauses], [said]), clauses[~said], clauses[said])
-        return self._probes[key]  # type: ignore[no-any-return]
+            self._probes[key] = (_linear([self.passages[held[:, 1]]], [said]), held[~said, 1], held[said, 1])
+        weights, entailing, contradicting = self._probes[key]
+        return weights, self.passages[entailing], self.passages[contradicting]
 
     def verdict_features(self, passages: np.ndarray, claim: np.ndarray, exclude: str | None = None) -> list[float]:
         """What the exemplars say of a claim about this contract (VERDICT_FEATURES): how often contracts
         entail, contradict or never mention such a claim; how clearly one clause of this contract looks
         like the clauses that decide it; and whether that clause looks like the ones that entail it or
-        the ones that contradict it. None where no exemplar says the same kind of thing: the claim is
+        the ones that contradict it. Empty where no exemplar says the same kind of thing: the claim is
         then the words' to decide."""
         every = self.neighbours(claim, exclude, decided=False)
         if not len(every):
