@@ -138,8 +138,9 @@ class Memory:
         """Each passage's score by a linear probe that learnt, from the exemplar claims' contracts, which
         clauses decide such a claim and which do not (every other passage of those contracts is a
         negative): it tells the no-reverse-engineering clause from the confidentiality clause that shares
-        its words. Zero where no exemplar says the same kind of thing."""
-        weights = self._probe(tuple(int(i) for i in self.neighbours(claim, exclude)))
+        its words; the contracts that never mention such a claim lend negatives only. Zero where no
+        exemplar says the same kind of thing."""
+        weights = self._probe(tuple(int(i) for i in self.neighbours(claim, exclude, decided=False)))
         return np.zeros(len(passages)) if weights is None else passages @ weights[:-1] + weights[-1]
 
     def _probe(self, near: tuple[int, ...]) -> np.ndarray | None:
