@@ -95,15 +95,15 @@ def flag_threshold(p: np.ndarray, y: np.ndarray) -> float:
     return float(supported[int(np.ceil((1 - MAX_FALSE_ALARMS) * len(supported))) - 1]) + 1e-9
 
 
-def support_threshold(p: np.ndarray, y: np.ndarray) -> float:
-    """The highest probability at or below which at least SUPPORT_PRECISION of at least 30 points were
+def support_threshold(p: np.ndarray, y: np.ndarray, precision: float = SUPPORT_PRECISION) -> float:
+    """The highest probability at or below which at least `precision` of at least 30 points were
     supported. Isotonic calibration gives many points the same probability: a threshold takes all of
     them, so precision is read only where a run of equal probabilities ends."""
     order = np.argsort(p, kind="stable")
     ranked = p[order]
     right = np.cumsum(y[order] == 0) / np.arange(1, len(order) + 1)
     ends = np.flatnonzero(np.append(ranked[1:] > ranked[:-1], True))
-    ok = ends[(right[ends] >= SUPPORT_PRECISION) & (ends >= 29)]
+    ok = ends[(right[ends] >= precision) & (ends >= 29)]
     return float(ranked[ok.max()]) if len(ok) else 0.0
 
 
@@ -185,7 +185,7 @@ def kinds(points: Points) -> np.ndarray:
     return np.where(register, "contract", "other")
 
 
-def trained(train: Points, params: dict = PARAMS) -> dict:
+def trained(train: Points, params: dict = PARAMS, support_precision: float = SUPPORT_PRECISION) -> dict:
     """A complete checker from these points: boosters, then per kind of document a calibration and
     thresholds from out-of-fold predictions, as shipped."""
     raw = out_of_fold(train, params)
@@ -199,7 +199,7 @@ def trained(train: Points, params: dict = PARAMS) -> dict:
         p, y = calibrated(raw[mine], table), train.y[mine]
         checker["calibration"][k] = table
         checker["flag"][k] = flag_threshold(p, y)
-        checker["support"][k] = min(support_threshold(p, y), checker["flag"][k])  # never both
+        checker["support"][k] = min(support_threshold(p, y, support_precision), checker["flag"][k])  # never both
     return checker
 
 

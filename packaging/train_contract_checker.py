@@ -43,6 +43,9 @@ SPLITS = ("contractnli-train", "contractnli-dev")
 # A tenth of the claim checker's points to learn from: leaves of 80 points, not 40, which held the
 # false alarms and "supported" precision on the other split (0.15 and 0.95 against 0.19 and 0.90).
 PARAMS = {**lexical.PARAMS, "min_data_in_leaf": 80}
+# "Supported" where 96 % were right out of fold, not 95 %: on the other split 0.95 held as 0.88–0.91,
+# 0.96 as 0.90–0.96 (a lawyer skips reading what it confirms).
+SUPPORT_PRECISION = 0.96
 
 Split = tuple[list[Claim], dict[str, PassageIndex], np.ndarray]
 
@@ -100,8 +103,8 @@ def main() -> int:
         test = with_exemplars(points[measured], splits[measured], memory)
         called = f"{measured} (trained: {trained})"
         for name, model, shown in (
-            (f"{called}, words only", lexical.trained(words_only(train), PARAMS), words_only(test)),
-            (called, lexical.trained(train, PARAMS), test),
+            (f"{called}, words only", lexical.trained(words_only(train), PARAMS, SUPPORT_PRECISION), words_only(test)),
+            (called, lexical.trained(train, PARAMS, SUPPORT_PRECISION), test),
         ):
             report = lexical.report(name, model, shown)
             figures.append(report)
@@ -110,7 +113,7 @@ def main() -> int:
     claims, indexes, vectors = both_splits(*splits.values())
     memory = memory_of(claims, indexes, vectors)  # the memory.npz that ships
     everything = lexical.concat(list(points.values()), "contractnli")
-    checker = lexical.trained(with_exemplars(everything, (claims, indexes, vectors), memory), PARAMS)
+    checker = lexical.trained(with_exemplars(everything, (claims, indexes, vectors), memory), PARAMS, SUPPORT_PRECISION)
     OUT.write_text(json.dumps(serialise(checker, figures), indent=1) + "\n")
     manifest = json.loads(MANIFEST.read_text())
     manifest["files"][OUT.name] = hashlib.sha256(OUT.read_bytes()).hexdigest()

@@ -175,7 +175,7 @@ class Memory:
         if not len(every):
             return []
         shares = [float(np.mean(self.verdicts[every] == v)) for v in VERDICTS]
-        near = tuple(int(i) for i in self.neighbours(claim, exclude))
+        near = tuple(int(i) for i in every)  # the ranker's probe: one fit serves both
         weights = self._probe(near)
         if weights is None or len(passages) < 2:
             return [*shares, float(len(every))] + [math.nan] * 7
