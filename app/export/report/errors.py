@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
 from app.export.report.content import Claim, ErrorAnswer, Redact
-from app.figures.rater_names import rater_name
+from app.figures.rater_names import VERIFIER, rater_name
 from app.project import Project
-from storage import raters, reviews
+from storage import judgements, raters, reviews
 
 ERROR_TAGS = ("incorrect", "missing")  # what makes an answer wrong (irrelevant points only dilute it)
 IMPORTED_NOTES = ("span label ", "outside every span")  # app/ingest/labels.py's notes on a span label
@@ -22,8 +23,8 @@ def error_answers(
     project: Project, points: list[dict[str, Any]], kinds: dict[str, str], redact: Redact
 ) -> tuple[int, list[ErrorAnswer]]:
     """Each answer in which a person found an incorrect claim or an omission, with the claims, the
-    passage that is the evidence (cited by the reviewer, else by a judge on the same claim) and the
-    reviewers' comments."""
+    passage that is the evidence (cited by the reviewer, else by a judge on the same claim, else the
+    passage the verifier found closest to it) and the reviewers' comments."""
     by_answer: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for p in points:
         by_answer[p["answer_id"]].append(p)
@@ -34,6 +35,7 @@ def error_answers(
     titles = project.document_titles()
     quoted: dict[tuple[int, str], str] = {}  # a passage quoted once: later claims point back to it
     passages_of: dict[int, dict[str, Any]] = {}
+    closest = _verifier_passages(project, wrong[:MOST_ERROR_ANSWERS])
     for answer_id in wrong[:MOST_ERROR_ANSWERS]:
         detail = project.answer(answer_id)
         if detail is None:
@@ -48,6 +50,10 @@ def error_answers(
                 continue
             citing = p if p["citations"] else next((q for q in mine if q["citations"] and _same_claim(p, q)), p)
             cited = citing["citations"]
+            found_by_verifier = False
+            if not cited:  # no one cited a passage: the one the verifier found for the claim is the one to read
+                cited = _closest(closest.get(answer_id, []), p)
+                found_by_verifier = bool(cited)
             evidence = None
             if cited and cited[0] in passages:
                 passage = passages[cited[0]]
@@ -58,7 +64,9 @@ def error_answers(
                 else:  # the same passage in full again would repeat it word for word
                     evidence = f"{where}, quoted above" + ("" if first == answer_id else f" (answer {redact(first)})")
             comment = p["comment"] or _reason(p["rationale"])
-            by = rater_name(citing["rater"]) if evidence else None
+            by = None
+            if evidence:
+                by = "the claim checker, as the closest passage" if found_by_verifier else rater_name(citing["rater"])
             claims.append(
                 Claim(
                     redact(p["text"]), p["tag"], redact(rater_name(p["rater"])), evidence, redact(by), redact(comment)
@@ -85,6 +93,25 @@ def _reason(rationale: str | None) -> str | None:
     if not rationale or rationale.startswith(IMPORTED_NOTES):
         return None
     return rationale
+
+
+def _verifier_passages(project: Project, answer_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The verifier's stored points of these answers (span, text and the passage it found, tagged or
+    not), read once: where no one cited a passage, the one it found is the clause to read."""
+    with project.sessions() as session:
+        rater = raters.rater_named(session, VERIFIER)
+        outcomes = judgements.judge_outcomes(session, rater.id) if rater is not None else {}
+    wanted = set(answer_ids)
+    return {a: json.loads(o.raw_output)["points"] for a, o in outcomes.items() if a in wanted and o.raw_output}
+
+
+def _closest(found: list[dict[str, Any]], p: dict[str, Any]) -> list[str]:
+    """The passage the verifier found for the same claim as this point, if it read it."""
+    for q in found:
+        same = (q["start"], q["end"]) == (p["span_start"], p["span_end"]) or q["text"] == p["text"]
+        if same and q.get("passage"):
+            return [q["passage"]]
+    return []
 
 
 def _same_claim(p: dict[str, Any], q: dict[str, Any]) -> bool:
