@@ -48,7 +48,7 @@ def answers_to_judge(
     return [a for a, document in sorted(pending, key=lambda p: (p[1], place[p[0]]))], done_before
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NewDataPoint:
     text: str
     span_start: int | None
@@ -63,7 +63,7 @@ class NewDataPoint:
     context_end: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JudgeOutcome:
     status: OutcomeStatus
     attempts: int
@@ -201,15 +201,15 @@ def judge_outcomes(session: Session, rater_id: int) -> dict[str, JudgeOutcome]:
     rows = session.scalars(select(JudgeOutcomeRow).where(JudgeOutcomeRow.rater_id == rater_id))
     return {
         row.answer_id: JudgeOutcome(
-            OutcomeStatus(row.status),
-            row.attempts,
-            row.error,
-            row.raw_output,
-            tuple(row.passages_seen or ()),
-            row.prompt_tokens,
-            row.completion_tokens,
-            row.seconds,
-            dict(row.rejected or {}),
+            status=OutcomeStatus(row.status),
+            attempts=row.attempts,
+            error=row.error,
+            raw_output=row.raw_output,
+            passages_seen=tuple(row.passages_seen or ()),
+            prompt_tokens=row.prompt_tokens,
+            completion_tokens=row.completion_tokens,
+            seconds=row.seconds,
+            rejected=dict(row.rejected or {}),
         )
         for row in rows
     }

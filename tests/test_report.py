@@ -399,7 +399,16 @@ def test_other_rubrics_come_in_the_appendix(sample_file: Path, tmp_path: Path) -
     project = Project.open(url_for_path(path))
     try:
         answer = project.answers()[0].id
-        outcome = JudgeOutcome(OutcomeStatus.JUDGED, 1, None, "{}", (), 10, 10, 0.1)
+        outcome = JudgeOutcome(
+            status=OutcomeStatus.JUDGED,
+            attempts=1,
+            error=None,
+            raw_output="{}",
+            passages_seen=(),
+            prompt_tokens=10,
+            completion_tokens=10,
+            seconds=0.1,
+        )
         with project.sessions.begin() as session:
             run = raters.add_rater(session, "judge:Qwen2.5-7B-Instruct.Q4_K_M:dece:standard", RaterKind.JUDGE, {}, "t")
             verdict = ("partially met", 0.5, {})

@@ -149,7 +149,16 @@ def combine_roles(
                 _by_role(p, checker.get(p.span_start), model, order, passages)
                 for p in judgements.data_points_of(session, answer_id, ids[model])
             ]
-            outcome = judgements.JudgeOutcome(OutcomeStatus.JUDGED, 0, None, None, (), 0, 0, 0.0)
+            outcome = judgements.JudgeOutcome(
+                status=OutcomeStatus.JUDGED,
+                attempts=0,
+                error=None,
+                raw_output=None,
+                passages_seen=(),
+                prompt_tokens=0,
+                completion_tokens=0,
+                seconds=0.0,
+            )
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
 
@@ -178,14 +187,14 @@ def _by_role(
     if checker is not None and checker.citations:  # the checker's evidence first: the passage that decides
         cited = list(dict.fromkeys([checker.citations[0], *cited]))
     return judgements.NewDataPoint(
-        llm.text,
-        llm.span_start,
-        llm.span_end,
-        tag,
-        None,
-        why,
-        tuple(passages[c] for c in cited),
-        (),
+        text=llm.text,
+        span_start=llm.span_start,
+        span_end=llm.span_end,
+        tag=tag,
+        confidence=None,
+        rationale=why,
+        passage_ids=tuple(passages[c] for c in cited),
+        unverified_citations=(),
         context_start=llm.context_start,
         context_end=llm.context_end,
     )
@@ -219,7 +228,16 @@ def combine_jury(
             passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
             by_juror = {n: judgements.data_points_of(session, answer_id, rater) for n, rater in juror_ids.items()}
             points = _combined_points(by_juror, how, priority, passages)
-            outcome = judgements.JudgeOutcome(OutcomeStatus.JUDGED, 0, None, None, (), 0, 0, 0.0)
+            outcome = judgements.JudgeOutcome(
+                status=OutcomeStatus.JUDGED,
+                attempts=0,
+                error=None,
+                raw_output=None,
+                passages_seen=(),
+                prompt_tokens=0,
+                completion_tokens=0,
+                seconds=0.0,
+            )
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
 
@@ -261,14 +279,14 @@ def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> 
         agreeing = sum(v.tag is tag for v in votes) / n
         combined.append(
             judgements.NewDataPoint(
-                votes[0].text,
-                start,
-                end,
-                tag,
-                agreeing,
-                f"{sum(v.tag is tag for v in votes)} of {n} jurors",
-                tuple(cited),
-                (),
+                text=votes[0].text,
+                span_start=start,
+                span_end=end,
+                tag=tag,
+                confidence=agreeing,
+                rationale=f"{sum(v.tag is tag for v in votes)} of {n} jurors",
+                passage_ids=tuple(cited),
+                unverified_citations=(),
                 context_start=votes[0].context_start,
                 context_end=votes[0].context_end,
             )
@@ -285,14 +303,14 @@ def _combined_points(by_juror, how: str, priority, passages: dict[str, int]) -> 
             cited = sorted({passages[c] for v in cluster for c in v.citations if c in passages})
             combined.append(
                 judgements.NewDataPoint(
-                    cluster[0].text,
-                    None,
-                    None,
-                    Tag.MISSING,
-                    len(cluster) / n,
-                    f"proposed by {len(cluster)} of {n} jurors",
-                    tuple(cited),
-                    (),
+                    text=cluster[0].text,
+                    span_start=None,
+                    span_end=None,
+                    tag=Tag.MISSING,
+                    confidence=len(cluster) / n,
+                    rationale=f"proposed by {len(cluster)} of {n} jurors",
+                    passage_ids=tuple(cited),
+                    unverified_citations=(),
                 )
             )
     return combined

@@ -287,14 +287,14 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
         for p in report.points
     ]
     outcome = judgements.JudgeOutcome(
-        OutcomeStatus.JUDGED,
-        1,
-        None,
-        json.dumps(report.as_dict()),
-        tuple(p.passage for p in report.points if p.passage),
-        0,
-        0,
-        0.0,
+        status=OutcomeStatus.JUDGED,
+        attempts=1,
+        error=None,
+        raw_output=json.dumps(report.as_dict()),
+        passages_seen=tuple(p.passage for p in report.points if p.passage),
+        prompt_tokens=0,
+        completion_tokens=0,
+        seconds=0.0,
     )
     judgements.save_judgement(session, rater_id, report.answer_id, points, outcome, VERIFIER)
 
