@@ -33,6 +33,18 @@ DEFAULT_PRIORITY = (Tag.INCORRECT, Tag.MISSING, Tag.IRRELEVANT, Tag.CORRECT)  # 
 COMBINATIONS = ("majority", "rule", "both", "roles")
 CORRECTNESS_TAGS = (Tag.CORRECT, Tag.INCORRECT)
 
+# A combined run reads no passage and spends no tokens: its outcome is only that it judged the answer.
+COMBINED = judgements.JudgeOutcome(
+    status=OutcomeStatus.JUDGED,
+    attempts=0,
+    error=None,
+    raw_output=None,
+    passages_seen=(),
+    prompt_tokens=0,
+    completion_tokens=0,
+    seconds=0.0,
+)
+
 
 def combine_tags(tags: list[Tag], how: str, priority: tuple[Tag, ...] = DEFAULT_PRIORITY) -> Tag:
     """One tag from the jurors' tags; ties in a majority go to the higher priority."""
@@ -149,16 +161,7 @@ def combine_roles(
                 _by_role(p, checker.get(p.span_start), model, order, passages)
                 for p in judgements.data_points_of(session, answer_id, ids[model])
             ]
-            outcome = judgements.JudgeOutcome(
-                status=OutcomeStatus.JUDGED,
-                attempts=0,
-                error=None,
-                raw_output=None,
-                passages_seen=(),
-                prompt_tokens=0,
-                completion_tokens=0,
-                seconds=0.0,
-            )
+            outcome = COMBINED
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
 
@@ -228,16 +231,7 @@ def combine_jury(
             passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
             by_juror = {n: judgements.data_points_of(session, answer_id, rater) for n, rater in juror_ids.items()}
             points = _combined_points(by_juror, how, priority, passages)
-            outcome = judgements.JudgeOutcome(
-                status=OutcomeStatus.JUDGED,
-                attempts=0,
-                error=None,
-                raw_output=None,
-                passages_seen=(),
-                prompt_tokens=0,
-                completion_tokens=0,
-                seconds=0.0,
-            )
+            outcome = COMBINED
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
     return len(common)
 
