@@ -12,8 +12,8 @@ ContractNLI: every claim with every passage of its NDA, labelled with the claim'
 overlaps an annotator's evidence span, "not stated" elsewhere. RAGTruth: each claim with the three passages
 of its source that share most of its words, labelled with the claim's own label.
 
-`train` fits one model per fold (fold 0: contractnli-train and half the RAGTruth sources; fold 1: the rest)
-and scores every pair of the other fold with it (oof.npz: held-out scores, from which
+`train` fits one model per fold of documents (FOLDS, both ContractNLI splits and the RAGTruth sources dealt
+out in turn), leaving the fold out, and scores the fold's pairs with it (oof.npz: held-out scores, from which
 packaging/train_evidence_ranker.py and packaging/train_contract_checker.py learn and measure), then fits
 one model on every pair, exports it to ONNX and quantises it to int8 (cross.int8.onnx, checked against
 the float model on pairs it scores both ways). Variants: "contracts" (ContractNLI pairs only) and "all".
@@ -47,6 +47,7 @@ CONTEXT = 3  # RAGTruth: the passages of the source that share most of the claim
 BATCH = 32
 LEARNING_RATE = 3e-5
 EPOCHS = 4
+FOLDS = 4  # each model learns from three quarters of the documents, as many as the shipped one nearly
 VARIANTS = {"contracts": (0,), "all": (0, 1)}  # which kinds of pair (0 ContractNLI, 1 RAGTruth) each learns
 PROBE = 2000  # pairs scored by the float model and by the int8 file, to check the quantisation
 
@@ -71,8 +72,9 @@ def prepare(out: Path, data: Path) -> None:
         for k, v in zip(columns, (claim, text_no(passage), pid, label, fold, kind, rank), strict=True):
             columns[k].append(v)
 
-    for fold, name in enumerate(("contractnli-train", "contractnli-dev")):
-        documents = evidence_passages(data / name)
+    contracts = {name: evidence_passages(data / name) for name in ("contractnli-train", "contractnli-dev")}
+    fold_of = {d: i % FOLDS for i, d in enumerate(sorted(d for documents in contracts.values() for d in documents))}
+    for name, documents in contracts.items():
         for c in load_claims(data / name, documents):
             if c.document in SAMPLE_DOCUMENTS:  # the sample project's NDAs: never trained on
                 continue
@@ -83,16 +85,16 @@ def prepare(out: Path, data: Path) -> None:
             verdict = {"Entailment": 0, "Contradiction": 1}.get(c.nli)
             for i, (pid, passage) in enumerate(zip(doc.ids, doc.texts, strict=True)):
                 label = verdict if verdict is not None and pid in c.evidence else 2
-                add(len(claims) - 1, passage, pid, label, fold, 0, int(ranks[i]))
+                add(len(claims) - 1, passage, pid, label, fold_of[c.document], 0, int(ranks[i]))
     documents = evidence_passages(data / "ragtruth-dev")
     rag = load_claims(data / "ragtruth-dev", documents)
-    half = {s: i % 2 for i, s in enumerate(sorted({c.document for c in rag}))}  # as train_claim_checker halves it
+    fold_of = {s: i % FOLDS for i, s in enumerate(sorted({c.document for c in rag}))}
     for c in rag:
         doc = documents[c.document]
         best = PassageIndex(doc.ids, doc.texts).rank_by_words(c.text).ids[:CONTEXT]
         context = "\n".join(t for pid, t in zip(doc.ids, doc.texts, strict=True) if pid in best)
         claims.append({"folder": "ragtruth-dev", "answer_id": c.answer_id, "document": c.document, "text": c.text})
-        add(len(claims) - 1, context, "", {0: 0, 1: 2, 2: 1}[c.label], half[c.document], 1, 0)
+        add(len(claims) - 1, context, "", {0: 0, 1: 2, 2: 1}[c.label], fold_of[c.document], 1, 0)
     for c in claims:
         c["text_no"] = text_no(c.pop("text"))
     out.mkdir(parents=True, exist_ok=True)
@@ -285,11 +287,11 @@ def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int 
     for variant in variants:
         taught = np.isin(pairs.kind, VARIANTS[variant]) & (pairs.claim % every == 0)
         held = np.zeros((len(pairs.label), len(LABELS)), dtype=np.float32)
-        for fold in (0, 1):
+        for fold in range(FOLDS):
             started = time.time()
-            model = fit(pairs, np.flatnonzero(taught & (pairs.fold == fold)), folder, device, epochs, SEED + fold)
-            other = np.flatnonzero((pairs.fold != fold) & (pairs.claim % every == 0))
-            held[other] = score(model, pairs, other, device)
+            model = fit(pairs, np.flatnonzero(taught & (pairs.fold != fold)), folder, device, epochs, SEED + fold)
+            left_out = np.flatnonzero((pairs.fold == fold) & (pairs.claim % every == 0))
+            held[left_out] = score(model, pairs, left_out, device)
             print(f"{variant}, fold {fold}: {time.time() - started:.0f} s", flush=True)
         oof[variant] = held.astype(np.float16)
         np.savez_compressed(out / "oof.npz", **oof)
