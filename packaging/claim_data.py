@@ -36,11 +36,19 @@ class Points:
     groups: list[str]  # the source document: what must not be split between training and test
     X: np.ndarray
     y: np.ndarray  # index into LABELS
+    # the contract checker's points: X is what the encoders say (models/checker/ranking.py MEANING), every
+    # point is about a contract, and the rules' flags do not stand (app/judging/verification.py)
+    by_meaning: bool = False
 
     def subset(self, mask: np.ndarray) -> Points:
         idx = np.flatnonzero(mask)
         return Points(
-            self.folder, [self.answer_ids[i] for i in idx], [self.groups[i] for i in idx], self.X[idx], self.y[idx]
+            self.folder,
+            [self.answer_ids[i] for i in idx],
+            [self.groups[i] for i in idx],
+            self.X[idx],
+            self.y[idx],
+            self.by_meaning,
         )
 
 
@@ -105,6 +113,18 @@ class DocumentPassages:
     ids: list[str]
     texts: list[str]
     spans: list[tuple[int, int]]
+
+
+def cross_held_out(path: Path) -> dict[tuple[str, str, str], dict[str, np.ndarray]]:
+    """The cross-encoder's held-out probabilities (supported, contradicted, not stated) of every ContractNLI
+    (claim, passage) pair, by (folder, answer id, claim) and passage id (packaging/train_cross_encoder.py)."""
+    out: dict[tuple[str, str, str], dict[str, np.ndarray]] = {}
+    with np.load(path) as held:
+        scores = held["scores"].astype(np.float32)
+        keys = zip(held["folder"], held["answer_id"], held["claim"], held["passage_id"], strict=True)
+        for (folder, answer, claim, pid), row in zip(keys, scores, strict=True):
+            out.setdefault((str(folder), str(answer), str(claim)), {})[str(pid)] = row
+    return out
 
 
 def evidence_passages(folder: Path) -> dict[str, DocumentPassages]:

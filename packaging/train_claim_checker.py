@@ -165,12 +165,15 @@ def concat(parts: list[Points], name: str) -> Points:
         [f"{p.folder}/{g}" for p in parts for g in p.groups],
         np.vstack([p.X for p in parts]),
         np.concatenate([p.y for p in parts]),
+        all(p.by_meaning for p in parts),
     )
 
 
 def rule_flags(points: Points) -> np.ndarray:
     from models.checker.features import FEATURES
 
+    if points.by_meaning:
+        return np.zeros(len(points.y), dtype=bool)
     return points.X[:, FEATURES.index("rule_incorrect")] > 0
 
 
@@ -181,6 +184,8 @@ def kinds(points: Points) -> np.ndarray:
     """Each point's kind of document, as the checker tells it at run time."""
     from models.checker.features import CONTRACT_REGISTER, FEATURES
 
+    if points.by_meaning:
+        return np.full(len(points.y), "contract")
     register = points.X[:, FEATURES.index("legal_register")] >= CONTRACT_REGISTER
     return np.where(register, "contract", "other")
 

@@ -14,6 +14,7 @@ from app.judging.verification import Verifier, verify_project
 from app.project import SAMPLE_DATASET, Project
 from models.checker import shipped
 from models.checker.encoder import Encoders, shipped_encoders
+from models.checker.ranking import MEANING, PassageIndex
 from models.verifier.verify import INCORRECT, SUPPORTED
 
 
@@ -48,7 +49,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 def test_it_confirms_what_the_words_only_checker_leaves_to_read_and_is_right(sample: Project) -> None:
     encoders = shipped_encoders()
-    assert isinstance(encoders, Encoders) and encoders.checker.reads_exemplars
+    assert isinstance(encoders, Encoders) and encoders.checker.reads_meaning
     by_meaning = _figures(sample, Verifier(sample.sessions))
     by_words = _figures(sample, Verifier(sample.sessions, neural=False))
     assert by_meaning["confirmed_right"] > by_words["confirmed_right"]
@@ -61,7 +62,39 @@ def test_each_checker_refuses_features_it_was_not_trained_on() -> None:
     encoders = shipped_encoders()
     assert isinstance(encoders, Encoders)
     claim = [("Receiving Party may retain one archival copy of Confidential Information.", SUPPORTED)]
-    with pytest.raises(ValueError, match="needs the exemplars' verdicts"):
+    with pytest.raises(ValueError, match="needs what the exemplars and the cross-encoder say"):
         encoders.checker.assess_many(claim, None)
     with pytest.raises(ValueError, match="reads words only"):
         shipped().assess_many(claim, None, [[0.0]])
+
+
+CLAUSES = [
+    "1. The Receiving Party shall keep the Disclosing Party's Confidential Information confidential and shall "
+    "not use any of it except for the Purpose.",
+    "2. The Recipient shall not decompile, disassemble or take apart any prototype, software or sample "
+    "provided by the Discloser.",
+    "3. This Agreement shall be governed by the laws of England.",
+]
+REVERSE_ENGINEERING = (
+    "Receiving Party shall not reverse engineer any objects which embody Disclosing Party's Confidential Information."
+)
+
+
+def test_the_cross_encoder_reads_which_clause_decides_a_claim() -> None:
+    """The clause on taking prototypes apart decides the claim, though the confidentiality clause shares
+    more of its words; governing law says nothing of it."""
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders)
+    supported, _, not_stated = encoders.judge([(REVERSE_ENGINEERING, clause) for clause in CLAUSES]).T
+    assert supported[1] > 0.5
+    assert not_stated[0] > 0.5 and not_stated[2] > 0.5
+
+
+def test_a_claim_the_exemplars_know_is_shown_the_clause_the_cross_encoder_reads_as_deciding_it() -> None:
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders)
+    index = PassageIndex(["par_1", "par_2", "par_3"], CLAUSES, encoders)
+    claims = [REVERSE_ENGINEERING, "The parties met in Paris on a sunny day."]
+    ranked = index.rank(claims, encoders.ranker, encoders.memory)
+    assert ranked[0].ids[0] == "par_2" and len(ranked[0].meaning) == len(MEANING)
+    assert ranked[1].meaning == []  # no exemplar says such a thing: the words decide it

