@@ -234,6 +234,7 @@ def report(name: str, checker: dict, test: Points) -> dict:
     said = p <= support
     out["supported_precision"] = round(float((test.y[said] == 0).mean()), 3) if said.any() else None
     out["supported_n"] = int(said.sum())
+    out["supported_confirmed"] = round(float(said[test.y == 0].mean()), 3)  # of the points that were right
     error, diagram = ece(p, test.y)
     out["ece"] = round(error, 3)
     out["reliability"] = diagram

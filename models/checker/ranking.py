@@ -15,9 +15,10 @@ the claim's content words: a lawyer wants the clause that binds, not the preambl
 
 The same memory tells the contract checker what other contracts' annotators said of such a claim
 (`Memory.verdict_features`). For such a claim the fine-tuned cross-encoder (packaging/train_cross_encoder.py)
-then reads the claim beside each of the ranker's first RERANK passages, word by word against word: the
-passage it finds most likely to decide the claim (supported or contradicted, not "not stated") is shown
-first, and what it says of the claim is the contract checker's to weigh (`cross_read`).
+then reads the claim and each of the ranker's first RERANK passages together, every word of one against
+every word of the other: the passage it finds most likely to decide the claim (supported or contradicted,
+not "not stated") is shown first, and what it says of the claim is the contract checker's to weigh
+(`cross_read`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ VERDICT_FEATURES = (
     "like_contradicting_clauses",
     "claim_cosine",
 )
-RERANK = 4  # the ranker's first passages the cross-encoder reads (0.82-0.85 of claims hold evidence in them)
+RERANK = 4  # the ranker's first passages the cross-encoder re-reads (held out, 4 beat 3 and cost 0.05 s a claim)
 CROSS_FEATURES = (
     "cross_supported",  # the cross-encoder's probabilities for the passage shown first
     "cross_contradicted",
