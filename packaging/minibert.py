@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import struct
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -104,3 +105,25 @@ def load_base(model: MiniBert, weights: dict[str, np.ndarray]) -> None:
     for mine, theirs in state.items():
         own[mine] = torch.from_numpy(weights[theirs].astype(np.float32))  # float16 where it travelled so
     model.load_state_dict(own)
+
+
+def export_int8(model: MiniBert, path: Path, per_channel: bool) -> None:
+    """The model as ONNX (dynamic batch and length), quantised to int8 by onnxruntime (dynamic quantisation)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    model = model.float().cpu().eval()
+    ids = torch.randint(1000, 2000, (2, 16))
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    fp32 = path.with_suffix(".fp32.onnx")
+    torch.onnx.export(
+        model,
+        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+        str(fp32),
+        input_names=names,
+        output_names=["out"],
+        dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names}, "out": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=per_channel)
+    fp32.unlink()

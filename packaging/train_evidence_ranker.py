@@ -58,27 +58,11 @@ ROUNDS = 100
 
 
 def export_dense(path: Path) -> None:
-    import torch
-    from minibert import MiniBert, load_base, read_safetensors
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from minibert import MiniBert, export_int8, load_base, read_safetensors
 
     model = MiniBert()
     load_base(model, read_safetensors(base_file("model.safetensors", WEIGHTS_SHA256)))
-    model.eval()
-    ids = torch.randint(1000, 2000, (2, 16))
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    fp32 = Path("/tmp") / "assay-dense.fp32.onnx"
-    torch.onnx.export(
-        model,
-        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-        str(fp32),
-        input_names=names,
-        output_names=["out"],
-        dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names}, "out": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8)
+    export_int8(model, path, per_channel=False)
 
 
 def decided(claims: list[Claim], vectors: np.ndarray) -> tuple[list[Claim], np.ndarray]:
