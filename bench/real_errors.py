@@ -10,10 +10,11 @@ Each folder is imported into a fresh project, as a user would, and each rater ru
 - `verifier`: the verifier with the claim checker, held out: for each folder the checker is trained
   here, by packaging/train_claim_checker.py's code, without that folder's documents (RAGTruth: by
   halves of its sources, each half checked by a model trained on the other half and the contracts);
-- `neural`: the verifier as shipped with its neural encoders (evidence by meaning; on contracts, the
-  contract checker that reads what the exemplar memory says), with the evidence hit rate on ContractNLI
-  beside the others'. Both learnt from the ContractNLI folders: their held-out figures are the ones
-  packaging/train_evidence_ranker.py and packaging/train_contract_checker.py print;
+- `neural`: the verifier as shipped with its neural encoders (evidence by meaning, re-read by the
+  cross-encoder; on contracts, the contract checker that reads what the exemplar memory and the
+  cross-encoder say), with the evidence hit rate on ContractNLI beside the others'. All of them learnt
+  from the ContractNLI folders: their held-out figures are the ones packaging/train_evidence_ranker.py
+  and packaging/train_contract_checker.py print;
 - `judge`: the embedded judge (`assay judge`, SmolLM2-135M on this CPU) on `--judge-answers` answers
   drawn with a fixed seed (it takes seconds an answer).
 One line per rater and folder: `real errors <folder> <rater>: F1 0.NN ...`.
