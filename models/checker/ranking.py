@@ -247,7 +247,6 @@ class Ranked:
     """The passages found for one claim, best first."""
 
     ids: list[str]
-    scores: np.ndarray  # the ranker's, in the same order
     # MEANING: what the exemplars and the cross-encoder say of the claim; empty where no exemplar says the
     # same kind of thing (or no cross-encoder is loaded): the claim is then the words' to decide
     meaning: list[float] = field(default_factory=list)
@@ -273,6 +272,7 @@ class PassageIndex:
         n = len(self.texts)
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
         self.is_preamble = preamble(self.texts)
+        self.row_of = {pid: i for i, pid in enumerate(self.ids)}  # citation id -> its place in ids and texts
         self._vectors: dict[int, np.ndarray] = {}  # passage -> its bi-encoder vector, embedded when first needed
 
     def bm25(self, claim_words: list[str]) -> np.ndarray:
@@ -347,7 +347,7 @@ class PassageIndex:
     def rank(self, claims: list[str], ranker: Any, memory: Memory) -> list[Ranked]:
         """For each claim, the passages that decide it, best first (the learned ranker's order)."""
         if not self.texts or not claims:
-            return [Ranked([], np.zeros(0)) for _ in claims]
+            return [Ranked([]) for _ in claims]
         assert self.encoders is not None
         vectors = self.encoders.embed(claims)
         self.vectors_of([i for c in claims for i in self.candidates(c)[0]])  # one batch for the answer
@@ -372,8 +372,7 @@ class PassageIndex:
             return
         if not wanted:
             return
-        where = {pid: i for i, pid in enumerate(self.ids)}
-        pairs = [(claims[i], self.texts[where[pid]]) for i in wanted for pid in ranked[i].ids[:RERANK]]
+        pairs = [(claims[i], self.texts[self.row_of[pid]]) for i in wanted for pid in ranked[i].ids[:RERANK]]
         probabilities, at = self.encoders.judge(pairs), 0
         for i in wanted:
             head = min(RERANK, len(ranked[i].ids))
@@ -387,8 +386,8 @@ class PassageIndex:
         the claim (CROSS_FEATURES)."""
         head = len(probabilities)
         order, said = cross_read(probabilities)
-        where = {pid: i for i, pid in enumerate(self.ids)}
-        reordered = self._operative_first(claim, [where[ids[j]] for j in order] + [where[pid] for pid in ids[head:]])
+        first = [self.row_of[ids[j]] for j in order] + [self.row_of[pid] for pid in ids[head:]]
+        reordered = self._operative_first(claim, first)
         return [self.ids[i] for i in reordered], said
 
     def verdict_features(
@@ -402,7 +401,7 @@ class PassageIndex:
         best = [chosen[j] for j in np.argsort(-scores, kind="stable")]
         rest = [i for i in self.candidates_all(claim) if i not in set(chosen)]
         order = self._operative_first(claim, best + rest)
-        return Ranked([self.ids[i] for i in order], np.concatenate([np.sort(scores)[::-1], np.zeros(len(rest))]))
+        return Ranked([self.ids[i] for i in order])
 
     def candidates_all(self, claim: str) -> list[int]:
         return [int(i) for i in np.argsort(-self.bm25(content(claim)), kind="stable")]
@@ -410,7 +409,7 @@ class PassageIndex:
     def _ordered(self, claim: str, scores: np.ndarray) -> Ranked:
         order = [int(i) for i in np.argsort(-scores, kind="stable")]
         order = self._operative_first(claim, order)
-        return Ranked([self.ids[i] for i in order], scores[order])
+        return Ranked([self.ids[i] for i in order])
 
     def _operative_first(self, claim: str, order: list[int]) -> list[int]:
         if not order or order[0] not in self.is_preamble:
