@@ -264,6 +264,7 @@ def onnx_scores(path: Path, pairs: Pairs, rows: np.ndarray) -> np.ndarray:
 
 def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int = 1, folds: bool = True) -> None:
     import torch
+    from minibert import export_int8
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
@@ -290,8 +291,6 @@ def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int 
         scored = np.flatnonzero((pairs.kind == 0) & (pairs.claim % every == 0))
         probe = np.random.default_rng(SEED).choice(scored, min(PROBE, len(scored)), replace=False)
         exact = score(model, pairs, probe, device, bf16=False)
-        from minibert import export_int8
-
         export_int8(model, path, per_channel=True)
         quantised = onnx_scores(path, pairs, probe)
         figures[variant] = {
