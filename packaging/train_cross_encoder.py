@@ -156,7 +156,7 @@ class Pairs:
         self.passage_id = p["passage_id"]
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.no_padding()
-        tokenizer.enable_truncation(TOKENS, strategy="only_second")
+        tokenizer.enable_truncation(TOKENS, strategy="longest_first")
         claim_text = [self.texts[self.claims[c]["text_no"]] for c in self.claim]
         started = time.time()
         encoded = tokenizer.encode_batch(list(zip(claim_text, [self.texts[t] for t in self.passage], strict=True)))

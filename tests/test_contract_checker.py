@@ -98,3 +98,11 @@ def test_a_claim_the_exemplars_know_is_shown_the_clause_the_cross_encoder_reads_
     ranked = index.rank(claims, encoders.ranker, encoders.memory)
     assert ranked[0].ids[0] == "par_2" and len(ranked[0].meaning) == len(MEANING)
     assert ranked[1].meaning == []  # no exemplar says such a thing: the words decide it
+
+
+def test_a_claim_longer_than_the_cross_encoder_reads_is_read_in_part_not_refused() -> None:
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders)
+    claim = " ".join([REVERSE_ENGINEERING] * 30)  # some 500 word pieces: more than a pair may hold
+    probabilities = encoders.judge([(claim, CLAUSES[1]), (REVERSE_ENGINEERING, CLAUSES[1])])
+    assert probabilities.shape == (2, 3) and abs(float(probabilities[0].sum()) - 1) < 1e-5

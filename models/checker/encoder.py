@@ -165,7 +165,8 @@ class Encoders:
     def judge(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """For each (claim, passage): probabilities of supported, contradicted, not stated."""
         self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(PAIR_TOKENS, strategy="only_second")
+        # the longer of the two gives way: the passage, except for a claim longer than PAIR_TOKENS on its own
+        self.tokenizer.enable_truncation(PAIR_TOKENS, strategy="longest_first")
         encodings = self.tokenizer.encode_batch(pairs) if pairs else []
         logits = self._batched(self.cross, encodings, len(CROSS_LABELS))
         logits -= logits.max(axis=1, keepdims=True) if len(logits) else 0.0
