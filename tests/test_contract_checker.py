@@ -65,7 +65,7 @@ def test_each_checker_refuses_features_it_was_not_trained_on() -> None:
     with pytest.raises(ValueError, match="needs what the exemplars and the cross-encoder say"):
         encoders.checker.assess_many(claim, None)
     with pytest.raises(ValueError, match="reads words only"):
-        shipped().assess_many(claim, None, [[0.0]])
+        shipped().assess_meaning([claim[0][0]], [[0.0]], [])
 
 
 CLAUSES = [

@@ -166,8 +166,11 @@ class Verifier:
             for i, r in zip(wanted, ranked, strict=True):
                 found[i] = r.ids[0] if r.ids else None
             read = [(i, r.meaning) for i, r in zip(wanted, ranked, strict=True) if r.meaning]
+            read = [(i, x) for i, x in read if assessed[i] is not None]
             if read and self.checker is shipped():  # the contract checker reads what the encoders say
-                again = self.encoders.checker.assess_many([claims[i] for i, _ in read], evidence, [x for _, x in read])
+                again = self.encoders.checker.assess_meaning(
+                    [claims[i][0] for i, _ in read], [x for _, x in read], [assessed[i] for i, _ in read]
+                )
                 for (i, _), a in zip(read, again, strict=True):
                     assessed[i] = a
                 by_meaning = {i for i, _ in read}

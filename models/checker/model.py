@@ -10,6 +10,7 @@ and `support` (below it, at least 95 % of points were supported). No pickle: the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -52,35 +53,43 @@ class ClaimChecker:
     def load(cls, path: Path = MODEL_FILE) -> ClaimChecker:
         return cls(json.loads(path.read_text()))
 
-    def assess_many(
-        self, claims: list[tuple[str, str]], evidence: Evidence, meaning: list[list[float]] | None = None
-    ) -> list[Assessment | None]:
-        """(claim, the verifier's rule verdict) -> an assessment each, None for a claim with too few
-        words to check ("Yes."). A checker that reads meaning is given each claim's MEANING values."""
-        if self.reads_meaning != (meaning is not None):
-            wanted = "needs what the exemplars and the cross-encoder say" if self.reads_meaning else "reads words only"
-            raise ValueError(f"this claim checker {wanted}")
+    def assess_many(self, claims: list[tuple[str, str]], evidence: Evidence) -> list[Assessment | None]:
+        """(claim, the verifier's rule verdict) -> an assessment each from the claim's words, None for a
+        claim with too few words to check ("Yes.")."""
+        if self.reads_meaning:
+            raise ValueError("this claim checker needs what the exemplars and the cross-encoder say")
         measured = [measure(c, evidence, rule) for c, rule in claims]
-        read = meaning if meaning is not None else [m.values if m is not None else [] for m in measured]
-        rows = [list(x) for m, x in zip(measured, read, strict=True) if m is not None]
+        kept = [(claim, m) for (claim, _), m in zip(claims, measured, strict=True) if m is not None]
+        decided = iter(
+            self._decide([c for c, _ in kept], [m.values for _, m in kept], [m.passage for _, m in kept], evidence.kind)
+        )
+        return [None if m is None else next(decided) for m in measured]
+
+    def assess_meaning(
+        self, claims: list[str], meaning: list[list[float]], by_words: list[Assessment]
+    ) -> list[Assessment]:
+        """The contract checker's verdicts on claims the words-only checker has assessed (`by_words`: the
+        passage they were compared with, and the kind of document, stay), from each claim's MEANING."""
+        if not self.reads_meaning:
+            raise ValueError("this claim checker reads words only")
+        kind = by_words[0].kind if by_words else "contract"
+        return self._decide(claims, meaning, [a.passage for a in by_words], kind)
+
+    def _decide(
+        self, claims: list[str], rows: Sequence[Sequence[float]], passages: list[str | None], kind: str
+    ) -> list[Assessment]:
         if not rows:
-            return [None] * len(claims)
+            return []
         features = np.asarray(rows, dtype=float)
-        kind = evidence.kind
         table = self.calibration[kind]
         p = np.interp(np.asarray(self.error.predict(features)), table["x"], table["y"])
         c = np.asarray(self.contradiction.predict(features))
         flag, support = self.thresholds["flag"][kind], self.thresholds["support"][kind]
-        out: list[Assessment | None] = []
-        row = 0
-        for (claim, _), m in zip(claims, measured, strict=True):
-            if m is None:
-                out.append(None)
-                continue
+        out = []
+        for i, (claim, passage) in enumerate(zip(claims, passages, strict=True)):
             decides = ABSENCE.search(claim) is None  # a claim of silence is neither flagged nor confirmed
-            flagged, supported = decides and p[row] >= flag, decides and p[row] <= support
-            out.append(Assessment(float(p[row]), float(c[row]), m.passage, bool(flagged), bool(supported), kind))
-            row += 1
+            flagged, supported = decides and p[i] >= flag, decides and p[i] <= support
+            out.append(Assessment(float(p[i]), float(c[i]), passage, bool(flagged), bool(supported), kind))
         return out
 
 
