@@ -19,7 +19,7 @@ from which packaging/train_evidence_ranker.py and packaging/train_contract_check
 then fits one model on every pair, exports it to ONNX and quantises it to int8, checked against the float
 model on pairs it scores both ways. Variants: "contracts" (ContractNLI pairs only) and "all". On one H200
 the "contracts" variant takes under four minutes. On two CPU cores a step takes 6.2 s: the shipped model
-alone (`--shipped-only`) about 4.6 hours, all of it about 18, and one epoch is not enough (the data card,
+alone (`--folds none`) about 4.6 hours, all of it about 18, and one epoch is not enough (the data card,
 resources/claim_checker/encoder/README.md): train it where a GPU is.
 
 `install` copies the variant that ships (SHIPPED) to resources/claim_checker/encoder/cross.int8.onnx, pins
@@ -37,6 +37,7 @@ import random
 import struct
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,19 +46,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 SEED = 20261125
 LABELS = ("supported", "contradicted", "not_stated")  # models/checker/encoder.py CROSS_LABELS
-TOKENS = 256  # claim and passage together (models/checker/encoder.py PAIR_TOKENS)
-HARD = 20  # a claim's negatives are drawn from its passages with the highest BM25 ...
-HARD_PER_EPOCH = 8  # ... this many each epoch, and
-RANDOM_PER_EPOCH = 4  # this many from its contract's other passages
+HARD = 20  # a claim's "not stated" passages are drawn from its passages with the highest BM25, and the rest
 CONTEXT = 3  # RAGTruth: the passages of the source that share most of the claim's words
 BATCH = 32
 LEARNING_RATE = 3e-5
-EPOCHS = 4
 FOLDS = 4  # each model learns from three quarters of the documents, as many as the shipped one nearly
 VARIANTS = {"contracts": (0,), "all": (0, 1)}  # which kinds of pair (0 ContractNLI, 1 RAGTruth) each learns
 PROBE = 2000  # pairs scored by the float model and by the int8 file, to check the quantisation
 SHIPPED = "contracts"  # with RAGTruth too, contradicted evidence first 0.785 not 0.806 (contractnli-dev, 2 folds)
 HELD_OUT = Path(__file__).resolve().parent / "data" / "cross_held_out.npz"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    tokens: int  # claim and passage together (models/checker/encoder.py PAIR_TOKENS reads 256 at run time)
+    hard: int  # "not stated" passages a claim gets each epoch from its HARD with the highest BM25
+    others: int  # and from the rest of its contract
+    epochs: int
+
+
+RECIPES = {
+    "gpu": Recipe(256, 8, 4, 4),  # what ships
+    "two-cores": Recipe(128, 4, 2, 2),  # a sixth of the work, for two CPU cores (the data card measures it)
+}
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "real_errors"
 
 
@@ -139,9 +150,10 @@ def as_float16(safetensors: bytes) -> bytes:
 class Pairs:
     """The prepared pairs, tokenised once."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, recipe: Recipe) -> None:
         from tokenizers import Tokenizer
 
+        self.recipe = recipe
         with gzip.open(folder / "pairs.json.gz", "rt") as f:
             raw = json.load(f)
         self.texts = raw["texts"]
@@ -156,7 +168,7 @@ class Pairs:
         self.passage_id = p["passage_id"]
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.no_padding()
-        tokenizer.enable_truncation(TOKENS, strategy="longest_first")
+        tokenizer.enable_truncation(recipe.tokens, strategy="longest_first")
         claim_text = [self.texts[self.claims[c]["text_no"]] for c in self.claim]
         started = time.time()
         encoded = tokenizer.encode_batch(list(zip(claim_text, [self.texts[t] for t in self.passage], strict=True)))
@@ -174,8 +186,8 @@ class Pairs:
                 hard, other = by_claim.setdefault(int(self.claim[i]), ([], []))
                 (hard if self.bm25_rank[i] < HARD else other).append(int(i))
         for hard, other in by_claim.values():
-            keep += rng.sample(hard, min(HARD_PER_EPOCH, len(hard)))
-            keep += rng.sample(other, min(RANDOM_PER_EPOCH, len(other)))
+            keep += rng.sample(hard, min(self.recipe.hard, len(hard)))
+            keep += rng.sample(other, min(self.recipe.others, len(other)))
         rng.shuffle(keep)
         return keep
 
@@ -199,7 +211,7 @@ def load_model(folder: Path):  # type: ignore[no-untyped-def]
     return model
 
 
-def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, epochs: int, seed: int):  # type: ignore[no-untyped-def]
+def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, seed: int):  # type: ignore[no-untyped-def]
     """A model fine-tuned, every weight, on these pairs (AdamW, warm-up then linear decay, bf16 on a GPU)."""
     import torch
 
@@ -207,7 +219,7 @@ def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, epochs: int, 
     rng = random.Random(seed)
     model = load_model(folder).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.01)
-    plan = [pairs.epoch(rows, rng) for _ in range(epochs)]
+    plan = [pairs.epoch(rows, rng) for _ in range(pairs.recipe.epochs)]
     counts = np.bincount(pairs.label[[i for e in plan for i in e]], minlength=len(LABELS))
     weights = torch.tensor(np.sqrt(counts.sum() / (len(LABELS) * np.maximum(counts, 1))), dtype=torch.float32)
     steps = sum(math.ceil(len(e) / BATCH) for e in plan)
@@ -262,7 +274,13 @@ def onnx_scores(path: Path, pairs: Pairs, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int = 1, folds: bool = True) -> None:
+def train(
+    folder: Path, out: Path, recipe: Recipe, variants: list[str], folds: list[int], shipped: bool, every: int = 1
+) -> None:
+    """Per variant: the held-out model of each fold asked for (its scores in oof.npz, NaN where no fold
+    was scored), then, with `shipped`, the model that learns from every pair, exported to int8 ONNX."""
+    import dataclasses
+
     import torch
     from minibert import export_int8
 
@@ -270,23 +288,30 @@ def train(folder: Path, out: Path, epochs: int, variants: list[str], every: int 
     if device == "cpu":
         torch.set_num_threads(2)
     out.mkdir(parents=True, exist_ok=True)
-    pairs = Pairs(folder)
-    figures: dict[str, object] = {"seed": SEED, "epochs": epochs, "device": device, "pairs": len(pairs.label)}
+    pairs = Pairs(folder, recipe)
+    figures: dict[str, object] = {
+        "seed": SEED,
+        **dataclasses.asdict(recipe),
+        "device": device,
+        "pairs": len(pairs.label),
+    }
     oof: dict[str, np.ndarray] = {}
     for variant in variants:
         taught = np.isin(pairs.kind, VARIANTS[variant]) & (pairs.claim % every == 0)
-        held = np.zeros((len(pairs.label), len(LABELS)), dtype=np.float32)
-        for fold in range(FOLDS if folds else 0):
+        held = np.full((len(pairs.label), len(LABELS)), np.nan, dtype=np.float32)
+        for fold in folds:
             started = time.time()
-            model = fit(pairs, np.flatnonzero(taught & (pairs.fold != fold)), folder, device, epochs, SEED + fold)
+            model = fit(pairs, np.flatnonzero(taught & (pairs.fold != fold)), folder, device, SEED + fold)
             left_out = np.flatnonzero((pairs.fold == fold) & (pairs.claim % every == 0))
             held[left_out] = score(model, pairs, left_out, device)
             print(f"{variant}, fold {fold}: {time.time() - started:.0f} s", flush=True)
         if folds:
             oof[variant] = held.astype(np.float16)
             np.savez_compressed(out / "oof.npz", **oof)
+        if not shipped:
+            continue
         started = time.time()
-        model = fit(pairs, np.flatnonzero(taught), folder, device, epochs, SEED)
+        model = fit(pairs, np.flatnonzero(taught), folder, device, SEED)
         path = out / f"cross-{variant}.int8.onnx"
         scored = np.flatnonzero((pairs.kind == 0) & (pairs.claim % every == 0))
         probe = np.random.default_rng(SEED).choice(scored, min(PROBE, len(scored)), replace=False)
@@ -314,12 +339,14 @@ def install(folder: Path, out: Path) -> None:
     with np.load(out / "oof.npz") as held:
         scores = held.get(SHIPPED)
     if scores is None:
-        print(f"no held-out scores in {out} (--shipped-only): {HELD_OUT} kept")
+        print(f"no held-out scores in {out} (--folds none): {HELD_OUT} kept")
     else:
         with gzip.open(folder / "pairs.json.gz", "rt") as f:
             raw = json.load(f)
         texts, claims, p = raw["texts"], raw["claims"], raw["pairs"]
         rows = [i for i, kind in enumerate(p["kind"]) if kind == 0]
+        if np.isnan(scores[rows]).any():
+            raise SystemExit(f"{out / 'oof.npz'} does not score every ContractNLI pair: train every fold")
         of = [claims[p["claim"][i]] for i in rows]
         HELD_OUT.parent.mkdir(exist_ok=True)
         np.savez_compressed(
@@ -349,10 +376,12 @@ def main() -> int:
     t = steps.add_parser("train")
     t.add_argument("folder", type=Path)
     t.add_argument("out", type=Path)
-    t.add_argument("--epochs", type=int, default=EPOCHS)
+    t.add_argument("--recipe", choices=RECIPES, default="gpu")
+    t.add_argument("--epochs", type=int, help="instead of the recipe's")
     t.add_argument("--variants", default=",".join(VARIANTS))
+    t.add_argument("--folds", default="all", help="the held-out models to train: all, none, or e.g. 0,2")
+    t.add_argument("--shipped", action=argparse.BooleanOptionalAction, default=True, help="the model that ships")
     t.add_argument("--every", type=int, default=1, help="one claim in this many (a quick trial)")
-    t.add_argument("--shipped-only", action="store_true", help="no held-out models (their scores are kept)")
     i = steps.add_parser("install")
     i.add_argument("folder", type=Path)
     i.add_argument("out", type=Path)
@@ -362,7 +391,11 @@ def main() -> int:
     elif args.step == "install":
         install(args.folder, args.out)
     else:
-        train(args.folder, args.out, args.epochs, args.variants.split(","), args.every, not args.shipped_only)
+        recipe = RECIPES[args.recipe]
+        if args.epochs:
+            recipe = Recipe(recipe.tokens, recipe.hard, recipe.others, args.epochs)
+        folds = {"all": list(range(FOLDS)), "none": []}.get(args.folds) or [int(f) for f in args.folds.split(",")]
+        train(args.folder, args.out, recipe, args.variants.split(","), folds, args.shipped, args.every)
     return 0
 
 
