@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import array
 import os
-import select
-import shutil
 import struct
 import subprocess
 import sys
@@ -30,9 +28,9 @@ from models.vocabulary import ReviewStatus, Tag
 from storage import raters, statistics
 
 from .test_ui import SHOTS
+from .xserver import xvfb
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = {"Xvfb": "xvfb", "xdotool": "xdotool", "xwd": "x11-apps"}
 FIRST_VERDICTS = 10  # seconds from the window on screen to the claim checker's verdicts on the first answer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Xvfb and xcb are Linux's")
@@ -40,27 +38,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Xv
 
 @pytest.fixture
 def display() -> Iterator[str]:
-    """A fresh Xvfb server; its display name (":N", a free number Xvfb picks itself)."""
-    missing = [package for tool, package in TOOLS.items() if shutil.which(tool) is None]
-    assert not missing, f"install {' '.join(missing)} (`make test-deps` does)"
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1600x1000x24+32", "-nolisten", "tcp"],
-        pass_fds=[write],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    try:
-        ready, _, _ = select.select([read], [], [], 30)
-        assert ready, "Xvfb did not start within 30 s"
-        number = os.read(read, 64).decode().strip()
-        assert number.isdigit(), f"Xvfb said {number!r} instead of a display number"
-        yield f":{number}"
-    finally:
-        os.close(read)
-        server.terminate()
-        server.wait(10)
+    with xvfb("1600x1000x24+32") as name:
+        yield name
 
 
 def _x(display: str, *args: str, timeout: float = 30) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -22,8 +21,8 @@ from app.ingest.datasets import import_dataset
 from app.judging.sample_tour import SAMPLE_SECOND_GENERATOR
 from app.project import Project
 
-from .test_desktop import TOOLS
 from .test_ui import SHOTS
+from .xserver import xvfb
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,25 +32,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Xv
 @pytest.fixture(params=["1366x768", "1600x1000"])
 def screen(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     """A fresh Xvfb server of that size: (its display name, the size)."""
-    missing = [package for tool, package in TOOLS.items() if shutil.which(tool) is None]
-    assert not missing, f"install {' '.join(missing)} (`make test-deps` does)"
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{request.param}x24", "-nolisten", "tcp"],
-        pass_fds=[write],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    try:
-        ready, _, _ = select.select([read], [], [], 30)
-        assert ready, "Xvfb did not start within 30 s"
-        number = os.read(read, 64).decode().strip()
-        yield f":{number}", request.param
-    finally:
-        os.close(read)
-        server.terminate()
-        server.wait(10)
+    with xvfb(f"{request.param}x24") as name:
+        yield name, request.param
 
 
 def test_every_window_fits_the_screen_and_the_filter_keeps_every_key(
