@@ -36,6 +36,7 @@ class Points:
     groups: list[str]  # the source document: what must not be split between training and test
     X: np.ndarray
     y: np.ndarray  # index into LABELS
+    kinds: np.ndarray  # the checker's kind of answer (models/checker/features.py KINDS)
     # the contract checker's points: X is what the encoders say (models/checker/ranking.py MEANING), every
     # point is about a contract, and the rules' flags do not stand (app/judging/verification.py)
     by_meaning: bool = False
@@ -48,6 +49,7 @@ class Points:
             [self.groups[i] for i in idx],
             self.X[idx],
             self.y[idx],
+            self.kinds[idx],
             self.by_meaning,
         )
 
@@ -68,7 +70,7 @@ def load_folder(folder: Path) -> Points:
     truth = {t["id"]: t["labels"] for t in map(json.loads, (folder / "truth.jsonl").read_text().splitlines())}
     labelled_support = any(s["label"] == "supported" for spans in truth.values() for s in spans)
     prepared: dict[str, tuple[Document, Evidence]] = {}
-    answer_ids, groups, features, labels = [], [], [], []
+    answer_ids, groups, features, labels, kinds = [], [], [], [], []
     for row in rows:
         name = row["document"]
         if name not in prepared:
@@ -90,8 +92,9 @@ def load_folder(folder: Path) -> Points:
             groups.append(name)
             features.append(measured.values)
             labels.append(label)
+            kinds.append(evidence.kind_of_answer(row["question"]))
     matrix = np.asarray(features, dtype=float).reshape(-1, len(FEATURES))
-    return Points(folder.name, answer_ids, groups, matrix, np.asarray(labels, dtype=int))
+    return Points(folder.name, answer_ids, groups, matrix, np.asarray(labels, dtype=int), np.asarray(kinds))
 
 
 @dataclass

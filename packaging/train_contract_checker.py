@@ -52,6 +52,10 @@ SPLITS = ("contractnli-train", "contractnli-dev")
 PARAMS = {**lexical.PARAMS, "num_leaves": 4, "min_data_in_leaf": 40}
 # "Supported" where 96 % were right out of fold, not 95 %: a lawyer skips reading what it confirms.
 SUPPORT_PRECISION = 0.96
+# Isotonic runs, not the words-only checker's centred knots: its "supported" is then read only where a run
+# ends. Centred, it confirmed more on contractnli-dev (292 points, not 255) but was right less often (0.928,
+# not 0.937; on the other split the same 0.891), and on the sample's NDAs 10 of 12, not 10 of 11.
+CENTRED = False
 
 Split = tuple[list[Claim], dict[str, PassageIndex], np.ndarray]
 Held = dict[tuple[str, str, str], dict[str, np.ndarray]]
@@ -72,7 +76,8 @@ def meaning(points: Points, split: Split, memory: Memory, ranker, held: Held) ->
         scores = held[(c.folder, c.answer_id, c.text)]
         said = cross_read(np.asarray([scores[pid] for pid in first], dtype=np.float32))[1]
         rows.append(verdicts + said if verdicts else [np.nan] * len(MEANING))
-    return Points(points.folder, points.answer_ids, points.groups, np.asarray(rows, dtype=float), points.y, True)
+    features, kinds = np.asarray(rows, dtype=float), np.full(len(rows), "contract")  # as Points.by_meaning says
+    return Points(points.folder, points.answer_ids, points.groups, features, points.y, kinds, True)
 
 
 def serialise(checker: dict, figures: list[dict]) -> dict:
@@ -115,7 +120,7 @@ def main() -> int:
         memory, ranker = learnt_from(splits[trained])
         train = meaning(points[trained], splits[trained], memory, ranker, held)
         test = meaning(points[measured], splits[measured], memory, ranker, held)
-        checker = lexical.trained(train, PARAMS, SUPPORT_PRECISION)
+        checker = lexical.trained(train, PARAMS, SUPPORT_PRECISION, CENTRED)
         report = lexical.report(f"{measured} (trained: {trained})", checker, test)
         figures.append(report)
         print(json.dumps({k: v for k, v in report.items() if k != "reliability"}), f"({time.time() - started:.0f} s)")
@@ -123,7 +128,7 @@ def main() -> int:
     everything = both_splits(*splits.values())  # the memory.npz and ranker.txt that ship
     memory, ranker = learnt_from(everything)
     known = lexical.concat(list(points.values()), "contractnli")
-    checker = lexical.trained(meaning(known, everything, memory, ranker, held), PARAMS, SUPPORT_PRECISION)
+    checker = lexical.trained(meaning(known, everything, memory, ranker, held), PARAMS, SUPPORT_PRECISION, CENTRED)
     OUT.write_text(json.dumps(serialise(checker, figures), indent=1) + "\n")
     manifest = json.loads(MANIFEST.read_text())
     manifest["files"][OUT.name] = hashlib.sha256(OUT.read_bytes()).hexdigest()

@@ -33,6 +33,16 @@ not disclose it to any third party without the prior written consent of the Disc
 
 4. Governing Law. This Agreement shall be governed by the laws of the State of New York.
 """
+# Web passages, not a contract: the kind of document RAGTruth's answers are about.
+PASSAGES = """passage 1: To season a cast-iron pan, wash it in warm soapy water and dry it completely on the stove.
+Rub a thin coat of vegetable oil over the whole pan, inside and out.
+
+passage 2: Put the pan upside down on the middle rack of an oven heated to 450 degrees and bake it for one hour.
+Place a sheet of foil on the rack below to catch any drips. Let the pan cool in the oven.
+
+passage 3: Repeat the oiling and baking three or four times for a darker, tougher finish. Never soak a cast-iron
+pan or put it in the dishwasher, because it will rust.
+"""
 MADE = "The Receiving Party shall not disclose the Confidential Information to any third party."
 NEVER_MADE = "The Receiving Party may retain copies for archival backup purposes on its servers in Singapore."
 
@@ -74,11 +84,27 @@ def test_features_are_the_same_in_every_process() -> None:
     assert len(runs) == 1 and runs.pop().startswith("[")
 
 
-def test_a_model_of_other_features_is_refused_with_a_sentence(tmp_path: Path) -> None:
+def test_a_model_of_other_features_or_without_a_kind_of_answer_is_refused_with_a_sentence() -> None:
     data = json.loads(MODEL_FILE.read_text())
-    data["features"] = data["features"][:-1]
     with pytest.raises(ValueError, match="rebuild it"):
-        ClaimChecker(data)
+        ClaimChecker({**data, "features": data["features"][:-1]})
+    with pytest.raises(ValueError, match=r"a summary.*rebuild it"):
+        ClaimChecker({**data, "calibration": {k: v for k, v in data["calibration"].items() if k != "summary"}})
+
+
+def test_a_summary_is_judged_by_the_thresholds_set_for_summaries() -> None:
+    """A summary makes several points where an answer makes one or two: each kind has its own calibration
+    and flag threshold, so that a correct summary is not flagged for its length."""
+    checker = shipped()
+    passages = Evidence.of([(f"par_{i}", p) for i, p in enumerate(PASSAGES.split("\n\n"), start=1)])
+    claim = [("Bake the pan upside down at 450 degrees for one hour.", "supported")]
+    summary = checker.assess_many(claim, passages, "Summarize the following passages.")[0]
+    answer = checker.assess_many(claim, passages, "How do you season a cast-iron pan?")[0]
+    in_contract = checker.assess_many([(MADE, "supported")], _evidence(), "Summarise the agreement.")[0]
+    assert summary and answer and in_contract
+    assert (summary.kind, answer.kind, in_contract.kind) == ("summary", "other", "contract")
+    assert checker.thresholds["flag"]["summary"] != checker.thresholds["flag"]["other"]
+    assert not summary.flagged and not answer.flagged
 
 
 @pytest.fixture
@@ -125,6 +151,29 @@ def test_verify_says_supported_only_where_the_checker_is_sure_and_keeps_its_prob
     shown = json.loads(capsys.readouterr().out)
     stored = [p for p in shown["raters"]["verifier"] if p["tag"] == "incorrect"]
     assert stored and stored[0]["confidence"] == pytest.approx(never["probability"], abs=1e-3)
+
+
+def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(project: Project, tmp_path: Path) -> None:
+    """On RAGTruth's answers the rules flag 15 % of correct answers (a quoted question is not in the
+    passages: "misquote"); outside contracts the checker weighs a rule's outcome instead. In a contract a
+    rule's flag still stands (tests/test_verifier.py)."""
+    folder = tmp_path / "web"
+    (folder / "documents").mkdir(parents=True)
+    (folder / "documents" / "pan.txt").write_text(PASSAGES)
+    question = "how do you season a cast iron pan"
+    answer = (
+        'Here is a brief answer to the question "how do you quickly season a cast iron skillet": wash the pan, dry'
+        " it, coat it thinly with vegetable oil and bake it upside down at 450 degrees for one hour."
+    )
+    row = {"id": "pan-1", "document": "pan.txt", "question": question, "answer": answer}
+    (folder / "qa.jsonl").write_text(json.dumps(row) + "\n")
+    import_dataset(project.sessions, folder)
+    rules = Verifier(project.sessions, rules_only=True)
+    [by_rules] = verify_project(project.sessions, ["pan-1"], save=False, verifier=rules)[0].points
+    assert by_rules.verdict == "incorrect" and by_rules.reasons[0]["check"] == "misquote"
+    [point] = verify_project(project.sessions, ["pan-1"], save=False)[0].points
+    assert point.verdict != "incorrect" and point.probability is not None
+    assert point.probability < shipped().thresholds["flag"]["other"]
 
 
 def test_rules_alone_give_the_old_verdicts_without_probabilities(contract_project: Project) -> None:

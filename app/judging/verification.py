@@ -142,8 +142,10 @@ class Verifier:
             )
         return self._documents[document_id]
 
-    def check(self, session: Session, document_id: int, text: str, spans: list[tuple[int, int]]) -> list[PointReport]:
-        """Verify the given spans of an answer text."""
+    def check(
+        self, session: Session, document_id: int, text: str, spans: list[tuple[int, int]], question: str = ""
+    ) -> list[PointReport]:
+        """Verify the given spans of an answer text (to `question`: a summary is checked as one)."""
         document, index, evidence = self.document(session, document_id)
         results = []
         for start, end in spans:
@@ -156,7 +158,7 @@ class Verifier:
         if self.checker is None:
             return [_report(s, e, text[s:e], r) for (s, e), r in zip(spans, results, strict=True)]
         claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
-        assessed = self.checker.assess_many(claims, evidence)
+        assessed = self.checker.assess_many(claims, evidence, question)
         found: list[str | None] = [None] * len(claims)
         by_meaning: set[int] = set()  # the claims the contract checker decided
         if self.encoders is not None and evidence.kind == "contract":  # measured on contracts only
@@ -174,9 +176,12 @@ class Verifier:
                 for (i, _), a in zip(read, again, strict=True):
                     assessed[i] = a
                 by_meaning = {i for i, _ in read}
+        stand = [
+            i not in by_meaning and a is not None and a.kind in self.checker.rules_stand for i, a in enumerate(assessed)
+        ]
         reports = [
-            _decided(s, e, text[s:e], r, a, document, f, rules_flag=i not in by_meaning)
-            for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True))
+            _decided(s, e, text[s:e], r, a, document, f, rules_flag=rule_stands)
+            for (s, e), r, a, f, rule_stands in zip(spans, results, assessed, found, stand, strict=True)
         ]
         defined = self._defined[document_id]
         for report in reports:  # the definitions the checker read the point with, as its evidence too
@@ -189,7 +194,7 @@ class Verifier:
         assert answer is not None
         text = answer.text if text is None else text
         spans = [(s.start, s.end) for s in segment_answer(text)]
-        return AnswerReport(answer_id, self.check(session, answer.document_id, text, spans))
+        return AnswerReport(answer_id, self.check(session, answer.document_id, text, spans, answer.question))
 
 
 def reader_note() -> str | None:
@@ -215,11 +220,12 @@ def _decided(
     *,
     rules_flag: bool = True,
 ) -> PointReport:
-    """One verdict from the rules and the checker: a rule's flag stands; else the checker flags; a rule's
-    "needs review" stands; "supported" only where the checker is sure enough; else the passage found is
-    evidence, with no verdict ("unconfirmed"). Where the contract checker decides (`rules_flag` False), a
-    rule's flag does not stand: on ContractNLI's NDAs the rules alone find errors at F1 0.04
-    (bench/real_errors.py), and the contract checker was measured without them."""
+    """One verdict from the rules and the checker: a rule's flag stands (`rules_flag`); else the checker
+    flags; a rule's "needs review" stands; "supported" only where the checker is sure enough; else the
+    passage found is evidence, with no verdict ("unconfirmed"). A rule's flag does not stand where the
+    contract checker decides, nor outside contracts (the claim checker's `rules_stand`): there the rules
+    alone find errors at F1 0.04 (ContractNLI's NDAs) and 0.28 (RAGTruth's answers; bench/real_errors.py),
+    and the checker that decides weighs their outcome or was measured without it."""
     if assessed is None:  # no word to check ("Yes."): the rules' flag or nothing
         verdict = result.verdict if result.verdict in (INCORRECT, NEEDS_REVIEW) else UNVERIFIABLE
         return _report(start, end, claim, ClaimResult(verdict, result.reasons, result.passage, result.checked))

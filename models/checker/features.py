@@ -38,6 +38,11 @@ _LEGAL = re.compile(
 )
 # Contract words per word: every NDA of the shared data is above, 237 of 241 news and web texts below.
 CONTRACT_REGISTER = 0.008
+# The checker's kinds of answer, each with its own calibration and thresholds: about a contract; a summary
+# of another document (several times the points of an answer to a question, so more chances of a false
+# alarm in a correct one); or an answer to a question about another document.
+KINDS = ("contract", "summary", "other")
+_SUMMARY_REQUEST = re.compile(r"\bsummar(?:y|ies|i[sz]e)", re.I)
 # A claim that the document is silent on something ("does not mention photos") cannot be confirmed or
 # refuted by finding its words: the checker gives its probability but neither flags it nor calls it supported.
 ABSENCE = re.compile(
@@ -114,8 +119,15 @@ class Evidence:
 
     @property
     def kind(self) -> str:
-        """ "contract" or "other": the checker's thresholds and calibration are set for each."""
+        """ "contract" or "other": the register of the document."""
         return "contract" if self.legal_register >= CONTRACT_REGISTER else "other"
+
+    def kind_of_answer(self, question: str) -> str:
+        """One of KINDS: the document's register, and outside contracts whether the question asks for a
+        summary."""
+        if self.kind == "contract" or not _SUMMARY_REQUEST.search(question):
+            return self.kind
+        return "summary"
 
     @cached_property
     def numbers(self) -> set[str]:

@@ -2,9 +2,12 @@
 contradicts it, from the features of `features`, with the passage it relied on.
 
 The model file (resources/claim_checker/model.json, rebuilt by packaging/train_claim_checker.py)
-holds two LightGBM models as LightGBM's own text, an isotonic calibration per kind of document and
-the thresholds chosen on held-out development data: `flag` (at most 10 % of supported points flagged)
-and `support` (below it, at least 95 % of points were supported). No pickle: the file is data.
+holds two LightGBM models as LightGBM's own text, an isotonic calibration per kind of answer
+(features.KINDS) and the thresholds chosen on held-out development data: `flag` (on contracts at most
+10 % of supported points flagged, elsewhere a share of fully correct answers given any flag) and
+`support` (below it, at least 95 % of points were supported); and `rules_stand`, the kinds where a
+verifier rule's flag stands on its own (elsewhere the rule's outcome is one of the checker's features).
+No pickle: the file is data.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from models.checker.features import ABSENCE, FEATURES, Evidence, measure
+from models.checker.features import ABSENCE, FEATURES, KINDS, Evidence, measure
 from models.checker.ranking import MEANING
 
 MODEL_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "model.json"
@@ -31,7 +34,7 @@ class Assessment:
     passage: str | None  # the citation id of the passage the claim was compared with most closely
     flagged: bool  # p_unsupported reached the flag threshold
     supported: bool  # p_unsupported is below the threshold where "supported" was right 95 % of the time
-    kind: str  # "contract" or "other": whose calibration and thresholds applied
+    kind: str  # one of KINDS: whose calibration and thresholds applied
 
 
 class ClaimChecker:
@@ -47,21 +50,31 @@ class ClaimChecker:
         self.contradiction = lgb.Booster(model_str=data["contradiction_model"])
         self.calibration: dict[str, dict[str, list[float]]] = data["calibration"]
         self.thresholds: dict[str, dict[str, float]] = data["thresholds"]
+        self.rules_stand = frozenset(data.get("rules_stand", KINDS))
+        if not self.reads_meaning and set(KINDS) - set(self.calibration):
+            raise ValueError("the claim checker's model lacks a kind of answer (a summary?): rebuild it")
         self.held_out: list[dict[str, Any]] = data.get("held_out", [])
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> ClaimChecker:
         return cls(json.loads(path.read_text()))
 
-    def assess_many(self, claims: list[tuple[str, str]], evidence: Evidence) -> list[Assessment | None]:
+    def assess_many(
+        self, claims: list[tuple[str, str]], evidence: Evidence, question: str = ""
+    ) -> list[Assessment | None]:
         """(claim, the verifier's rule verdict) -> an assessment each from the claim's words, None for a
-        claim with too few words to check ("Yes.")."""
+        claim with too few words to check ("Yes."); `question`, what the answer answered, tells a summary."""
         if self.reads_meaning:
             raise ValueError("this claim checker needs what the exemplars and the cross-encoder say")
         measured = [measure(c, evidence, rule) for c, rule in claims]
         kept = [(claim, m) for (claim, _), m in zip(claims, measured, strict=True) if m is not None]
         decided = iter(
-            self._decide([c for c, _ in kept], [m.values for _, m in kept], [m.passage for _, m in kept], evidence.kind)
+            self._decide(
+                [c for c, _ in kept],
+                [m.values for _, m in kept],
+                [m.passage for _, m in kept],
+                evidence.kind_of_answer(question),
+            )
         )
         return [None if m is None else next(decided) for m in measured]
 
