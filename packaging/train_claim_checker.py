@@ -89,9 +89,10 @@ def out_of_fold(points: Points, params: dict = PARAMS, folds: int = 5) -> np.nda
     return raw
 
 
-def calibration(raw: np.ndarray, y: np.ndarray, centred: bool = True) -> dict[str, list[float]]:
-    """Isotonic regression of the out-of-fold scores. `centred` (Oron and Flournoy, 2017): each run of
-    points the fit gives one probability becomes a single knot at the run's mean raw score, and the
+def calibration(raw: np.ndarray, y: np.ndarray, centred: bool = False) -> dict[str, list[float]]:
+    """Isotonic regression of the out-of-fold scores; thresholds on it are read where a run of equal
+    probability ends, which keeps "supported" on the safe side. `centred` (Oron and Flournoy, 2017), for
+    thresholds that must part answers: each run becomes a single knot at its mean raw score, and the
     probability rises linearly between knots. Runs are wide where data are few (one held every RAGTruth
     answer between raw 0.29 and 0.58): a threshold on them would take or leave a whole run at once."""
     from sklearn.isotonic import IsotonicRegression
@@ -211,9 +212,7 @@ def rule_flags(points: Points) -> np.ndarray:
     return (points.X[:, FEATURES.index("rule_incorrect")] > 0) & np.isin(points.kinds, RULES_STAND)
 
 
-def trained(
-    train: Points, params: dict = PARAMS, support_precision: float = SUPPORT_PRECISION, centred: bool = True
-) -> dict:
+def trained(train: Points, params: dict = PARAMS, support_precision: float = SUPPORT_PRECISION) -> dict:
     """A complete checker from these points: boosters, then per kind of document a calibration and
     thresholds from out-of-fold predictions, as shipped."""
     raw = out_of_fold(train, params)
@@ -222,10 +221,11 @@ def trained(
         mine = train.kinds == k
         if not mine.any():  # a kind the training data lacks borrows the others'
             mine = np.ones_like(mine)
-        table = calibration(raw[mine], train.y[mine], centred)
+        by_answers = k in MAX_ANSWER_FALSE_ALARMS  # its flag threshold parts answers: centred knots
+        table = calibration(raw[mine], train.y[mine], centred=by_answers)
         p, y = calibrated(raw[mine], table), train.y[mine]
         checker["calibration"][k] = table
-        if k in MAX_ANSWER_FALSE_ALARMS:
+        if by_answers:
             answers = [a for a, m in zip(train.answer_ids, mine, strict=True) if m]
             checker["flag"][k] = answer_flag_threshold(p, y, answers, MAX_ANSWER_FALSE_ALARMS[k])
         else:
