@@ -12,8 +12,8 @@ threshold is, on contracts, the lowest probability at which at most 10 % of supp
 flagged; elsewhere the lowest at which at most MAX_ANSWER_FALSE_ALARMS of the fully correct answers
 get any flag, and a verifier rule's flag no longer stands on its own there (RULES_STAND): the checker
 weighs it. "Supported" is said only at or below the probability at which at least 95 % of points so
-called were supported: "right 9 times in 10" with the margin that new contracts took from it. `--check` rebuilds into a
-temporary file and fails if it differs from the shipped one.
+called were supported: "right 9 times in 10" with the margin that new contracts took from it.
+`--check` rebuilds into a temporary file and fails if it differs from the shipped one.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def rule_flags(points: Points) -> np.ndarray:
 
 
 def trained(train: Points, params: dict = PARAMS, support_precision: float = SUPPORT_PRECISION) -> dict:
-    """A complete checker from these points: boosters, then per kind of document a calibration and
+    """A complete checker from these points: boosters, then per kind of answer a calibration and
     thresholds from out-of-fold predictions, as shipped."""
     raw = out_of_fold(train, params)
     checker: dict = {"boosters": fit(train, params), "calibration": {}, "flag": {}, "support": {}}

@@ -52,6 +52,7 @@ SPLITS = ("contractnli-train", "contractnli-dev")
 PARAMS = {**lexical.PARAMS, "num_leaves": 4, "min_data_in_leaf": 40}
 # "Supported" where 96 % were right out of fold, not 95 %: a lawyer skips reading what it confirms.
 SUPPORT_PRECISION = 0.96
+
 Split = tuple[list[Claim], dict[str, PassageIndex], np.ndarray]
 Held = dict[tuple[str, str, str], dict[str, np.ndarray]]
 

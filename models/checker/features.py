@@ -36,7 +36,7 @@ _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z]{2,}")
 _LEGAL = re.compile(
     r"\b(?:shall|agreement|hereto|hereof|hereunder|hereby|herein|party|parties|whereas|thereof|pursuant)\b", re.I
 )
-# Contract words per word: every NDA of the shared data is above, 237 of 241 news and web texts below.
+# Contract words per word: 110 of the shared data's 111 NDAs are above, 237 of 241 news and web texts below.
 CONTRACT_REGISTER = 0.008
 # The checker's kinds of answer, each with its own calibration and thresholds: about a contract; a summary
 # of another document (several times the points of an answer to a question, so more chances of a false
