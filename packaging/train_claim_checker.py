@@ -39,9 +39,9 @@ FOLDERS = ("contractnli-train", "contractnli-dev", "ragtruth-dev")
 SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
 SEED = 20261124
 MAX_FALSE_ALARMS = 0.10  # share of supported points the checker's flag may hit in a contract (issue 29)
-# Outside contracts, the share of fully correct answers it may flag (issue 40: at most 20 % of correct
-# answers to questions on new texts; summaries, several times as many points each, would otherwise
-# lose half their recall)
+# Outside contracts, the share of fully correct answers it may flag out of fold: 15 %, so that new texts
+# stay under issue 40's 20 %; summaries, several times as many points each, 20 %: the issue bounds their F1,
+# not their false alarms, and at 15 % they found a fifth fewer of their errors out of fold
 MAX_ANSWER_FALSE_ALARMS = {"other": 0.15, "summary": 0.20}
 # The kinds where a rule's flag stands on its own. Elsewhere it is one of the checker's features: on
 # RAGTruth's answers the rules alone flag 15 % of correct answers for an F1 of 0.28 (bench/real_errors.py).
