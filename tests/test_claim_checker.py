@@ -176,6 +176,32 @@ def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(proje
     assert point.probability < shipped().thresholds["flag"]["other"]
 
 
+def test_outside_contracts_the_checker_never_confirms_what_a_rule_objects_to(project: Project, tmp_path: Path) -> None:
+    """The checker weighs a rule's flag there, and may find the claim likely supported; a lawyer skips
+    reading what is "supported", so a value the passage contradicts leaves it unconfirmed, reason shown."""
+    folder = tmp_path / "web"
+    (folder / "documents").mkdir(parents=True)
+    (folder / "documents" / "pan.txt").write_text(PASSAGES)
+    claims = {"right": "one hour", "changed": "two hours"}
+    rows = [
+        {
+            "id": name,
+            "document": "pan.txt",
+            "question": "how do you season a cast iron pan",
+            "answer": f"Rub vegetable oil over the whole pan, then bake it upside down at 450 degrees for {hours}.",
+        }
+        for name, hours in claims.items()
+    ]
+    (folder / "qa.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    import_dataset(project.sessions, folder)
+    [right], [changed] = (r.points for r in verify_project(project.sessions, list(claims), save=False))
+    assert right.verdict == "supported" and not right.reasons
+    assert changed.verdict in ("unconfirmed", "incorrect") and changed.probability is not None
+    assert [(r["check"], r["claim"], r["document"]) for r in changed.reasons] == [
+        ("value_mismatch", "2 hours", "1 hour")
+    ]
+
+
 def test_rules_alone_give_the_old_verdicts_without_probabilities(contract_project: Project) -> None:
     rules = Verifier(contract_project.sessions, rules_only=True)
     reports = verify_project(contract_project.sessions, ["nda-1"], save=False, verifier=rules)

@@ -13,6 +13,7 @@ from app.judging.standing import latest_figures
 from app.judging.verification import VERIFIER, PointReport, Verifier, stored_report
 from app.project import Project
 from models.perturbations import TYPES
+from models.verifier import Document, Source, verify_claim
 from models.verifier.values import read_values
 from models.vocabulary import Tag
 from storage import judgements, raters
@@ -45,6 +46,30 @@ def test_a_number_written_two_ways_agrees_and_a_changed_one_is_flagged(sample_pr
     assert reason["claim"] == "60 days"
     assert "30" in reason["document"]
     assert any("text2num" in n or "one number" in n for n in reason["normalisations"])
+
+
+def test_a_changed_number_in_one_clause_of_a_compound_claim_is_flagged() -> None:
+    # No passage holds half of the whole claim's words; the changed clause is about passage 2 alone.
+    document = Document(
+        [
+            Source("p1", "To season a cast-iron pan, wash it in warm soapy water and dry it on the stove."),
+            Source("p2", "Put the pan upside down in an oven heated to 450 degrees and bake it for one hour."),
+            Source("p3", "Never soak a cast-iron pan or put it in the dishwasher, because it will rust."),
+        ]
+    )
+
+    def verdict(claim: str):  # type: ignore[no-untyped-def]
+        return verify_claim(claim, document, document.search(claim), [])
+
+    right = verdict(
+        "Wash the pan in soapy water and dry it on the stove, then bake it upside down at 450 degrees for one hour."
+    )
+    changed = verdict(
+        "Wash the pan in soapy water and dry it on the stove, then bake it upside down at 450 degrees for two hours."
+    )
+    assert right.verdict != "incorrect"
+    assert changed.verdict == "incorrect" and changed.passage == "p2"
+    assert [(r.check, r.claim, r.document) for r in changed.reasons] == [("value_mismatch", "2 hours", "1 hour")]
 
 
 def test_values_are_read_with_their_units() -> None:
@@ -150,7 +175,8 @@ def test_verify_prints_the_issue_json_and_stores_a_rater(
     assert answer is not None
     for point in data["answers"][0]["points"]:
         assert answer.text[point["start"] : point["end"]] == point["text"]
-        assert point["verdict"] in ("supported", "incorrect", "needs_review", "unverifiable")
+        assert point["verdict"] in ("supported", "incorrect", "needs_review", "unconfirmed", "unverifiable")
+        assert point["passage"] or point["verdict"] == "unverifiable"  # every other verdict shows its evidence
         for reason in point["reasons"]:
             assert {"check", "claim", "document", "passage", "normalisations"} <= set(reason)
     with sample_project.sessions() as session:

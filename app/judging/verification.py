@@ -221,11 +221,13 @@ def _decided(
     rules_flag: bool = True,
 ) -> PointReport:
     """One verdict from the rules and the checker: a rule's flag stands (`rules_flag`); else the checker
-    flags; a rule's "needs review" stands; "supported" only where the checker is sure enough; else the
-    passage found is evidence, with no verdict ("unconfirmed"). A rule's flag does not stand where the
-    contract checker decides, nor outside contracts (the claim checker's `rules_stand`): there the rules
-    alone find errors at F1 0.04 (ContractNLI's NDAs) and 0.28 (RAGTruth's answers; bench/real_errors.py),
-    and the checker that decides weighs their outcome or was measured without it."""
+    flags; a rule's "needs review" stands; "supported" only where the checker is sure enough and no rule
+    objects; else the passage found is evidence, with no verdict ("unconfirmed"), and a rule's objection
+    is shown as its reason. A rule's flag does not stand where the contract checker decides, nor outside
+    contracts (the claim checker's `rules_stand`): there the rules alone find errors at F1 0.04
+    (ContractNLI's NDAs) and 0.28 (RAGTruth's answers; bench/real_errors.py), and the checker that decides
+    weighs their outcome or was measured without it. But a lawyer skips reading what is "supported": not
+    where a rule read "2 hours" against the passage's "1 hour"."""
     if assessed is None:  # no word to check ("Yes."): the rules' flag or nothing
         verdict = result.verdict if result.verdict in (INCORRECT, NEEDS_REVIEW) else UNVERIFIABLE
         return _report(start, end, claim, ClaimResult(verdict, result.reasons, result.passage, result.checked))
@@ -239,10 +241,10 @@ def _decided(
         said = document.by_id[passage].text if passage in document.by_id else ""
         reason = Reason(check, claim.strip()[:200], said[:300], passage)
         decided = ClaimResult(INCORRECT, [reason], passage, result.checked)
-    elif assessed.supported:
+    elif assessed.supported and result.verdict != INCORRECT:
         decided = ClaimResult(SUPPORTED, [], passage, result.checked or ["the claim's words are in the passage"])
     else:
-        decided = ClaimResult(UNCONFIRMED, [], passage, result.checked)
+        decided = ClaimResult(UNCONFIRMED, result.reasons, passage, result.checked)
     report = _report(start, end, claim, decided)
     report.probability, report.contradiction = p, contradiction
     if decided.verdict == INCORRECT and not result.reasons:

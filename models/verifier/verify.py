@@ -24,6 +24,10 @@ SUPPORTED, INCORRECT, NEEDS_REVIEW, UNVERIFIABLE = "supported", "incorrect", "ne
 UNCONFIRMED = "unconfirmed"  # a passage found as evidence, with no verdict (set with the claim checker's help)
 _LABEL = re.compile(r"\s*(?:\(?(?:\d{1,2}(?:\.\d{1,2})*|[ivx]{1,4}|[a-z])[.)]|[-*•–])\s+")
 MIN_SHARED = 0.5  # share of the claim's content words a passage must hold to be the one it is about
+# Where a compound claim's clauses part ("bake it at 350 degrees for two hours, then wash it"): at a
+# semicolon, at a comma not before a year ("December 31, 2014"), and at "then".
+_CLAUSES = re.compile(r";\s*|,\s+(?!\d{4}\b)|\s+then\s+", re.I)
+MIN_CLAUSE_WORDS = 3  # content words a clause needs to find its own passage
 
 
 @dataclass
@@ -57,12 +61,16 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
     best = (scored[0][1], scored[0][0]) if scored else None
     check_citations(claim, cited, best, document, out)
     matched = quoted_in[:1] or ([best[0]] if best and best[1] >= MIN_SHARED else [])
+    plain = without_citations(claim, cited)
+    decided: set[str] = set()
     if matched:
         pid = matched[0]
         passage = document.by_id[pid].text
         window = aligned(canonical(claim), document.canonical[pid], passage, margin=80)
         near = [pid] + [p for s, p in scored[1:3] if s >= MIN_SHARED]
-        check_values(without_citations(claim, cited), near, document, out)
+        decided = check_values(plain, near, document, out)
+    _check_values_by_clause(plain, pool, document, out, decided)
+    if matched:
         check_polarity(claim, window, pid, out)
         others = [p for p in pool if p != pid]
         check_opposites(claim, [document.canonical[p] for p in [pid, *others]], window, pid, out)
@@ -85,6 +93,21 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
         reason = Reason("exception", claim.strip()[:200], window.strip(), matched[0], ("case",))
         return ClaimResult(NEEDS_REVIEW, [reason], matched[0], out.checked)
     return ClaimResult(SUPPORTED, [], matched[0], out.checked or ["the claim's words are in the passage"])
+
+
+def _check_values_by_clause(claim: str, pool: list[str], document: Document, out: Outcome, decided: set[str]) -> None:
+    """The values the whole claim left undecided, each clause against the passage it is about: a compound
+    claim may hold no passage's words as a whole, yet change one number in one of its clauses."""
+    clauses = [c for c in _CLAUSES.split(claim) if c.strip()]
+    if len(clauses) < 2:
+        return
+    for clause in clauses:
+        mine = content_words(clause)
+        if len(mine) < MIN_CLAUSE_WORDS:
+            continue
+        share, pid = max(((_shared(mine, document.content[p]), p) for p in pool), default=(0.0, None))
+        if pid is not None and share >= MIN_SHARED:
+            decided |= check_values(clause, [pid], document, out, frozenset(decided))
 
 
 def _shared(mine: set[str], theirs: set[str]) -> float:

@@ -28,19 +28,25 @@ def _comparable(value: Value, other: Value) -> bool:
     return any(a and a == b for a, b in zip(mine, theirs, strict=True))
 
 
-def check_values(claim: str, passages: list[str], document: Document, out: Outcome) -> None:
-    """A value in the claim must be among the same kind of values in the matched passages."""
+def check_values(
+    claim: str, passages: list[str], document: Document, out: Outcome, decided: frozenset[str] = frozenset()
+) -> set[str]:
+    """A value in the claim must be among the same kind of values in the matched passages. Returns the
+    values it decided (agreed or flagged), by their surface; those in `decided` are left alone."""
     reading = read_values(claim)
-    if not reading.values:
-        return
+    done: set[str] = set()
+    values = [v for v in reading.values if v.surface not in decided]
+    if not values:
+        return done
     theirs: list[tuple[str, Value, tuple[str, ...]]] = []
     for pid in passages:
         r = document.values(pid)
         theirs += [(pid, v, tuple(r.normalisations)) for v in r.values]
-    agreeing = [v for v in reading.values if any(_agrees(v, t) for _, t, _ in theirs)]
-    for value in reading.values:
+    agreeing = [v for v in values if any(_agrees(v, t) for _, t, _ in theirs)]
+    for value in values:
         if value in agreeing:
             out.checked.append(f"{value.surface} agrees with the document")
+            done.add(value.surface)
             continue
         rivals = [(pid, v, notes) for pid, v, notes in theirs if _comparable(value, v)]
         if not rivals and agreeing and value.kind == "number":
@@ -52,3 +58,5 @@ def check_values(claim: str, passages: list[str], document: Document, out: Outco
         notes = tuple(dict.fromkeys(reading.normalisations + [n for _, _, ns in rivals for n in ns]))
         shown = ", ".join(dict.fromkeys(v.surface for _, v, _ in rivals))
         out.flags.append(Reason("value_mismatch", value.surface, shown, pid, notes))
+        done.add(value.surface)
+    return done
