@@ -19,6 +19,7 @@ from models.verifier.checks.roles import check_roles
 from models.verifier.checks.values import check_values
 from models.verifier.document import CitedRef, Document, aligned
 from models.verifier.text import canonical, content_words
+from models.verifier.values import read_values
 
 SUPPORTED, INCORRECT, NEEDS_REVIEW, UNVERIFIABLE = "supported", "incorrect", "needs_review", "unverifiable"
 UNCONFIRMED = "unconfirmed"  # a passage found as evidence, with no verdict (set with the claim checker's help)
@@ -98,6 +99,8 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
 def _check_values_by_clause(claim: str, pool: list[str], document: Document, out: Outcome, decided: set[str]) -> None:
     """The values the whole claim left undecided, each clause against the passage it is about: a compound
     claim may hold no passage's words as a whole, yet change one number in one of its clauses."""
+    if all(v.surface in decided for v in read_values(claim).values):
+        return
     clauses = [c for c in _CLAUSES.split(claim) if c.strip()]
     if len(clauses) < 2:
         return
