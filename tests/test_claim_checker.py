@@ -218,3 +218,9 @@ def test_the_window_shows_evidence_without_a_verdict_and_the_definitions_as_link
     assert "not confirmed" in text and "found in the document" not in text
     assert 'href="passage:par_4"' in text and 'href="passage:par_1"' in text
     assert "34% likely that the document does not support this" in text
+    assert "objection" not in text  # no rule objected
+
+    reason = {"check": "value_mismatch", "claim": "2 hours", "document": "1 hour", "passage": "par_3"}
+    objected = describe(PointReport(0, 10, "Bake it for two hours.", "unconfirmed", [reason], "par_3", "", 0.05, 0.2))
+    assert "not confirmed" in objected and "weighs the objection below" in objected
+    assert "value mismatch: the answer says “2 hours”, the document “1 hour”" in objected

@@ -96,11 +96,12 @@ def describe(point: PointReport) -> str:
         where = html.escape(point.passage)
         lines[0] += f' · <a href="passage:{where}">show {where}</a>'
     if point.probability is not None:
-        lines.append(
-            f"<small>claim checker: {point.probability:.0%} likely that the document does not support this"
-            + (f", {point.contradiction:.0%} of that a contradiction" if point.verdict == "incorrect" else "")
-            + "</small>"
-        )
+        said = f"claim checker: {point.probability:.0%} likely that the document does not support this"
+        if point.verdict == "incorrect":
+            said += f", {point.contradiction:.0%} of that a contradiction"
+        elif point.verdict == "unconfirmed" and point.reasons:  # a rule objects; the checker weighed it
+            said += "; it weighs the objection below, which alone flags too many correct answers"
+        lines.append(f"<small>{html.escape(said)}</small>")
     if point.definitions:  # the definitions the claim relies on, one click away
         links = ", ".join(f"“{html.escape(d['term'])}” ({_link(d['passage'])})" for d in point.definitions)
         lines.append(f"<small>read with the definitions of {links}</small>")
