@@ -134,19 +134,24 @@ def _in_force(session: Session, answer_id: str, rater_id: int) -> SignOffRow | N
     )
 
 
-def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff | None:
-    """The reviewer's sign-off of the answer in force, if any."""
-    row = _in_force(session, answer_id, rater_id)
-    if row is None:
-        return None
+def _stored(row: SignOffRow, reviewer: str | None = None) -> SignOff:
+    """The sign-off a stored row records, by the reviewer its record names unless told."""
     return SignOff(
-        answer_id=answer_id,
-        reviewer=str(row.record.get("reviewer")),
+        answer_id=row.answer_id,
+        reviewer=str(row.record.get("reviewer")) if reviewer is None else reviewer,
         signed_at=_utc(row.signed_at),
         digest=row.digest,
         guideline_version=row.guideline_version,
         key_fingerprint=row.key_fingerprint,
     )
+
+
+def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff | None:
+    """The reviewer's sign-off of the answer in force, if any."""
+    row = _in_force(session, answer_id, rater_id)
+    if row is None:
+        return None
+    return _stored(row)
 
 
 def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer: Signer) -> SignOff:
@@ -220,14 +225,7 @@ def reopen(session: Session, answer_id: str, rater_id: int, actor: str, reason: 
         return None
     row.reopened_at, row.reopened_by, row.reopen_reason = utcnow(), actor, reason
     append_audit(session, actor, REOPENED, "answer", answer_id, {"digest": row.digest, "reason": reason})
-    return SignOff(
-        answer_id=answer_id,
-        reviewer=str(row.record.get("reviewer")),
-        signed_at=_utc(row.signed_at),
-        digest=row.digest,
-        guideline_version=row.guideline_version,
-        key_fingerprint=row.key_fingerprint,
-    )
+    return _stored(row)
 
 
 def signoffs_in_force(session: Session) -> dict[tuple[str, str], SignOff]:
@@ -238,17 +236,7 @@ def signoffs_in_force(session: Session) -> dict[tuple[str, str], SignOff]:
         .where(SignOffRow.reopened_at.is_(None))
         .order_by(SignOffRow.id)
     ).all()
-    return {
-        (row.answer_id, name): SignOff(
-            answer_id=row.answer_id,
-            reviewer=name,
-            signed_at=_utc(row.signed_at),
-            digest=row.digest,
-            guideline_version=row.guideline_version,
-            key_fingerprint=row.key_fingerprint,
-        )
-        for row, name in rows
-    }
+    return {(row.answer_id, name): _stored(row, name) for row, name in rows}
 
 
 # ---------------------------------------------------------------- checking
