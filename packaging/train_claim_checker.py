@@ -248,7 +248,11 @@ def predict(checker: dict, points: Points) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def report(name: str, checker: dict, test: Points) -> dict:
-    p, flagged, support = predict(checker, test)
+    return measured(name, test, *predict(checker, test))
+
+
+def measured(name: str, test: Points, p: np.ndarray, flagged: np.ndarray, support: np.ndarray) -> dict:
+    """The figures of one held-out set from the checker's predictions (report's; several models' pooled)."""
     out = {"set": name, "points": len(test.y), **answer_figures(test, flagged)}
     if test.folder.startswith("contractnli"):
         out.update(contract_figures(test, flagged))

@@ -37,6 +37,7 @@ import random
 import struct
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -79,6 +80,12 @@ RECIPES = {
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "real_errors"
 
 
+def dealt(documents: Iterable[str]) -> dict[str, int]:
+    """Each document's fold: sorted by name and dealt out in turn (packaging/train_contract_checker.py
+    measures by the same folds, so that its held-out scores come from a model that never saw the NDA)."""
+    return {d: i % FOLDS for i, d in enumerate(sorted(documents))}
+
+
 def prepare(out: Path, data: Path) -> None:
     """The pairs as Assay reads the data, and the base model's files (here, with Assay installed)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -100,7 +107,7 @@ def prepare(out: Path, data: Path) -> None:
             columns[k].append(v)
 
     contracts = {name: evidence_passages(data / name) for name in ("contractnli-train", "contractnli-dev")}
-    fold_of = {d: i % FOLDS for i, d in enumerate(sorted(d for documents in contracts.values() for d in documents))}
+    fold_of = dealt(d for documents in contracts.values() for d in documents)
     for name, documents in contracts.items():
         for c in load_claims(data / name, documents):
             if c.document in SAMPLE_DOCUMENTS:  # the sample project's NDAs: never trained on
@@ -115,7 +122,7 @@ def prepare(out: Path, data: Path) -> None:
                 add(len(claims) - 1, passage, pid, label, fold_of[c.document], 0, int(ranks[i]))
     documents = evidence_passages(data / "ragtruth-dev")
     rag = load_claims(data / "ragtruth-dev", documents)
-    fold_of = {s: i % FOLDS for i, s in enumerate(sorted({c.document for c in rag}))}
+    fold_of = dealt({c.document for c in rag})
     for c in rag:
         doc = documents[c.document]
         best = PassageIndex(doc.ids, doc.texts).rank_by_words(c.text).ids[:CONTEXT]
