@@ -106,15 +106,3 @@ def test_a_claim_longer_than_the_cross_encoder_reads_is_read_in_part_not_refused
     claim = " ".join([REVERSE_ENGINEERING] * 30)  # some 500 word pieces: more than a pair may hold
     probabilities = encoders.judge([(claim, CLAUSES[1]), (REVERSE_ENGINEERING, CLAUSES[1])])
     assert probabilities.shape == (2, 3) and abs(float(probabilities[0].sum()) - 1) < 1e-5
-
-
-def test_what_the_encoders_say_of_a_text_does_not_hang_on_what_they_read_beside_it() -> None:
-    """The same answer verified twice gives the same verdicts, whatever was verified in between: the int8
-    models quantise their activations over whatever they read at once."""
-    encoders = shipped_encoders()
-    assert isinstance(encoders, Encoders)
-    alone = encoders.embed([CLAUSES[1]])
-    beside = encoders.embed([CLAUSES[0], CLAUSES[1] * 3, CLAUSES[1], CLAUSES[2]])
-    assert (alone[0] == beside[2]).all()
-    pair = (REVERSE_ENGINEERING, CLAUSES[1])
-    assert (encoders.judge([pair])[0] == encoders.judge([(REVERSE_ENGINEERING, CLAUSES[0]), pair])[1]).all()
