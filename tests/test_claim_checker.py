@@ -153,21 +153,26 @@ def test_verify_says_supported_only_where_the_checker_is_sure_and_keeps_its_prob
     assert stored and stored[0]["confidence"] == pytest.approx(never["probability"], abs=1e-3)
 
 
-def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(project: Project, tmp_path: Path) -> None:
-    """On RAGTruth's answers the rules flag 15 % of correct answers (a quoted question is not in the
-    passages: "misquote"); outside contracts the checker weighs a rule's outcome instead. In a contract a
-    rule's flag still stands (tests/test_verifier.py)."""
+def _import_web_answers(project: Project, tmp_path: Path, answers: dict[str, str]) -> None:
+    """Answers (id -> text) to "how do you season a cast iron pan", about a web page (PASSAGES)."""
     folder = tmp_path / "web"
     (folder / "documents").mkdir(parents=True)
     (folder / "documents" / "pan.txt").write_text(PASSAGES)
     question = "how do you season a cast iron pan"
+    rows = [{"id": i, "document": "pan.txt", "question": question, "answer": text} for i, text in answers.items()]
+    (folder / "qa.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    import_dataset(project.sessions, folder)
+
+
+def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(project: Project, tmp_path: Path) -> None:
+    """On RAGTruth's answers the rules flag 15 % of correct answers (a quoted question is not in the
+    passages: "misquote"); outside contracts the checker weighs a rule's outcome instead. In a contract a
+    rule's flag still stands (tests/test_verifier.py)."""
     answer = (
         'Here is a brief answer to the question "how do you quickly season a cast iron skillet": wash the pan, dry'
         " it, coat it thinly with vegetable oil and bake it upside down at 450 degrees for one hour."
     )
-    row = {"id": "pan-1", "document": "pan.txt", "question": question, "answer": answer}
-    (folder / "qa.jsonl").write_text(json.dumps(row) + "\n")
-    import_dataset(project.sessions, folder)
+    _import_web_answers(project, tmp_path, {"pan-1": answer})
     rules = Verifier(project.sessions, rules_only=True)
     [by_rules] = verify_project(project.sessions, ["pan-1"], save=False, verifier=rules)[0].points
     assert by_rules.verdict == "incorrect" and by_rules.reasons[0]["check"] == "misquote"
@@ -179,21 +184,9 @@ def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(proje
 def test_outside_contracts_the_checker_never_confirms_what_a_rule_objects_to(project: Project, tmp_path: Path) -> None:
     """The checker weighs a rule's flag there, and may find the claim likely supported; a lawyer skips
     reading what is "supported", so a value the passage contradicts leaves it unconfirmed, reason shown."""
-    folder = tmp_path / "web"
-    (folder / "documents").mkdir(parents=True)
-    (folder / "documents" / "pan.txt").write_text(PASSAGES)
     claims = {"right": "one hour", "changed": "two hours"}
-    rows = [
-        {
-            "id": name,
-            "document": "pan.txt",
-            "question": "how do you season a cast iron pan",
-            "answer": f"Rub vegetable oil over the whole pan, then bake it upside down at 450 degrees for {hours}.",
-        }
-        for name, hours in claims.items()
-    ]
-    (folder / "qa.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    import_dataset(project.sessions, folder)
+    bake = "Rub vegetable oil over the whole pan, then bake it upside down at 450 degrees for {}."
+    _import_web_answers(project, tmp_path, {name: bake.format(hours) for name, hours in claims.items()})
     [right], [changed] = (r.points for r in verify_project(project.sessions, list(claims), save=False))
     assert right.verdict == "supported" and not right.reasons
     assert changed.verdict in ("unconfirmed", "incorrect") and changed.probability is not None

@@ -16,6 +16,7 @@ from models.checker import shipped
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.ranking import MEANING, PassageIndex
 from models.verifier.verify import INCORRECT, SUPPORTED
+from storage import answers
 
 
 def _figures(project: Project, verifier: Verifier) -> dict[str, int]:
@@ -106,3 +107,31 @@ def test_a_claim_longer_than_the_cross_encoder_reads_is_read_in_part_not_refused
     claim = " ".join([REVERSE_ENGINEERING] * 30)  # some 500 word pieces: more than a pair may hold
     probabilities = encoders.judge([(claim, CLAUSES[1]), (REVERSE_ENGINEERING, CLAUSES[1])])
     assert probabilities.shape == (2, 3) and abs(float(probabilities[0].sum()) - 1) < 1e-5
+
+
+def test_what_the_encoders_say_of_a_text_does_not_hang_on_what_they_read_beside_it() -> None:
+    """The same answer verified twice gives the same verdicts, whatever was verified in between: the int8
+    models quantise their activations over whatever they read at once."""
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders)
+    alone = encoders.embed([CLAUSES[1]])
+    beside = encoders.embed([CLAUSES[0], CLAUSES[1] * 3, CLAUSES[1], CLAUSES[2]])
+    assert (alone[0] == beside[2]).all()
+    pair = (REVERSE_ENGINEERING, CLAUSES[1])
+    assert (encoders.judge([pair])[0] == encoders.judge([(REVERSE_ENGINEERING, CLAUSES[0]), pair])[1]).all()
+
+
+def test_an_answer_verified_alone_gets_what_the_whole_project_run_gave_it(sample: Project) -> None:
+    """A lawyer who verifies one answer again sees the verdicts, probabilities and passages the run over
+    the project showed, whatever passages of its contract were read before. (With texts read in batches,
+    this affiliate agreement's answer was shown another passage alone than after the others about it.)"""
+    with sample.sessions() as session:
+        document = answers.answer_detail(session, "cuad-041").document_id
+        about_it = sorted(
+            a.id for a in answers.list_answers(session) if answers.answer_detail(session, a.id).document_id == document
+        )
+    [alone] = verify_project(sample.sessions, ["cuad-041"], save=False, verifier=Verifier(sample.sessions))
+    in_run = verify_project(sample.sessions, about_it, save=False, verifier=Verifier(sample.sessions))
+    [after] = [r for r in in_run if r.answer_id == "cuad-041"]
+    assert len(about_it) > 1 and about_it[0] != "cuad-041" and alone.points
+    assert [p.as_dict() for p in alone.points] == [p.as_dict() for p in after.points]

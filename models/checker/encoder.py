@@ -33,7 +33,6 @@ REINSTALL = "reinstall Assay with `make install`"
 CROSS_LABELS = ("supported", "contradicted", "not_stated")
 DENSE_TOKENS = 64  # a passage's first 64 word pieces are what the bi-encoder reads of it (0.98 cosine to 128)
 PAIR_TOKENS = 256  # claim and passage together, as the cross-encoder was trained
-BATCH = 32
 
 
 class EncoderUnavailable(Exception):
@@ -133,32 +132,22 @@ class Encoders:
             raise EncoderUnavailable(f"{FOLDER / 'contract_checker.json'} does not read the encoders: {REINSTALL}")
         return encoders
 
-    def _run(self, session: Any, encodings: list[Any]) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        types = np.zeros_like(ids)
-        for i, e in enumerate(encodings):
-            n = len(e.ids)
-            ids[i, :n], mask[i, :n], types[i, :n] = e.ids, e.attention_mask, e.type_ids
-        out = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
-        return np.asarray(out, dtype=np.float32)
-
-    def _batched(self, session: Any, encodings: list[Any], width: int) -> np.ndarray:
-        if not encodings:
-            return np.zeros((0, width), dtype=np.float32)
-        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))  # little padding
+    def _each(self, session: Any, encodings: list[Any], width: int) -> np.ndarray:
+        """One run a text. The int8 models quantise their activations over the whole input: a text read in a
+        batch beside others came out a little different (cosine 0.992 to itself read alone), so a verdict
+        hung on which passages had been read before. Alone, a text always gives the same numbers, and
+        as fast (nothing is padded)."""
         out = np.zeros((len(encodings), width), dtype=np.float32)
-        for at in range(0, len(order), BATCH):
-            chunk = order[at : at + BATCH]
-            out[chunk] = self._run(session, [encodings[i] for i in chunk])
+        for i, e in enumerate(encodings):
+            ids, mask, types = (np.asarray([x], dtype=np.int64) for x in (e.ids, e.attention_mask, e.type_ids))
+            out[i] = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0][0]
         return out
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, one per text (the first DENSE_TOKENS word pieces of each)."""
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(DENSE_TOKENS)
-        vectors = self._batched(self.dense, self.tokenizer.encode_batch(texts), 384)
+        vectors = self._each(self.dense, self.tokenizer.encode_batch(texts), 384)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.asarray(vectors / np.maximum(norms, 1e-9), dtype=np.float32)
 
@@ -168,7 +157,7 @@ class Encoders:
         # the longer of the two gives way: the passage, except for a claim longer than PAIR_TOKENS on its own
         self.tokenizer.enable_truncation(PAIR_TOKENS, strategy="longest_first")
         encodings = self.tokenizer.encode_batch(pairs) if pairs else []
-        logits = self._batched(self.cross, encodings, len(CROSS_LABELS))
+        logits = self._each(self.cross, encodings, len(CROSS_LABELS))
         logits -= logits.max(axis=1, keepdims=True) if len(logits) else 0.0
         e = np.exp(logits)
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)

@@ -286,8 +286,8 @@ class PassageIndex:
         return scores
 
     def vectors_of(self, passages: Sequence[int]) -> np.ndarray:
-        """The bi-encoder's vectors of these passages, embedding those not yet embedded in one batch: a long
-        contract's passages that no claim's words point to are never read."""
+        """The bi-encoder's vectors of these passages, embedding those not yet embedded: a long contract's
+        passages that no claim's words point to are never read."""
         missing = [i for i in dict.fromkeys(passages) if i not in self._vectors]
         if missing:
             assert self.encoders is not None
@@ -304,16 +304,17 @@ class PassageIndex:
         return [int(i) for i in np.argsort(-lexical, kind="stable")[:CANDIDATES]], lexical
 
     def features(
-        self, claim: str, vector: np.ndarray, memory: Memory, exclude: str | None = None
+        self, claim: str, vector: np.ndarray, memory: Memory | None, exclude: str | None = None
     ) -> tuple[list[int], np.ndarray]:
-        """The candidate passages for one claim (its bi-encoder vector given) and their FEATURES."""
+        """The candidate passages for one claim (its bi-encoder vector given) and their FEATURES; with no
+        memory, as a claim no exemplar says the same kind of thing as (what the ranker also learns from)."""
         n = len(self.texts)
         chosen, everything = self.candidates(claim)
         lexical = everything[chosen]
         passages = self.vectors_of(chosen)
         cosine = passages @ vector
-        exemplar, neighbours = memory.scores(passages, vector, exclude)
-        probe = memory.probe(passages, vector, exclude)
+        exemplar, neighbours = memory.scores(passages, vector, exclude) if memory else (np.zeros(len(chosen)), 0)
+        probe = memory.probe(passages, vector, exclude) if memory else np.zeros(len(chosen))
         wanted = set(content(claim))
         held = np.array([len(wanted & self.words[i].keys()) / max(len(wanted), 1) for i in chosen])
         m = len(chosen)
@@ -350,7 +351,6 @@ class PassageIndex:
             return [Ranked([]) for _ in claims]
         assert self.encoders is not None
         vectors = self.encoders.embed(claims)
-        self.vectors_of([i for c in claims for i in self.candidates(c)[0]])  # one batch for the answer
         read = [self.features(c, v, memory) for c, v in zip(claims, vectors, strict=True)]
         scores = np.asarray(ranker.predict(np.vstack([x for _, x in read]), num_threads=1), dtype=float)
         out, at = [], 0
