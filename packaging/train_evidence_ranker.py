@@ -163,7 +163,7 @@ def main() -> int:
     if args.export or not dense_path.exists():
         export_dense(dense_path)
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 2
+    options.intra_op_num_threads = 1  # as Encoders runs it: one core a text, two texts at once
     dense = ort.InferenceSession(str(dense_path), options, providers=["CPUExecutionProvider"])
     encoders = Encoders(Tokenizer.from_str(tokenizer_json.decode()), dense)
 
@@ -173,7 +173,7 @@ def main() -> int:
         split[name] = load_split(args.data / name, encoders)
         print(f"{name}: {len(split[name][0])} claims ({time.time() - started:.0f} s)", flush=True)
 
-    def learned_by(ranker, memory: Memory, indexes: dict[str, PassageIndex], vector_of, reread: bool = False):  # type: ignore[no-untyped-def]
+    def learned_by(ranker, memory: Memory | None, indexes: dict[str, PassageIndex], vector_of, reread: bool = False):  # type: ignore[no-untyped-def]
         def first(c: Claim) -> str | None:
             index = indexes[c.document]
             if not index.ids:

@@ -17,6 +17,7 @@ import hashlib
 import importlib.util
 import json
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -95,6 +96,7 @@ class Encoders:
     memory: Any = None  # models.checker.ranking.Memory
     checker: Any = None  # models.checker.model.ClaimChecker for contracts, reading what the encoders say
     cross: Any = None  # onnxruntime.InferenceSession: logits over CROSS_LABELS
+    threads: int = 2  # texts read at once, each on one core
 
     @classmethod
     def reading(cls, threads: int = 2) -> Encoders:
@@ -102,7 +104,7 @@ class Encoders:
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_str(checked_file("tokenizer.json").decode())
-        return cls(tokenizer, _session("dense.int8.onnx", threads))
+        return cls(tokenizer, _session("dense.int8.onnx"), threads=threads)
 
     @classmethod
     def load(cls, threads: int = 2) -> Encoders:
@@ -114,7 +116,7 @@ class Encoders:
         from models.checker.ranking import FEATURES, Memory
 
         encoders = cls.reading(threads)
-        encoders.cross = _session("cross.int8.onnx", threads)
+        encoders.cross = _session("cross.int8.onnx")
         encoders.ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
         if encoders.ranker.feature_name() != list(FEATURES):
             raise EncoderUnavailable(f"{FOLDER / 'ranker.txt'} was trained on other features: {REINSTALL}")
@@ -135,13 +137,20 @@ class Encoders:
     def _each(self, session: Any, encodings: list[Any], width: int) -> np.ndarray:
         """One run a text. The int8 models quantise their activations over the whole input: a text read in a
         batch beside others came out a little different (cosine 0.992 to itself read alone), so a verdict
-        hung on which passages had been read before. Alone, a text always gives the same numbers, and
-        as fast (nothing is padded)."""
-        out = np.zeros((len(encodings), width), dtype=np.float32)
-        for i, e in enumerate(encodings):
+        hung on which passages had been read before. Alone, a text always gives the same numbers; `threads`
+        texts are read at once, each on one core (a fifth faster on two cores than each on both)."""
+
+        def one(e: Any) -> np.ndarray:
             ids, mask, types = (np.asarray([x], dtype=np.int64) for x in (e.ids, e.attention_mask, e.type_ids))
-            out[i] = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0][0]
-        return out
+            read = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+            return np.asarray(read[0][0], dtype=np.float32)
+
+        if len(encodings) > 1 and self.threads > 1:
+            with ThreadPoolExecutor(self.threads) as pool:  # onnxruntime lets go of the GIL while it runs
+                rows = list(pool.map(one, encodings))
+        else:
+            rows = [one(e) for e in encodings]
+        return np.asarray(rows, dtype=np.float32).reshape(len(encodings), width)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, one per text (the first DENSE_TOKENS word pieces of each)."""
@@ -163,11 +172,11 @@ class Encoders:
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
 
-def _session(name: str, threads: int) -> Any:
+def _session(name: str) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
+    options.intra_op_num_threads = 1  # one core a text: Encoders reads `threads` texts at once
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     return ort.InferenceSession(checked_file(name), options, providers=["CPUExecutionProvider"])
