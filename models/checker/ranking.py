@@ -363,8 +363,8 @@ class PassageIndex:
         return out
 
     def _cross_read(self, claims: list[str], ranked: list[Ranked]) -> None:
-        """The cross-encoder re-orders the first RERANK passages of each claim the exemplars know (one
-        batch for the answer) and adds what it says of the claim to `meaning`."""
+        """The cross-encoder re-orders the first RERANK passages of each claim the exemplars know (the
+        answer's pairs in one call) and adds what it says of the claim to `meaning`."""
         wanted = [i for i, r in enumerate(ranked) if r.meaning and r.ids]
         if self.encoders is None or self.encoders.cross is None:
             for r in ranked:
