@@ -18,7 +18,7 @@ import importlib.util
 import json
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -97,6 +97,20 @@ class Encoders:
     checker: Any = None  # models.checker.model.ClaimChecker for contracts, reading what the encoders say
     cross: Any = None  # onnxruntime.InferenceSession: logits over CROSS_LABELS
     threads: int = 2  # texts read at once, each on one core
+    # the tokenizer set up once for single texts and once for pairs: never changed while in use, so the window
+    # and a verification running beside it cannot change how much of a text the other reads
+    _texts: Any = field(init=False, repr=False)
+    _pairs: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        from tokenizers import Tokenizer
+
+        self._texts, self._pairs = (Tokenizer.from_str(self.tokenizer.to_str()) for _ in range(2))
+        self._texts.no_padding()
+        self._texts.enable_truncation(DENSE_TOKENS)
+        self._pairs.no_padding()
+        # the longer of the two gives way: the passage, except for a claim longer than PAIR_TOKENS on its own
+        self._pairs.enable_truncation(PAIR_TOKENS, strategy="longest_first")
 
     @classmethod
     def reading(cls, threads: int = 2) -> Encoders:
@@ -154,18 +168,13 @@ class Encoders:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, one per text (the first DENSE_TOKENS word pieces of each)."""
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(DENSE_TOKENS)
-        vectors = self._each(self.dense, self.tokenizer.encode_batch(texts), 384)
+        vectors = self._each(self.dense, self._texts.encode_batch(texts), 384)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.asarray(vectors / np.maximum(norms, 1e-9), dtype=np.float32)
 
     def judge(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """For each (claim, passage): probabilities of supported, contradicted, not stated."""
-        self.tokenizer.no_padding()
-        # the longer of the two gives way: the passage, except for a claim longer than PAIR_TOKENS on its own
-        self.tokenizer.enable_truncation(PAIR_TOKENS, strategy="longest_first")
-        encodings = self.tokenizer.encode_batch(pairs) if pairs else []
+        encodings = self._pairs.encode_batch(pairs) if pairs else []
         logits = self._each(self.cross, encodings, len(CROSS_LABELS))
         logits -= logits.max(axis=1, keepdims=True) if len(logits) else 0.0
         e = np.exp(logits)
