@@ -124,7 +124,7 @@ def test_what_the_encoders_say_of_a_text_does_not_hang_on_what_they_read_beside_
 def test_an_answer_verified_alone_gets_what_the_whole_project_run_gave_it(sample: Project) -> None:
     """A lawyer who verifies one answer again sees the verdicts, probabilities and passages the run over
     the project showed, whatever passages of its contract were read before. (With texts read in batches,
-    this affiliate agreement's answer was shown another passage alone than after the others about it.)"""
+    this content licence's answer was shown another passage alone than after the others about it.)"""
     with sample.sessions() as session:
         document = answers.answer_detail(session, "cuad-041").document_id
         about_it = sorted(
