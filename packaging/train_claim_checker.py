@@ -12,7 +12,8 @@ threshold is, on contracts, the lowest probability at which at most 10 % of supp
 flagged; elsewhere the lowest at which at most MAX_ANSWER_FALSE_ALARMS of the fully correct answers
 get any flag, and a verifier rule's flag no longer stands on its own there (RULES_STAND): the checker
 weighs it. "Supported" is said only at or below the probability at which at least 95 % of points so
-called were supported: "right 9 times in 10" with the margin that new contracts took from it.
+called were supported: "right 9 times in 10" with the margin that new contracts took from it. Outside
+contracts it must also stay right 9 times in 10 were errors three times as common (ERRORS_MORE_COMMON).
 `--check` rebuilds into a temporary file and fails if it differs from the shipped one.
 """
 
@@ -48,6 +49,13 @@ MAX_ANSWER_FALSE_ALARMS = {"other": 0.15, "summary": 0.20}
 RULES_STAND = ("contract",)
 # "supported" must be right at least 9 times in 10 on new contracts: 0.95 out of fold held as 0.90.
 SUPPORT_PRECISION = 0.95
+# Outside contracts it must also hold 9 times in 10 out of fold were errors three times as common. How often
+# an LLM errs moves several-fold with the model and the texts (RAGTruth's own models: a few % to half of
+# their answers). Only 6 % of RAGTruth's summary points are wrong, so 0.95 alone called 95 % of the correct
+# ones "supported" and said little more than that base rate: with errors three times as common, what it
+# calls supported would be right 0.87 of the time (held out by halves of sources; 0.90-0.91 now).
+ERRORS_MORE_COMMON = {"summary": 3, "other": 3}
+SHIFTED_PRECISION = 0.90
 PARAMS = {
     "objective": "binary",
     "learning_rate": 0.05,
@@ -128,15 +136,19 @@ def answer_flag_threshold(p: np.ndarray, y: np.ndarray, answer_ids: list[str], s
     return float(clean[int(np.ceil((1 - share) * len(clean))) - 1]) + 1e-9
 
 
-def support_threshold(p: np.ndarray, y: np.ndarray, precision: float = SUPPORT_PRECISION) -> float:
+def support_threshold(
+    p: np.ndarray, y: np.ndarray, precision: float = SUPPORT_PRECISION, errors_weigh: float = 1.0
+) -> float:
     """The highest probability at or below which at least `precision` of at least 30 points were
-    supported. Isotonic calibration gives many points the same probability: a threshold takes all of
-    them, so precision is read only where a run of equal probabilities ends."""
+    supported, each wrong point counted `errors_weigh` times (as if errors were that much more common).
+    Isotonic calibration gives many points the same probability: a threshold takes all of them, so
+    precision is read only where a run of equal probabilities ends."""
     order = np.argsort(p, kind="stable")
     ranked = p[order]
-    right = np.cumsum(y[order] == 0) / np.arange(1, len(order) + 1)
+    right, wrong = np.cumsum(y[order] == 0), np.cumsum(y[order] > 0)
+    share = right / (right + errors_weigh * wrong)
     ends = np.flatnonzero(np.append(ranked[1:] > ranked[:-1], True))
-    ok = ends[(right[ends] >= precision) & (ends >= 29)]
+    ok = ends[(share[ends] >= precision) & (ends >= 29)]
     return float(ranked[ok.max()]) if len(ok) else 0.0
 
 
@@ -230,7 +242,10 @@ def trained(train: Points, params: dict = PARAMS, support_precision: float = SUP
             checker["flag"][k] = answer_flag_threshold(p, y, answers, MAX_ANSWER_FALSE_ALARMS[k])
         else:
             checker["flag"][k] = flag_threshold(p, y)
-        checker["support"][k] = min(support_threshold(p, y, support_precision), checker["flag"][k])  # never both
+        support = support_threshold(p, y, support_precision)
+        if k in ERRORS_MORE_COMMON:
+            support = min(support, support_threshold(p, y, SHIFTED_PRECISION, ERRORS_MORE_COMMON[k]))
+        checker["support"][k] = min(support, checker["flag"][k])  # never both
     return checker
 
 
@@ -263,6 +278,9 @@ def measured(name: str, test: Points, p: np.ndarray, flagged: np.ndarray, suppor
     said = p <= support
     out["supported_precision"] = round(float((test.y[said] == 0).mean()), 3) if said.any() else None
     out["supported_n"] = int(said.sum())
+    if not test.folder.startswith("contractnli"):  # what it would be right were errors three times as common
+        right, wrong = int((test.y[said] == 0).sum()), int((test.y[said] > 0).sum())
+        out["supported_precision_errors_x3"] = round(right / (right + 3 * wrong), 3) if said.any() else None
     out["supported_confirmed"] = round(float(said[test.y == 0].mean()), 3)  # of the points that were right
     error, diagram = ece(p, test.y)
     out["ece"] = round(error, 3)

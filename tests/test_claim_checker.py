@@ -43,6 +43,7 @@ Place a sheet of foil on the rack below to catch any drips. Let the pan cool in 
 passage 3: Repeat the oiling and baking three or four times for a darker, tougher finish. Never soak a cast-iron
 pan or put it in the dishwasher, because it will rust.
 """
+ROOT = Path(__file__).resolve().parent.parent
 MADE = "The Receiving Party shall not disclose the Confidential Information to any third party."
 NEVER_MADE = "The Receiving Party may retain copies for archival backup purposes on its servers in Singapore."
 
@@ -105,6 +106,36 @@ def test_a_summary_is_judged_by_the_thresholds_set_for_summaries() -> None:
     assert (summary.kind, answer.kind, in_contract.kind) == ("summary", "other", "contract")
     assert checker.thresholds["flag"]["summary"] != checker.thresholds["flag"]["other"]
     assert not summary.flagged and not answer.flagged
+
+
+def test_outside_contracts_supported_still_holds_were_errors_three_times_as_common() -> None:
+    """Where few points are wrong (6 % of RAGTruth's summary points), 95 % right says little more than the
+    base rate: a reader whose LLM errs more often would find "supported" wrong too often. Outside contracts
+    the threshold also holds 9 times in 10 with every error counted three times; contracts keep theirs."""
+    import importlib.util
+
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("train_claim_checker", ROOT / "packaging" / "train_claim_checker.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    rng = np.random.default_rng(7)
+    p = np.sort(rng.uniform(0.0, 0.3, 4000))
+    y = (rng.uniform(size=p.size) < p / 2).astype(int)  # errors grow likelier as the probability rises
+
+    def right_were_errors_tripled(threshold: float) -> float:
+        said = p <= threshold
+        right, wrong = int((y[said] == 0).sum()), int((y[said] > 0).sum())
+        return right / (right + 3 * wrong)
+
+    plain = script.support_threshold(p, y)
+    shifted = script.support_threshold(p, y, script.SHIFTED_PRECISION, script.ERRORS_MORE_COMMON["summary"])
+    assert right_were_errors_tripled(plain) < 0.90 <= right_were_errors_tripled(shifted)
+    assert shifted < plain and (p <= shifted).sum() >= 30
+    assert "contract" not in script.ERRORS_MORE_COMMON
+    support = shipped().thresholds["support"]
+    assert support["summary"] < shipped().thresholds["flag"]["summary"] / 2  # no longer "all but the flagged"
 
 
 @pytest.fixture
