@@ -5,8 +5,9 @@ The model file (resources/claim_checker/model.json, rebuilt by packaging/train_c
 holds two LightGBM models as LightGBM's own text, an isotonic calibration per kind of answer
 (features.KINDS) and the thresholds chosen on held-out development data: `flag` (on contracts at most
 10 % of supported points flagged, elsewhere a share of fully correct answers given any flag) and
-`support` (below it, at least 95 % of points were supported); and `rules_stand`, the kinds where a
-verifier rule's flag stands on its own (elsewhere the rule's outcome is one of the checker's features).
+`support` (below it, at least 95 % of points were supported, and outside contracts 90 % were errors
+three times as common); and `rules_stand`, the kinds where a verifier rule's flag stands on its own
+(elsewhere the rule's outcome is one of the checker's features).
 No pickle: the file is data.
 """
 
