@@ -137,16 +137,16 @@ def answer_flag_threshold(p: np.ndarray, y: np.ndarray, answer_ids: list[str], s
 
 
 def support_threshold(
-    p: np.ndarray, y: np.ndarray, precision: float = SUPPORT_PRECISION, errors_weigh: float = 1.0
+    p: np.ndarray, y: np.ndarray, precision: float = SUPPORT_PRECISION, error_weight: float = 1.0
 ) -> float:
     """The highest probability at or below which at least `precision` of at least 30 points were
-    supported, each wrong point counted `errors_weigh` times (as if errors were that much more common).
+    supported, each wrong point counted `error_weight` times (as if errors were that much more common).
     Isotonic calibration gives many points the same probability: a threshold takes all of them, so
     precision is read only where a run of equal probabilities ends."""
     order = np.argsort(p, kind="stable")
     ranked = p[order]
     right, wrong = np.cumsum(y[order] == 0), np.cumsum(y[order] > 0)
-    share = right / (right + errors_weigh * wrong)
+    share = right / (right + error_weight * wrong)
     ends = np.flatnonzero(np.append(ranked[1:] > ranked[:-1], True))
     ok = ends[(share[ends] >= precision) & (ends >= 29)]
     return float(ranked[ok.max()]) if len(ok) else 0.0
