@@ -16,7 +16,6 @@ clause ("the excerpt does not say the year"), so both shares are coarse: read th
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ ASSAY = str(Path(sys.executable).parent / "assay")
 def main() -> int:
     from app.judging.verification import Verifier, verify_project
     from app.project import Project
+    from storage import documents
     from storage.db import url_for_path
 
     rows = [json.loads(line) for line in (DATA / "qa.jsonl").read_text().splitlines() if line.strip()]
@@ -42,15 +42,13 @@ def main() -> int:
         work = Path(tmp)
         project_file = work / "p.assay"
         subprocess.run([ASSAY, "--project", str(project_file), "import", str(DATA)], check=True, capture_output=True)
-        with sqlite3.connect(project_file) as db:
-            spans = {
-                (name, cid): (s, e)
-                for name, cid, s, e in db.execute(
-                    "select d.name, p.citation_id, p.char_start, p.char_end"
-                    " from passages p join documents d on d.id = p.document_id"
-                )
-            }
         project = Project.open(url_for_path(project_file))
+        with project.sessions() as session:
+            spans = {
+                (name, p.citation_id): (p.char_start, p.char_end)
+                for name in {r["document"] for r in marked.values()}
+                for p in documents.passages_of(session, documents.document_id_by_name(session, name) or -1)
+            }
         for name, neural in (("by words", False), ("by meaning (shipped encoders)", True)):
             verifier = Verifier(project.sessions, neural=neural)
             assert not neural or verifier.encoders is not None, verifier.note

@@ -19,6 +19,8 @@ from models.checker import ClaimChecker, Evidence, shipped
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.model import MODEL_FILE
 
+from .packaging_scripts import packaging_script
+
 CONTRACT = """MUTUAL NON-DISCLOSURE AGREEMENT
 
 This Agreement is made between Acme Corp ("Disclosing Party") and Beta LLC ("Receiving Party").
@@ -43,7 +45,6 @@ Place a sheet of foil on the rack below to catch any drips. Let the pan cool in 
 passage 3: Repeat the oiling and baking three or four times for a darker, tougher finish. Never soak a cast-iron
 pan or put it in the dishwasher, because it will rust.
 """
-ROOT = Path(__file__).resolve().parent.parent
 MADE = "The Receiving Party shall not disclose the Confidential Information to any third party."
 NEVER_MADE = "The Receiving Party may retain copies for archival backup purposes on its servers in Singapore."
 
@@ -112,14 +113,9 @@ def test_outside_contracts_supported_still_holds_were_errors_three_times_as_comm
     """Where few points are wrong (6 % of RAGTruth's summary points), 95 % right says little more than the
     base rate: a reader whose LLM errs more often would find "supported" wrong too often. Outside contracts
     the threshold also holds 9 times in 10 with every error counted three times."""
-    import importlib.util
-
     import numpy as np
 
-    spec = importlib.util.spec_from_file_location("train_claim_checker", ROOT / "packaging" / "train_claim_checker.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = packaging_script("train_claim_checker")
     rng = np.random.default_rng(7)
     p = np.sort(rng.uniform(0.0, 0.3, 4000))
     y = (rng.uniform(size=p.size) < p / 2).astype(int)  # errors grow likelier as the probability rises

@@ -31,22 +31,13 @@ from app.review.service import ReviewService
 from models.vocabulary import Tag
 from storage.audit import GENESIS, _time, audit_hash
 
+from .packaging_scripts import packaging_script
+
 pytestmark = pytest.mark.every_store
 
 ANSWER, OTHER = "contractnli-027", "contractnli-028"
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY = ROOT / "packaging" / "verify_signoff.py"
-
-
-def _script() -> Any:
-    """packaging/verify_signoff.py as a module (`packaging` is another package's name)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("verify_signoff", VERIFY)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _cli(capsys: pytest.CaptureFixture[str], project: Project, *argv: str) -> tuple[int, str]:
@@ -316,7 +307,7 @@ def test_the_certificate_verifies_outside_assay_and_fails_after_any_byte_changes
     data = cert.read_bytes()
     parsed = json.loads(data)
     assert parsed["record"]["key"] == parsed["fingerprint"] and parsed["algorithm"] == "ed25519"
-    script = _script()
+    script = packaging_script("verify_signoff")
     problems = script.problems  # the script's own check, in this process: every byte, fast
     from app.cli.signoff import CERTIFICATE_ABOUT
 
