@@ -4,7 +4,9 @@ Backups live in the user data folder (or the folder the settings or ASSAY_BACKUP
 sub-folder per project. Each is a consistent copy made with SQLite's online backup API and checked
 page by page before it counts; an encrypted project's backups are encrypted with the same key.
 Kept: the newest 10, and the newest of each of the last 7 days. Restoring moves the current file
-aside (with its write-ahead log) before the backup takes its place: nothing is overwritten.
+aside (with its write-ahead log) before the backup takes its place: nothing is overwritten. The
+restore is recorded in the restored project's audit log, and this computer's anchor of the log
+(app/anchors.py) moves with the replaced file, so that `audit verify` accepts the restored log.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from app.errors import AssayError, InvalidInput, StorageError
-from storage.db import sqlite_path
+from storage.db import sqlite_path, url_for_path
 from storage.integrity import inspect_file
 from storage.snapshots import check_file, copy_database
 
@@ -175,7 +177,33 @@ def restore(project: Path, backup: Path, passphrase: str | None = None) -> Path 
                 os.replace(f"{project}{sidecar}", f"{aside}{sidecar}")
         os.replace(project, aside)
     os.replace(incoming, project)
+    _record_restore(project, backup, aside, passphrase)
     return aside
+
+
+def _record_restore(project: Path, backup: Path, aside: Path | None, passphrase: str | None) -> None:
+    """Keep `audit verify` true to a restore: this computer's anchors of the file replaced go with it
+    to where it is kept aside, and the restored log records the restore (what it took back), whose
+    entry becomes the anchor here."""
+    import getpass
+
+    from app import anchors
+    from app.project import Project
+    from storage.audit import append_audit
+
+    url = url_for_path(project)
+    replaced = anchors.move_place(url, None if aside is None else url_for_path(aside))
+    restored = Project.open(url, passphrase)
+    try:
+        with restored.sessions.begin() as session:
+            payload = {
+                "backup": backup.name,
+                "kept_aside": None if aside is None else aside.name,
+                "replaced": None if replaced is None else {"entry": replaced.entry_id, "hash": replaced.entry_hash},
+            }
+            append_audit(session, getpass.getuser(), "project.restored", "project", project.name, payload)
+    finally:
+        restored.close()
 
 
 class BackupSchedule:

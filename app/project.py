@@ -82,8 +82,12 @@ class Project:
     def open(cls, url: str, passphrase: str | None = None) -> Project:
         """Open (or create) a project; a passphrase opens, or creates, an encrypted project file.
         A damaged file is refused with the newest good backup to restore."""
+        from app import anchors
+
+        path = sqlite_path(url)
+        created = path is not None and not path.exists()
         try:
-            return cls(url, open_project(url, passphrase), passphrase)
+            project = cls(url, open_project(url, passphrase), passphrase)
         except ProjectDamaged as exc:
             from app.backups import advice
 
@@ -94,6 +98,8 @@ class Project:
             if list_backups(exc.path):  # it was a project once: say how to get it back
                 raise NotAProject(exc.path, f"{exc}; {advice(exc.path)}") from exc
             raise
+        anchors.opened(url, created)  # its audit log witnessed outside it from now on
+        return project
 
     def close(self) -> None:
         """Release the database; SQLite folds its write-ahead log back into the project file."""

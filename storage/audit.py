@@ -12,6 +12,12 @@ the newest entry's id and hash are signed with their key and kept in `audit_head
 chain no longer has the hash signed, a cut one no longer has the entry, and no one without the
 private key can sign a new head. Heads, not a signature on every entry: verifying 100,000
 Ed25519 signatures costs seconds, verifying the heads costs one per signed action (bench/signing.py).
+
+Heads are signed only where a reviewer signs; the newest entries after the last head (a guideline
+change after the last sign-off) are witnessed outside the project instead: after every commit that
+appends to the log, the app records the newest entry in the user's key folder (app/anchors.py),
+keyed by the log's identity (`log_identity`: its first entry, which every copy of the file shares)
+and by the file's place. What `assay audit verify` sees, in one sentence, is `VERIFY_SEES`.
 """
 
 from __future__ import annotations
@@ -41,6 +47,12 @@ SQLITE_TRIGGERS: tuple[str, ...] = (
     "audit_heads_no_delete",
 )
 POSTGRES_TRIGGERS: tuple[str, ...] = ("audit_log_append_only", "audit_log_no_truncate", "audit_heads_append_only")
+VERIFY_SEES = (
+    "Audit verify sees any entry edited, removed, reordered or cut off the end of this log, in this file or in a "
+    "copy of it on this computer, up to the newest entry this computer wrote or verified; it cannot see entries "
+    "that only another computer wrote cut off the end (unless a head signed there names them), a log rebuilt "
+    "from its first entry in a copy, or a whole file brought from another computer."
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -223,6 +235,66 @@ def newest_entry(session: Session) -> tuple[int, str] | None:
     session.flush()
     row = session.execute(select(AuditRow.id, AuditRow.hash).order_by(AuditRow.id.desc()).limit(1)).first()
     return None if row is None else (int(row[0]), str(row[1]))
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntryMark:
+    """An entry as a witness outside the project keeps it: enough to find it, and to name it."""
+
+    entry_id: int
+    entry_hash: str
+    action: str
+    entity: str
+    entity_id: str
+    actor: str
+    at: str  # UTC, as text
+
+
+def entry_mark(session: Session, entry_id: int | None = None) -> EntryMark | None:
+    """The entry with this id (default: the newest), None when there is none."""
+    statement = select(
+        AuditRow.id, AuditRow.hash, AuditRow.action, AuditRow.entity, AuditRow.entity_id, AuditRow.actor, AuditRow.at
+    )
+    statement = (
+        statement.order_by(AuditRow.id.desc()).limit(1)
+        if entry_id is None
+        else statement.where(AuditRow.id == entry_id)
+    )
+    row = session.execute(statement).first()
+    if row is None:
+        return None
+    entry, digest, action, entity, target, actor, at = row
+    when = at.strftime("%Y-%m-%d %H:%M") if isinstance(at, datetime) else str(at)[:16]
+    return EntryMark(
+        entry_id=int(entry),
+        entry_hash=str(digest),
+        action=action,
+        entity=entity,
+        entity_id=target,
+        actor=actor,
+        at=when,
+    )
+
+
+def entry_hash_of(session: Session, entry_id: int) -> str | None:
+    """The stored hash of the entry with this id; None when there is no such entry."""
+    found = session.execute(text("SELECT hash FROM audit_log WHERE id = :id"), {"id": entry_id}).first()
+    return None if found is None else str(found[0])
+
+
+def last_entry_id(session: Session) -> int:
+    """The id of the newest entry (0 for an empty log)."""
+    return int(session.execute(text("SELECT max(id) FROM audit_log")).scalar() or 0)
+
+
+def log_identity(session: Session) -> str | None:
+    """What names this log wherever its file is copied: the hash of its first entry, which every copy
+    shares and no one changes without rebuilding the whole chain. None for an empty log, and on a
+    server, whose database is not copied as a file (and whose first entry a matter's wall may hide)."""
+    if session.get_bind().dialect.name != "sqlite":
+        return None
+    first = session.execute(text("SELECT hash FROM audit_log ORDER BY id LIMIT 1")).first()
+    return None if first is None or not first[0] else f"log:{first[0]}"
 
 
 def sign_head(session: Session, signer: Signer) -> AuditHead | None:

@@ -3,6 +3,10 @@
 Apart from storage/audit.py (reading, verifying and signing the log) so that the modules whose
 changes are audited (guidelines, reviewer keys) can append an entry without importing the verifier,
 which reads them back to verify.
+
+Each append notes, in the session's `info`, the newest entry the transaction appended: whoever keeps
+a witness of the log outside the project (app/anchors.py) reads the note when the transaction
+commits, so that the witness moves with every entry, and with nothing else.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from sqlalchemy.orm import Session
 from storage.schema import AuditRow, utcnow
 
 GENESIS = "0" * 64
+APPENDED = "assay.audit_appended"  # session.info: the id of the newest entry this transaction appended
 
 
 def audit_hash(
@@ -43,19 +48,19 @@ def append_audit(
     prev = _newest_hash(session) or GENESIS
     at = utcnow()
     payload = json.loads(json.dumps(payload, default=str))  # exactly what the JSON column will give back
-    session.add(
-        AuditRow(
-            at=at,
-            actor=actor,
-            action=action,
-            entity=entity,
-            entity_id=entity_id,
-            payload=payload,
-            prev_hash=prev,
-            hash=audit_hash(prev, at, actor, action, entity, entity_id, payload),
-        )
+    row = AuditRow(
+        at=at,
+        actor=actor,
+        action=action,
+        entity=entity,
+        entity_id=entity_id,
+        payload=payload,
+        prev_hash=prev,
+        hash=audit_hash(prev, at, actor, action, entity, entity_id, payload),
     )
+    session.add(row)
     session.flush()
+    session.info[APPENDED] = row.id
 
 
 def _newest_hash(session: Session) -> str | None:

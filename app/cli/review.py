@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
-from app import keys
+from app import anchors
 from app.cli.output import print_summary, writing
 from app.cli.signoff import signoff_dicts, signoff_lines
 from app.errors import AssayError, InvalidInput
@@ -18,7 +18,7 @@ from app.judging.verification import VERIFIER, finding_at, findings, reasons_tex
 from app.project import Project
 from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
-from storage.audit import AuditProblem, audit_entries, verify_audit
+from storage.audit import VERIFY_SEES, AuditProblem, audit_entries, verify_audit
 
 
 def _show(project: Project, args: argparse.Namespace) -> int:
@@ -113,15 +113,17 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         if args.out is not None:
             raise AssayError("audit verify takes no file: the file is for audit export")
         count, problems = verify_audit(session)
-        problems += [
-            AuditProblem(entry_id=None, problem=p) for p in keys.anchor_problems(project.url, session)
-        ]  # outside the project
+        problems += [AuditProblem(entry_id=None, problem=p) for p in anchors.anchor_problems(session)]  # outside it
+        seen = anchors.log_state(session)
     checks = project.signoffs()  # each sign-off against what is stored now
     broken = any(not c.matches for c in checks)
+    if not problems and not broken:
+        anchors.note_verified(seen)  # entries written elsewhere are witnessed here from now on
     if args.json:
         ok = not problems and not broken
         found = [asdict(p) for p in problems]
-        print(json.dumps({"entries": count, "ok": ok, "problems": found, "signoffs": signoff_dicts(checks)}))
+        report = {"entries": count, "ok": ok, "problems": found, "signoffs": signoff_dicts(checks), "sees": VERIFY_SEES}
+        print(json.dumps(report))
     else:
         print(f"{count} audit entries: " + ("the chain is intact" if not problems else f"{len(problems)} problems"))
         if first := next((p for p in problems if p.entry_id is not None), None):
@@ -129,6 +131,7 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"  {f'entry {problem.entry_id}' if problem.entry_id is not None else 'the log'}: {problem.problem}")
         print("\n".join(signoff_lines(checks)))
+        print(VERIFY_SEES)
     return 0 if not problems and not broken else 1
 
 
