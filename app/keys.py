@@ -1,5 +1,4 @@
-"""Reviewers' signing keys on this computer: making one, unlocking it, signing with it, and the last
-audit head this computer signed for each project.
+"""Reviewers' signing keys on this computer: making one, unlocking it, signing with it.
 
 A reviewer's key pair is Ed25519 (the `cryptography` package). The private key never enters a
 project: it is kept in the OS keyring (`keyring`) or, where there is none (a headless server, a
@@ -8,9 +7,7 @@ that passphrase in ASSAY_KEY_PASSPHRASE. Beside it a small JSON file says whose 
 where its private half lives; the public key is registered in each project the reviewer signs in
 (storage/reviewer_keys.py, audited). Every failure is one sentence (KeyProblem, exit 2).
 
-The anchor: each head this computer signs is remembered per project (`anchors.json`), so that
-`assay audit verify` can tell a log cut short or rebuilt after it, even when the heads were
-deleted with it: an anchor outside the project's own rows.
+The anchor, this computer's witness of each log's newest entry, is kept beside the keys (app/anchors.py).
 """
 
 from __future__ import annotations
@@ -294,59 +291,6 @@ def retire(session: Any, fingerprint: str, actor: str) -> RegisteredKey:
 # ---------------------------------------------------------------- heads and the anchor
 
 
-def _anchors_path() -> Path:
-    return key_folder() / "anchors.json"
-
-
-def _anchors() -> dict[str, Any]:
-    try:
-        data = json.loads(_anchors_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def remember_head(project_url: str, head: AuditHead | None) -> None:
-    """Keep the newest head this computer signed for the project (after its transaction committed)."""
-    if head is None:
-        return
-    anchors = _anchors()
-    known = anchors.get(project_url)
-    if isinstance(known, dict) and int(known.get("entry_id", 0)) > head.entry_id:
-        return
-    anchors[project_url] = {
-        "entry_id": head.entry_id,
-        "entry_hash": head.entry_hash,
-        "fingerprint": head.fingerprint,
-        "signed_at": head.signed_at.isoformat(),
-    }
-    try:
-        key_folder().mkdir(parents=True, exist_ok=True)
-        temporary = _anchors_path().with_suffix(".tmp")
-        temporary.write_text(json.dumps(anchors, indent=1), encoding="utf-8")
-        temporary.replace(_anchors_path())
-    except OSError:
-        pass  # the heads in the project still stand; the anchor is a second witness
-
-
-def anchor_problems(project_url: str, session: Any) -> list[str]:
-    """Whether the log still holds the newest head this computer signed for the project."""
-    from sqlalchemy import text
-
-    anchor = _anchors().get(project_url)
-    if not isinstance(anchor, dict):
-        return []
-    entry_id, entry_hash = int(anchor.get("entry_id", 0)), anchor.get("entry_hash")
-    found = session.execute(text("SELECT hash FROM audit_log WHERE id = :id"), {"id": entry_id}).first()
-    when = str(anchor.get("signed_at", ""))[:16]
-    if found is None:
-        last = session.execute(text("SELECT max(id) FROM audit_log")).scalar() or 0
-        if last < entry_id:
-            return [
-                f"the log was cut short: this computer signed its head at entry {entry_id} ({when} UTC), "
-                f"the log now ends at entry {last} (or an older copy of the project was restored)"
-            ]
-        return [f"entry {entry_id}, whose head this computer signed ({when} UTC), was removed"]
-    if found[0] != entry_hash:
-        return [f"the log was rewritten: entry {entry_id} is not the one this computer signed ({when} UTC)"]
-    return []
+    """Nothing left to do: every commit that appends to the log, a signed head's among them, has
+    anchored its newest entry already (app/anchors.py)."""
