@@ -11,9 +11,12 @@ reviewer a project holding only the matter they are on.
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -122,7 +125,7 @@ def add_person(project: Project, reference: str, person: str, actor: str) -> Mat
     if person in matter.members:
         raise InvalidInput(person, f"is already on matter {matter.label}")
     with project.sessions() as session:
-        wall = next((w for w in store.walls(session, person) if w.client == matter.client), None)
+        wall = next((w for w in store.walls(session, person) if store.same_client(w.client, matter.client)), None)
     if wall is not None:
         with project.sessions.begin() as session:
             from storage.audit import append_audit
@@ -135,8 +138,9 @@ def add_person(project: Project, reference: str, person: str, actor: str) -> Mat
                 str(matter.id),
                 {"person": person, "client": matter.client, "wall": wall.reason},
             )
+        client = wall.client if wall.client == matter.client else f"{wall.client} (as {matter.client} is written)"
         raise InvalidInput(
-            person, f"is walled from {matter.client}: not added to {matter.label} (the attempt is in the audit log)"
+            person, f"is walled from {client}: not added to {matter.label} (the attempt is in the audit log)"
         )
     with project.sessions.begin() as session:
         store.add_member(session, matter, person, actor)
@@ -159,9 +163,10 @@ def wall(project: Project, person: str, client: str, reason: str | None, actor: 
     person, client = _text("person", person), _text("--client", client)
     _administer(project)
     with project.sessions() as session:
-        if any(w.client == client for w in store.walls(session, person)):
-            raise InvalidInput(person, f"is already walled from {client}")
-        on = [m for m in store.matters(session) if m.client == client and person in m.members]
+        walled = next((w for w in store.walls(session, person) if store.same_client(w.client, client)), None)
+        if walled is not None:
+            raise InvalidInput(person, f"is already walled from {walled.client}")
+        on = [m for m in store.matters(session) if store.same_client(m.client, client) and person in m.members]
     if on:
         raise InvalidInput(person, f"is on {on[0].label}: take them off it first (--remove {person} --from …)")
     with project.sessions.begin() as session:
@@ -172,10 +177,11 @@ def unwall(project: Project, person: str, client: str, actor: str) -> None:
     person, client = _text("person", person), _text("--client", client)
     _administer(project)
     with project.sessions() as session:
-        if not any(w.client == client for w in store.walls(session, person)):
-            raise InvalidInput(person, f"is not walled from {client}")
+        walled = next((w for w in store.walls(session, person) if store.same_client(w.client, client)), None)
+    if walled is None:
+        raise InvalidInput(person, f"is not walled from {client}")
     with project.sessions.begin() as session:
-        store.remove_wall(session, person, client, actor)
+        store.remove_wall(session, person, walled.client, actor)
 
 
 def walls(project: Project) -> list[store.Wall]:
@@ -258,43 +264,110 @@ def _file_name(matter: Matter) -> str:
     return re.sub(r"[^\w.,() -]+", "-", f"{matter.client} {matter.number}").strip(" .-") or f"matter {matter.id}"
 
 
-def _copy_into(project: Project, matter: Matter, out: Path, passphrase: str | None) -> dict[str, int]:
+def _copy_into(project: Project, matter: Matter, out: Path, passphrase: str, actor: str) -> dict[str, int]:
     target = open_project(url_for_path(out), passphrase)
     try:
         with project.sessions() as source_session, target.begin() as target_session:
-            copied = store.copy_matter(source_session.connection(), target_session.connection(), matter.id)
+            copied = store.copy_matter(source_session.connection(), target_session.connection(), matter.id, actor)
             set_setting(target_session, MATTER_NAME, f"{matter.client} {matter.number}: {matter.name}")  # the title
+        with target.begin() as target_session:  # the copy whole in its one file, for a rename to move
+            target_session.connection().exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         target.kw["bind"].dispose()
     return copied
 
 
-def export_matter(project: Project, reference: str, out: Path, passphrase: str | None) -> dict[str, int]:
+# A project file's name leaves room for SQLite's "-wal" and "-shm" beside it, within the 255 bytes of
+# a name on every file system Assay runs on.
+LONGEST_NAME = 250
+_PARTIAL = re.compile(r"\.assay-export-(\d+)-[0-9a-f]{8}\.partial(-wal|-shm|-journal)?$")
+
+
+def destination_problem(out: Path) -> str | None:
+    """Why a matter cannot be written to `out` (it exists, or its name is too long); None when it can."""
+    if len(os.fsencode(out.name)) > LONGEST_NAME:
+        return f"its name is too long ({len(os.fsencode(out.name))} bytes; at most {LONGEST_NAME})"
+    try:
+        if out.exists():
+            return "it exists already: give the name of a new project file"
+    except OSError as exc:  # a path the system refuses to look at (too long as a whole, a loop)
+        return f"cannot write it: {exc.strerror or exc}"
+    return None
+
+
+def export_matter(project: Project, reference: str, out: Path, passphrase: str | None, actor: str) -> dict[str, int]:
     """Write one matter as its own project file, encrypted with `passphrase` (SQLCipher), holding no row
-    of any other matter nor the project's unassigned ones. Nothing is left behind on failure."""
+    of any other matter nor the project's unassigned ones; its audit log a chain of its own that
+    `audit verify` checks (storage/matters.py). It is written beside `out` under a hidden name and
+    renamed into place once whole: a killed export leaves no `out`, only that encrypted partial file,
+    which the next export into the folder removes. Nothing is left behind on failure."""
     matter = find(project, reference)
     if not passphrase:
         raise InvalidInput("--export", "a matter leaves encrypted: give a passphrase (ASSAY_PASSPHRASE or asked)")
-    if out.exists():
-        raise InvalidInput(str(out), "it exists already: give the name of a new project file")
+    if problem := destination_problem(out):
+        raise InvalidInput(str(out) if len(str(out)) <= 80 else f"{out.name[:40]}…", problem)
+    _remove_stale(out.absolute().parent, _PARTIAL)
+    partial = out.absolute().with_name(f".assay-export-{os.getpid()}-{secrets.token_hex(4)}.partial")
     try:
-        return _copy_into(project, matter, out, passphrase)
-    except BaseException:
-        for leftover in (out, out.with_name(out.name + "-wal"), out.with_name(out.name + "-shm")):
+        copied = _copy_into(project, matter, partial, passphrase, actor)
+        os.replace(partial, out)
+        return copied
+    finally:
+        for leftover in (partial, *(partial.with_name(partial.name + end) for end in ("-wal", "-shm", "-journal"))):
             leftover.unlink(missing_ok=True)
-        raise
+
+
+_SCOPED = re.compile(r"assay-matter-(\d+)-")
+
+
+def _remove_stale(folder: Path, pattern: re.Pattern[str]) -> None:
+    """Remove what a killed Assay left in `folder`: entries named by `pattern` (its first group the
+    process id) whose process is gone, or, where that cannot be told, a week old."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        found = pattern.match(entry.name)
+        if found is None or not _gone(int(found.group(1)), entry):
+            continue
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def _gone(pid: int, entry: Path) -> bool:
+    if pid == os.getpid():
+        return False
+    if os.name == "posix":
+        try:
+            os.kill(pid, 0)  # signal 0: only asks whether the process is there
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False  # another user's, and alive
+        return False
+    try:  # os.kill would end the process on Windows: age alone says
+        return time.time() - entry.stat().st_mtime > 7 * 24 * 3600
+    except OSError:
+        return False
 
 
 @contextmanager
 def scoped(project: Project, reference: str) -> Iterator[tuple[Project, Matter]]:
-    """The project as one matter alone: a copy of its rows in a private temporary project (encrypted
-    like the project when it is), which every figure, export and report reads as it reads a project."""
+    """The project as one matter alone: a copy of its rows in a private temporary project, which every
+    figure, export and report reads as it reads a project. The copy is always encrypted, with a random
+    key that never leaves this process: a killed command leaves only ciphertext no one can open, which
+    the next command on one matter removes."""
     matter = find(project, reference)
-    folder = Path(tempfile.mkdtemp(prefix="assay-matter-"))
+    _remove_stale(Path(tempfile.gettempdir()), _SCOPED)
+    folder = Path(tempfile.mkdtemp(prefix=f"assay-matter-{os.getpid()}-"))
+    key = f"x'{secrets.token_hex(32)}'"  # a raw 256-bit key: no key derivation on each connection
     try:
         path = folder / f"{_file_name(matter)}.assay"
-        _copy_into(project, matter, path, project.passphrase)
-        view = Project.open(url_for_path(path), project.passphrase)
+        _copy_into(project, matter, path, key, actor_of(project, None))
+        view = Project.open(url_for_path(path), key)
         try:
             yield view, matter
         finally:

@@ -6,19 +6,32 @@ migration 0019), so no writer can file a row under another matter. On PostgreSQL
 shows each login the unassigned rows and those of the matters it is a member of; the audit log's
 entries carry their subject's matter there. SQLite's audit log refuses updates, so there an entry's
 matter is derived from its subject when it is read (`audit_entry_ids`).
+
+A wall names a client as a person typed it; it is matched after `client_key` folds the spellings of one
+company together ("ACME", "Acme Inc.", a Greek-alpha "Αcme").
+
+A matter copied out (`copy_matter`) carries its audit entries on a chain of its own, rebuilt: the
+firm's chain runs through other matters' entries, which stay behind. Each entry keeps its time, actor,
+action, subject and payload; a sign-off's entry is marked `imported` (its record names the firm's log,
+not this one, as a reviewer's bundle's does). The chain ends with a `matter.exported` entry naming the
+firm's head at the time and, for each entry carried, its id, link and hash there: with it anyone can
+recompute each entry's hash in the firm's log (`exported_entry_problems`), and `audit verify` on the
+copy checks its own chain, keys, guidelines and sign-offs as on any project.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Table, delete, event, func, or_, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from storage.audit import append_audit
+from storage.audit import GENESIS, append_audit, audit_hash
 from storage.schema import (
     AnswerRow,
     AuditRow,
@@ -62,6 +75,57 @@ NO_MATTER_DATA = {
     "reviewer_keys": "reviewers' public keys",
     "audit_heads": "signed hashes of the audit chain: no content",
 }
+# Settings that hold a matter's data (answer ids, a client's name), by key or beginning of a key: on a
+# server a walled login does not read them (migration 0020), and a matter copied out carries only its
+# own part of them.
+MATTER_SETTINGS = ("assignments", "project.matter_name")
+MATTER_SETTING_PREFIXES = ("model_check.",)
+EXPORTED = "matter.exported"
+
+
+def is_matter_setting(key: str) -> bool:
+    return key in MATTER_SETTINGS or key.startswith(MATTER_SETTING_PREFIXES)
+
+
+# ---------------------------------------------------------------- clients' names, as walls match them
+
+# Letters of other scripts drawn like Latin ones (after casefolding): Greek and Cyrillic look-alikes.
+_LOOK_ALIKES = str.maketrans(
+    {
+        **dict(zip("αβεζηικμνορτυχϲϳ", "abezhikmnoptyxcj", strict=True)),
+        **dict(zip("авеѐёѕіїјкмнорстухһԁԛԝӏ", "abeeesiijkmhopctyxhdqwl", strict=True)),
+        "ı": "i",
+        "ȷ": "j",
+    }
+)
+# Words that say what kind of company, not which: dropped from the end of a client's name.
+_COMPANY_WORDS = frozenset(
+    {
+        *("inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "llp", "lp"),
+        *("plc", "gmbh", "mbh", "ag", "kg", "ug", "sa", "sas", "sarl", "srl", "spa", "bv", "nv", "pty", "pte"),
+        *("oy", "ab", "as", "asa", "kk"),
+    }
+)
+
+
+def client_key(client: str) -> str:
+    """What a client's name comes to once spellings of one company are folded together: compatibility
+    forms (NFKC), case, accents and look-alike Greek and Cyrillic letters, punctuation and spaces, a
+    leading "the" and trailing company words (Inc, Ltd, LLC, GmbH, S.A., Corp…)."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", client).casefold())
+    folded = "".join(c for c in folded if not unicodedata.combining(c)).translate(_LOOK_ALIKES)
+    folded = re.sub(r"(?<=\w)\.(?=\w)", "", folded.replace("&", " and "))  # S.A., L.L.C.: one word each
+    words = re.findall(r"[^\W_]+", folded)
+    while len(words) > 1 and words[-1] in _COMPANY_WORDS:
+        words.pop()
+    if len(words) > 1 and words[0] == "the":
+        words.pop(0)
+    return "".join(words) or client.strip().casefold()
+
+
+def same_client(a: str, b: str) -> bool:
+    """Whether two names of clients name one company, as a wall reads them."""
+    return client_key(a) == client_key(b)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,36 +338,41 @@ def administers(session: Session) -> bool:
 def audit_entry_ids(connection: Connection, matter_id: int) -> list[int]:
     """The audit entries about this matter: its own, and those whose subject (an answer, a pair of
     answers, a document) is in it. Entries about the project as a whole are not a matter's."""
+    about = _about_matter(connection, matter_id)
+    rows = connection.execute(select(AuditRow.id, AuditRow.entity, AuditRow.entity_id).order_by(AuditRow.id))
+    return [entry_id for entry_id, entity, entity_id in rows if about(entity, entity_id)]
+
+
+def _about_matter(connection: Connection, matter_id: int) -> Any:
     documents = {str(i) for i in connection.scalars(select(DocumentRow.id).where(DocumentRow.matter_id == matter_id))}
     answers = set(connection.scalars(select(AnswerRow.id).where(AnswerRow.matter_id == matter_id)))
-    ids = []
-    rows = connection.execute(select(AuditRow.id, AuditRow.entity, AuditRow.entity_id).order_by(AuditRow.id))
-    for entry_id, entity, entity_id in rows:
-        if (
+
+    def about(entity: str, entity_id: str) -> bool:
+        return (
             (entity == "matter" and entity_id == str(matter_id))
             or (entity == "document" and entity_id in documents)
             or (entity == "answer" and entity_id in answers)
             or (entity == "answer_pair" and entity_id.split("|", 1)[0] in answers)
-        ):
-            ids.append(entry_id)
-    return ids
+        )
+
+    return about
 
 
-def copy_matter(source: Connection, target: Connection, matter_id: int) -> dict[str, int]:
+def copy_matter(source: Connection, target: Connection, matter_id: int, actor: str) -> dict[str, int]:
     """Copy one matter into an empty project (schema at head): its rows of every table of matter data,
     the matter and its people, and of the rest only what those rows refer to (their raters and
-    reviewers' keys) and the project's settings and guidelines. Rows of other matters, unassigned rows
-    and entries about the whole project are left behind. Returns the rows copied per table."""
+    reviewers' keys), the project's guidelines and its settings but for other matters' part of them.
+    Rows of other matters, unassigned rows and entries about the whole project are left behind; the
+    matter's audit entries go on a chain of their own, ended by `actor`'s entry of the export
+    (`_copy_audit`). Returns the rows copied per table."""
     tables = Base.metadata.tables
     walled = set(WALLED_TABLES)
     unknown = set(tables) - walled - set(MATTER_TABLES) - set(NO_MATTER_DATA)
     if unknown:  # a table this code was never told about: refuse rather than guess
         raise RuntimeError(f"tables not classified for matters: {', '.join(sorted(unknown))}")
-    audit_ids = audit_entry_ids(source, matter_id)
     selections: dict[str, Any] = {}
     for name in walled - {"audit_log"}:
         selections[name] = select(tables[name]).where(tables[name].c.matter_id == matter_id)
-    selections["audit_log"] = select(tables["audit_log"]).where(tables["audit_log"].c.id.in_(audit_ids))
     selections["matters"] = select(tables["matters"]).where(tables["matters"].c.id == matter_id)
     selections["matter_members"] = select(tables["matter_members"]).where(
         tables["matter_members"].c.matter_id == matter_id
@@ -319,13 +388,15 @@ def copy_matter(source: Connection, target: Connection, matter_id: int) -> dict[
         for row in source.execute(select(tables["raters"]).where(tables["raters"].c.id.in_(sorted(rater_ids))))
     ]
     names = [row["name"] for row in rows["raters"]]
-    if "reviewer_keys" in tables:
-        keys = tables["reviewer_keys"]
-        rows["reviewer_keys"] = [
-            dict(r._mapping) for r in source.execute(select(keys).where(keys.c.reviewer.in_(names)))
-        ]
-    for name in ("settings", "guideline_versions"):
-        rows[name] = [dict(row._mapping) for row in source.execute(select(tables[name]))]
+    keys = tables["reviewer_keys"]
+    rows["reviewer_keys"] = [dict(r._mapping) for r in source.execute(select(keys).where(keys.c.reviewer.in_(names)))]
+    rows["guideline_versions"] = [dict(row._mapping) for row in source.execute(select(tables["guideline_versions"]))]
+    answers = {row["id"] for row in rows["answers"]}
+    rows["settings"] = [
+        setting
+        for row in source.execute(select(tables["settings"]))
+        if (setting := _matter_part(dict(row._mapping), answers)) is not None
+    ]
     target.exec_driver_sql("PRAGMA defer_foreign_keys = ON")  # a footnote may refer to a later passage
     copied: dict[str, int] = {}
     for table in Base.metadata.sorted_tables:
@@ -333,7 +404,94 @@ def copy_matter(source: Connection, target: Connection, matter_id: int) -> dict[
         if batch:
             _insert(target, table, batch)
         copied[table.name] = len(batch or ())
+    fingerprints = {row["fingerprint"] for row in rows["reviewer_keys"]}
+    copied["audit_log"] = _copy_audit(source, target, matter_id, fingerprints, actor)
     return copied
+
+
+def _matter_part(setting: dict[str, Any], answers: set[str]) -> dict[str, Any] | None:
+    """A setting as a matter's copy carries it: whole, cut down to the matter's answers, or not at all."""
+    if not is_matter_setting(setting["key"]):
+        return setting
+    if setting["key"] == "assignments" and isinstance(setting["value"], dict):
+        return setting | {"value": {a: names for a, names in setting["value"].items() if a in answers}}
+    return None
+
+
+def _utc_naive(at: Any) -> datetime:
+    """An entry's time as the chain hashes it and SQLite stores it: UTC, without a zone."""
+    stamp = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))
+    return stamp.astimezone(UTC).replace(tzinfo=None) if stamp.tzinfo else stamp
+
+
+def _copy_audit(source: Connection, target: Connection, matter_id: int, fingerprints: set[str], actor: str) -> int:
+    """The matter's audit entries, and those vouching for the keys and guidelines copied with it, on a
+    chain of the copy's own, opened by `actor`'s entry of the export, which maps each to the firm's log.
+    Opened by it, the chain is the copy's own from its first link: never taken for the firm's log."""
+    from storage.signoffs import SIGNED
+
+    about = _about_matter(source, matter_id)
+    log = Base.metadata.tables["audit_log"]
+    carried: list[tuple[Any, dict[str, Any], bool]] = []
+    newest: tuple[int, str | None] | None = None
+    for row in source.execute(select(log).order_by(log.c.id)):
+        entry = row._mapping
+        newest = (entry["id"], entry["hash"])
+        vouching = entry["action"] == "guidelines.set" or (
+            entry["entity"] == "key" and entry["entity_id"] in fingerprints
+        )
+        if about(entry["entity"], entry["entity_id"]) or vouching:
+            payload = dict(entry["payload"] or {})
+            imported = entry["action"] == SIGNED and not payload.get("imported")
+            if imported:  # its record names the firm's log, as a bundle's sign-off names the reviewer's
+                payload["imported"] = True
+            carried.append((entry, payload, imported))
+    matter = source.execute(select(MatterRow.client, MatterRow.number).where(MatterRow.id == matter_id)).one()
+    opening = {
+        "matter": f"{matter.client} {matter.number}",
+        "source_head": None if newest is None else {"entry": newest[0], "hash": newest[1]},
+        # each entry that follows, as it is in the firm's log: [id, link, hash, marked imported here]
+        "entries": [[entry["id"], entry["prev_hash"], entry["hash"], imported] for entry, _, imported in carried],
+    }
+    prev = target.scalar(select(log.c.hash).order_by(log.c.id.desc()).limit(1)) or GENESIS
+    export = {"actor": actor, "action": EXPORTED, "entity": "matter", "entity_id": str(matter_id)}
+    prev = _append(target, prev, _utc_naive(utcnow()), export, opening)
+    for entry, payload, _ in carried:
+        prev = _append(target, prev, _utc_naive(entry["at"]), entry, payload)
+    return len(carried) + 1
+
+
+def _append(target: Connection, prev: str, at: datetime, entry: Any, payload: dict[str, Any]) -> str:
+    fields = {name: entry[name] for name in ("actor", "action", "entity", "entity_id")}
+    digest = audit_hash(prev, at, payload=payload, **fields)
+    target.execute(
+        Base.metadata.tables["audit_log"]
+        .insert()
+        .values(at=at, **fields, matter_id=None, payload=payload, prev_hash=prev, hash=digest)
+    )
+    return digest
+
+
+def exported_entry_problems(session: Session) -> list[str]:
+    """For a matter copied out: each entry carried whose content no longer gives the hash it had in the
+    firm's log (edited since, or never what was there). Empty for a project that is no copy."""
+    rows = list(session.scalars(select(AuditRow).order_by(AuditRow.id)))
+    opening = next((i for i, row in enumerate(rows) if row.action == EXPORTED), None)
+    if opening is None:
+        return []
+    mapped = rows[opening].payload.get("entries") or []
+    carried = rows[opening + 1 : opening + 1 + len(mapped)]
+    if len(carried) != len(mapped):
+        return [f"the export names {len(mapped)} entries of the firm's log; the copy holds {len(carried)}"]
+    problems = []
+    for row, (entry_id, prev_hash, digest, imported) in zip(carried, mapped, strict=True):
+        payload = dict(row.payload or {})
+        if imported:
+            payload.pop("imported", None)
+        at = _utc_naive(row.at)
+        if audit_hash(prev_hash or "", at, row.actor, row.action, row.entity, row.entity_id, payload) != digest:
+            problems.append(f"entry {row.id} is not entry {entry_id} of the firm's log as it was exported")
+    return problems
 
 
 def _insert(target: Connection, table: Table, batch: list[dict[str, Any]]) -> None:

@@ -6,20 +6,35 @@ project that holds no row of another matter. The walls of a database server: tes
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from sqlalchemy import ForeignKey, select, text
 
 from app.cli import main
+from app.matters import scoped
 from app.project import SAMPLE_DATASET, Project
 from storage.audit import audit_entries
 from storage.db import url_for_path
-from storage.matters import MATTER_PARENTS, MATTER_TABLES, NO_MATTER_DATA, WALLED_TABLES
+from storage.matters import (
+    MATTER_PARENTS,
+    MATTER_TABLES,
+    NO_MATTER_DATA,
+    WALLED_TABLES,
+    client_key,
+    exported_entry_problems,
+)
 from storage.schema import Base, DocumentRow
 
+ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = {"A": "DoiT-ICN-NonDisclosure-Agreement.txt", "B": "EFCAConfidentialityAgreement.txt"}
 PASSPHRASE = "correct horse battery staple"
 
@@ -294,3 +309,139 @@ def test_an_unassigned_document_is_filed_under_a_matter_with_all_about_it(
         assert db.execute("SELECT count(*) FROM labels").fetchone()[0] > 0
     counts = older.json(capsys, "info", "--matter", "A-1")
     assert counts["answers"] == len(firm.answers["A"]) and counts["labels"] > 0
+
+
+# ---------------------------------------------------------------- issue 57: walls by any spelling, exports that verify
+
+
+@pytest.mark.parametrize("spelling", ["ACME", "Acme Inc.", "\N{GREEK CAPITAL LETTER ALPHA}cme", "Acme, L.L.C."])
+def test_a_wall_holds_whatever_the_spelling_of_the_client(
+    firm: Firm, capsys: pytest.CaptureFixture[str], spelling: str
+) -> None:
+    assert firm.run("matters", "--wall", "carol", "--client", spelling, "--reason", "acts for Acme's rival") == 0
+    before = firm.state()
+    capsys.readouterr()
+    assert firm.run("matters", "--add", "carol", "--to", "A-1") == 2
+    err = capsys.readouterr().err
+    assert f"carol: is walled from {spelling}" in err and err.count("\n") == 1, err
+    assert firm.state()["matter_members"] == before["matter_members"]
+    assert firm.run("matters", "--wall", "carol", "--client", "acme") == 2  # the same wall again
+    assert "carol: is already walled from" in capsys.readouterr().err
+    assert firm.run("matters", "--wall", "ana", "--client", spelling) == 2  # she is on Acme's matter
+    assert "ana: is on Acme A-1" in capsys.readouterr().err
+    assert firm.run("matters", "--unwall", "carol", "--client", "Acme") == 0
+    assert firm.run("matters", "--add", "carol", "--to", "A-1") == 0
+
+
+def test_client_names_fold_to_one_company_and_no_further() -> None:
+    same = ["Acme", "ACME", "Acme Inc.", "Acme, Inc", "ACME S.A.", "Acme GmbH", "The Acme Company", "Acmé Corp"]
+    same += ["\uff21\uff43\uff4d\uff45", "\u0410\u0441me", "\u0391cme Ltd"]  # full-width; Cyrillic А, с; Greek Α
+    assert {client_key(name) for name in same} == {"acme"}
+    assert len({client_key(name) for name in ("Acme", "Acne", "Acme Holdings", "Birch", "Inc")}) == 5
+
+
+def _sign(firm: Firm, reviewer: str, answer_id: str) -> None:
+    assert firm.run("signoff", answer_id, "--reviewer", reviewer) == 0
+
+
+def test_a_matter_exported_passes_audit_verify_with_its_sign_offs(
+    firm: Firm, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ana reviews B's answers too (in the firm's log, entries of both matters interleave)
+    assert firm.run("import-labels", str(firm.root / "anaB.jsonl")) == 0
+    _sign(firm, "ana", firm.answers["A"][0])
+    _sign(firm, "ana", firm.answers["B"][0])
+    _sign(firm, "ana", firm.answers["A"][1])
+    monkeypatch.setenv("ASSAY_PASSPHRASE", PASSPHRASE)
+    out = tmp_path / "acme.assay"
+    assert firm.run("matters", "--export", "A-1", str(out)) == 0
+    capsys.readouterr()
+    assert main(["--project", str(out), "audit", "verify", "--json"]) == 0, capsys.readouterr()
+    verified = json.loads(capsys.readouterr().out)
+    assert verified["ok"] and {s["answer_id"] for s in verified["signoffs"]} == set(firm.answers["A"][:2])
+    assert all(s["matches"] for s in verified["signoffs"])
+    exported = Project.open(url_for_path(out), PASSPHRASE)
+    try:
+        entries = audit_entries_of(exported)
+        with exported.sessions() as session:
+            assert exported_entry_problems(session) == []
+    finally:
+        exported.close()
+    assert entries[0].action == "matter.exported" and entries[0].prev_hash == "0" * 64
+    assert not any(e.entity_id in firm.answers["B"] for e in entries)
+    # an entry carried, then edited in the copy, no longer is the firm's
+    with sqlite3.connect(firm.path) as db:
+        firm_hashes = {row[0] for row in db.execute("SELECT hash FROM audit_log")}
+    assert {e.hash for e in entries}.isdisjoint(firm_hashes)  # a chain of its own, never taken for the firm's
+
+
+def test_a_killed_command_on_one_matter_leaves_no_readable_copy(firm: Firm, tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = (
+        "import os, signal, sys\n"
+        "from app.matters import scoped\n"
+        "from app.project import Project\n"
+        "from storage.db import url_for_path\n"
+        f"project = Project.open(url_for_path({str(firm.path)!r}))\n"
+        "with scoped(project, 'A-1') as (view, matter):\n"
+        "    view.counts()\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(scratch)}, cwd=ROOT, check=False
+    )
+    assert done.returncode == -signal.SIGKILL
+    left = [path for path in scratch.rglob("*") if path.is_file()]
+    assert left, "the copy the killed process worked on"
+    secret = (SAMPLE_DATASET / "documents" / DOCUMENTS["A"]).read_bytes()[200:260]
+    for path in left:
+        data = path.read_bytes()
+        assert not data.startswith(b"SQLite format 3") and secret not in data, path
+    project = Project.open(url_for_path(firm.path))
+    try:
+        with patch.object(tempfile, "tempdir", str(scratch)), scoped(project, "B-1"):
+            assert [p.name.split("-")[2] for p in scratch.iterdir()] == [str(os.getpid())]  # only its own
+        assert not list(scratch.iterdir())  # the killed process's copy and this one's are gone
+    finally:
+        project.close()
+
+
+def test_a_killed_export_leaves_nothing_at_its_name(
+    firm: Firm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out" / "acme.assay"
+    out.parent.mkdir()
+    script = (
+        "import os, signal\n"
+        "import storage.matters as store\n"
+        "from app import matters\n"
+        "from app.project import Project\n"
+        "from pathlib import Path\n"
+        "from storage.db import url_for_path\n"
+        "copy = store.copy_matter\n"
+        "def killed(*args, **kwargs):\n"
+        "    copy(*args, **kwargs)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "store.copy_matter = killed\n"
+        f"project = Project.open(url_for_path({str(firm.path)!r}))\n"
+        f"matters.export_matter(project, 'A-1', Path({str(out)!r}), {PASSPHRASE!r}, 'lead')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert not out.exists()
+    left = list(out.parent.iterdir())
+    assert left and all(not p.read_bytes().startswith(b"SQLite format 3") for p in left)
+    monkeypatch.setenv("ASSAY_PASSPHRASE", PASSPHRASE)
+    assert firm.run("matters", "--export", "A-1", str(out)) == 0
+    assert [p.name for p in out.parent.iterdir()] == [out.name]  # the killed export's partial file is gone
+
+
+def test_a_long_export_name_is_one_sentence(
+    firm: Firm, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_PASSPHRASE", PASSPHRASE)
+    capsys.readouterr()
+    assert firm.run("matters", "--export", "A-1", str(firm.root / ("a" * 300 + ".assay"))) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1 and "its name is too long" in err, err

@@ -52,7 +52,7 @@ def _matters(project: Project, args: argparse.Namespace) -> int:
         print(f"filed {args.assign} under {args.to}: {moved} rows")
     elif args.export is not None:
         reference, out = args.export
-        _export(project, reference, out)
+        _export(project, reference, out, actor)
     else:
         _list(project, args.json)
     return 0
@@ -64,16 +64,18 @@ def _given(value: str | None, action: str, option: str) -> str:
     return value
 
 
-def _export(project: Project, reference: str, out: str) -> None:
+def _export(project: Project, reference: str, out: str, actor: str) -> None:
     from pathlib import Path
 
     path = Path(out)
     matter = matters.find(project, reference)  # an unknown matter is said before a passphrase is asked
+    if problem := matters.destination_problem(path):  # before anything looks at a name the system refuses
+        raise InvalidInput(out if len(out) <= 80 else f"{path.name[:40]}…", problem)
     if problem := protected_problem(path, project):
         raise InvalidInput(out, problem)
     passphrase = os.environ.get(PASSPHRASE_ENV) or ask_in_terminal(out, True)
     with writing(path, project=project):
-        copied = matters.export_matter(project, reference, path, passphrase)
+        copied = matters.export_matter(project, reference, path, passphrase, actor)
     print(
         f"wrote {out}: matter {matter.label}, encrypted; {copied['documents']} documents, "
         f"{copied['answers']} answers, {copied['labels']} tags, {copied['reviews']} reviews"
