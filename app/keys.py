@@ -7,6 +7,11 @@ that passphrase in ASSAY_KEY_PASSPHRASE. Beside it a small JSON file says whose 
 where its private half lives; the public key is registered in each project the reviewer signs in
 (storage/reviewer_keys.py, audited). Every failure is one sentence (KeyProblem, exit 2).
 
+In a project a reviewer signs with one key: their first is registered on trust; another is made
+only as a rotation, signed with their key in force there, which this computer must hold (`new_key`),
+and that key is then retired. A retired key signs nothing, so a reviewer whose keys in a project are
+all retired, or whose key in force is on another computer, is refused rather than given a new one.
+
 The anchor, this computer's witness of each log's newest entry, is kept beside the keys (app/anchors.py).
 """
 
@@ -30,12 +35,15 @@ from app.errors import AssayError
 from storage.audit import AuditHead
 from storage.reviewer_keys import (
     RegisteredKey,
+    Rotation,
     Signer,
     b64,
     fingerprint_of,
     register_key,
     registered_keys,
     retire_key,
+    rotation_message,
+    unb64,
 )
 
 KEY_DIR_ENV = "ASSAY_KEY_DIR"  # tests and portable installs point it elsewhere
@@ -164,7 +172,14 @@ def _fetch(entry: str, store: str, what: str) -> PrivateKey | None:
             pem = keyring.get_password(KEYRING_SERVICE, entry)
         except Exception as exc:  # no backend, D-Bus gone, locked: the key is out of reach either way
             raise KeyProblem(f"{what} is kept in the OS keyring, which is not available here ({exc})") from exc
-        return None if pem is None else serialization.load_pem_private_key(pem.encode(), password=None)
+        if pem is None:
+            return None
+        try:
+            return serialization.load_pem_private_key(pem.encode(), password=None)
+        except (ValueError, TypeError) as exc:
+            raise KeyProblem(
+                f"{what} in the OS keyring is damaged (not a readable private key): nothing was signed"
+            ) from exc
     path = key_folder() / f"{entry}.pem"
     if not path.exists():
         return None
@@ -172,6 +187,10 @@ def _fetch(entry: str, store: str, what: str) -> PrivateKey | None:
         data = path.read_bytes()
     except OSError as exc:
         raise KeyProblem(f"{what}: its private key file {path} cannot be read ({exc.strerror or exc})") from exc
+    if b"-----BEGIN ENCRYPTED PRIVATE KEY-----" not in data:
+        raise KeyProblem(
+            f"{what}: its private key file {path} is damaged (not an encrypted PEM key): nothing was signed"
+        )
     try:
         return serialization.load_pem_private_key(data, password=_passphrase(what, False).encode())
     except (ValueError, TypeError) as exc:
@@ -244,11 +263,14 @@ def signer(key: LocalKey) -> Signer:
 
 
 def signing_key(session: Any, reviewer: str, *, create: bool = True, actor: str | None = None) -> tuple[Signer, bool]:
-    """The reviewer's signer for this project: a key this computer holds that the project has not
-    retired (registered here if new to the project); with `create`, a new key when there is none.
-    The flag says whether a key was made."""
-    retired = {k.fingerprint for k in registered_keys(session, reviewer) if k.retired_at is not None}
-    usable = [k for k in local_keys(reviewer) if k.fingerprint not in retired]
+    """The reviewer's signer for this project: their key in force here, which this computer holds; when
+    the project has no key of theirs, a key this computer holds (with `create`, a new one) registered
+    here as their first. The flag says whether a key was made. KeyProblem when they have keys here
+    but none this computer can sign with: another key is made only by `new_key`, a signed rotation."""
+    theirs = registered_keys(session, reviewer)
+    if theirs:
+        return signer(_key_in_force(reviewer, theirs)), False
+    usable = local_keys(reviewer)
     created = False
     if not usable:
         if not create:
@@ -263,10 +285,64 @@ def signing_key(session: Any, reviewer: str, *, create: bool = True, actor: str 
     return sign, created
 
 
-def _raw(key: LocalKey) -> bytes:
-    import base64
+def held_signer(session: Any, reviewer: str) -> Signer | None:
+    """The reviewer's key in force in this project when this computer holds it (to sign the log's head
+    after an action that needs no signature of its own), else None."""
+    theirs = registered_keys(session, reviewer)
+    in_force = {k.fingerprint for k in theirs if k.retired_at is None}
+    held = [k for k in local_keys(reviewer) if k.fingerprint in in_force]
+    return signer(held[-1]) if held else None
 
-    return base64.b64decode(key.public_key)
+
+def retired_fingerprints(session: Any, reviewer: str) -> set[str]:
+    """The reviewer's keys this project retired: they sign nothing more in it."""
+    return {k.fingerprint for k in registered_keys(session, reviewer) if k.retired_at is not None}
+
+
+def _key_in_force(reviewer: str, theirs: list[RegisteredKey]) -> LocalKey:
+    """The newest of the reviewer's keys in force here that this computer holds; KeyProblem if none."""
+    in_force = [k for k in theirs if k.retired_at is None]
+    held = {k.fingerprint: k for k in local_keys(reviewer)}
+    mine = [held[k.fingerprint] for k in in_force if k.fingerprint in held]
+    if mine:
+        return mine[-1]
+    if not in_force:
+        raise KeyProblem(
+            f"every signing key of {reviewer} in this project is retired, and a retired key signs nothing: "
+            "no new key of theirs can be registered here (rotate with `assay keys create` before retiring)"
+        )
+    raise KeyProblem(
+        f"{reviewer}'s signing key in this project ({in_force[-1].fingerprint[:16]}) is not on this computer: "
+        "sign on the computer that holds it (another key of theirs needs a rotation signed with it)"
+    )
+
+
+def new_key(session: Any, reviewer: str, actor: str | None = None) -> tuple[LocalKey, Signer, str | None]:
+    """Make a key for the reviewer and register it here: their first key, or a rotation signed with
+    their key in force here (which this computer must hold), which the new key replaces (it is retired).
+    Returns the key, its signer and the fingerprint of the key it replaced (None for a first key)."""
+    theirs = registered_keys(session, reviewer)
+    old = signer(_key_in_force(reviewer, theirs)) if theirs else None  # unlocked before anything is made
+    made = create_key(reviewer)
+    rotation = None
+    if old is not None:
+        message = rotation_message(reviewer, old.fingerprint, made.fingerprint)
+        rotation = Rotation(old.fingerprint, b64(old.sign(message)))
+    try:
+        register_key(session, reviewer, _raw(made), actor or reviewer, rotation=rotation)
+    except ValueError as exc:
+        raise KeyProblem(str(exc)) from exc
+    return made, signer(made), None if old is None else old.fingerprint
+
+
+def _raw(key: LocalKey) -> bytes:
+    try:
+        raw = unb64(key.public_key)
+    except ValueError:
+        raw = b""
+    if fingerprint_of(raw) != key.fingerprint:
+        raise KeyProblem(f"{key.reviewer}'s key file {key.fingerprint[:16]}.json is damaged (its public key)")
+    return raw
 
 
 def find_key(session: Any, fingerprint: str) -> RegisteredKey:

@@ -2,7 +2,16 @@
 
 A key is named by its fingerprint, the SHA-256 of its raw 32 bytes, so a public key swapped in the
 table no longer matches its name. Registering and retiring are audited; a key is never deleted
-(triggers refuse it). The private half never enters the project: `app.review.keys` keeps it.
+(triggers refuse it). The private half never enters the project: `app.keys` keeps it.
+
+Whose key it is. A reviewer's first key in a project is taken on trust when it is registered (by
+their first sign-off or `assay keys create`, or brought by their bundle while the project holds no
+key and no sign-off of theirs). Every later key of theirs is registered only with a rotation: the
+statement "this reviewer's key OLD is replaced by NEW", signed with OLD while OLD is in force here;
+registering it retires OLD. A retired key signs nothing more, rotations included, so a reviewer
+whose every key here is retired gets no new one. The rotation is kept in the audit entry that
+registers the key, and `key_problems` reports any key registered beside a reviewer's key without
+one: whoever can write the project can add a row under a reviewer's name, not sign for its key.
 Each function takes a session and never commits it.
 """
 
@@ -14,6 +23,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -21,10 +31,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from storage.audit_chain import append_audit
-from storage.schema import ReviewerKeyRow, utcnow
+from storage.schema import AuditRow, ReviewerKeyRow, utcnow
 
 ALGORITHM = "ed25519"
 REGISTERED, RETIRED = "key.registered", "key.retired"
+ROTATION_FORMAT = "assay-key-rotation/1"
 
 
 def fingerprint_of(public_raw: bytes) -> str:
@@ -54,6 +65,19 @@ def signature_valid(public_key_b64: str, message: bytes, signature_b64: str | No
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+def rotation_message(reviewer: str, old: str, new: str) -> bytes:
+    """What a rotation's signature covers: the reviewer, the key replaced and the key replacing it."""
+    return f"{ROTATION_FORMAT} {reviewer} {old} {new}".encode()
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """A new key vouched for by the reviewer's key in force: `old`'s signature over `rotation_message`."""
+
+    old: str  # the fingerprint of the key replaced
+    signature: str  # base64
 
 
 @dataclass(frozen=True)
@@ -110,23 +134,60 @@ def registered_key(session: Session, fingerprint: str) -> RegisteredKey | None:
     return None if row is None else _of(row)
 
 
-def register_key(session: Session, reviewer: str, public_raw: bytes, actor: str) -> tuple[RegisteredKey, bool]:
+def register_key(
+    session: Session, reviewer: str, public_raw: bytes, actor: str, rotation: Rotation | None = None
+) -> tuple[RegisteredKey, bool]:
     """Register a reviewer's public key (audited); one registered already changes nothing (False).
-    ValueError when the fingerprint is registered to another reviewer."""
+    A reviewer's first key needs nothing more; a later one needs a rotation signed with their key in
+    force, which it then replaces (retired). ValueError when the fingerprint is registered to another
+    reviewer, or a later key comes without a rotation that verifies."""
     fingerprint = fingerprint_of(public_raw)
     existing = registered_key(session, fingerprint)
     if existing is not None:
         if existing.reviewer != reviewer:
             raise ValueError(f"key {fingerprint[:16]} is registered to {existing.reviewer}, not {reviewer}")
         return existing, False
+    theirs = registered_keys(session, reviewer)
+    if theirs and (problem := _rotation_problem(reviewer, theirs, fingerprint, rotation)):
+        raise ValueError(problem)
     row = ReviewerKeyRow(
         fingerprint=fingerprint, reviewer=reviewer, algorithm=ALGORITHM, public_key=b64(public_raw), created_at=utcnow()
     )
     session.add(row)
     session.flush()
     payload = {"fingerprint": fingerprint, "reviewer": reviewer, "public_key": row.public_key}
+    if theirs and rotation is not None:
+        payload |= {"rotated_from": rotation.old, "rotation_signature": rotation.signature}
     append_audit(session, actor, REGISTERED, "key", fingerprint, payload)
+    if theirs and rotation is not None:
+        retire_key(session, rotation.old, actor)
     return _of(row), True
+
+
+def _rotation_problem(
+    reviewer: str, theirs: list[RegisteredKey], fingerprint: str, rotation: Rotation | None
+) -> str | None:
+    """Why a key may not join the reviewer's keys (None: it may): no rotation, or not a good one."""
+    in_force = [k for k in theirs if k.retired_at is None]
+    if rotation is None:
+        if not in_force:
+            return (
+                f"every key of {reviewer} in this project is retired, and a retired key signs nothing: "
+                f"no new key of theirs can be registered here"
+            )
+        return (
+            f"{reviewer} already has key {in_force[-1].fingerprint[:16]} in this project: another key of "
+            "theirs is registered only with a rotation signed by it"
+        )
+    old = next((k for k in theirs if k.fingerprint == rotation.old), None)
+    if old is None:
+        return f"the rotation to key {fingerprint[:16]} names key {rotation.old[:16]}, which is not {reviewer}'s here"
+    if old.retired_at is not None:
+        return f"the rotation to key {fingerprint[:16]} is signed with {reviewer}'s retired key {old.fingerprint[:16]}"
+    message = rotation_message(reviewer, old.fingerprint, fingerprint)
+    if not old.matches_fingerprint or not signature_valid(old.public_key, message, rotation.signature):
+        return f"the rotation to key {fingerprint[:16]} does not verify with {reviewer}'s key {old.fingerprint[:16]}"
+    return None
 
 
 def retire_key(session: Session, fingerprint: str, actor: str) -> RegisteredKey | None:
@@ -141,15 +202,80 @@ def retire_key(session: Session, fingerprint: str, actor: str) -> RegisteredKey 
     return _of(row)
 
 
+def _registrations(session: Session) -> list[tuple[int, str, dict[str, Any]]]:
+    """Every registration and retirement in the audit log, in log order: id, action, payload."""
+    rows = session.execute(
+        select(AuditRow.id, AuditRow.action, AuditRow.payload)
+        .where(AuditRow.action.in_((REGISTERED, RETIRED)))
+        .order_by(AuditRow.id)
+    )
+    return [(int(i), str(action), payload if isinstance(payload, dict) else {}) for i, action, payload in rows]
+
+
+def unvouched_keys(session: Session) -> dict[str, str]:
+    """Keys registered under a reviewer's name that are not theirs by the rules above, by fingerprint,
+    with why: a key registered beside their key without a rotation signed by a key of theirs in force
+    then (the audit log's order tells "then")."""
+    keys_of: dict[str, dict[str, str]] = {}  # reviewer -> fingerprint -> public key, as registered
+    retired: set[str] = set()
+    found: dict[str, str] = {}
+    for _, action, payload in _registrations(session):
+        fingerprint = str(payload.get("fingerprint"))
+        if action == RETIRED:
+            retired.add(fingerprint)
+            continue
+        reviewer = str(payload.get("reviewer"))
+        theirs = keys_of.setdefault(reviewer, {})
+        if theirs and fingerprint not in theirs:
+            old = str(payload.get("rotated_from") or "")
+            message = rotation_message(reviewer, old, fingerprint)
+            if old not in theirs or old in found:
+                found[fingerprint] = (
+                    f"it was registered beside {reviewer}'s key {next(iter(theirs))[:16]} without a rotation "
+                    f"signed by {reviewer}'s key: it is not {reviewer}'s"
+                )
+            elif old in retired:
+                found[fingerprint] = f"its rotation is signed with {reviewer}'s key {old[:16]}, retired before it"
+            elif not signature_valid(theirs[old], message, payload.get("rotation_signature")):
+                found[fingerprint] = f"its rotation does not verify with {reviewer}'s key {old[:16]} (forged)"
+        theirs[fingerprint] = str(payload.get("public_key"))
+    return found
+
+
+def retirements(session: Session) -> dict[str, int]:
+    """The audit entry that retired each retired key, by fingerprint: what it signed after is forged."""
+    return {
+        str(payload.get("fingerprint")): entry_id
+        for entry_id, action, payload in reversed(_registrations(session))
+        if action == RETIRED
+    }
+
+
+def bundle_keys(session: Session, reviewer: str) -> list[dict[str, Any]]:
+    """A reviewer's keys as they travel in a bundle, oldest first: each public key with the rotation
+    that vouches for it (none for their first key)."""
+    return [
+        {
+            "fingerprint": str(payload.get("fingerprint")),
+            "public_key": payload.get("public_key"),
+            "rotated_from": payload.get("rotated_from"),
+            "rotation_signature": payload.get("rotation_signature"),
+        }
+        for _, action, payload in _registrations(session)
+        if action == REGISTERED and payload.get("reviewer") == reviewer
+    ]
+
+
 def key_problems(session: Session) -> list[str]:
     """What is wrong with the keys table: a public key that does not match its fingerprint (swapped),
-    or a key no audit entry registered (added behind Assay's back)."""
-    from storage.schema import AuditRow
-
+    a key no audit entry registered (added behind Assay's back), or a key registered under a
+    reviewer's name that their own key did not vouch for (a second key without a signed rotation)."""
     audited = {
-        str((payload or {}).get("fingerprint")): str((payload or {}).get("public_key"))
-        for payload in session.scalars(select(AuditRow.payload).where(AuditRow.action == REGISTERED))
+        str(payload.get("fingerprint")): (str(payload.get("public_key")), payload.get("reviewer"))
+        for _, action, payload in _registrations(session)
+        if action == REGISTERED
     }
+    unvouched = unvouched_keys(session)
     problems = []
     for key in registered_keys(session):
         name = f"{key.reviewer}'s key {key.fingerprint[:16]}"
@@ -157,6 +283,10 @@ def key_problems(session: Session) -> list[str]:
             problems.append(f"{name}: its public key does not match its fingerprint (the key was swapped)")
         elif key.fingerprint not in audited:
             problems.append(f"{name}: no audit entry registered it (it was added behind Assay's back)")
-        elif audited[key.fingerprint] != key.public_key:
+        elif audited[key.fingerprint][0] != key.public_key:
             problems.append(f"{name}: its public key is not the one registered (the key was swapped)")
+        elif audited[key.fingerprint][1] != key.reviewer:
+            problems.append(f"{name}: it was registered as {audited[key.fingerprint][1]}'s (its owner was changed)")
+        elif key.fingerprint in unvouched:
+            problems.append(f"{name}: {unvouched[key.fingerprint]}")
     return problems

@@ -13,7 +13,17 @@ the record also names the reviewer's key (its fingerprint) and the audit log's h
 signed, and the reviewer's Ed25519 signature over the canonical record is kept beside it: an edited
 record no longer verifies, a forged one cannot be signed without the private key, and a rewritten
 audit chain no longer has the head the record names. Sign-offs made before reviewer keys (no key in
-the record and an audit entry older than the project's first key) are checked by digest alone.
+the record, and signed in this project, not brought by a bundle, by an audit entry older than the
+project's first key) are checked by digest alone. A sign-off counts as its reviewer's only when the
+key is theirs by storage/reviewer_keys.py's rules (their first key, or one their key rotated to) and
+was not retired before it signed.
+
+Bundles. A bundle's seal is a SHA-256 anyone can recompute, so it vouches for nothing: a sign-off
+a bundle brings is added only when its reviewer's own key signed it. That key must be registered
+here to that reviewer and not retired; or, when the project holds no key and no sign-off of that
+reviewer, the bundle may bring their first key; or the bundle brings a rotation to it signed by
+their key in force here. A bundle never reopens a sign-off in force here (`assay reopen` does that,
+where the project is), and never brings an unsigned sign-off.
 Each function takes a session and never commits it.
 """
 
@@ -34,17 +44,26 @@ from storage.guidelines import current_guidelines, guideline_version, text_sha25
 from storage.reviewer_keys import (
     REGISTERED,
     RegisteredKey,
+    Rotation,
     Signer,
     b64,
+    fingerprint_of,
     register_key,
+    registered_key,
     registered_keys,
+    retirements,
     signature_valid,
     unb64,
+    unvouched_keys,
 )
 from storage.schema import AnswerRow, AuditRow, DocumentRow, PassageRow, QuestionRow, RaterRow, SignOffRow, utcnow
 
 RECORD_FORMAT = "assay-signoff/1"
 SIGNED, REOPENED = "review.signed", "review.reopened"
+
+
+class SignOffRefused(ValueError):
+    """A bundle's sign-off that its reviewer's own key did not make, or that would reopen one here."""
 
 
 def canonical(record: dict[str, Any]) -> str:
@@ -156,7 +175,11 @@ def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff
 
 def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer: Signer) -> SignOff:
     """Sign the reviewer's review of the answer as it is now, under the current guidelines, with the
-    reviewer's key: the record names the key and the audit log's head, and the signature covers it."""
+    reviewer's key: the record names the key and the audit log's head, and the signature covers it.
+    ValueError when the key is not the reviewer's registered key in force here (a retired key signs nothing)."""
+    key = registered_key(session, signer.fingerprint)
+    if key is None or key.reviewer != reviewer or key.retired_at is not None:
+        raise ValueError(f"key {signer.fingerprint[:16]} is not {reviewer}'s key in force in this project")
     guidelines = current_guidelines(session)
     head = newest_entry(session)
     at = utcnow()
@@ -292,17 +315,25 @@ def _signature_problems(
     audited: dict[str, Any] | None,
     keys_since: int | None,
     keys: dict[str, RegisteredKey],
+    trust: tuple[dict[str, str], dict[str, int]] = ({}, {}),
 ) -> list[str]:
-    """What is wrong with a sign-off's signature: missing where one is due, made with an unknown or
-    swapped key, not verifying over the record, or naming an audit head the log no longer has."""
+    """What is wrong with a sign-off's signature: missing where one is due (after the project's first
+    key, or brought by a bundle), made with an unknown, swapped, retired or not-the-reviewer's key, not
+    verifying over the record, or naming an audit head the log no longer has. `trust`: the keys not
+    their reviewer's (`unvouched_keys`) and the entry that retired each retired key."""
     fingerprint = row.key_fingerprint
     named = record.get("key") or (audited or {}).get("key")
     if not fingerprint or not row.signature:
         entry_id = (audited or {}).get("entry_id")
         after_keys = keys_since is not None and (entry_id is None or entry_id > keys_since)
-        if named or (after_keys and not (audited or {}).get("imported")):
+        if (audited or {}).get("imported"):
+            return [
+                "it is not signed: a bundle brought it without its reviewer's signature, and a bundle's hash "
+                "proves nothing (anyone can recompute it)"
+            ]
+        if named or after_keys:
             return ["it is not signed: its signature is missing (forged without the reviewer's key?)"]
-        return []  # signed before reviewer keys: its digest and the audit log vouch for it
+        return []  # signed here before reviewer keys: its digest and the audit log vouch for it
     if named and named != fingerprint:
         return [f"its record names key {str(named)[:16]} but it is stored with key {fingerprint[:16]}"]
     key = keys.get(fingerprint)
@@ -312,6 +343,17 @@ def _signature_problems(
         return [f"{key.reviewer}'s key {fingerprint[:16]} was swapped in the keys table: its signature proves nothing"]
     if key.reviewer != record.get("reviewer"):
         return [f"it is signed with {key.reviewer}'s key, not {record.get('reviewer')!r}'s"]
+    unvouched, retired = trust
+    if fingerprint in unvouched:
+        return [
+            f"it is signed with key {fingerprint[:16]}, registered under {key.reviewer}'s name without a rotation "
+            f"signed by their key: not {key.reviewer}'s signature"
+        ]
+    entry_id = (audited or {}).get("entry_id")
+    if fingerprint in retired and entry_id is not None and entry_id > retired[fingerprint]:
+        return [
+            f"it is signed with {key.reviewer}'s key {fingerprint[:16]}, retired before (entry {retired[fingerprint]})"
+        ]
     if not signature_valid(key.public_key, canonical(record).encode(), row.signature):
         return [f"its signature does not verify with {key.reviewer}'s key (the record was edited, or forged)"]
     head = record.get("audit_head")
@@ -328,6 +370,7 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
     signed, reopened = _audited(session, SIGNED), _audited(session, REOPENED)
     keys = {key.fingerprint: key for key in registered_keys(session)}
     keys_since = session.scalar(select(AuditRow.id).where(AuditRow.action == REGISTERED).order_by(AuditRow.id).limit(1))
+    trust = (unvouched_keys(session), retirements(session))
     checks = []
     kept = set()
     rows = session.execute(
@@ -348,7 +391,7 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             problems.append("no audit entry records this sign-off (it was added or its digest edited)")
         entry = signed.get(key)
         audited = None if entry is None else {**entry[2], "entry_id": entry[0]}
-        problems += _signature_problems(session, row, record, audited, keys_since, keys)
+        problems += _signature_problems(session, row, record, audited, keys_since, keys, trust)
         if record.get("reviewer") != reviewer:
             problems.append(f"it names {record.get('reviewer')!r} but is stored as {reviewer!r}'s")
         guidelines = record.get("guidelines")
@@ -410,23 +453,26 @@ def signoff_records(session: Session, rater_id: int) -> list[dict[str, Any]]:
     ]
 
 
-def merge_signoff(session: Session, rater_id: int, item: dict[str, Any], actor: str) -> None:
+def merge_signoff(
+    session: Session, rater_id: int, item: dict[str, Any], actor: str, rotations: dict[str, Rotation] | None = None
+) -> None:
     """Add a bundle's sign-off (audited here as it was where it was signed), or its reopen; one already
-    here changes nothing. A record that does not match its digest is refused (ValueError)."""
+    here changes nothing. A record that does not match its digest is refused (ValueError); one its
+    reviewer's key did not sign, or a reopen of a sign-off in force here, is refused (SignOffRefused).
+    `rotations`: the bundle's rotations, by the fingerprint of the key each vouches for."""
     record = item["record"]
     if not isinstance(record, dict) or record_digest(record) != item["digest"]:
         raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not match its digest")
     if session.get(AnswerRow, item["answer_id"]) is None:
         raise ValueError(f"the sign-off names answer {item['answer_id']!r}, which this project does not have")
-    fingerprint, signature, public_key = item.get("key_fingerprint"), item.get("signature"), item.get("public_key")
-    if fingerprint or record.get("key"):
-        if not (public_key and signature and fingerprint == record.get("key")):
-            raise ValueError(f"the sign-off of answer {item['answer_id']!r} lacks its signature or key")
-        if not signature_valid(public_key, canonical(record).encode(), signature):
-            raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not verify with its key")
-        register_key(session, str(record.get("reviewer")), unb64(public_key), actor)
+    reviewer = session.scalar(select(RaterRow.name).where(RaterRow.id == rater_id))
+    if record.get("reviewer") != reviewer:
+        raise SignOffRefused(
+            f"the sign-off of answer {item['answer_id']} names {record.get('reviewer')!r}, not {reviewer!r}"
+        )
     row = session.scalar(select(SignOffRow).where(SignOffRow.rater_id == rater_id, SignOffRow.digest == item["digest"]))
     if row is None:
+        _admit_key(session, rater_id, str(reviewer), item, actor, rotations or {})
         guidelines = record.get("guidelines") or {}
         row = SignOffRow(
             answer_id=item["answer_id"],
@@ -435,19 +481,71 @@ def merge_signoff(session: Session, rater_id: int, item: dict[str, Any], actor: 
             signed_at=datetime.fromisoformat(record["signed_at"]),
             digest=item["digest"],
             record=record,
-            key_fingerprint=fingerprint,
-            signature=signature,
+            key_fingerprint=item["key_fingerprint"],
+            signature=item["signature"],
         )
         session.add(row)
         payload = {
             "digest": row.digest,
             "reviewer": record["reviewer"],
             "guideline_version": row.guideline_version,
-            "key": fingerprint,
+            "key": row.key_fingerprint,
         }
         append_audit(session, actor, SIGNED, "answer", row.answer_id, {**payload, "imported": True})
-    if item.get("reopened_at") and row.reopened_at is None:
+    elif item.get("reopened_at") and row.reopened_at is None:
+        raise SignOffRefused(reopen_refusal(str(reviewer), row.answer_id))
+    if item.get("reopened_at") and row.reopened_at is None:  # reopened where it was signed, before it came here
         row.reopened_at = datetime.fromisoformat(item["reopened_at"])
         row.reopened_by, row.reopen_reason = item.get("reopened_by"), item.get("reopen_reason")
         payload = {"digest": row.digest, "reason": row.reopen_reason, "imported": True}
         append_audit(session, actor, REOPENED, "answer", row.answer_id, payload)
+
+
+def reopen_refusal(reviewer: str, answer_id: str) -> str:
+    return (
+        f"the bundle reopens {reviewer}'s sign-off of answer {answer_id}, in force here: a sign-off is reopened "
+        "only where the project is (assay reopen)"
+    )
+
+
+def _admit_key(
+    session: Session, rater_id: int, reviewer: str, item: dict[str, Any], actor: str, rotations: dict[str, Rotation]
+) -> None:
+    """Accept the key a bundle's new sign-off was signed with, by the rules in this module's docstring,
+    registering it when the bundle may bring it; SignOffRefused when it is not the reviewer's."""
+    answer = item["answer_id"]
+    fingerprint, signature, public_key = item.get("key_fingerprint"), item.get("signature"), item.get("public_key")
+    if not (fingerprint and signature and isinstance(public_key, str) and fingerprint == item["record"].get("key")):
+        raise SignOffRefused(
+            f"{reviewer}'s sign-off of answer {answer} is not signed with their key (a bundle's hash proves "
+            "nothing: anyone can recompute it)"
+        )
+    raw = unb64(public_key)
+    if fingerprint_of(raw) != fingerprint or not signature_valid(
+        public_key, canonical(item["record"]).encode(), signature
+    ):
+        raise SignOffRefused(f"{reviewer}'s sign-off of answer {answer} does not verify with the key it names")
+    known = registered_key(session, fingerprint)
+    if known is not None:
+        if known.reviewer != reviewer:
+            raise SignOffRefused(
+                f"the sign-off of answer {answer} is signed with {known.reviewer}'s key, not {reviewer}'s"
+            )
+        if known.retired_at is not None:
+            raise SignOffRefused(
+                f"{reviewer}'s sign-off of answer {answer} is signed with their key {fingerprint[:16]}, which this "
+                "project retired: it signs nothing more"
+            )
+        return
+    before_keys = select(SignOffRow.id).where(SignOffRow.rater_id == rater_id).limit(1)
+    if not registered_keys(session, reviewer) and session.scalar(before_keys) is not None:
+        raise SignOffRefused(
+            f"{reviewer} has sign-offs in this project made before reviewer keys: a bundle does not bring "
+            "their first key here (it could be anyone's)"
+        )
+    try:
+        register_key(session, reviewer, raw, actor, rotation=rotations.get(fingerprint))
+    except ValueError as exc:
+        raise SignOffRefused(
+            f"{reviewer}'s sign-off of answer {answer} is signed with key {fingerprint[:16]}: {exc}"
+        ) from None

@@ -42,8 +42,7 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
     if args.action == "create":
         reviewer = roles.default_reviewer(project, args.reviewer)
         with project.sessions.begin() as session:
-            made = keys.create_key(reviewer)
-            signer, _ = keys.signing_key(session, reviewer)
+            made, signer, _ = keys.new_key(session, reviewer)  # a second key only as a rotation signed by the first
             head = audit.sign_head(session, signer)
         keys.remember_head(project.url, head)
         folder = keys.key_folder()
@@ -74,8 +73,7 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
             if owner != actor and roles.database_login(project) is not None and "lead" not in roles.roles_of(project):
                 raise InvalidInput("assay keys retire", f"the key is {owner}'s: only they or a lead may retire it")
             retired = keys.retire(session, args.key, actor)
-            mine = [k for k in keys.local_keys(actor) if k.fingerprint != retired.fingerprint]
-            other = keys.signing_key(session, actor, create=False)[0] if mine else None
+            other = keys.held_signer(session, actor)
             head = audit.sign_head(session, other) if other is not None else None
         keys.remember_head(project.url, head)
         print(f"retired {retired.reviewer}'s key {retired.fingerprint}: it signs nothing more")

@@ -404,7 +404,7 @@ class ReviewService:
             withdrawn = signoffs.reopen(session, answer_id, self.rater_id, self.reviewer, reason)
             if withdrawn is None:  # refused inside the transaction: no key registered, nothing written
                 raise AssayError(f"{self.reviewer} has no sign-off of answer {answer_id} to reopen")
-            signer = keys.signing_key(session, self.reviewer)[0] if keys.local_keys(self.reviewer) else None
+            signer = keys.held_signer(session, self.reviewer)
             head = audit.sign_head(session, signer) if signer is not None else None
         keys.remember_head(self.project.url, head)
         return withdrawn

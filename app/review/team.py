@@ -1,5 +1,11 @@
 """Teams without a server: a reviewer's work travels as a bundle with content hashes and merges into a
-lead's project; double review is assigned evenly; the audit chain is verified."""
+lead's project; double review is assigned evenly; the audit chain is verified.
+
+A bundle's seal is a SHA-256 that anyone can recompute: it tells a damaged file, not a forged one.
+What a bundle claims as signed rests on the reviewer's own key instead (storage/signoffs.py says
+which keys a bundle may bring, and storage/reviewer_keys.py how a reviewer's later key is vouched
+for by a rotation their earlier key signed): a sign-off their key did not make, or one that would
+reopen a sign-off in force here, refuses the whole bundle."""
 
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ from app.project import Project
 from app.raters import NotAReviewer, human_named
 from app.review import adjudication
 from models.vocabulary import ReviewStatus, Tag
-from storage import documents, guidelines, preferences, reviews, signoffs
+from storage import documents, guidelines, preferences, reviewer_keys, reviews, signoffs
 from storage.answers import answer_detail
 from storage.audit import append_audit, audit_entries, audit_has
 from storage.points import data_point_id, data_point_ref
@@ -74,6 +80,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
         audit = [entry.as_dict(portable=True) for entry in audit_entries(session, actor=reviewer)]
         # The reviewer's sign-offs travel with their reviews, and the guideline versions they name.
         signed = signoffs.signoff_records(session, rater.id) if items else []
+        vouched = reviewer_keys.bundle_keys(session, reviewer) if signed else []  # and the rotations between keys
         versions = [
             {"version": g.version, "text": g.text, "author": g.author} for g in guidelines.guideline_versions(session)
         ]
@@ -82,6 +89,8 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
     if items:
         body |= {"signoffs": signed, "guidelines": versions}
+    if vouched:
+        body["keys"] = vouched
     if chosen:
         body["preferences"] = chosen
     if decided:
@@ -132,7 +141,11 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
     reviewer = bundle["reviewer"]
     if adjudication.is_consensus(reviewer):
         raise InvalidInput(str(path), f"{reviewer!r} is the adjudicated consensus, written only by adjudication")
-    reopened = {s["digest"] for s in bundle.get("signoffs", []) if s.get("reopened_at")}
+    rotations = {
+        k["fingerprint"]: reviewer_keys.Rotation(k["rotated_from"], k["rotation_signature"])
+        for k in bundle.get("keys", [])
+        if k.get("rotated_from") and k.get("rotation_signature")
+    }
     with project.sessions.begin() as session:
         if audit_has(session, "bundle.imported", seal):
             return BundleSummary(reviewer=reviewer, answers=len(bundle["items"]), already_imported=True)
@@ -140,6 +153,12 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             rater = human_named(session, reviewer, create_by=actor)
         except NotAReviewer as exc:
             raise InvalidInput(str(path), str(exc)) from None
+        for withdrawn in (s for s in bundle.get("signoffs", []) if s.get("reopened_at")):  # never one in force here
+            standing = signoffs.standing_signoff(session, withdrawn["answer_id"], rater.id)
+            if standing is not None and standing.digest == withdrawn["digest"]:
+                raise InvalidInput(
+                    str(path), f"{signoffs.reopen_refusal(reviewer, standing.answer_id)}; nothing was merged"
+                )
         _merge_guidelines(session, path, bundle.get("guidelines", []), actor)
         for item in bundle["items"]:
             detail = answer_detail(session, item["answer_id"])
@@ -172,7 +191,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             review = item["review"]
             _check_review(review)
             signed = signoffs.standing_signoff(session, detail.id, rater.id)
-            locked = signed is not None and signed.digest not in reopened  # the bundle carries no reopen of it
+            locked = signed is not None
             before = signoffs.live_content(session, detail.id, rater.id) if locked else None
             reviews.restore(session, detail.id, rater.id, points)
             reviews.update_review(
@@ -194,7 +213,10 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
                     "the bundle would change that review: reopen it first (assay reopen); nothing was merged",
                 )
         for signed in bundle.get("signoffs", []):
-            signoffs.merge_signoff(session, rater.id, signed, actor)
+            try:
+                signoffs.merge_signoff(session, rater.id, signed, actor, rotations)
+            except signoffs.SignOffRefused as exc:
+                raise InvalidInput(str(path), f"{exc}; nothing was merged") from None
         for value in bundle.get("preferences", []):
             _merge_preference(session, path, rater.id, value, actor)
         decided = adjudication.merge_decisions(session, bundle.get("adjudications", []), actor)
@@ -258,6 +280,13 @@ def _check_shapes(bundle: dict[str, Any]) -> None:
         _expect(signed["answer_id"], text, "a sign-off's answer_id")
         _expect(signed["digest"], text, "a sign-off's digest")
         _expect(signed["record"], (dict,), "a sign-off's record")
+        for field in ("key_fingerprint", "signature", "public_key", "reopened_at"):
+            _expect(signed.get(field), maybe_text, f"a sign-off's {field}")
+    for key in bundle.get("keys", []):
+        _expect(key, (dict,), "a key")
+        _expect(key["fingerprint"], text, "a key's fingerprint")
+        _expect(key.get("rotated_from"), maybe_text, "a key's rotated_from")
+        _expect(key.get("rotation_signature"), maybe_text, "a key's rotation_signature")
     for item in bundle["items"]:
         _expect(item, (dict,), "an item")
         _expect(item["answer_id"], text, "answer_id")
