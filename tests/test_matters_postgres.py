@@ -4,11 +4,17 @@ reviewers are granted every right on every table, so that row-level security alo
 Ben reads no row of A through `psql`, finds nothing of A with `assay search` or full-text search,
 cannot write a tag on an A answer (the database refuses it), and A's figures do not move with his work.
 
+Neither can a walled login change what A's figures mean through the tables every matter shares
+(raters, settings, reviewers' keys, signed heads), read A's part of the audit log or settings, nor
+register a key or sign off in another reviewer's name (migration 0020).
+
 Runs under tests/with_postgres.sh (skipped without a server).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import shutil
@@ -22,6 +28,8 @@ from app.cli import main
 from storage.matters import MATTER_TABLES, WALLED_TABLES
 from storage.schema import Base
 from tests.test_matters import DOCUMENTS, answer_ids, write_dataset, write_labels
+
+REFUSED = "row-level security"
 
 SERVER = os.environ.get("ASSAY_TEST_POSTGRES")
 pytestmark = pytest.mark.skipif(not SERVER, reason="no PostgreSQL server: run under tests/with_postgres.sh")
@@ -122,7 +130,8 @@ def test_every_table_of_matter_data_has_a_forced_policy(firm: tuple[Server, dict
             "WHERE table_schema = 'public' AND column_name = 'matter_id'",
         ).split()
     )
-    must = set(WALLED_TABLES) | set(MATTER_TABLES) | with_matter_column
+    # every table: those of matter data, and those that change what a matter's figures mean (0020)
+    must = set(WALLED_TABLES) | set(MATTER_TABLES) | with_matter_column | set(Base.metadata.tables)
     assert set(Base.metadata.tables) <= set(protected)
     unprotected = sorted(
         name for name in must if not (protected[name][0] and protected[name][1] and protected[name][2] > 0)
@@ -214,5 +223,143 @@ def test_the_other_matters_work_leaves_a_matters_figures_as_they_were(
     seen = {row["answer_id"] for row in json.loads(capsys.readouterr().out)}
     assert seen <= set(answers["A"])
     # the audit chain stays whole with the walled logins' entries in it
+    capsys.readouterr()
+    assert server.assay("lead", "audit", "verify") == 0, capsys.readouterr()
+
+
+# ---------------------------------------------------------------- issue 57: the tables every matter shares
+
+
+@pytest.fixture(scope="module")
+def ana_reviewed(firm: tuple[Server, dict, dict]) -> str:
+    """Ana's review of A's first three answers, imported by her login; her rater's id."""
+    server, answers, files = firm
+    review = write_labels(Path(files["root"]) / "ana.jsonl", answers["A"][:3], server.logins["ana"], "human")
+    assert server.assay("ana", "import-labels", str(review)) == 0
+    return server.value("lead", f"SELECT id FROM raters WHERE name = '{server.logins['ana']}'")
+
+
+def _refused(done: subprocess.CompletedProcess[str], why: str = REFUSED) -> bool:
+    return done.returncode != 0 and why in done.stderr
+
+
+def test_a_walled_login_cannot_make_a_reviewer_a_judge(firm: tuple[Server, dict, dict], ana_reviewed: str) -> None:
+    server = firm[0]
+    ana, lead = server.logins["ana"], server.logins["lead"]
+    assert server.psql("ben", f"UPDATE raters SET kind = 'judge' WHERE name = '{ana}'").stdout.strip() == "UPDATE 0"
+    assert server.psql("ben", f"DELETE FROM raters WHERE name = '{ana}'").stdout.strip() == "DELETE 0"
+    taken = f"INSERT INTO raters (name, kind, config, created_at) VALUES ('{lead}', 'judge', '{{}}', now())"
+    assert _refused(server.psql("ben", taken))  # a login's name, taken for a judge run before they review
+    assert server.value("lead", f"SELECT kind FROM raters WHERE id = {ana_reviewed}") == "human"
+
+
+def test_a_walled_login_cannot_change_the_settings(firm: tuple[Server, dict, dict]) -> None:
+    server = firm[0]
+    allow = (
+        "INSERT INTO settings (key, value) VALUES ('network.allowed_hosts', '[\"evil.example\"]') "
+        "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+    )
+    assert _refused(server.psql("ben", allow))
+    assert server.psql("ben", "UPDATE settings SET value = 'null'").stdout.strip() == "UPDATE 0"
+    assert server.psql("ben", "DELETE FROM settings").stdout.strip() == "DELETE 0"
+    assert server.value("lead", "SELECT count(*) FROM settings WHERE value::text LIKE '%evil%'") == "0"
+
+
+def test_a_walled_login_reads_no_other_matters_settings(
+    firm: tuple[Server, dict, dict], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = firm[0]
+    reviewers = f"{server.logins['ana']},{server.logins['ben']}"
+    assert server.assay("lead", "assign", "--reviewers", reviewers, "--per-answer", "1") == 0
+    assert server.value("lead", "SELECT count(*) FROM settings WHERE key = 'assignments'") == "1"
+    assert server.value("ben", "SELECT count(*) FROM settings WHERE key = 'assignments'") == "0"
+    server.value("lead", "INSERT INTO settings (key, value) VALUES ('comparison.seed', '7') ON CONFLICT DO NOTHING")
+    assert server.value("ben", "SELECT value FROM settings WHERE key = 'comparison.seed'") == "7"  # the project's
+
+
+def _key() -> tuple[str, str]:
+    """A fresh Ed25519 public key (base64 of its raw bytes) and its fingerprint."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    raw = (
+        Ed25519PrivateKey.generate()
+        .public_key()
+        .public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    )
+    return base64.b64encode(raw).decode(), hashlib.sha256(raw).hexdigest()
+
+
+def _insert_key(reviewer: str, public: str, fingerprint: str) -> str:
+    return (
+        "INSERT INTO reviewer_keys (fingerprint, reviewer, algorithm, public_key, created_at) "
+        f"VALUES ('{fingerprint}', '{reviewer}', 'ed25519', '{public}', now())"
+    )
+
+
+def test_a_walled_login_cannot_plant_keys_or_heads(firm: tuple[Server, dict, dict]) -> None:
+    server = firm[0]
+    ana, ben = server.logins["ana"], server.logins["ben"]
+    public, fingerprint = _key()
+    before = (
+        server.value("lead", "SELECT count(*) FROM reviewer_keys"),
+        server.value("lead", "SELECT count(*) FROM audit_heads"),
+    )
+    assert _refused(server.psql("ben", _insert_key(ana, public, fingerprint)))  # a key in ana's name
+    assert _refused(server.psql("ben", _insert_key(ben, public, "0" * 64)))  # one not named by its hash
+    # his own, behind Assay's back (no audit entry registers it): refused when the transaction ends
+    assert _refused(server.psql("ben", _insert_key(ben, public, fingerprint)), "registered with its audit entry")
+    head = (
+        "INSERT INTO audit_heads (entry_id, entry_hash, fingerprint, signed_at, signature) "
+        f"VALUES (999999, '{'1' * 64}', '{fingerprint}', now(), 'junk')"
+    )
+    assert _refused(server.psql("ben", head))
+    after = (
+        server.value("lead", "SELECT count(*) FROM reviewer_keys"),
+        server.value("lead", "SELECT count(*) FROM audit_heads"),
+    )
+    assert after == before
+
+
+def test_only_the_reviewers_own_login_signs_her_review(
+    firm: tuple[Server, dict, dict], ana_reviewed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, answers, _ = firm
+    ana = server.logins["ana"]
+    assert server.assay("ana", "signoff", answers["A"][0]) == 0, capsys.readouterr()
+    assert server.value("lead", "SELECT count(*) FROM signoffs") == "1"
+    assert server.value("lead", "SELECT DISTINCT reviewer FROM reviewer_keys") == ana
+    forged = (
+        "INSERT INTO signoffs (answer_id, rater_id, signed_at, digest, record) "
+        f"VALUES ('{answers['B'][0]}', {ana_reviewed}, now(), '{'2' * 64}', '{{\"reviewer\": \"{ana}\"}}')"
+    )
+    assert _refused(server.psql("ben", forged))
+    assert server.value("lead", "SELECT count(*) FROM signoffs") == "1"
+    capsys.readouterr()
+    assert server.assay("lead", "audit", "verify") == 0, capsys.readouterr()
+
+
+def test_a_walled_login_reads_no_other_matters_audit_entries(
+    firm: tuple[Server, dict, dict], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, answers, files = firm
+    root = Path(files["root"])
+    assert server.assay("lead", "matters", "--wall", "carol", "--client", "Acme", "--reason", "acts for a rival") == 0
+    every = len(answers["A"]) + len(answers["B"])
+    assert server.assay("lead", "sample", "--size", str(every), "--seed", "7") == 0  # names A's answers
+    write_dataset(root / "dataC", "Keep.txt")
+    assert server.assay("lead", "import", str(root / "dataC")) == 0  # unassigned: its entries carry no matter
+    assert server.assay("lead", "matters", "--assign", "Keep", "--to", "A-1") == 0  # A's from now on
+    a_ids = ",".join(f"'{i}'" for i in answers["A"] + answer_ids(root / "dataC"))
+    leaks = (
+        "SELECT count(*) FROM audit_log WHERE entity = 'wall' OR payload::text LIKE '%rival%' "
+        "OR payload::text LIKE '%Acme%' OR payload::text LIKE '%Keep%' "
+        f"OR entity_id IN ({a_ids}) OR EXISTS (SELECT 1 FROM unnest(ARRAY[{a_ids}]) AS a(id) "
+        "WHERE payload::text LIKE '%' || a.id || '%')"
+    )
+    assert server.value("lead", leaks) != "0"
+    assert server.value("ben", leaks) == "0"
+    assert server.value("ana", "SELECT count(*) FROM audit_log WHERE payload::text LIKE '%Keep%'") != "0"
+    assert server.value("ana", "SELECT count(*) FROM audit_log WHERE entity = 'wall'") == "0"  # carol's, not hers
     capsys.readouterr()
     assert server.assay("lead", "audit", "verify") == 0, capsys.readouterr()
