@@ -108,7 +108,10 @@ def load_base(model: MiniBert, weights: dict[str, np.ndarray]) -> None:
 
 
 def export_int8(model: MiniBert, path: Path, per_channel: bool) -> None:
-    """The model as ONNX (dynamic batch and length), quantised to int8 by onnxruntime (dynamic quantisation)."""
+    """The model as ONNX (dynamic batch and length), quantised to int8 by onnxruntime (dynamic quantisation),
+    its weights then stored unsigned so that no processor's kernel saturates (int8_kernels.py)."""
+    import onnx
+    from int8_kernels import unsigned
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = model.float().cpu().eval()
@@ -127,3 +130,6 @@ def export_int8(model: MiniBert, path: Path, per_channel: bool) -> None:
     )
     quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=per_channel)
     fp32.unlink()
+    quantised = onnx.load(str(path))
+    unsigned(quantised)
+    onnx.save(quantised, str(path))

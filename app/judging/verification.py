@@ -32,7 +32,7 @@ from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
 from app.raters import default_rater
 from models.checker import Assessment, ClaimChecker, Evidence, shipped
-from models.checker.encoder import Encoders, shipped_encoders
+from models.checker.encoder import Encoders, encoder_files, kernels, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, _stems
 from models.checker.ranking import PassageIndex
 from models.evidence import is_evidence
@@ -40,6 +40,7 @@ from models.segmentation import segment_answer
 from models.verifier import (
     INCORRECT,
     NEEDS_REVIEW,
+    QUOTED,
     SUPPORTED,
     UNCONFIRMED,
     UNVERIFIABLE,
@@ -51,6 +52,7 @@ from models.verifier import (
     Source,
     verify_claim,
 )
+from models.verifier.checks.verbatim import verbatim_quote
 from models.vocabulary import OutcomeStatus, PassageKind, Tag
 from storage import answers, documents, judgements, raters
 
@@ -70,6 +72,7 @@ class PointReport:
     probability: float | None = None  # the claim checker's: the document does not support the point
     contradiction: float | None = None  # of that, the probability that it says the opposite
     definitions: list[dict[str, str]] = field(default_factory=list)  # {"term", "passage"} the point relies on
+    quote: dict[str, Any] | None = None  # the quotation confirmed word for word (verbatim.Quoted.as_dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +85,7 @@ class PointReport:
             "probability": None if self.probability is None else round(self.probability, 4),
             "contradiction": None if self.contradiction is None else round(self.contradiction, 4),
             "definitions": self.definitions,
+            "quote": self.quote,
         }
 
 
@@ -156,7 +160,7 @@ class Verifier:
                 cited.append(CitedRef(m.group(0), m.start(), m.end(), index.resolve_whole(kind, m.group(kind))))
             results.append(verify_claim(claim, document, document.search(claim, SEARCH_HITS), cited))
         if self.checker is None:
-            return [_report(s, e, text[s:e], r) for (s, e), r in zip(spans, results, strict=True)]
+            return [quoted(_report(s, e, text[s:e], r), document) for (s, e), r in zip(spans, results, strict=True)]
         claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence, question)
         found: list[str | None] = [None] * len(claims)
@@ -183,6 +187,7 @@ class Verifier:
             _decided(s, e, text[s:e], r, a, document, f, rules_flag=rule_stands, rules_object=i not in by_meaning)
             for i, ((s, e), r, a, f, rule_stands) in enumerate(zip(spans, results, assessed, found, stand, strict=True))
         ]
+        reports = [quoted(report, document) for report in reports]
         defined = self._defined[document_id]
         for report in reports:  # the definitions the checker read the point with, as its evidence too
             used = [defined[t] for t in evidence.defined_in(report.text)]
@@ -257,6 +262,31 @@ def _decided(
     return report
 
 
+# A rule's objection that a verbatim quote does not answer: the quotation's words are right, where they
+# are said to come from is not.
+_ABOUT_THE_ATTRIBUTION = ("bad_citation", "misquote")
+
+
+def quoted(report: PointReport, document: Document) -> PointReport:
+    """A point that quotes its document word for word is confirmed as quoted (models/verifier/checks/
+    verbatim.py): the quotation checked, what the answer draws from it (`quote["rest"]`) not. A point that
+    is only a quotation and where it comes from is never flagged but for its attribution; one that also
+    claims something of its own keeps a flag on it, with its quotation confirmed beside the flag."""
+    found = verbatim_quote(report.text, document)
+    if found is None:
+        return report
+    report.quote = found.as_dict()
+    about_its_own_claim = [r for r in report.reasons if r.get("check") not in _ABOUT_THE_ATTRIBUTION]
+    if report.verdict == INCORRECT and about_its_own_claim and found.rest:
+        return report  # the flag is on what the point says besides its quotation
+    notes = [r for r in report.reasons if r.get("check") in _ABOUT_THE_ATTRIBUTION]
+    report.verdict, report.passage, report.reasons = QUOTED, found.passage, notes
+    report.summary = f"quotation found word for word in {found.passage}" + (
+        f"; not checked: {found.rest[:160]}" if found.rest else ""
+    )
+    return report
+
+
 def verify_project(
     sessions: sessionmaker[Session],
     answer_ids: list[str] | None = None,
@@ -278,6 +308,8 @@ def verify_project(
 
         raise InvalidInput("--answers", f"no answer with id {', '.join(missing)}")
     rater_id = open_run(sessions, VERIFIER, {"backend": "verifier", "version": VERSION}, VERIFIER) if save else None
+    # which files and kernels made each answer's findings: a project moves between laptops
+    made_by = {"encoders": encoder_files(), "kernels": kernels()} if verifier.encoders is not None else {}
     reports = []
     for done, answer_id in enumerate(ids, start=1):
         with sessions() as session:
@@ -285,15 +317,17 @@ def verify_project(
         reports.append(report)
         if rater_id is not None:
             with sessions.begin() as session:
-                _save(session, rater_id, report)
+                _save(session, rater_id, report, made_by)
         on_progress(done, len(ids))
     return reports
 
 
-def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
+def _save(session: Session, rater_id: int, report: AnswerReport, made_by: dict[str, Any]) -> None:
     answer = answers.answer_detail(session, report.answer_id)
     assert answer is not None
     ids = documents.passage_ids_by_citation(session, answer.document_id)
+    # each point with its lead-in, as the segmentation read it: a lead-in is context, never uncovered text
+    lead_ins = {(s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer.text)}
     points = [
         judgements.NewDataPoint(
             text=p.text,
@@ -304,6 +338,8 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
             rationale=f"verifier {p.verdict}: {p.summary}",
             passage_ids=tuple(ids[c] for c in [p.passage] if c in ids),
             unverified_citations=(),
+            context_start=lead_ins.get((p.start, p.end), (None, None))[0],
+            context_end=lead_ins.get((p.start, p.end), (None, None))[1],
         )
         for p in report.points
     ]
@@ -311,7 +347,7 @@ def _save(session: Session, rater_id: int, report: AnswerReport) -> None:
         status=OutcomeStatus.JUDGED,
         attempts=1,
         error=None,
-        raw_output=json.dumps(report.as_dict()),
+        raw_output=json.dumps(report.as_dict() | ({"made_by": made_by} if made_by else {})),
         passages_seen=tuple(p.passage for p in report.points if p.passage),
         prompt_tokens=0,
         completion_tokens=0,
@@ -325,12 +361,14 @@ def _tag(point: PointReport) -> Tag | None:
     own "supported", without the checker, was wrong too often); everything else abstains."""
     if point.verdict == INCORRECT:
         return Tag.INCORRECT
+    if point.verdict == QUOTED:  # the document's own words, and nothing else said: correct as quoted
+        return Tag.CORRECT if point.quote and not point.quote.get("rest") and not point.reasons else None
     return Tag.CORRECT if point.verdict == SUPPORTED and point.probability is not None else None
 
 
 def _confidence(point: PointReport) -> float | None:
     """The checker's probability of the tag it gave (None where a rule decided without it)."""
-    if point.probability is None or _tag(point) is None:
+    if point.probability is None or _tag(point) is None or point.verdict == QUOTED:  # a rule decided that
         return None
     return point.probability if point.verdict == INCORRECT else 1 - point.probability
 
@@ -356,6 +394,7 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
             p.get("probability"),
             p.get("contradiction"),
             p.get("definitions", []),
+            p.get("quote"),
         )
         for p in data["points"]
     ]
@@ -393,6 +432,7 @@ def finding_at(report: AnswerReport | None, start: int | None, end: int | None) 
 
 
 VERDICT_WORDS = {
+    QUOTED: "quoted word for word: the quotation is checked, what the answer draws from it is not",
     SUPPORTED: "found in the document",
     UNCONFIRMED: "not confirmed: the closest passage is evidence, not a verdict",
     INCORRECT: "flagged",

@@ -181,6 +181,32 @@ class Encoders:
         return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
 
+def kernels() -> str:
+    """What runs the int8 encoders here: the processor's architecture and the instruction sets onnxruntime
+    picks its integer kernels by, and onnxruntime's version; recorded with every verifier run. The weights
+    are stored unsigned (packaging/int8_kernels.py), so no kernel saturates and the numbers agree across them."""
+    import platform
+
+    import onnxruntime as ort
+
+    wanted = ("avx2", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:  # Linux; elsewhere the architecture alone
+            flags = next((line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features"))), [])
+    except OSError:
+        flags = []
+    found = [f for f in wanted if f in flags]
+    return f"{platform.machine()} ({', '.join(found) or 'no flags read'}), onnxruntime {ort.__version__}, uint8 weights"
+
+
+def encoder_files() -> dict[str, str]:
+    """The SHA-256 of each shipped encoder file, as its manifest pins them (what a run was made with)."""
+    try:
+        return dict(json.loads(MANIFEST.read_text())["files"])
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 def _session(name: str) -> Any:
     import onnxruntime as ort
 

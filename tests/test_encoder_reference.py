@@ -1,0 +1,67 @@
+"""The shipped int8 encoders give the numbers their thresholds were chosen on, on whatever processor runs
+the tests: AVX2 without VNNI, AVX-512 with VNNI or ARM64 (packaging/int8_kernels.py says why the
+weights are stored unsigned). tests/fixtures/encoder_reference.json holds, for fixed clauses of the
+sample and fixed (claim, clause) pairs, the int8 outputs of the machine the data card was measured on
+and the outputs of the same weights in float."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.checker.encoder import Encoders, kernels
+
+REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "encoder_reference.json").read_text(encoding="utf-8"))
+# Integer products are exact on every kernel once weights are unsigned; only float steps (layer norm, softmax,
+# GELU, the rounding of an activation at a quantisation step) may differ between processors.
+SAME_KERNEL_PROBABILITY = 0.01
+SAME_KERNEL_COSINE = 0.999
+# int8 against float: what quantising the activations costs, measured on this set on the VNNI machine (mean
+# 0.029 and at most 0.166 in probability, the verdict the same for 41 of 42 pairs, cosine at least 0.992), with room.
+FLOAT_MEAN_PROBABILITY = 0.06
+FLOAT_PROBABILITY = 0.25
+FLOAT_SAME_VERDICT = 0.9
+FLOAT_COSINE = 0.98
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[str, np.ndarray]:
+    encoders = Encoders.load(threads=1)
+    return {
+        "embed": encoders.embed(REFERENCE["texts"]),
+        "judge": encoders.judge([tuple(p) for p in REFERENCE["pairs"]]),
+    }
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray((a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)))
+
+
+def test_the_encoders_give_the_data_cards_numbers_on_this_processor(outputs: dict[str, np.ndarray]) -> None:
+    expected = {k: np.asarray(v, dtype=np.float32) for k, v in REFERENCE["int8"].items()}
+    worst = float(np.abs(outputs["judge"] - expected["judge"]).max())
+    assert worst <= SAME_KERNEL_PROBABILITY, f"cross-encoder off by {worst:.3f} here ({kernels()})"
+    closest = float(_cosines(outputs["embed"], expected["embed"]).min())
+    assert closest >= SAME_KERNEL_COSINE, f"bi-encoder at cosine {closest:.4f} to the reference here ({kernels()})"
+
+
+def test_int8_stays_near_the_same_weights_in_float(outputs: dict[str, np.ndarray]) -> None:
+    floats = {k: np.asarray(v, dtype=np.float32) for k, v in REFERENCE["float"].items()}
+    apart = np.abs(outputs["judge"] - floats["judge"]).max(axis=1)
+    here = kernels()
+    assert apart.mean() <= FLOAT_MEAN_PROBABILITY, f"cross-encoder {apart.mean():.3f} from float on average ({here})"
+    assert apart.max() <= FLOAT_PROBABILITY, f"cross-encoder {apart.max():.3f} from float at worst ({here})"
+    same = float((outputs["judge"].argmax(axis=1) == floats["judge"].argmax(axis=1)).mean())
+    assert same >= FLOAT_SAME_VERDICT, f"cross-encoder gives float's verdict for {same:.0%} of pairs only ({here})"
+    closest = float(_cosines(outputs["embed"], floats["embed"]).min())
+    assert closest >= FLOAT_COSINE, f"bi-encoder at cosine {closest:.4f} to float here ({kernels()})"
+
+
+def test_the_reference_decides_something() -> None:
+    """Not a reference of flat outputs that any model would match: its pairs span the verdicts."""
+    judged = np.asarray(REFERENCE["float"]["judge"])
+    assert set(judged.argmax(axis=1)) >= {0, 2}  # some clauses support their claim, some never mention it
+    assert judged[:, 0].max() > 0.8 and judged[:, 2].max() > 0.8
