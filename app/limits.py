@@ -25,6 +25,7 @@ DOCUMENT = 64 * 2**20  # a contract, PDF scans included (64 MiB)
 BUNDLE = 1 * GB  # a reviewer's work as one JSON file
 SETTINGS = 10 * MB  # settings.json and the caches beside it
 MANIFEST = 1 * MB  # an Ollama manifest: a few hundred bytes
+CERTIFICATE = 1 * MB  # a PEM certificate or private key: a few KB
 GGUF_HEADER = 256 * MB  # a model's metadata and tokenizer (the largest vocabularies take tens of MB)
 LINE = 64 * MB  # one line of a JSONL file
 
