@@ -192,7 +192,8 @@ def kernels() -> str:
     wanted = ("avx2", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:  # Linux; elsewhere the architecture alone
-            flags = next((line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features"))), [])
+            listed = (line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features")))
+            flags = next(listed, [])
     except OSError:
         flags = []
     found = [f for f in wanted if f in flags]
