@@ -454,12 +454,16 @@ def signoff_records(session: Session, rater_id: int) -> list[dict[str, Any]]:
 
 
 def merge_signoff(
-    session: Session, rater_id: int, item: dict[str, Any], actor: str, rotations: dict[str, Rotation] | None = None
+    session: Session,
+    rater_id: int,
+    item: dict[str, Any],
+    actor: str,
+    travelled: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Add a bundle's sign-off (audited here as it was where it was signed), or its reopen; one already
     here changes nothing. A record that does not match its digest is refused (ValueError); one its
     reviewer's key did not sign, or a reopen of a sign-off in force here, is refused (SignOffRefused).
-    `rotations`: the bundle's rotations, by the fingerprint of the key each vouches for."""
+    `travelled`: the keys the bundle carries (`bundle_keys`), by fingerprint, with their rotations."""
     record = item["record"]
     if not isinstance(record, dict) or record_digest(record) != item["digest"]:
         raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not match its digest")
@@ -472,7 +476,7 @@ def merge_signoff(
         )
     row = session.scalar(select(SignOffRow).where(SignOffRow.rater_id == rater_id, SignOffRow.digest == item["digest"]))
     if row is None:
-        _admit_key(session, rater_id, str(reviewer), item, actor, rotations or {})
+        _admit_key(session, rater_id, str(reviewer), item, actor, travelled or {})
         guidelines = record.get("guidelines") or {}
         row = SignOffRow(
             answer_id=item["answer_id"],
@@ -509,7 +513,12 @@ def reopen_refusal(reviewer: str, answer_id: str) -> str:
 
 
 def _admit_key(
-    session: Session, rater_id: int, reviewer: str, item: dict[str, Any], actor: str, rotations: dict[str, Rotation]
+    session: Session,
+    rater_id: int,
+    reviewer: str,
+    item: dict[str, Any],
+    actor: str,
+    travelled: dict[str, dict[str, Any]],
 ) -> None:
     """Accept the key a bundle's new sign-off was signed with, by the rules in this module's docstring,
     registering it when the bundle may bring it; SignOffRefused when it is not the reviewer's."""
@@ -544,8 +553,28 @@ def _admit_key(
             "their first key here (it could be anyone's)"
         )
     try:
-        register_key(session, reviewer, raw, actor, rotation=rotations.get(fingerprint))
+        for key, key_raw in _rotated_to(session, fingerprint, raw, travelled):
+            entry = travelled.get(key) or {}
+            old, signed = entry.get("rotated_from"), entry.get("rotation_signature")
+            rotation = Rotation(old, signed) if isinstance(old, str) and isinstance(signed, str) else None
+            register_key(session, reviewer, key_raw, actor, rotation=rotation)
     except ValueError as exc:
         raise SignOffRefused(
             f"{reviewer}'s sign-off of answer {answer} is signed with key {fingerprint[:16]}: {exc}"
         ) from None
+
+
+def _rotated_to(
+    session: Session, fingerprint: str, raw: bytes, travelled: dict[str, dict[str, Any]]
+) -> list[tuple[str, bytes]]:
+    """The keys to register, oldest first, to reach `fingerprint` by the rotations a bundle carries from
+    a key registered here (the reviewer rotated more than once since the project last heard of them);
+    each is checked as it is registered, so a broken link refuses the key."""
+    path = [(fingerprint, raw)]
+    while len(path) <= len(travelled):
+        older = str((travelled.get(path[-1][0]) or {}).get("rotated_from") or "")
+        entry = travelled.get(older)
+        if registered_key(session, older) is not None or entry is None or not isinstance(entry.get("public_key"), str):
+            break
+        path.append((older, unb64(entry["public_key"])))
+    return path[::-1]

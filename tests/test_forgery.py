@@ -291,6 +291,36 @@ def test_a_bundle_brings_a_first_key_and_a_rotation_signed_by_it(
     assert import_bundle(lead, bundle).already_imported
 
 
+def test_a_bundle_brings_the_rotations_from_the_key_the_project_knows(
+    capsys: pytest.CaptureFixture[str], sample_project: Project, lead: Project, tmp_path: Path, computer
+) -> None:
+    """ana rotates twice after the lead last heard of her: both rotations travel, and are checked."""
+    first = _anas_bundle(sample_project, tmp_path, ANSWER)
+    computer("lead")
+    import_bundle(lead, first)
+    computer("laptop")
+    for _ in range(2):
+        assert _cli(capsys, sample_project, "keys", "create", "--reviewer", "ana")[0] == 0
+    _submitted(sample_project, OTHER)
+    assert _cli(capsys, sample_project, "signoff", OTHER, "--reviewer", "ana")[0] == 0
+    second = tmp_path / "ana-again.json"
+    export_bundle(sample_project, "ana", second)
+    broken = tmp_path / "broken.json"
+    broken.write_text(second.read_text(encoding="utf-8"), encoding="utf-8")
+    _reseal(broken, lambda data: data["keys"][1].update(rotation_signature=data["keys"][2]["rotation_signature"]))
+    computer("lead")
+    before = _state(lead)
+    with pytest.raises(InvalidInput, match=r"the rotation to key [0-9a-f]{16} does not verify with ana's key"):
+        import_bundle(lead, broken)
+    assert _state(lead) == before
+    import_bundle(lead, second)
+    assert [c.matches for c in lead.signoffs()] == [True, True]
+    listed = json.loads(_cli(capsys, lead, "keys", "--json")[1])
+    assert [k["retired_at"] is not None for k in listed] == [True, True, False]
+    status, out = _verify(capsys, lead)
+    assert status == 0, out
+
+
 def test_a_bundle_brings_no_first_key_for_a_reviewer_who_signed_here_before_keys(
     sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:

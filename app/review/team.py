@@ -141,11 +141,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
     reviewer = bundle["reviewer"]
     if adjudication.is_consensus(reviewer):
         raise InvalidInput(str(path), f"{reviewer!r} is the adjudicated consensus, written only by adjudication")
-    rotations = {
-        k["fingerprint"]: reviewer_keys.Rotation(k["rotated_from"], k["rotation_signature"])
-        for k in bundle.get("keys", [])
-        if k.get("rotated_from") and k.get("rotation_signature")
-    }
+    travelled = {k["fingerprint"]: k for k in bundle.get("keys", [])}  # the reviewer's keys, with their rotations
     with project.sessions.begin() as session:
         if audit_has(session, "bundle.imported", seal):
             return BundleSummary(reviewer=reviewer, answers=len(bundle["items"]), already_imported=True)
@@ -214,7 +210,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
                 )
         for signed in bundle.get("signoffs", []):
             try:
-                signoffs.merge_signoff(session, rater.id, signed, actor, rotations)
+                signoffs.merge_signoff(session, rater.id, signed, actor, travelled)
             except signoffs.SignOffRefused as exc:
                 raise InvalidInput(str(path), f"{exc}; nothing was merged") from None
         for value in bundle.get("preferences", []):
@@ -285,6 +281,7 @@ def _check_shapes(bundle: dict[str, Any]) -> None:
     for key in bundle.get("keys", []):
         _expect(key, (dict,), "a key")
         _expect(key["fingerprint"], text, "a key's fingerprint")
+        _expect(key.get("public_key"), maybe_text, "a key's public_key")
         _expect(key.get("rotated_from"), maybe_text, "a key's rotated_from")
         _expect(key.get("rotation_signature"), maybe_text, "a key's rotation_signature")
     for item in bundle["items"]:
