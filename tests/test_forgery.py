@@ -493,7 +493,7 @@ def test_a_second_key_is_made_only_as_a_rotation_signed_by_the_first(
 
     computer("laptop")
     status, out = _cli(capsys, sample_project, "keys", "create", "--reviewer", "ana")
-    assert status == 0, out
+    assert status == 0 and f"it replaces {first.fingerprint[:16]}, which signed the rotation and is now retired" in out
     listed = json.loads(_cli(capsys, sample_project, "keys", "--json")[1])
     assert [(k["fingerprint"] == first.fingerprint, k["retired_at"] is not None) for k in listed] == [
         (True, True),

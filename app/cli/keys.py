@@ -42,13 +42,14 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
     if args.action == "create":
         reviewer = roles.default_reviewer(project, args.reviewer)
         with project.sessions.begin() as session:
-            made, signer, _ = keys.new_key(session, reviewer)  # a second key only as a rotation signed by the first
+            made, signer, replaced = keys.new_key(session, reviewer)  # another key only as a rotation signed by theirs
             head = audit.sign_head(session, signer)
         keys.remember_head(project.url, head)
         folder = keys.key_folder()
         where = "the OS keyring" if made.store == keys.KEYRING else f"a passphrase-encrypted file in {folder}"
+        where += f"\nit replaces {replaced[:16]}, which signed the rotation and is now retired" if replaced else ""
         print_summary(
-            {"fingerprint": made.fingerprint, "reviewer": reviewer, "store": made.store},
+            {"fingerprint": made.fingerprint, "reviewer": reviewer, "store": made.store, "replaces": replaced},
             args.json,
             lambda: f"made a signing key for {reviewer}: {made.fingerprint}\nits private key is kept in {where}",
         )
