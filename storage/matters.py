@@ -46,6 +46,7 @@ from storage.schema import (
     SignOffRow,
     utcnow,
 )
+from storage.signoffs import SIGNED
 
 # Each table holding matter data, and where its matter comes from: (column, parent table, parent key).
 MATTER_PARENTS: dict[str, tuple[str, str, str]] = {
@@ -428,8 +429,6 @@ def _copy_audit(source: Connection, target: Connection, matter_id: int, fingerpr
     """The matter's audit entries, and those vouching for the keys and guidelines copied with it, on a
     chain of the copy's own, opened by `actor`'s entry of the export, which maps each to the firm's log.
     Opened by it, the chain is the copy's own from its first link: never taken for the firm's log."""
-    from storage.signoffs import SIGNED
-
     about = _about_matter(source, matter_id)
     log = Base.metadata.tables["audit_log"]
     carried: list[tuple[Any, dict[str, Any], bool]] = []

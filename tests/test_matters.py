@@ -445,3 +445,22 @@ def test_a_long_export_name_is_one_sentence(
     assert firm.run("matters", "--export", "A-1", str(firm.root / ("a" * 300 + ".assay"))) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1 and "its name is too long" in err, err
+
+
+def test_a_matter_exported_carries_only_its_own_part_of_the_settings(
+    firm: Firm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert firm.run("assign", "--reviewers", "ana,ben", "--per-answer", "1") == 0  # every answer, A's and B's
+    with sqlite3.connect(firm.path) as db:
+        db.execute("INSERT INTO settings (key, value) VALUES ('model_check.run', ?)", (json.dumps(firm.answers["B"]),))
+    monkeypatch.setenv("ASSAY_PASSPHRASE", PASSPHRASE)
+    out = tmp_path / "acme.assay"
+    assert firm.run("matters", "--export", "A-1", str(out)) == 0
+    exported = Project.open(url_for_path(out), PASSPHRASE)
+    try:
+        with exported.sessions() as session:
+            settings = dict(session.execute(text("SELECT key, value FROM settings")).all())
+    finally:
+        exported.close()
+    assert set(json.loads(settings["assignments"])) == set(firm.answers["A"])
+    assert not any(answer in value for value in settings.values() for answer in firm.answers["B"])

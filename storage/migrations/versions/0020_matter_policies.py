@@ -21,7 +21,7 @@ On PostgreSQL every table now has row-level security, forced:
 - `audit_log`: an entry without a matter is read by a walled login only when what it is about is
   not another matter's: an answer, pair of answers or document now filed under another matter (filed
   after the entry was written), a wall on someone else, a sample drawn over another matter's
-  answers or another reviewer's bundle stay hidden.
+  answers, another reviewer's bundle and the naming of the project's matter stay hidden.
 - `settings`: the keys that hold a matter's data (`MATTER_SETTINGS`: assignments by answer, a check's
   timings by answer, the matter's name) are hidden from a walled login.
 
@@ -134,6 +134,7 @@ def _functions() -> None:
         "IF entity = 'document' THEN RETURN EXISTS (SELECT 1 FROM documents d WHERE d.id::text = entity_id "
         "AND (d.matter_id IS NULL OR d.matter_id = ANY (mine))); END IF; "
         "IF entity = 'wall' OR action = 'bundle.imported' THEN RETURN entity_id = session_user; END IF; "
+        "IF action = 'project.named' THEN RETURN false; END IF; "  # the name is a matter's, hidden in settings
         "RETURN entity <> 'matter'; END $$"
     )
     op.execute(
