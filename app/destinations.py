@@ -1,17 +1,48 @@
 """Where an output of Assay may go: never over the open project, its write-ahead log, shared memory or
-journal, one of its backups, or any other SQLite database (a mistyped name would wipe a project).
-Every writer asks here first, the command line's and the window's alike."""
+journal, one of its backups, any other database (plain SQLite or encrypted, which has no header to
+read), a file of another kind than the one written, a device or a pipe (a mistyped name would wipe a
+project, hang, or sign what was never written). Every writer asks here first, the command line's and
+the window's alike."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from app.errors import InvalidInput
 from storage.db import sqlite_path
+from storage.integrity import looks_encrypted
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SIDECARS = ("-wal", "-shm", "-journal")
+PROJECT_SUFFIX = ".assay"
+KINDS = ("text", "pdf", "zip", "png", "project")  # what a writer writes: CSV, JSON and HTML are text; XLSX is zip
+_STARTS = {"pdf": (b"%PDF",), "zip": (b"PK\x03\x04", b"PK\x05\x06"), "png": (b"\x89PNG",)}
+_NAMES = {"text": "text", "pdf": "a PDF", "zip": "a ZIP or XLSX file", "png": "a PNG picture"}
+_BY_SUFFIX = {".pdf": "pdf", ".xlsx": "zip", ".zip": "zip", ".png": "png"}
+
+
+def kind_of(out: Path) -> str:
+    """What a writer that does not say writes, by the file's suffix: text unless .pdf, .xlsx, .zip, .png."""
+    return _BY_SUFFIX.get(out.suffix.lower(), "text")
+
+
+def shown(out: Path) -> str:
+    """The path as an error names it: a name too long to read is cut."""
+    text = str(out)
+    return text if len(text) <= 80 else f"{text[:60]}…{text[-16:]}"
+
+
+def name_problem(out: Path) -> str | None:
+    """Why no file can have this name (the file system's limit on a name's length), or None."""
+    try:
+        os.lstat(out)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return "the name is too long for the file system: give a shorter one"
+    return None
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -24,9 +55,14 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
-def protected_problem(out: Path, project_url: str | None) -> str | None:
-    """Why `out` must not be written, or None: it is the open project (`project_url`), its write-ahead
-    log, shared memory or journal, in its backup folder, or another SQLite database."""
+def protected_problem(out: Path, project_url: str | None, kind: str | None = None) -> str | None:
+    """Why `out` must not be written with a file of `kind` (KINDS; by default `kind_of(out)`), or
+    None: its name is too long; it is the open project (`project_url`), its write-ahead log, shared
+    memory or journal, or in its backup folder; it is named like a project (unless a project is
+    written) or a database's log, or has such a log beside it; it is a device or a pipe; or it holds
+    a database or data of another kind (an encrypted project reads as random bytes)."""
+    if problem := name_problem(out):
+        return problem
     if project_url is not None and (path := sqlite_path(project_url)) is not None:
         if _same(out, path):
             return "it is the open project: writing there would destroy it; give another file name"
@@ -40,17 +76,53 @@ def protected_problem(out: Path, project_url: str | None) -> str | None:
             backups = None
         if backups is not None and (out.resolve() == backups or backups in out.resolve().parents):
             return "it is in the project's backup folder: give a file name outside it"
+    kind = kind or kind_of(out)
+    name = out.name.lower()
+    if name.endswith(SIDECARS):
+        return "it is named like a database's log file (-wal, -shm, -journal): writing there could damage that database"
+    if kind != "project" and name.endswith(PROJECT_SUFFIX):
+        return "it is named like an Assay project (.assay): give the output another name"
+    if beside := next((out.name + end for end in SIDECARS if os.path.lexists(out.with_name(out.name + end))), None):
+        return f"a database's log file ({beside}) lies beside it, so it is a database: give another name"
     try:
-        if out.is_file():
-            with out.open("rb") as handle:
-                if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
-                    return "it is a database (an Assay project?): writing there would destroy it; give another name"
+        status = os.stat(out)
     except OSError:
-        pass  # unreadable: the write says why
-    return None
+        return None  # not there (or not to be read): the write says why
+    if stat.S_ISDIR(status.st_mode):
+        return None  # the writer says a folder is no file
+    if not stat.S_ISREG(status.st_mode):
+        return "it is not a regular file (a device or a pipe): give the name of a file to write"
+    return _content_problem(out, kind) if status.st_size else None
 
 
-def refuse_protected(out: Path, project_url: str | None) -> None:
-    """InvalidInput naming `out` when it must not be written (see `protected_problem`)."""
-    if problem := protected_problem(out, project_url):
-        raise InvalidInput(str(out), problem)
+def _content_problem(out: Path, kind: str) -> str | None:
+    """Why the file there, which is not empty, must not be replaced by one of `kind`."""
+    try:
+        with out.open("rb") as handle:
+            head = handle.read(4096)
+        encrypted = looks_encrypted(out)
+    except OSError:
+        return None  # unreadable: the write says why
+    if head.startswith(SQLITE_HEADER) or encrypted:
+        which = "an encrypted database" if encrypted else "a database"
+        return f"it is {which} (an Assay project?): writing there would destroy it; give another name"
+    if kind == "project":
+        return "it exists already: a project is written to a new file"
+    text = b"\x00" not in head and _utf8(head)
+    if text if kind == "text" else head.startswith(_STARTS.get(kind, ())):
+        return None
+    return f"it is not {_NAMES.get(kind, kind)} but other data: writing there would destroy it; give another name"
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(data) - 3  # only a character cut by the sample's end
+    return True
+
+
+def refuse_protected(out: Path, project_url: str | None, kind: str | None = None) -> None:
+    """InvalidInput naming `out` when it must not be written with a file of `kind` (`protected_problem`)."""
+    if problem := protected_problem(out, project_url, kind):
+        raise InvalidInput(shown(out), problem)

@@ -23,10 +23,12 @@ from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser
 from app.errors import AssayError, InvalidInput, StorageError, file_problem
 from app.project import AskPassphrase, Project, project_passphrase, project_url
+from storage.db import sqlite_path
 
 EXIT_INVALID = 2
 EXAMPLE_URL = "postgresql+psycopg://user@host/assay"
 BUSY_SECONDS = 5  # storage/db.py's busy_timeout: how long a second writer waits
+CREATING = ("init", "import")  # the commands that make a project file that is not there
 
 Command = Callable[[Project, argparse.Namespace], int]
 
@@ -68,6 +70,7 @@ def main(
             return admin.restore(args, ask)
         if args.command == "models" and args.install is not None:  # a model file for every project: none opened
             return models.install(args)
+        _refuse_missing(url, args)
         project = _open(url, args, ask)
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
@@ -86,6 +89,16 @@ def main(
         return EXIT_INVALID
     finally:
         project.close()
+
+
+def _refuse_missing(url: str, args: argparse.Namespace) -> None:
+    """A project file that is not there is made only by the commands that make one (`init`, `import`,
+    `gui --sample`, which imports the sample; the window's New): any other command on a mistyped name
+    says so and makes nothing."""
+    path = sqlite_path(url)
+    if path is None or os.path.lexists(path) or args.command in CREATING or getattr(args, "sample", False):
+        return
+    raise InvalidInput(str(args.project or path), "no such project: `assay init` or `assay import` makes one")
 
 
 def _reader_gone() -> int:

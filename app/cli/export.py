@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from app import limits
 from app.cli.output import ProgressBar, writing
 from app.errors import InvalidInput, file_problem
-from app.export.formats import export
+from app.export.formats import export, kind_of_format, refuse_wrong_suffix
 from app.export.redaction import Redaction, keep_everything
 from app.project import Project
 
@@ -28,10 +29,15 @@ def _export(project: Project, args: argparse.Namespace) -> int:
             raise InvalidInput(str(path), "cannot read the names: it is a folder, not a file")
         names += limits.read_text(path, limits.NAMES, "a file of names to redact").splitlines()
     redact = Redaction(tuple(names)) if args.redact or names else keep_everything
-    signer = _report_signer(project, args)  # checked before anything is written: nothing signed on a refusal
     bar = ProgressBar(f"exporting the {args.format}", "steps")
-    with writing(args.out, project=project, make_folder=True), bar:
+    parent = args.out.absolute().parent
+    new_folder = None if os.path.isdir(parent) else parent  # made by the export, and said: a typo shows
+    with writing(args.out, project=project, kind=kind_of_format(args.format), make_folder=True), bar:
+        refuse_wrong_suffix(args.out, args.format)
+        signer = _report_signer(project, args)  # once the file is known good: a refused export signs nothing
         written = export(project, args.format, args.out, redact, args.paper, lambda d, t, what: bar(d, t, step=what))
+    if new_folder is not None and new_folder.is_dir():
+        print(f"made the folder {new_folder}")
     if signer is not None:
         from app.export.pdf_signing import sign_pdf
 
@@ -52,9 +58,13 @@ def _report_signer(project: Project, args: argparse.Namespace) -> ReportSigner |
     if args.format != "pdf":
         raise InvalidInput("--sign", f"only the pdf report is signed, not {args.format}")
     from app.export.pdf_signing import report_signer
+    from app.keys import retired_fingerprints
     from app.review.roles import default_reviewer
 
-    return report_signer(default_reviewer(project, args.reviewer), args.cert, args.cert_key)
+    reviewer = default_reviewer(project, args.reviewer)
+    with project.sessions.begin() as session:  # their key in force here, registered: check_report knows it
+        retired = retired_fingerprints(session, reviewer)  # a key retired here signs no report of it
+        return report_signer(reviewer, args.cert, args.cert_key, retired, session=session)
 
 
 COMMANDS = {"export": _export}

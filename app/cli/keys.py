@@ -63,7 +63,7 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
         if args.out is None:
             print(pem.decode(), end="")
             return 0
-        with writing(args.out), args.out.open("wb") as handle:
+        with writing(args.out, project=project, kind="text"), args.out.open("wb") as handle:
             handle.write(pem)
         print(f"wrote {args.out}: {key.reviewer}'s public key {key.fingerprint}")
         return 0

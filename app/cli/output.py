@@ -44,32 +44,39 @@ def print_json_or_lines(value: dict[str, Any], as_json: bool) -> None:
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
 
 
-def protected_problem(out: Path, project: Project | None) -> str | None:
+def protected_problem(out: Path, project: Project | None, kind: str | None = None) -> str | None:
     """Why `out` must not be written, for the open `project` (app/destinations.py says it)."""
-    return destinations.protected_problem(out, project.url if project is not None else None)
+    return destinations.protected_problem(out, project.url if project is not None else None, kind)
 
 
 @contextmanager
 def writing(
-    out: Path, *, folder: bool = False, project: Project | None = None, make_folder: bool = False
+    out: Path,
+    *,
+    folder: bool = False,
+    project: Project | None = None,
+    kind: str | None = None,
+    make_folder: bool = False,
 ) -> Iterator[None]:
     """Around what writes the file `out` (with `folder`: files in the folder `out`): a folder given
-    for the file, a folder that does not exist, a file in the way of a folder, a denied permission or
-    a full disk is refused in one sentence naming `out`; an error about any other path stays a bug.
-    With `project`, the open project's file, its logs and its backups are never written over. A file
-    this command started and could not finish is removed. `make_folder`: a missing folder is made."""
+    for the file, a folder that does not exist, a file in the way of a folder, a denied permission, a
+    name too long or a full disk is refused in one sentence naming `out`; an error about any other
+    path stays a bug. Nothing is written over a project, its logs or backups, a device or a pipe, or a
+    file holding other data than a `kind` file (app/destinations.py; `project`: the open one, found
+    by its path too). A file this command started and could not finish is removed. `make_folder`: a
+    missing folder is no error, the writer makes it (once it has checked what it writes)."""
+    if problem := destinations.name_problem(out):
+        raise InvalidInput(destinations.shown(out), problem)
+    if not folder and (problem := protected_problem(out, project, kind)):
+        raise InvalidInput(str(out), problem)
     if out.is_dir() and not folder:
         raise InvalidInput(str(out), "it is a folder: give the name of the file to write")
-    if not folder and (problem := protected_problem(out, project)):
-        raise InvalidInput(str(out), problem)
     parent = out.absolute().parent
     missing = not folder and not parent.exists() and not any(p.is_file() for p in parent.parents)
     if missing and not make_folder:
         raise InvalidInput(str(out), f"cannot write it: the folder {parent} does not exist")
     existed = out.exists()
     try:
-        if missing:
-            parent.mkdir(parents=True, exist_ok=True)
         yield
     except OSError as exc:
         target = out.absolute()

@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from app import limits
 from app.cli import keys as keys_cli
@@ -85,11 +88,10 @@ def _signoff_dict(signoff: SignOff) -> dict[str, Any]:
     return {**asdict(signoff), "signed_at": signoff.signed_at.isoformat()}
 
 
-def certificate(project: Project, service: ReviewService, answer_id: str) -> dict[str, Any]:
+def certificate(session: Session, answer_id: str, rater_id: int) -> dict[str, Any]:
     """The sign-off in force as a self-contained certificate: the record, its SHA-256, the Ed25519
     signature over the record's canonical JSON, the public key and its fingerprint."""
-    with project.sessions() as session:
-        signed = signed_record(session, answer_id, service.rater_id)
+    signed = signed_record(session, answer_id, rater_id)
     if signed is None or not signed["signature"] or not signed["public_key"]:
         raise InvalidInput("--export", f"the sign-off of {answer_id} predates reviewer keys: it has no signature")
     return {
@@ -104,23 +106,36 @@ def certificate(project: Project, service: ReviewService, answer_id: str) -> dic
     }
 
 
+def _write_certificate(session: Session, out: Path, answer_id: str, rater_id: int) -> None:
+    out.write_text(canonical(certificate(session, answer_id, rater_id)) + "\n", encoding="utf-8")  # every byte counts
+
+
 def _signoff(project: Project, args: argparse.Namespace) -> int:
-    """Sign the review; with --export, write the certificate of the sign-off (made now if none stands)."""
+    """Sign the review; with --export, write the certificate of the sign-off (made now if none stands).
+    The certificate is written inside the sign-off's transaction: a file that cannot be written (or
+    must not be: a project, its log, a device) signs nothing."""
     service = _service(project, args.reviewer)
-    standing = None
-    if args.export is not None:
-        existed = args.export.exists()
-        with writing(args.export), args.export.open("a", encoding="utf-8"):
-            pass  # a path that cannot be written is refused before anything is signed
-        if not existed:
-            args.export.unlink()
-        with project.sessions() as session:
-            standing = standing_signoff(session, args.answer_id, service.rater_id)
-    signoff = standing or service.sign_off(args.answer_id)
-    if args.export is not None:
-        cert = certificate(project, service, args.answer_id)
-        with writing(args.export):
-            args.export.write_text(canonical(cert) + "\n", encoding="utf-8")  # every byte counts
+    out: Path | None = args.export
+    if out is None:
+        standing, signoff = None, service.sign_off(args.answer_id)
+    else:
+        with writing(out, project=project, kind="text"):
+            with project.sessions() as session:
+                standing = standing_signoff(session, args.answer_id, service.rater_id)
+                if standing is not None:
+                    _write_certificate(session, out, args.answer_id, service.rater_id)
+            written: list[Path] = []
+
+            def write(session: Session) -> None:
+                _write_certificate(session, out, args.answer_id, service.rater_id)
+                written.append(out)
+
+            try:
+                signoff = standing or service.sign_off(args.answer_id, write)
+            except BaseException:  # not committed after all: the certificate written certifies nothing
+                if written:
+                    out.unlink(missing_ok=True)
+                raise
     version = "no guidelines" if signoff.guideline_version is None else f"guideline version {signoff.guideline_version}"
 
     def lines() -> str:

@@ -11,14 +11,25 @@ from pathlib import Path
 from typing import Any
 
 from app.destinations import refuse_protected
-from app.errors import AssayError
+from app.errors import AssayError, InvalidInput
 from app.export.redaction import keep_everything
 from app.figures import analytics as stats
 from app.project import Project
+from app.spreadsheets import texts_as_text, write_csv
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
 from storage import analytics, preferences, rubric_results, signoffs
 
 FORMATS = ("csv", "xlsx", "jsonl", "finetune", "report", "pdf")
+# The file names each format is written to; a name ending as the format is called (x.report) agrees too.
+SUFFIXES = {
+    "csv": (".csv",),
+    "xlsx": (".xlsx",),
+    "jsonl": (".jsonl", ".json", ".ndjson"),
+    "finetune": (".jsonl", ".json"),
+    "report": (".html", ".htm"),
+    "pdf": (".pdf",),
+}
+KINDS = {"xlsx": "zip", "pdf": "pdf"}  # what each format's file is (app/destinations.py): the others are text
 Redact = Callable[[Any], Any]  # a `Redaction`, or keep_everything
 
 
@@ -34,7 +45,8 @@ def export(
     `paper` (a4 or letter) is the report's page size; `on_step` hears the report's steps."""
     if fmt not in FORMATS:
         raise AssayError(f"export format is one of {', '.join(FORMATS)}")
-    refuse_protected(out, project.url)  # never over the project, its logs or backups (the window's export too)
+    refuse_protected(out, project.url, kind_of_format(fmt))  # never over a project, its logs or backups, or a device
+    refuse_wrong_suffix(out, fmt)
     out.parent.mkdir(parents=True, exist_ok=True)
     writers: dict[str, Callable[[Project, Path, Redact], None]] = {
         "csv": export_csv,
@@ -46,6 +58,19 @@ def export(
     }
     writers[fmt](project, out, redact)
     return out
+
+
+def kind_of_format(fmt: str) -> str:
+    """What a file of the export format `fmt` is, as app/destinations.py names it."""
+    return KINDS.get(fmt, "text")
+
+
+def refuse_wrong_suffix(out: Path, fmt: str) -> None:
+    """InvalidInput when the file's name says another format than `fmt` (a PDF named x.txt); no suffix is fine."""
+    suffix = out.suffix.lower()
+    if suffix and suffix not in (*SUFFIXES[fmt], f".{fmt}"):
+        wanted = f"a {' or '.join(SUFFIXES[fmt])} file, not {suffix}"
+        raise InvalidInput(str(out), f"a {fmt} export is written to {wanted}: change the name or the format")
 
 
 def _points(project: Project, redact: Redact, verifier: bool = False) -> list[dict[str, Any]]:
@@ -71,7 +96,7 @@ def export_csv(project: Project, out: Path, redact: Redact = keep_everything) ->
     frame = pd.DataFrame(_points(project, redact, verifier=True))
     if not frame.empty:
         frame["citations"] = frame["citations"].map(" ".join)
-    frame.to_csv(out, index=False)
+    write_csv(frame, out)  # no cell a formula
 
 
 def _safe(compute) -> dict[str, Any]:
@@ -102,6 +127,7 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
         rubric_rows = _rubric_rows(project, redact)
         if rubric_rows:  # a fifth sheet only when other rubrics ran
             pd.DataFrame(rubric_rows).to_excel(writer, sheet_name="rubrics", index=False)
+        texts_as_text(writer.book)
 
 
 def _rubric_rows(project: Project, redact: Redact) -> list[dict[str, Any]]:
