@@ -136,6 +136,8 @@ def test_installed_assay_command_runs(tmp_path: Path) -> None:
     import sys
 
     assay = Path(sys.executable).with_name("assay")
+    made = subprocess.run([str(assay), "--project", str(tmp_path / "p.assay"), "init"], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
     result = subprocess.run(
         [str(assay), "--project", str(tmp_path / "p.assay"), "info", "--json"], capture_output=True, text=True
     )

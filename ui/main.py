@@ -13,6 +13,7 @@ from app import keys
 from app.cli import main as cli_main
 from app.cli import prepare_gui
 from app.cli.parser import build_parser
+from app.destinations import refuse_protected
 from app.judging.sample_tour import sample_tour
 from app.project import ICON, Project
 from app.settings import load_settings, save_settings
@@ -98,6 +99,8 @@ def welcome() -> int:
 
 
 def _gui(project: Project, args: argparse.Namespace) -> int:
+    if args.screenshot is not None:  # checked before the window opens: never over a project or a device
+        refuse_protected(args.screenshot, project.url, "png")
     prepare_gui(project, args)
     from PySide6.QtWidgets import QInputDialog
 

@@ -71,10 +71,10 @@ def _export(project: Project, reference: str, out: str, actor: str) -> None:
     matter = matters.find(project, reference)  # an unknown matter is said before a passphrase is asked
     if problem := matters.destination_problem(path):  # before anything looks at a name the system refuses
         raise InvalidInput(out if len(out) <= 80 else f"{path.name[:40]}…", problem)
-    if problem := protected_problem(path, project):
+    if problem := protected_problem(path, project, kind="project"):
         raise InvalidInput(out, problem)
     passphrase = os.environ.get(PASSPHRASE_ENV) or ask_in_terminal(out, True)
-    with writing(path, project=project):
+    with writing(path, project=project, kind="project"):
         copied = matters.export_matter(project, reference, path, passphrase, actor)
     print(
         f"wrote {out}: matter {matter.label}, encrypted; {copied['documents']} documents, "

@@ -331,9 +331,15 @@ def export_regressions(result: dict[str, Any], out: Path) -> Path:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".xlsx"):
         raise InvalidInput(str(out), "the regression list is written as .csv or .xlsx")
+    from app.destinations import refuse_protected
+    from app.spreadsheets import texts_as_text, write_csv
+
+    refuse_protected(out, None)  # the window's export too: never over a project, its logs, a device
     frame = pd.DataFrame(regression_table(result), columns=regression_columns(result))
     if suffix == ".csv":
-        frame.to_csv(out, index=False)
+        write_csv(frame, out)  # an answer's text is never a spreadsheet formula
     else:
-        frame.to_excel(out, index=False, sheet_name="regressions")
+        with pd.ExcelWriter(out, engine="openpyxl") as writer:
+            frame.to_excel(writer, index=False, sheet_name="regressions")
+            texts_as_text(writer.book)
     return out

@@ -377,9 +377,11 @@ class ReviewService:
 
     # ------------------------------------------------------------------ sign-off
 
-    def sign_off(self, answer_id: str) -> SignOff:
+    def sign_off(self, answer_id: str, before_commit: Callable[[Session], None] | None = None) -> SignOff:
         """Sign this reviewer's submitted review of the answer: tags, comments, answer, document and
-        guideline version, bound by a digest in the audit log. The review is locked until reopened."""
+        guideline version, bound by a digest in the audit log. The review is locked until reopened.
+        `before_commit` runs in the sign-off's transaction once it is signed (`signoff --export` writes
+        the certificate there): what it raises undoes the sign-off."""
         self._answer(answer_id)
         with self._saving(answer_id) as session:
             standing = signoffs.standing_signoff(session, answer_id, self.rater_id)
@@ -390,6 +392,8 @@ class ReviewService:
             signer, created = keys.signing_key(session, self.reviewer)  # made on the first sign-off
             signed = signoffs.sign(session, answer_id, self.rater_id, self.reviewer, signer)
             head = audit.sign_head(session, signer)
+            if before_commit is not None:
+                before_commit(session)
         keys.remember_head(self.project.url, head)
         return replace(signed, key_created=created)
 
