@@ -375,6 +375,7 @@ def test_a_matter_exported_passes_audit_verify_with_its_sign_offs(
     assert {e.hash for e in entries}.isdisjoint(firm_hashes)  # a chain of its own, never taken for the firm's
 
 
+@pytest.mark.skipif(os.name != "posix", reason="kills itself with SIGKILL")
 def test_a_killed_command_on_one_matter_leaves_no_readable_copy(firm: Firm, tmp_path: Path) -> None:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -407,6 +408,7 @@ def test_a_killed_command_on_one_matter_leaves_no_readable_copy(firm: Firm, tmp_
         project.close()
 
 
+@pytest.mark.skipif(os.name != "posix", reason="kills itself with SIGKILL")
 def test_a_killed_export_leaves_nothing_at_its_name(
     firm: Firm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
