@@ -1,4 +1,5 @@
-"""Bundles and the project file cannot forge a reviewer's sign-off (issue 57, section 3), on SQLite.
+"""Bundles and the project file cannot forge a reviewer's sign-off (issue 57, section 3): bundles and
+keys on SQLite and PostgreSQL, the file's own edits on SQLite.
 
 Each attack is made as its attacker would make it: a bundle's JSON edited and its SHA-256 seal
 recomputed (anyone can: it is a plain hash), or the project file edited with Python's sqlite3, the
@@ -197,6 +198,7 @@ def _anas_bundle(project: Project, tmp_path: Path, *answers: str) -> Path:
 # ---------------------------------------------------------------- bundles
 
 
+@pytest.mark.every_store
 def test_a_bundle_with_an_unsigned_sign_off_is_refused(
     capsys: pytest.CaptureFixture[str], sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
@@ -217,6 +219,7 @@ def test_a_bundle_with_an_unsigned_sign_off_is_refused(
     assert _verify(capsys, lead)[0] == 0
 
 
+@pytest.mark.every_store
 def test_a_bundle_cannot_reopen_a_sign_off_and_sign_again_with_a_key_it_brings(
     capsys: pytest.CaptureFixture[str], sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
@@ -257,6 +260,7 @@ def test_a_bundle_cannot_reopen_a_sign_off_and_sign_again_with_a_key_it_brings(
     assert _verify(capsys, lead)[0] == 0
 
 
+@pytest.mark.every_store
 def test_a_bundle_cannot_carry_a_sign_off_of_another_reviewer(
     sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
@@ -269,6 +273,7 @@ def test_a_bundle_cannot_carry_a_sign_off_of_another_reviewer(
     assert _state(lead) == before
 
 
+@pytest.mark.every_store
 def test_a_bundle_brings_a_first_key_and_a_rotation_signed_by_it(
     capsys: pytest.CaptureFixture[str], sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
@@ -291,6 +296,7 @@ def test_a_bundle_brings_a_first_key_and_a_rotation_signed_by_it(
     assert import_bundle(lead, bundle).already_imported
 
 
+@pytest.mark.every_store
 def test_a_bundle_brings_the_rotations_from_the_key_the_project_knows(
     capsys: pytest.CaptureFixture[str], sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
@@ -321,6 +327,7 @@ def test_a_bundle_brings_the_rotations_from_the_key_the_project_knows(
     assert status == 0, out
 
 
+@pytest.mark.every_store
 def test_a_bundle_brings_no_first_key_for_a_reviewer_who_signed_here_before_keys(
     sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
@@ -473,6 +480,7 @@ def test_a_sign_off_made_after_its_key_was_retired_is_reported(
 # ---------------------------------------------------------------- keys
 
 
+@pytest.mark.every_store
 def test_a_second_key_is_made_only_as_a_rotation_signed_by_the_first(
     capsys: pytest.CaptureFixture[str], sample_project: Project, computer
 ) -> None:
@@ -509,6 +517,7 @@ def test_a_second_key_is_made_only_as_a_rotation_signed_by_the_first(
     assert status == 0, out
 
 
+@pytest.mark.every_store
 def test_a_retired_key_signs_nothing(
     capsys: pytest.CaptureFixture[str], sample_project: Project, tmp_path: Path
 ) -> None:
