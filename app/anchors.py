@@ -26,14 +26,20 @@ covers entries written on another computer.
 
 An anchor never moves past an anchored entry that is gone: a log cut and then written to stays
 reported until a backup is restored. The cost is one small file written per audited commit, and
-nothing on a commit that appends no entry (bench/anchors.py).
+nothing on a commit that appends no entry. A reviewer's routine edits (a tag, a comment: one entry
+per key press) are anchored at most every few seconds, the newest held back written by the next
+anchor, or when the project closes or the process ends: on the hot path, one tag override, the
+anchor costs little, where writing it every time added a quarter to the override (bench/anchors.py).
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
+import threading
+import time
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -62,6 +68,9 @@ KINDS = {
     "project.restored": "a restore from a backup",
     "": "a head signed here",  # an anchor kept before every entry was anchored
 }
+ROUTINE = "review."  # a reviewer's edits, many a minute: anchored at most every HOLD_SECONDS
+NOT_ROUTINE = frozenset({"review.signed", "review.reopened", "review.submitted"})
+HOLD_SECONDS = 3.0
 KIND_PREFIXES = {
     "matter.": "a change to a matter",
     "wall.": "a change to an ethical wall",
@@ -129,7 +138,7 @@ def _read(path: Path) -> Anchor | None:
 def _write(path: Path, data: dict[str, Any]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
         temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
         temporary.replace(path)  # whole or not at all
     except OSError:
@@ -153,7 +162,9 @@ def _record(anchor: Anchor) -> None:
     path = _path(anchor.identity, anchor.place)
     known = _read(path)
     if known is not None and known.mark.entry_id >= anchor.mark.entry_id:
+        _newest[(anchor.identity, anchor.place)] = known.mark
         return
+    _newest[(anchor.identity, anchor.place)] = anchor.mark
     recorded = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
     _write(
         path,
@@ -218,6 +229,7 @@ def watch() -> None:
         event.listen(Session, "before_commit", _before_commit)
         event.listen(Session, "after_commit", _after_commit)
         event.listen(Session, "after_rollback", _after_rollback)
+        atexit.register(flush)
 
 
 def opened(url: str, created: bool) -> None:
@@ -226,6 +238,7 @@ def opened(url: str, created: bool) -> None:
     watch()
     if created:
         where = place_of(url)
+        _forget_cached(where)
         for path, _ in _anchors_at(where):
             path.unlink(missing_ok=True)
         _forget_legacy(where)
@@ -236,29 +249,66 @@ def _before_commit(session: Session) -> None:
     if appended is None:
         return  # nothing audited: no file touched
     with suppress(SQLAlchemyError, OSError):  # the commit goes on; the next commit or verify anchors its entries
-        session.info[_PLAN] = _plan(session, int(appended))
+        session.info[_PLAN] = _plan(session, appended)
 
 
-def _plan(session: Session, appended: int) -> Anchor | None:
-    """What to anchor once committed: the entry appended (the newest, if a savepoint took it back);
-    nothing when the entry anchored here before is gone, so that the cut stays reported."""
-    mark = entry_mark(session, appended) or entry_mark(session)
-    if mark is None:
-        return None
+_identities: dict[str, str] = {}  # each place's log identity, as this process read it (restore forgets it)
+_newest: dict[tuple[str, str], EntryMark] = {}  # the anchor of each log and place, as this process knows it
+
+
+def _plan(session: Session, mark: EntryMark) -> Anchor | None:
+    """What to anchor once committed: the entry appended; nothing when the entry anchored here
+    before is gone, so that the cut stays reported. One lookup by id once the place is known."""
     where = _place(session)
-    identity = _identity(session, where)
-    before = _read(_path(identity, where)) or _legacy_at(session, where)
-    if before is None or before.mark.entry_id >= mark.entry_id:
-        return Anchor(identity=identity, place=where, mark=mark)  # nothing here yet, or another process ahead
-    if entry_hash_of(session, before.mark.entry_id) != before.mark.entry_hash:
-        return None
-    return Anchor(identity=identity, place=where, mark=mark)
+    identity = _identities.get(where) or _identities.setdefault(where, _identity(session, where))
+    before = _newest.get((identity, where))
+    if before is None:
+        found = _read(_path(identity, where)) or _legacy_at(session, where)
+        before = None if found is None else found.mark
+    gone = before is not None and before.entry_id < mark.entry_id and not _holds(session, before)
+    return None if gone else Anchor(identity=identity, place=where, mark=mark)
+
+
+def _holds(session: Session, mark: EntryMark) -> bool:
+    return entry_hash_of(session, mark.entry_id) == mark.entry_hash
+
+
+_held: dict[tuple[str, str], Anchor] = {}  # routine entries' anchors not yet written, by log and place
+_written: dict[tuple[str, str], float] = {}  # when this process last wrote each one
+_lock = threading.Lock()  # workers commit too
 
 
 def _after_commit(session: Session) -> None:
     plan = session.info.pop(_PLAN, None)
-    if plan is not None:
-        _record(plan)
+    if plan is None:
+        return
+    key, now = (plan.identity, plan.place), time.monotonic()
+    routine = plan.mark.action.startswith(ROUTINE) and plan.mark.action not in NOT_ROUTINE
+    with _lock:
+        if routine and now - _written.get(key, -HOLD_SECONDS) < HOLD_SECONDS:
+            _held[key] = plan
+            return
+        _held.pop(key, None)
+        _written[key] = now
+    _record(plan)
+
+
+def flush() -> None:
+    """Write the anchors held back (a reviewer's routine edits in quick succession)."""
+    with _lock:
+        held = list(_held.values())
+        _held.clear()
+    for anchor in held:
+        _record(anchor)
+
+
+def _forget_cached(place: str) -> None:
+    with _lock:
+        _identities.pop(place, None)
+        for key in [k for k in _newest if k[1] == place]:
+            del _newest[key]
+        for key in [k for k in _held if k[1] == place]:
+            del _held[key]
 
 
 def _after_rollback(session: Session) -> None:
@@ -283,6 +333,7 @@ def note_verified(state: LogState) -> None:
 
 def anchor_problems(session: Session) -> list[str]:
     """What this computer's anchors say is missing from the log, one sentence each."""
+    flush()
     where = _place(session)
     identity = _identity(session, where)
     last = last_entry_id(session)
@@ -291,11 +342,15 @@ def anchor_problems(session: Session) -> list[str]:
     if not own:
         problems += _copy_problems(session, identity, where, last)
     for _, other in _anchors_at(where):
-        if other.identity != identity:
-            problems.append(
-                f"this computer recorded {describe(other.mark)} in another log at this place: this log was "
-                "rebuilt from its first entry, or another project file was put in its place"
-            )
+        if other.identity == identity:
+            continue
+        what = describe(other.mark)
+        problems.append(
+            f"the log is empty, but this computer recorded {what} in it: every entry was deleted"
+            if last == 0
+            else f"this computer recorded {what} in another log at this place: this log was rebuilt from "
+            "its first entry, or another project file was put in its place"
+        )
     return problems
 
 
@@ -370,7 +425,9 @@ def describe(mark: EntryMark) -> str:
 def move_place(url: str, to: str | None) -> EntryMark | None:
     """The file at `url` is being replaced: its anchors go to `to`, where it is kept aside (or are
     forgotten). Returns the newest entry anchored there: what the replacement takes back."""
+    flush()
     where = place_of(url)
+    _forget_cached(where)
     newest: EntryMark | None = None
     for path, anchor in _anchors_at(where):
         if newest is None or anchor.mark.entry_id > newest.entry_id:

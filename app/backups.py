@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from app.errors import AssayError, InvalidInput, StorageError
-from storage.db import sqlite_path, url_for_path
+from storage.db import open_project, sqlite_path, url_for_path
 from storage.integrity import inspect_file
 from storage.snapshots import check_file, copy_database
 
@@ -188,14 +188,14 @@ def _record_restore(project: Path, backup: Path, aside: Path | None, passphrase:
     import getpass
 
     from app import anchors
-    from app.project import Project
     from storage.audit import append_audit
 
     url = url_for_path(project)
     replaced = anchors.move_place(url, None if aside is None else url_for_path(aside))
-    restored = Project.open(url, passphrase)
+    anchors.opened(url, created=False)
+    sessions = open_project(url, passphrase)  # brought up to this version's schema, as opening it would
     try:
-        with restored.sessions.begin() as session:
+        with sessions.begin() as session:
             payload = {
                 "backup": backup.name,
                 "kept_aside": None if aside is None else aside.name,
@@ -203,7 +203,7 @@ def _record_restore(project: Path, backup: Path, aside: Path | None, passphrase:
             }
             append_audit(session, getpass.getuser(), "project.restored", "project", project.name, payload)
     finally:
-        restored.close()
+        sessions.kw["bind"].dispose()
 
 
 class BackupSchedule:

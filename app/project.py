@@ -103,8 +103,11 @@ class Project:
 
     def close(self) -> None:
         """Release the database; SQLite folds its write-ahead log back into the project file."""
+        from app import anchors
+
         bind = self.sessions.kw["bind"]
         bind.dispose()
+        anchors.flush()  # the newest entries' witness, where quick edits held it back
 
     def counts(self) -> dict[str, int]:
         with self.sessions() as session:

@@ -32,6 +32,7 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from storage.audit_chain import GENESIS as GENESIS  # the chain's links, re-exported: callers import them here
+from storage.audit_chain import EntryMark as EntryMark
 from storage.audit_chain import append_audit as append_audit
 from storage.audit_chain import audit_hash as audit_hash
 from storage.schema import AuditHeadRow, AuditRow, utcnow
@@ -235,19 +236,6 @@ def newest_entry(session: Session) -> tuple[int, str] | None:
     session.flush()
     row = session.execute(select(AuditRow.id, AuditRow.hash).order_by(AuditRow.id.desc()).limit(1)).first()
     return None if row is None else (int(row[0]), str(row[1]))
-
-
-@dataclass(frozen=True, kw_only=True)
-class EntryMark:
-    """An entry as a witness outside the project keeps it: enough to find it, and to name it."""
-
-    entry_id: int
-    entry_hash: str
-    action: str
-    entity: str
-    entity_id: str
-    actor: str
-    at: str  # UTC, as text
 
 
 def entry_mark(session: Session, entry_id: int | None = None) -> EntryMark | None:

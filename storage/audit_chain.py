@@ -4,15 +4,16 @@ Apart from storage/audit.py (reading, verifying and signing the log) so that the
 changes are audited (guidelines, reviewer keys) can append an entry without importing the verifier,
 which reads them back to verify.
 
-Each append notes, in the session's `info`, the newest entry the transaction appended: whoever keeps
-a witness of the log outside the project (app/anchors.py) reads the note when the transaction
-commits, so that the witness moves with every entry, and with nothing else.
+Each append notes, in the session's `info`, the newest entry the transaction appended (its mark):
+whoever keeps a witness of the log outside the project (app/anchors.py) reads the note when the
+transaction commits, so that the witness moves with every entry, and with nothing else.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -22,7 +23,20 @@ from sqlalchemy.orm import Session
 from storage.schema import AuditRow, utcnow
 
 GENESIS = "0" * 64
-APPENDED = "assay.audit_appended"  # session.info: the id of the newest entry this transaction appended
+APPENDED = "assay.audit_appended"  # session.info: the mark of the newest entry this transaction appended
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntryMark:
+    """An entry as a witness outside the project keeps it: enough to find it, and to name it."""
+
+    entry_id: int
+    entry_hash: str
+    action: str
+    entity: str
+    entity_id: str
+    actor: str
+    at: str  # UTC, to the minute, as text
 
 
 def audit_hash(
@@ -60,7 +74,15 @@ def append_audit(
     )
     session.add(row)
     session.flush()
-    session.info[APPENDED] = row.id
+    session.info[APPENDED] = EntryMark(
+        entry_id=row.id,
+        entry_hash=str(row.hash),
+        action=action,
+        entity=entity,
+        entity_id=entity_id,
+        actor=actor,
+        at=at.strftime("%Y-%m-%d %H:%M"),
+    )
 
 
 def _newest_hash(session: Session) -> str | None:

@@ -318,3 +318,16 @@ def test_restore_keeps_audit_verify_green(tmp_path: Path, monkeypatch, capsys: p
     assert action == "project.restored"
     assert json.loads(payload) if isinstance(payload, str) else payload  # what it took back is recorded
     assert aside is not None and _verify(capsys, url_for_path(aside))[0] == 0  # the file replaced, as it was
+
+
+def test_every_entry_deleted_in_place_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "review.assay"
+    project = _opened(path)
+    project.set_host_allowed("a.example", True, "lead")
+    newest, _ = _newest(project)
+    project.close()
+    for _ in range(newest):
+        _cut_newest(url_for_path(path))
+    status, out = _verify(capsys, url_for_path(path))
+    assert status == 1
+    assert f"the log is empty, but this computer recorded entry {newest} (" in out
