@@ -38,6 +38,8 @@ def test_broken_line_is_named_and_nothing_is_written(dataset_copy: Path, tmp_pat
     lines[6] = lines[6][: len(lines[6]) // 2]  # line 7 cut in the middle
     qa.write_text("\n".join(lines) + "\n")
     project_file = tmp_path / "p.assay"
+    assert main(["--project", str(project_file), "init"]) == 0  # only init and import make a project
+    capsys.readouterr()
     before = _info(project_file, capsys)
 
     assert main(["--project", str(project_file), "import", str(dataset_copy)]) == 2

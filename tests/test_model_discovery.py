@@ -99,6 +99,7 @@ def test_a_folder_the_user_adds_is_looked_through_and_remembered(home: Path, tmp
     _link(embedded_model_path(), mine / "contracts-judge.gguf")
     project = str(tmp_path / "p.assay")
     assert main(["--project", project, "init"]) == 0  # only init and import make a project
+    capsys.readouterr()
     assert main(["--project", project, "models", "--add-folder", str(tmp_path / "my models"), "--found", "--json"]) == 0
     found = {m["name"]: m for m in json.loads(capsys.readouterr().out)["models"]}
     assert found["judges/contracts-judge.gguf"]["source"] == str(tmp_path / "my models")
