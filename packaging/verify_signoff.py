@@ -19,6 +19,8 @@ import base64
 import binascii
 import hashlib
 import json
+import os
+import stat
 import sys
 
 FORMAT = "assay-signoff-certificate/1"
@@ -30,6 +32,7 @@ ABOUT = (
     "file itself is this object as canonical JSON and a newline. Check it with "
     "packaging/verify_signoff.py CERT, or any Ed25519 library."
 )
+LIMIT = 1_000_000  # bytes: a certificate is a few KB
 FIELDS = {"format", "about", "record", "sha256", "signature", "public_key", "fingerprint", "algorithm"}
 
 
@@ -73,25 +76,53 @@ def problems(cert: dict, raw: bytes | None = None) -> list[str]:
     return found
 
 
+def read_bounded(name: str) -> bytes:
+    """The file's bytes: a regular file of at most LIMIT bytes (a device or a pipe such as /dev/zero
+    would never end), read no further than that; ValueError says why not."""
+    not_a_file = "it is not a regular file (a device, a pipe or a folder): give a certificate file"
+    if not stat.S_ISREG(os.stat(name).st_mode):
+        raise ValueError(not_a_file)
+    # Without blocking: a pipe put in its place after the check would wait for a writer.
+    descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(descriptor, "rb", buffering=0) as file:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ValueError(not_a_file)
+        pieces, total = [], 0
+        while total <= LIMIT and (piece := file.read(LIMIT + 1 - total)):
+            pieces.append(piece)
+            total += len(piece)
+    if total > LIMIT:
+        raise ValueError(f"it is over {LIMIT:,} bytes: a certificate is a few KB")
+    return b"".join(pieces)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: verify_signoff.py CERT.json", file=sys.stderr)
         return 2
     try:
-        with open(argv[1], "rb") as file:
-            raw = file.read()
+        raw = read_bounded(argv[1])
     except OSError as exc:
         print(f"{argv[1]}: cannot be read: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"{argv[1]}: cannot be read: {exc}", file=sys.stderr)
         return 2
     try:
         cert = json.loads(raw.decode("utf-8"))
     except ValueError:
         print(f"{argv[1]}: NOT VALID: it is not JSON (it was damaged or edited)")
         return 1
+    except RecursionError:  # thousands of nested brackets: no certificate is written so
+        print(f"{argv[1]}: NOT VALID: it is not a certificate (its JSON is nested too deeply)")
+        return 1
     if not isinstance(cert, dict):
         print(f"{argv[1]}: NOT VALID: not an Assay sign-off certificate")
         return 1
-    found = problems(cert, raw)
+    try:
+        found = problems(cert, raw)
+    except RecursionError:
+        found = ["its JSON is nested too deeply to be a certificate"]
     if found:
         print(f"{argv[1]}: NOT VALID: " + "; ".join(found))
         return 1

@@ -12,7 +12,7 @@ import io
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -102,17 +102,29 @@ def read_dataset(path: Path) -> tuple[list[DatasetRow], Path]:
         row = _row(place, record)
         if row.id in seen:
             raise InvalidInput(place, f"id {row.id!r} is used twice (first at {seen[row.id]})")
-        try:
-            there = (documents_dir / row.document).is_file()
-        except OSError as exc:  # a name longer than the system allows, a folder it may not enter
-            raise InvalidInput(place, f"field 'document': not a file it can open ({file_problem(exc)})") from exc
-        if not there:
-            raise InvalidInput(place, f"field 'document': no file {row.document!r} in {documents_dir}")
+        _check_document_path(place, documents_dir, row.document)
         seen[row.id] = place
         rows.append(row)
     if not rows:
         raise InvalidInput(str(path), "the dataset holds no answers")
     return rows, documents_dir
+
+
+def _check_document_path(place: str, documents_dir: Path, name: str) -> None:
+    """A dataset's document is a file inside its documents folder: an absolute path, a `..` or a link
+    that leads out of it would import any file on the disk, so they are refused with the line."""
+    if PureWindowsPath(name).anchor or Path(name).is_absolute() or ".." in PureWindowsPath(name).parts:
+        raise InvalidInput(place, f"field 'document': {name!r} is not a file name inside {documents_dir}")
+    try:
+        there = (documents_dir / name).is_file()
+        inside = (documents_dir / name).resolve().is_relative_to(documents_dir.resolve())
+    except (OSError, RuntimeError) as exc:  # a name longer than the system allows, a folder it may not enter, a loop
+        problem = file_problem(exc) if isinstance(exc, OSError) else "a link that loops"
+        raise InvalidInput(place, f"field 'document': not a file it can open ({problem})") from exc
+    if not there:
+        raise InvalidInput(place, f"field 'document': no file {name!r} in {documents_dir}")
+    if not inside:
+        raise InvalidInput(place, f"field 'document': {name!r} is a link to a file outside {documents_dir}")
 
 
 def jsonl_objects(

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 import statistics
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.errors import PasswordRequired
+from app.errors import InvalidInput, PasswordRequired
 from app.ingest.ocr import OcrParagraph, starts_section
 from app.ingest.pdf_layout import Line, PageText, read_page
 from app.ingest.units import TERMINAL, Unit, normalise_running
@@ -37,23 +38,163 @@ def open_pdf(path: Path, password: str | None) -> Any:
 def pdf_units(
     path: Path, password: str | None = None, on_page: Callable[[int, int, bool], None] | None = None
 ) -> tuple[str, list[Unit]]:
-    """Paragraphs of a PDF's text layer, or of its OCR when it is a scan; `on_page(done, total, ocr)`."""
+    """Paragraphs of a PDF's text layer, or of its OCR when it is a scan; `on_page(done, total, ocr)`.
+    Within the limits below: InvalidInput for a PDF that is too long, draws too much on a page, or
+    takes too long to read (a PDF bomb is refused in moments, not read for hours)."""
     with open_pdf(path, password) as pdf:
-        sizes = [float(c["size"]) for page in pdf.pages for c in page.chars if c["text"].strip() and c["upright"]]
+        clock = _Clock(path, _page_count(path, pdf))
+        sizes: list[float] = []
+        for number, page in enumerate(pdf.pages, start=1):
+            _check_drawing(path, number, page.page_obj)
+            sizes += [float(c["size"]) for c in page.chars if c["text"].strip() and c["upright"]]
+            clock.check(number)
         if not sizes:
             from app.ingest.ocr import ocr_pdf
 
-            report = (lambda done, total: on_page(done, total, True)) if on_page else None
+            def report(done: int, total: int) -> None:
+                clock.check(done)
+                if on_page is not None:
+                    on_page(done, total, True)
+
             return _ocr_units(ocr_pdf(path, pdf, report))
         body_size = statistics.median(sizes)
         pages = []
         for number, page in enumerate(pdf.pages, start=1):
             pages.append((read_page(page, body_size), float(page.height)))
+            clock.check(number)
             if on_page is not None:
                 on_page(number, len(pdf.pages), False)
     if pages and all(text.numbered for text, _ in pages if text.lines):
         return _transcript_units(pages)
     return _paragraph_units(pages, body_size)
+
+
+# ---------------------------------------------------------------- limits
+
+# Far above a real document, far below what hurts: the longest contract with its exhibits or a
+# deposition runs to a few thousand pages; a text page draws tens of KB, a dense drawing a few MB.
+MAX_PAGES = 5_000
+PAGE_DRAWING = 16 * 2**20  # what one page draws, decoded, a form drawn ten times counted ten times
+SECONDS = 120  # to open a PDF and read its first pages
+SECONDS_A_PAGE = 10  # and each page more (OCR of a scanned page takes a few seconds)
+_DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![^\s/\[\]()<>{}%])")
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:,.0f} MiB" if count >= 2**20 else f"{count:,} bytes"
+
+
+def _page_count(path: Path, pdf: Any) -> int:
+    """The PDF's pages, counted without reading them, up to MAX_PAGES; InvalidInput past it."""
+    import itertools
+
+    from pdfminer.pdfpage import PDFPage
+
+    count = sum(1 for _ in itertools.islice(PDFPage.create_pages(pdf.doc), MAX_PAGES + 1))
+    if count > MAX_PAGES:
+        raise InvalidInput(str(path), f"it has over {MAX_PAGES:,} pages; a PDF is read up to {MAX_PAGES:,} pages")
+    return count
+
+
+class _Clock:
+    """The time a PDF is given: SECONDS, and SECONDS_A_PAGE for each of its pages."""
+
+    def __init__(self, path: Path, pages: int) -> None:
+        self.path, self.pages = path, pages
+        self.limit = SECONDS + SECONDS_A_PAGE * pages
+        self.deadline = time.monotonic() + self.limit
+
+    def check(self, page: int) -> None:
+        if time.monotonic() > self.deadline:
+            raise InvalidInput(
+                str(self.path),
+                f"reading it took over {self.limit:,} s (stopped at page {page} of {self.pages}); a PDF is given "
+                f"{SECONDS} s and {SECONDS_A_PAGE} s a page",
+            )
+
+
+def _check_drawing(path: Path, number: int, page: Any) -> None:
+    """Refuse a page that draws more than PAGE_DRAWING (its content streams, and each form it draws as
+    often as it draws it), before pdfminer reads it: each stream is decompressed only up to the limit."""
+    budget = _Budget(PAGE_DRAWING)
+    try:
+        for stream in page.contents:
+            budget.draw(stream, page.resources, depth=0)
+    except _TooMuch:
+        raise InvalidInput(
+            str(path), f"page {number} draws over {_size(PAGE_DRAWING)} of content: not a document's page (a PDF bomb)"
+        ) from None
+
+
+class _TooMuch(Exception):
+    pass
+
+
+class _Budget:
+    """What a page draws, counted against a limit; a form's size is found once (a form drawing
+    another a hundred times, nested, is counted without being drawn)."""
+
+    DEPTH = 12  # forms inside forms: deeper is refused as too much
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.used = limit, 0
+        self.forms: dict[int, int] = {}  # id of a form: what drawing it once costs
+
+    def draw(self, stream: Any, resources: Any, depth: int) -> None:
+        self.used += self._cost(stream, resources, depth)
+        if self.used > self.limit:
+            raise _TooMuch
+
+    def _cost(self, stream: Any, resources: Any, depth: int) -> int:
+        from pdfminer.pdftypes import PDFStream, resolve1
+
+        stream = resolve1(stream)
+        if not isinstance(stream, PDFStream):
+            return 0
+        if depth > self.DEPTH:
+            raise _TooMuch
+        data = _decoded(stream, self.limit)
+        cost = len(data)
+        drawn: dict[bytes, int] = {}
+        for match in _DO.finditer(data):
+            drawn[match.group(1)] = drawn.get(match.group(1), 0) + 1
+        resources = resolve1(resources)
+        xobjects = resolve1(resources.get("XObject")) if isinstance(resources, dict) else None
+        for name, times in drawn.items():
+            form = resolve1(xobjects.get(name.decode("latin-1"))) if isinstance(xobjects, dict) else None
+            if not isinstance(form, PDFStream) or getattr(resolve1(form.get("Subtype")), "name", None) != "Form":
+                continue
+            key = id(form)
+            if key not in self.forms:
+                self.forms[key] = self.limit + 1  # a form that draws itself costs too much
+                self.forms[key] = self._cost(form, form.get("Resources") or resources, depth + 1)
+            cost += times * self.forms[key]
+            if cost > self.limit:
+                raise _TooMuch
+        return cost
+
+
+def _decoded(stream: Any, limit: int) -> bytes:
+    """A stream's bytes decoded, zlib decompressed no further than `limit` (a few hundred KB of
+    deflate can hold gigabytes); other filters through pdfminer."""
+    import zlib
+
+    from pdfminer.pdftypes import LITERALS_FLATE_DECODE, resolve1
+
+    filters = [resolve1(f) for f, _ in stream.get_filters()]
+    if stream.data is not None or not filters or any(f not in LITERALS_FLATE_DECODE for f in filters):
+        return bytes(stream.get_data())
+    data = stream.rawdata
+    if stream.decipher:
+        data = stream.decipher(stream.objid, stream.genno, data, stream.attrs)
+    for _ in filters:
+        try:
+            data = zlib.decompressobj().decompress(data, limit + 1)
+        except zlib.error:
+            return bytes(stream.get_data())  # pdfminer's own recovery of a damaged stream
+        if len(data) > limit:
+            raise _TooMuch
+    return bytes(data)
 
 
 # ---------------------------------------------------------------- ordinary pages
