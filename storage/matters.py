@@ -498,15 +498,3 @@ def _insert(target: Connection, table: Table, batch: list[dict[str, Any]]) -> No
     batch.sort(key=lambda row: tuple(row[k] for k in key))
     for start in range(0, len(batch), 5_000):
         target.execute(table.insert(), batch[start : start + 5_000])
-
-
-def scoped_counts(session: Session, matter_id: int) -> dict[str, int]:
-    """How many rows of each table of matter data belong to this matter."""
-    tables = Base.metadata.tables
-    return {
-        name: session.scalar(
-            select(func.count()).select_from(tables[name]).where(tables[name].c.matter_id == matter_id)
-        )
-        or 0
-        for name in WALLED_TABLES
-    }

@@ -363,10 +363,6 @@ def judge_counts(
     }
 
 
-def human_rater_names(session: Session) -> list[str]:
-    return list(session.scalars(select(RaterRow.name).where(RaterRow.kind == "human").order_by(RaterRow.name)))
-
-
 def answers_reviewed_by_people(session: Session) -> list[str]:
     """The answers a person (a human rater) submitted a review of, in id order."""
     found = session.scalars(

@@ -30,7 +30,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.ingest.citations import CITATION, CitationIndex
 from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
-from app.raters import default_rater
 from models.checker import Assessment, ClaimChecker, Evidence, shipped
 from models.checker.encoder import Encoders, encoder_files, kernels, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, _stems
@@ -472,19 +471,3 @@ def with_verifier_columns(sessions: sessionmaker[Session], points: list[dict[str
         p["verifier_probability"] = found.probability if found else None
         p["verifier_reasons"] = reasons_text(found) or (verdict_text(found) if found else "")
     return points
-
-
-def judge_standing(sessions: sessionmaker[Session], rater: str) -> str:
-    """How good a judge run is, in the words its tags are shown with (see app.judging.standing)."""
-    from app.judging.standing import standing_of_run
-
-    return standing_of_run(sessions, rater).text
-
-
-def reference_judge_standing(sessions: sessionmaker[Session], answer_id: str) -> tuple[str, str] | None:
-    """The judge run whose tags the reviewer sees on this answer, and how good it is."""
-    from app.judging.standing import reference_standing
-
-    speaking = default_rater(sessions)
-    found = reference_standing(sessions, answer_id, speaking.rater_id if speaking else None)
-    return None if found is None or found.run is None else (found.run, found.text)

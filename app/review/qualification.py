@@ -142,11 +142,6 @@ def _gold(session: Session) -> tuple[dict[str, dict[str, GoldTag]], dict[str, se
     return gold, makers
 
 
-def gold_answers(project: Project) -> set[str]:
-    with project.sessions() as session:
-        return set(_gold(session)[0])
-
-
 def _stable(text: str) -> int:
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
 
