@@ -6,6 +6,11 @@ beside their Ed25519 key (app/keys.py). Its certificate is self-signed, naming t
 fingerprint of their Ed25519 key, or issued by the firm's CA when its certificate and key are given,
 so a reader that trusts the firm's CA trusts the report. Everything that can fail (passphrase,
 keyring, a CA certificate that does not match its key) is checked before the report is written.
+
+Anyone can make a self-signed certificate under a reviewer's name, so the certificate also carries
+the reviewer's Ed25519 signature of its key (BINDING_OID), which `check_report` verifies with the key
+the project registered to them. pdfsig checks only the signed byte range; `check_report` also asks
+pyHanko what the signature covers, so a revision appended after it (a replaced page) is a change.
 """
 
 from __future__ import annotations
