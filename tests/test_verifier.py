@@ -175,7 +175,7 @@ def test_verify_prints_the_issue_json_and_stores_a_rater(
     assert answer is not None
     for point in data["answers"][0]["points"]:
         assert answer.text[point["start"] : point["end"]] == point["text"]
-        assert point["verdict"] in ("supported", "incorrect", "needs_review", "unconfirmed", "unverifiable")
+        assert point["verdict"] in ("supported", "quoted", "incorrect", "needs_review", "unconfirmed", "unverifiable")
         assert point["passage"] or point["verdict"] == "unverifiable"  # every other verdict shows its evidence
         for reason in point["reasons"]:
             assert {"check", "claim", "document", "passage", "normalisations"} <= set(reason)
@@ -186,6 +186,9 @@ def test_verify_prints_the_issue_json_and_stores_a_rater(
         report = stored_report(session, "cuad-002")
     flagged = [p for p in data["answers"][0]["points"] if p["verdict"] == "incorrect"]
     confirmed = [p for p in data["answers"][0]["points"] if p["verdict"] == "supported"]
+    # and the quotations confirmed word for word that say nothing besides (issue 56)
+    points = data["answers"][0]["points"]
+    confirmed += [p for p in points if p["verdict"] == "quoted" and not p["quote"]["rest"] and not p["reasons"]]
     assert len([p for p in stored if p.tag is Tag.INCORRECT]) == len(flagged)
     assert len([p for p in stored if p.tag is Tag.CORRECT]) == len(confirmed)  # only the checker's sure ones
     assert len([p for p in stored if p.tag is None]) == len(stored) - len(flagged) - len(confirmed)

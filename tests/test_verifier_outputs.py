@@ -48,7 +48,7 @@ def test_show_puts_the_verifiers_flag_under_the_point_it_is_about(
     data = json.loads(capsys.readouterr().out)
     verdicts = {p["verdict"] for p in data["verifier"]["points"]}
     assert "incorrect" in verdicts
-    assert verdicts <= {"supported", "unconfirmed", "incorrect", "needs_review", "unverifiable"}
+    assert verdicts <= {"supported", "quoted", "unconfirmed", "incorrect", "needs_review", "unverifiable"}
     assert main(["--db", sample_project.url, "show", ANSWER]) == 0
     out = capsys.readouterr().out
     assert out.count("\nverifier") == 1 and "checked now" not in out

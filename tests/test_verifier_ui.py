@@ -37,7 +37,7 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
 def _select_flagged(window: ReviewWindow) -> int:
     for row in range(len(window.state.points)):
         window.answer_pane.points.selectRow(row)
-        if "Verifier flags" in window.answer_pane.verifier_flag.text():
+        if "Claim checker: incorrect" in window.answer_pane.verifier_flag.text():
             return row
     raise AssertionError("no point of the answer shows the verifier's flag")
 
@@ -155,8 +155,8 @@ def test_a_point_that_only_grazes_a_flagged_one_is_not_shown_flagged(qtbot) -> N
         label.show_point(None, "a1", *span)
         shown[span] = label.text()
         exported = _exported_verdict(AnswerReport("a1", [flagged, supported]), span)
-        assert ("Verifier flags" in shown[span]) is (exported == "incorrect"), span
-    assert "Verifier flags" in shown[(0, 50)] and "Verifier flags" in shown[(10, 40)]
+        assert ("Claim checker: incorrect" in shown[span]) is (exported == "incorrect"), span
+    assert "Claim checker: incorrect" in shown[(0, 50)] and "Claim checker: incorrect" in shown[(10, 40)]
     assert "found in the document" in shown[(45, 110)]  # mostly the supported point
     assert shown[(46, 54)] == ""  # touches both, covers neither
 

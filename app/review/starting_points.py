@@ -20,6 +20,9 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
     judge = reviews.reference_judge(session, answer.id, judge_rater)
     if judge is not None:
         ids = documents.passage_ids_by_citation(session, answer.document_id)
+        # A judge that kept no lead-in (the claim checker's runs before issue 56): the segmentation's, for
+        # the same span, so that a lead-in never reads as text in no data point.
+        lead_ins = {(s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer.text)}
         return [
             edits.new_point(
                 ordinal=p.ordinal,
@@ -28,11 +31,12 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
                 span_end=p.span_end,
                 source_id=p.id,
                 passage_ids=tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
-                context_start=p.context_start,
-                context_end=p.context_end,
+                context_start=p.context_start if p.context_start is not None else context[0],
+                context_end=p.context_end if p.context_start is not None else context[1],
             )
             for p in judgements.data_points_of(session, answer.id, judge)
             if p.span_start is not None  # the judge's missing points are its claims, not the answer's
+            for context in [lead_ins.get((p.span_start, p.span_end), (None, None))]
         ]
     return segmented(answer, documents.passages_of(session, answer.document_id))
 

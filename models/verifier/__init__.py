@@ -7,6 +7,7 @@ per check family (its docstring says which); `verify` runs them all on one claim
 """
 
 from models.verifier.checks import Reason
+from models.verifier.checks.verbatim import QUOTED
 from models.verifier.document import CitedRef, Document, Source
 from models.verifier.verify import (
     INCORRECT,
@@ -23,6 +24,7 @@ VERSION = "2"  # 2: the learned claim checker decides "supported", "unconfirmed"
 __all__ = [
     "INCORRECT",
     "NEEDS_REVIEW",
+    "QUOTED",
     "SUPPORTED",
     "UNCONFIRMED",
     "UNVERIFIABLE",

@@ -18,12 +18,14 @@ FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier'
 UNREAD_AFTER_MS = 150
 
 _BADGE = {
-    "incorrect": ("⚑ Verifier flags this point", "#b00020"),
-    "needs_review": ("⚠ Verifier: needs review", "#8a5a00"),
-    "supported": ("✓ Verifier: found in the document (not a reviewer's correct)", "#1b5e20"),
-    "unconfirmed": ("· Verifier: not confirmed — the closest passage is evidence, not a verdict", "#555"),
-    "unverifiable": ("· Verifier: nothing in the document to check this against", "#666"),
+    "incorrect": ("⚑ Claim checker: incorrect", "#b00020"),
+    "needs_review": ("⚠ Claim checker: needs review", "#8a5a00"),
+    "quoted": ("✓ Claim checker: quotation confirmed, word for word", "#1b5e20"),
+    "supported": ("✓ Claim checker: found in the document (not a reviewer's correct)", "#1b5e20"),
+    "unconfirmed": ("· Claim checker: not confirmed — the closest passage is evidence, not a verdict", "#555"),
+    "unverifiable": ("· Claim checker: nothing in the document to check this against", "#666"),
 }
+UNCHECKED = ("unconfirmed", "unverifiable")  # verdicts that say nothing of the point: a conclusion, if a quote precedes
 
 
 class VerifierFlagLabel(QLabel):
@@ -63,8 +65,9 @@ class VerifierFlagLabel(QLabel):
             self._later_project = project
             self._later.start()
             return
-        point = finding_at(self._cache[answer_id], start, end)  # the rule the exports and `assay show` use
-        self.setText(describe(point) if point else "")
+        report = self._cache[answer_id]
+        point = finding_at(report, start, end)  # the rule the exports and `assay show` use
+        self.setText(describe(point, report) if point else "")
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -88,14 +91,23 @@ class VerifierFlagLabel(QLabel):
         self._cache.clear() if answer_id is None else self._cache.pop(answer_id, None)
 
 
-def describe(point: PointReport) -> str:
-    """Rich text: the badge, then each reason with the claim and the document side by side."""
+def describe(point: PointReport, answer: AnswerReport | None = None) -> str:
+    """Rich text: the badge, then each reason with the claim and the document side by side. A quotation
+    confirmed says what was checked (the quotation) and what was not (what the answer draws from it);
+    a point the checker could not confirm after a quotation of the same answer is said to be a
+    conclusion drawn from it, unchecked."""
     title, colour = _BADGE.get(point.verdict, (point.verdict, "#666"))
     lines = [f'<b style="color:{colour}">{html.escape(title)}</b>']
-    if not point.reasons and point.passage:  # the evidence found, to read for oneself
-        where = html.escape(point.passage)
-        lines[0] += f' · <a href="passage:{where}">show {where}</a>'
-    if point.probability is not None:
+    if (not point.reasons or point.verdict == "quoted") and point.passage:  # the evidence, to read for oneself
+        lines[0] += f" · {_link(point.passage, 'show ')}"
+    if point.verdict == "quoted" and point.quote:
+        lines += _quoted_lines(point)
+    elif point.verdict in UNCHECKED and answer is not None and (source := _quoted_before(point, answer)):
+        lines.append(
+            f"Not checked: what the answer concludes from the quotation before it (“{html.escape(_short(source))}”, "
+            "confirmed word for word). The claim checker confirms the words quoted, not the conclusions drawn."
+        )
+    if point.probability is not None and point.verdict != "quoted":
         said = f"claim checker: {point.probability:.0%} likely that the document does not support this"
         if point.verdict == "incorrect":
             said += f", {point.contradiction:.0%} of that a contradiction"
@@ -106,6 +118,13 @@ def describe(point: PointReport) -> str:
         links = ", ".join(f"“{html.escape(d['term'])}” ({_link(d['passage'])})" for d in point.definitions)
         lines.append(f"<small>read with the definitions of {links}</small>")
     for reason in point.reasons:
+        if point.verdict == "quoted":  # an objection to where the quotation is said to come from, not to it
+            where = reason.get("passage")
+            lines.append(
+                f"<small>Its citation: “{html.escape(str(reason['claim']))}” — "
+                f"{html.escape(str(reason['document']))}{' · ' + _link(where, 'show ') if where else ''}</small>"
+            )
+            continue
         claim, document = _highlighted(reason)
         where = reason.get("passage")
         link = f' · <a href="passage:{html.escape(where)}">show {html.escape(where)}</a>' if where else ""
@@ -118,9 +137,41 @@ def describe(point: PointReport) -> str:
     return "<br>".join(lines)
 
 
-def _link(passage: str) -> str:
+def _link(passage: str, verb: str = "") -> str:
     where = html.escape(passage)
-    return f'<a href="passage:{where}">{where}</a>'
+    return f'<a href="passage:{where}">{verb}{where}</a>'
+
+
+def _quoted_lines(point: PointReport) -> list[str]:
+    """What confirming a quotation checked, and what it left unchecked."""
+    quote = point.quote or {}
+    words = "the words in quotation marks are" if quote.get("marked", True) else "the point's words are"
+    checked = f"Checked: {words} the document's, word for word, in {_link(quote['passage'])}"
+    forgiven = quote.get("differences") or []
+    if forgiven:
+        checked += (
+            " (trivial differences: "
+            + ", ".join(f"“{html.escape(mine)}” for “{html.escape(theirs)}”" for mine, theirs in forgiven)
+            + ")"
+        )
+    rest = quote.get("rest") or ""
+    unchecked = (
+        f"Not checked: what the point says besides the quotation, “{html.escape(_short(rest))}”."
+        if rest
+        else "Not checked: whether this clause answers the question, and any conclusion drawn from it."
+    )
+    return [checked + ".", unchecked]
+
+
+def _quoted_before(point: PointReport, answer: AnswerReport) -> str | None:
+    """The last quotation the checker confirmed before this point in the same answer, if any."""
+    before = [p for p in answer.points if p.end <= point.start and p.verdict == "quoted" and p.quote]
+    return str(before[-1].quote["quote"]) if before and before[-1].quote else None
+
+
+def _short(text: str, most: int = 90) -> str:
+    text = " ".join(plain_text(text).split())
+    return text if len(text) <= most else text[:most].rsplit(" ", 1)[0] + " …"
 
 
 def _highlighted(reason: dict) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from models.verifier.checks import Outcome, Reason, differences
+from models.verifier.checks.verbatim import misquote_forgiven
 from models.verifier.document import Document
 from models.verifier.text import fragments, quotations, words
 
@@ -30,6 +31,10 @@ def check_quotes(claim: str, document: Document, out: Outcome) -> list[str]:
             if where is not None and diffs and all(_typo(a, b) for a, b in diffs):
                 here.append(where)
                 out.checked.append(f"quotation found, with a one-letter difference ({_shown(diffs)})")
+                continue
+            if where is not None and diffs and misquote_forgiven(piece, text) is not None:
+                here.append(where)  # "This restriction" for "These restrictions": the same clause, quoted
+                out.checked.append(f"quotation found, with trivial differences ({_shown(diffs)})")
                 continue
             complete = False
             out.flags.append(Reason("misquote", piece.strip(), text, where, notes, diffs))

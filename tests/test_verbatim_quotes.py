@@ -1,0 +1,122 @@
+"""A point that quotes its document word for word is confirmed as quoted (issue 56): on the real sample,
+the first answer a lawyer reads shows its quotation of clause 3 confirmed and its conclusion unchecked,
+and no point whose quotation is the document's own words is flagged for it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.judging.verification import INCORRECT, QUOTED, Verifier, verify_project
+from app.project import Project
+from models.segmentation import segment_answer
+from models.verifier import Document, Source
+from models.verifier.checks.verbatim import trivial, verbatim_quote
+from models.verifier.text import fragments, quotations, words
+from models.vocabulary import Tag
+from storage import judgements, raters
+
+FIRST = "contractnli-027"  # the DoiT NDA: "destroy or return … upon termination?", the sample's first answer
+CLAUSE_3 = "All CONFIDENTIAL INFORMATION furnished hereunder shall be returned at the conclusion of each meeting"
+NDA = Document(
+    [
+        Source(
+            "par_1",
+            "3. All CONFIDENTIAL INFORMATION furnished hereunder shall be returned at the conclusion of "
+            "each meeting between Vendor and the State.",
+        ),
+        Source(
+            "par_2",
+            "These restrictions on the use or disclosure of CONFIDENTIAL INFORMATION shall not apply to "
+            "any CONFIDENTIAL INFORMATION which is independently developed by Vendor.",
+        ),
+        Source("par_3", "EFCA shall continue to the bound by the undertakings set out in clauses 2, 4 and 5."),
+        Source("par_4", "The Vendor shall pay the sum of sixty (60) dollars within thirty (30) days."),
+    ]
+)
+
+
+def test_a_verbatim_quotation_is_confirmed_and_what_the_answer_adds_is_said_unchecked() -> None:
+    found = verbatim_quote(f"Section 3 states that “{CLAUSE_3} between Vendor and the State.”", NDA)
+    assert found is not None and found.passage == "par_1" and found.rest == ""  # an attribution adds nothing
+    found = verbatim_quote(f"So the Vendor must return it: “{CLAUSE_3}.”", NDA)
+    assert found is not None and found.rest == "So the Vendor must return it"  # a conclusion: not checked
+    assert verbatim_quote("Clause 3 requires the return of information at the end of each meeting.", NDA) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "quoted"),
+    [
+        ("“This restriction on the use or disclosure of CONFIDENTIAL INFORMATION shall not apply”", True),
+        ("“EFCA shall continue to be bound by the undertakings set out in clauses 2, 4 and 5.”", True),  # its typo
+        ("“These restrictions on the use or disclosure of CONFIDENTIAL INFORMATION shall apply”", False),  # "not"
+        ("“The Vendor may pay the sum of sixty (60) dollars within thirty (30) days.”", False),  # "shall"
+        ("“The Vendor shall pay the sum of sixty (60) dollars within forty (40) days.”", False),  # a number
+        ("“The Purchaser shall pay the sum of sixty (60) dollars within thirty (30) days.”", False),  # a party
+    ],
+)
+def test_trivial_differences_are_no_misquote_and_a_changed_clause_is(claim: str, quoted: bool) -> None:
+    assert (verbatim_quote(claim, NDA) is not None) is quoted
+
+
+def test_what_a_trivial_difference_is() -> None:
+    assert trivial("this restriction", "these restrictions") and trivial("you", "your") and trivial("be", "the")
+    assert not trivial("may", "shall") and not trivial("thirty", "sixty") and not trivial("30", "60")
+    assert not trivial("", "not") and not trivial("licensee", "licensor")
+
+
+def test_the_first_answer_shows_its_quotation_confirmed_and_its_conclusion_unchecked(
+    qtbot, sample_project: Project
+) -> None:
+    from ui.review.verifier_flags import describe
+
+    (report,) = verify_project(sample_project.sessions, [FIRST])
+    answer_text = sample_project.answer(FIRST).text
+    quote = next(p for p in report.points if CLAUSE_3 in p.text)
+    assert quote.verdict == QUOTED and quote.quote is not None and quote.passage == "par_8"
+    shown = describe(quote, report)
+    assert "quotation confirmed" in shown and "Checked: the words in quotation marks" in shown
+    assert "Not checked" in shown
+    conclusion = next(p for p in report.points if p.text.startswith("This imposes a return obligation"))
+    assert conclusion.verdict != INCORRECT
+    said = describe(conclusion, report)
+    assert "Not checked: what the answer concludes from the quotation before it" in said
+    with sample_project.sessions() as session:  # stored as the claim checker's `correct`, with its lead-in
+        checker = raters.rater_named(session, "verifier")
+        stored = judgements.data_points_of(session, FIRST, checker.id)
+    tags = {p.text: p.tag for p in stored}
+    assert tags[quote.text] is Tag.CORRECT
+    lead_ins = {(s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer_text)}
+    assert lead_ins[(quote.start, quote.end)] == (0, len("Based solely on the provided context (Section 3):"))
+    assert {(p.span_start, p.span_end): (p.context_start, p.context_end) for p in stored} == lead_ins
+
+
+def _quotes_word_for_word(claim: str, document: Document) -> bool:
+    """Every quotation of six words or more, each piece between ellipses, occurs in the document as written."""
+    found = [q for q in quotations(claim, min_words=2) if len(words(q.text)) >= 6]
+    pieces = [piece for q in found for piece in fragments(q.text) if len(words(piece)) >= 2]
+    return bool(pieces) and all(document.find_words(words(piece)) for piece in pieces)
+
+
+def test_on_the_sample_no_verbatim_quotation_is_flagged(sample_project: Project) -> None:
+    """Every point of the sample whose quotations are its document's words is confirmed as quoted; the one
+    exception is a point flagged for what it says besides its quotation, which keeps the quotation confirmed."""
+    quoting = [
+        a for a in sample_project.answers() if re.search(r"[“\"][^”\"]{30,}[”\"]", sample_project.answer(a.id).text)
+    ]
+    verifier = Verifier(sample_project.sessions)
+    verbatim, flagged = 0, []
+    with sample_project.sessions() as session:
+        for answer in quoting:
+            report = verifier.verify_answer(session, answer.id)
+            document, _, _ = verifier.document(session, sample_project.answer(answer.id).document_id)
+            for point in report.points:
+                if not _quotes_word_for_word(point.text, document):
+                    continue
+                verbatim += 1
+                if point.verdict != QUOTED:
+                    flagged.append((answer.id, point.verdict, point.text[:80], point.quote))
+    assert verbatim >= 100, "the sample's answers quote their contracts often"
+    assert all(v == INCORRECT and q and q["rest"] for _a, v, _t, q in flagged), flagged
+    assert len(flagged) <= 1, flagged
