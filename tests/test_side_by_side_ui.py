@@ -95,6 +95,26 @@ def test_tags_in_either_column_and_a_preference_with_its_reason(qtbot, window: R
     assert stored.preferred is None and side.buttons["tie"].isChecked()
 
 
+def test_the_on_screen_hint_reason_enter_then_a_b_t_records_a_preference(
+    qtbot, window: ReviewWindow, sample_project
+) -> None:
+    """Issue 56: the hint says "why (optional); Enter, then A, B or T". After Enter in the reason field the
+    keys are the window's shortcuts (QActions), whose `triggered` passes `checked` first: each must
+    record its preference, never "False: a preference is one of left, right, tie"."""
+    side = _side(qtbot, window)
+    assert "Enter, then A, B or T" in side.reason.placeholderText()
+    side.reason.setFocus()
+    qtbot.keyClicks(side.reason, "clearer")
+    qtbot.keyClick(side.reason, Qt.Key.Key_Return)  # back to the keys
+    shortcuts = {a.shortcut().toString(): a for a in side.actions()}
+    for key, preferred in (("B", f"{ANSWER}-short"), ("T", None), ("A", ANSWER)):
+        shortcuts[key].trigger()  # what pressing the key does wherever the focus is in the window
+        with sample_project.sessions() as session:
+            (stored,) = preferences(session, "ana")
+        assert stored.preferred == preferred and stored.reason == "clearer", side.message.text()
+        assert side.message.text() == "Preference saved."
+
+
 def test_blind_comparison_hides_the_generators(qtbot, window: ReviewWindow) -> None:
     side = _side(qtbot, window)
     side.blind.setChecked(True)

@@ -156,7 +156,8 @@ class SideBySideWindow(QMainWindow):
         # Enter in the reason field, wherever the focus went, the next key records the preference.
         for b in keymap.KEYMAP:
             if b.view == keymap.SIDE_BY_SIDE and b.action == "prefer":
-                key(b.keys[0], lambda choice=str(b.argument): self.prefer(choice))
+                # QAction.triggered passes `checked` first: the choice must not take its place
+                key(b.keys[0], lambda _checked=False, choice=str(b.argument): self.prefer(choice))
 
     def _on_reason_entered(self) -> None:
         self.activateWindow()
