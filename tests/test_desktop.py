@@ -136,3 +136,28 @@ def test_the_sample_opens_on_a_real_x_server_with_the_checkers_verdicts_and_take
     finally:
         app.terminate()
         app.wait(30)
+
+
+QUITS = 3  # the crash on quit after the Export dialog came 3 times in 3 (issue 56)
+
+
+def test_every_dialog_opens_and_closes_then_ctrl_q_quits_with_status_0_every_time(
+    display: str, sample_project: Project, tmp_path: Path
+) -> None:
+    """tests/desktop_quit.py opens and closes every dialog (Export, with its preview drawing, among them),
+    then presses Ctrl+Q on the X server; the app must leave with status 0, not die in its teardown."""
+    path = Path(sample_project.url.removeprefix("sqlite:///"))
+    sample_project.close()
+    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "PYTHONPATH": str(ROOT)}
+    for attempt in range(QUITS):
+        out = tmp_path / f"quit-{attempt}"
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "tests" / "desktop_quit.py"), str(path), str(out)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            timeout=600,
+        )
+        walked = (out / "walked.txt").read_text(encoding="utf-8").splitlines()
+        assert any(line.startswith("Export") for line in walked) and walked[-1].startswith("quit after")
+        assert done.returncode == 0, f"attempt {attempt + 1}: status {done.returncode}\n{done.stderr.decode()[-3000:]}"

@@ -235,5 +235,8 @@ def export_from_dialog(parent: QWidget, project: Project, say: Callable[[str], N
     url = project.url
     folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
     dialog = ExportDialog(parent, folder, project)
-    if dialog.exec():
-        export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say, dialog.paper)
+    try:
+        if dialog.exec():
+            export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say, dialog.paper)
+    finally:
+        dialog.deleteLater()  # its preview thread pool goes with it now, not in Python's teardown at quit
