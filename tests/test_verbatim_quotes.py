@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.judging.verification import INCORRECT, QUOTED, Verifier, verify_project
 from app.project import Project
@@ -120,3 +121,23 @@ def test_on_the_sample_no_verbatim_quotation_is_flagged(sample_project: Project)
     assert verbatim >= 100, "the sample's answers quote their contracts often"
     assert all(v == INCORRECT and q and q["rest"] for _a, v, _t, q in flagged), flagged
     assert len(flagged) <= 1, flagged
+
+
+def test_the_cited_column_keeps_the_answers_citations_apart_from_the_checkers_evidence(
+    qtbot, sample_project: Project
+) -> None:
+    """Issue 56: the checker's closest passages filled the citations column as if the answer had cited them."""
+    from ui.review.window import ReviewWindow
+
+    verify_project(sample_project.sessions, [FIRST])
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    window.open_answer(FIRST)
+    model = window.answer_pane.points_model
+    cells = {p.point.text: model.item(row, model.CITED).text() for row, p in enumerate(window.state.points)}
+    quote = next(text for text in cells if CLAUSE_3 in text)
+    assert cells[quote].splitlines()[0] == "Section 3 → par_8"  # written in the point (and in its lead-in)
+    uncited = next(text for text in cells if text.startswith("No destruction requirement"))
+    evidence = [line for line in cells[uncited].splitlines() if not line.startswith("Section 3")]
+    assert evidence and all(line.startswith("evidence par_") for line in evidence)  # the checker's, marked
+    assert "evidence" in str(model.headerData(model.CITED, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole))

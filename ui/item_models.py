@@ -313,14 +313,23 @@ class DataPointTableModel(QStandardItemModel):
     their contents, asking each cell for a dozen roles, 2,000 calls into Python an answer (10 ms of a
     move to the next answer) where a model answered them one by one."""
 
-    FIXED = ("#", "Data point", "Judge", "Conf.", "Yours", "Citations")
+    FIXED = ("#", "Data point", "Judge", "Conf.", "Yours", "Cited")
     HEADERS = FIXED
     JUDGE = 2
     CONFIDENCE = 3
+    CITED = 5
+    EVIDENCE_MARK = "evidence "  # a passage the judge found, which the answer did not cite
+    CITED_TIP = (
+        "What the answer cites for this point (or in its lead-in), as it wrote it, and the passage it resolves to. "
+        f"Lines marked “{EVIDENCE_MARK.strip()}” are the passages the judge or the claim checker found closest: "
+        "its evidence, not the answer's citations."
+    )
 
     def __init__(self) -> None:
         super().__init__()
         self.points: list[ReviewPoint] = []
+        # per point, the citations the answer writes in it or its lead-in: (as written, passage ids)
+        self.written: list[tuple[tuple[str, tuple[str, ...]], ...]] = []
         self.raters: list[RaterTag] = []  # one per extra column: the rater's name and kind
         self.standing: Standing | None = None  # how good the judge whose tags are shown is
         self.same_confidence: float | None = None  # set when every point has this one confidence: no figure
@@ -354,10 +363,14 @@ class DataPointTableModel(QStandardItemModel):
             lines.append(f"Its tags are {verdict}: run a capable model (a GGUF file or an API).")
         return "\n".join(lines)
 
-    def set_points(self, points: list[ReviewPoint]) -> None:
+    def set_points(
+        self, points: list[ReviewPoint], written: Sequence[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    ) -> None:
+        """The answer's points; `written`, per point, the citations the answer writes for it."""
         self.beginResetModel()
         self.blockSignals(True)  # one reset for the views, not a signal an item
         try:
+            self.written = list(written) + [()] * (len(points) - len(written))
             self._set_points(points)
         finally:
             self.blockSignals(False)
@@ -425,6 +438,8 @@ class DataPointTableModel(QStandardItemModel):
                     f"\n{doubt}" if doubt else ""
                 )
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            if section == self.CITED:
+                return self.CITED_TIP
             return self.confidence_tip() if section == self.CONFIDENCE else None
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
@@ -450,7 +465,7 @@ class DataPointTableModel(QStandardItemModel):
                 return f"{point.judge_confidence:.2f}" if meaningful else "—"
             if column == 4:
                 return tag_text(point.point.tag)
-            return citation_lines(point.citations)
+            return citation_lines(self.cited_lines(row))
         if role == Qt.ItemDataRole.BackgroundRole and column in (2, 4):
             tag = point.judge_tag if column == 2 else point.point.tag
             if column == 2 and tag is None:
@@ -462,9 +477,20 @@ class DataPointTableModel(QStandardItemModel):
             return point.judge_rationale or point.point.text
         if role == Qt.ItemDataRole.ToolTipRole and column == self.CONFIDENCE:
             return self.confidence_tip()
-        if role == Qt.ItemDataRole.ToolTipRole and column == 5 and point.citations:
-            return "Cited passages: " + ", ".join(point.citations)
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.CITED and (point.citations or self.written[row]):
+            return self.CITED_TIP
         return None
+
+    def cited_lines(self, row: int) -> list[str]:
+        """The answer's citations of a point ("Section 3 → par_8"), then the judge's evidence the answer did
+        not cite, marked ("evidence par_11"): never one for the other."""
+        written = self.written[row] if row < len(self.written) else ()
+        lines = [f"{text} → {', '.join(ids[:2])}" if ids else f"{text} (not found)" for text, ids in written]
+        cited = {pid for _text, ids in written for pid in ids}
+        point = self.points[row]
+        if point.point.source_id is None:  # the reviewer's own point: the passages are the reviewer's citations
+            return lines + [c for c in point.citations if c not in cited]
+        return lines + [self.EVIDENCE_MARK + c for c in point.citations if c not in cited]
 
     def _rater_cell(self, row: int, rater: str, role: int) -> Any:
         found = self.tag_of(row, rater)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ingest.citations import Citation
 from app.review import keymap
 from app.review.session import Changes, Prepared, ReviewSession
 from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus
@@ -25,6 +26,20 @@ from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html,
 from ui.review.answer_view import AnswerView, RenderedAnswer
 from ui.review.point_table import PointTable
 from ui.review.verifier_flags import VerifierFlagLabel
+
+
+def written_citations(points: list, citations: list[Citation]) -> list[tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Per point, the citations the answer writes inside it or in its lead-in: (as written, passages)."""
+    out = []
+    for p in points:
+        spans = [(p.point.span_start, p.point.span_end), (p.point.context_start, p.point.context_end)]
+        inside = [
+            c
+            for c in citations
+            if any(s is not None and e is not None and s <= c.start and c.end <= e for s, e in spans)
+        ]
+        out.append(tuple(dict.fromkeys((" ".join(c.written.split()), c.passages) for c in inside)))
+    return out
 
 
 class AnswerPane(QWidget):
@@ -139,7 +154,7 @@ class AnswerPane(QWidget):
         assert state is not None
         self.question.setText(state.answer.question)
         self.points_model.doubtful = self.session.doubtful_raters()
-        self.points_model.set_points(state.points)
+        self.points_model.set_points(state.points, written_citations(state.points, self.session.citations or []))
         self.points_model.set_standing(self.session.standing)
         self._select_row()
         self.scores.setText(scores_html(state))
