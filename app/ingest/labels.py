@@ -50,6 +50,8 @@ from storage.preferences import preference_problem, record_preference, same_ques
 
 _MARKUP = re.compile(r"<(correct|incorrect|irrelevant|missing)>(.*?)</\1>", re.S | re.I)
 SPAN_LABELS = ("supported", "contradicted", "unsupported")
+TAGS = frozenset(t.value for t in Tag)  # once, not once a data point (a large file has millions)
+KINDS = frozenset(k.value for k in RaterKind)
 
 
 @dataclass
@@ -121,7 +123,7 @@ def _records(path: Path, default_rater: str | None) -> list[tuple[str, dict[str,
         if not isinstance(points, list) or not points:
             raise InvalidInput(place, "field 'data_points' must be a non-empty list or LeMAJ markup")
         for i, point in enumerate(points, start=1):
-            if not isinstance(point, dict) or _text(point.get("tag")) not in {t.value for t in Tag}:
+            if not isinstance(point, dict) or _text(point.get("tag")) not in TAGS:
                 raise InvalidInput(place, f"data point {i}: 'tag' must be correct, incorrect, irrelevant or missing")
             if not isinstance(point.get("data_point_id"), int) and not (
                 isinstance(point.get("text"), str) and point["text"].strip()
@@ -168,7 +170,7 @@ def _content(record: dict[str, Any]) -> str:
 
 
 def _checked_kind(place: str, record: dict[str, Any]) -> dict[str, Any]:
-    if _text(record.get("kind", "human")) not in {k.value for k in RaterKind}:
+    if _text(record.get("kind", "human")) not in KINDS:
         raise InvalidInput(place, "field 'kind' must be human or judge")
     if not isinstance(record.get("sampled", False), bool):
         raise InvalidInput(place, "field 'sampled' must be true or false")
