@@ -13,9 +13,8 @@ from pathlib import Path
 
 from app.errors import InvalidInput
 from storage.db import sqlite_path
-from storage.integrity import looks_encrypted
+from storage.integrity import SQLITE_HEADER, looks_encrypted
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 SIDECARS = ("-wal", "-shm", "-journal")
 PROJECT_SUFFIX = ".assay"
 KINDS = ("text", "pdf", "zip", "png", "project")  # what a writer writes: CSV, JSON and HTML are text; XLSX is zip
@@ -42,6 +41,8 @@ def name_problem(out: Path) -> str | None:
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
             return "the name is too long for the file system: give a shorter one"
+    except ValueError:  # a NUL byte, which the window's text field lets through
+        return "the name holds a NUL character, which no file name may"
     return None
 
 
@@ -108,18 +109,19 @@ def _content_problem(out: Path, kind: str) -> str | None:
         return f"it is {which} (an Assay project?): writing there would destroy it; give another name"
     if kind == "project":
         return "it exists already: a project is written to a new file"
-    text = b"\x00" not in head and _utf8(head)
-    if text if kind == "text" else head.startswith(_STARTS.get(kind, ())):
+    fits = _is_text(head) if kind == "text" else head.startswith(_STARTS.get(kind, ()))
+    if fits:
         return None
     return f"it is not {_NAMES.get(kind, kind)} but other data: writing there would destroy it; give another name"
 
 
-def _utf8(data: bytes) -> bool:
+def _is_text(head: bytes) -> bool:
+    """UTF-8 without a NUL byte, as an earlier CSV, JSON or HTML export is."""
     try:
-        data.decode("utf-8")
+        head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc.start >= len(data) - 3  # only a character cut by the sample's end
-    return True
+        return exc.start >= len(head) - 3 and b"\x00" not in head  # only a character cut by the sample's end
+    return b"\x00" not in head
 
 
 def refuse_protected(out: Path, project_url: str | None, kind: str | None = None) -> None:

@@ -273,6 +273,7 @@ def test_the_guard_refuses_what_is_no_file_of_the_kind_written(tmp_path: Path) -
     assert protected_problem(tmp_path / "new.assay", None, "project") is None  # a matter's export makes one
     assert "named like a database's log" in (protected_problem(tmp_path / "x.assay-shm", None) or "")
     assert "not a regular file" in (protected_problem(fifo, None) or "")
+    assert "NUL" in (protected_problem(tmp_path / "a\x00b.csv", None) or "")  # the window's field lets one through
 
 
 def test_export_to_a_pipe_is_refused_not_a_hang(sample_project: Project, tmp_path: Path) -> None:
