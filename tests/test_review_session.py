@@ -179,3 +179,19 @@ def test_a_reviewer_is_a_human_rater_and_a_judge_runs_name_is_refused_in_one_sen
         for name in ("judge-run", "nobody"):
             with pytest.raises(NotAReviewer, match=rf"^no reviewer named '{name}' in this project$"):
                 human_named(db, name)
+
+
+def test_a_restore_leaves_no_listener_counting_commits(session: ReviewSession, sample_project: Project) -> None:
+    """After a restore the session's fresh service counts the project's commits; the replaced one no longer
+    does (each restore used to leave one more listener on every commit)."""
+    from sqlalchemy import event
+
+    replaced = session.service
+    session.restored()
+    session.restored()
+    assert not event.contains(sample_project.sessions, "after_commit", replaced._on_commit)
+    assert event.contains(sample_project.sessions, "after_commit", session.service._on_commit)
+    before = session.service.saves
+    with sample_project.sessions.begin() as s:
+        s.info["touched"] = True
+    assert session.service.saves == before + 1 and replaced.saves == 0

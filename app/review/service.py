@@ -107,6 +107,11 @@ class ReviewService:
         self.refresh_judge_rater()
         self.on_step: Callable[[Step], None] = lambda _step: None
 
+    def close(self) -> None:
+        """Stop counting the project's commits: a service replaced (after a restore) or done with."""
+        if event.contains(self.project.sessions, "after_commit", self._on_commit):
+            event.remove(self.project.sessions, "after_commit", self._on_commit)
+
     def _on_commit(self, session) -> None:
         self._commits[session.info.get(_ANSWER, ANY)] += 1
         self._label_saves += bool(session.info.get(_LABELS))

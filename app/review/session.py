@@ -455,6 +455,7 @@ class ReviewSession:
 
     def restored(self) -> None:
         """The project file was replaced by a backup: a fresh service (and undo history), nothing open."""
+        self.service.close()  # the old one would go on counting every commit
         self.service = ReviewService(self.project, self.service.reviewer)
         self.service.on_step = self._record
         self.judge = JudgeBeside(self.service, self.judge.standing_of_rater)
