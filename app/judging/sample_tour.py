@@ -35,7 +35,7 @@ SAMPLE_ANNOTATORS = "ContractNLI annotators"  # the human rater they are importe
 # A second generator's answers to 15 of the same questions (the datasaur set's older, shorter answers):
 # imported as a second answer file, they join the questions already there, so the sample compares two.
 SAMPLE_SECOND_GENERATOR = SAMPLE_DATASET / "short_answers.jsonl"
-SAMPLE_MATTER = "Sample review: ten contracts and privacy policies"
+SAMPLE_MATTER = "Sample review: eleven contracts and a privacy policy"  # its 12 documents
 
 
 def import_sample(project: Project, on_progress: Callable[[PageProgress], None] | None = None) -> ImportSummary:

@@ -25,7 +25,7 @@ from app.export.report.content import (
     Triage,
 )
 from app.export.report.errors import ERROR_TAGS, error_answers
-from app.export.report.tables import appendix_tables, comparisons, mean_interval, scores_table
+from app.export.report.tables import appendix_tables, comparisons, correctness_only, mean_interval, scores_table
 from app.export.report.words import heading, share
 from app.figures import analytics as stats
 from app.figures import estimates
@@ -73,8 +73,8 @@ def gather(project: Project, redact: Redact) -> Report:
         labels=info("labels"),
         reviewers=reviewers,
         judges=judges,
-        headlines=(_headlines(estimate_all) if speaker else [])
-        + _reviewer_headlines(by_rater, per_answer, kinds, redact),
+        headlines=(_headlines(estimate_all, redact(rater_name(speaker.name)), counts["answers"]) if speaker else [])
+        + _reviewer_headlines(by_rater, per_answer, kinds, redact, correctness_only(project)),
         triage=_triage(triage),
         agreement=agreement,
         agreement_problem=problem,
@@ -137,27 +137,35 @@ def report_title(project: Project) -> str:
 # ---------------------------------------------------------------- the summary's figures
 
 
-def _headlines(result: dict[str, Any]) -> list[Headline]:
-    """Share of answers with an error and mean correctness over the whole set, each with its 95 %
-    interval: prediction-powered where answers drawn at random were reviewed, else the judge's alone."""
+def _headlines(result: dict[str, Any], speaker: str, answers: int) -> list[Headline]:
+    """Share of answers with an error and mean correctness, each with its 95 % interval: over the whole
+    set, prediction-powered, where answers drawn at random were reviewed; else the `speaker`'s own tags,
+    named as such, over the answers it rated (of `answers`): its flags, not an error rate."""
     if not result["groups"]:
         return []
     out = []
     command = "estimate --by all"
-    for metric, what in (
-        ("any_incorrect", "Answers with at least one incorrect point, whole set"),
-        ("correctness", "Correctness, whole set"),
+    for metric, what, alone in (
+        (
+            "any_incorrect",
+            "Answers with at least one incorrect point, whole set",
+            f"Answers in which {speaker} flagged a point",
+        ),
+        ("correctness", "Correctness, whole set", f"Share of points {speaker} found correct"),
     ):
         figures = result["groups"][0]["metrics"][metric]
         reviewed = Number(figures["reviewed"], str(figures["reviewed"]), command, f"groups.0.metrics.{metric}.reviewed")
         judged = Number(figures["judged"], str(figures["judged"]), command, f"groups.0.metrics.{metric}.judged")
+        total = Number(answers, f"{answers:,}", "info", "answers")
         basis: list[str | Number]
         if figures["reviewed"] >= 2 and figures["ppi"]:
             kind = "ppi"
             basis = [reviewed, " random reviews, with the judge on ", judged, " answers"]
         elif figures["judge_only"]:
             kind = "judge_only"
-            basis = ["the judge alone on ", judged, " answers: no random review corrects it yet"]
+            what = alone
+            basis = [f"{speaker} alone, over the ", judged, " answers it rated of the ", total]
+            basis += [": no random review corrects it yet, so it is not an error rate"]
         else:
             continue
         key = f"groups.0.metrics.{metric}.{kind}"
@@ -169,7 +177,7 @@ def _headlines(result: dict[str, Any]) -> list[Headline]:
                 Number(ci[0], share(ci[0]), command, key + ".ci.0"),
                 Number(ci[1], share(ci[1]), command, key + ".ci.1"),
                 basis,
-                whole_set=True,
+                whole_set=kind == "ppi",
             )
         )
     return out
@@ -180,6 +188,7 @@ def _reviewer_headlines(
     per_answer: list[dict[str, Any]],
     kinds: dict[str, str],
     redact: Redact,
+    correctness_only: set[str] = frozenset(),  # type: ignore[assignment]
     most: int = 3,
 ) -> list[Headline]:
     """Each person's mean correctness and relevance over the answers they tagged, with a 95 % t interval
@@ -190,8 +199,8 @@ def _reviewer_headlines(
             continue
         for metric, what in (("correctness", "Correctness"), ("f1", "Relevance")):
             values = [r[metric] for r in per_answer if r["rater"] == row["rater"] and r[metric] is not None]
-            if row[metric] is None:
-                continue
+            if row[metric] is None or (metric == "f1" and row["rater"] in correctness_only):
+                continue  # a rater is never scored on tags it cannot give
             low, high = mean_interval(values)
             ends = [
                 None if end is None else Number(end, words.score(end), "scores", f"t_interval.{metric}.{n}.{i}")
@@ -358,7 +367,7 @@ def standing_words(s: Any) -> str:
     if real.get("with_errors") and real.get("recall") is not None and real["recall"] < 0.5:
         return "unreliable: missed most wrong answers"
     if real and real.get("answers", 0) < 30:
-        return f"rough: checked on {real['answers']} answers"
+        return f"rough: checked on {real['answers']} answer{'s' * (real['answers'] != 1)}"
     if real:
         return "checked against human labels"
     return "checked on planted errors only" if s.figures else "not checked"

@@ -33,9 +33,37 @@ def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
     return max(0.0, float(data.mean() - half)), min(1.0, float(data.mean() + half))
 
 
+CANNOT_TAG = "—*"  # a figure of tags the rater cannot give: never a score of 1.00 or a count of 0
+CANNOT_TAG_NOTE = (
+    "—* the rater cannot tag a point irrelevant or missing (the claim checker, and labels imported as spans, "
+    "say correct or incorrect only): its relevance and missing points are not figures of it."
+)
+
+
+def correctness_only(project: Project) -> set[str]:
+    """The raters that tag points correct or incorrect only: the claim checker (model-free, it reads
+    what a point says, never what an answer leaves out), and imported labels that never used another tag
+    (span labels: supported, contradicted, unsupported)."""
+    with project.sessions() as session:
+        from storage import raters
+
+        found = raters.raters(session)
+    used = {r["rater"]: r for r in stats.scores(project, by="rater")}
+    out = set()
+    for rater in found:
+        config = rater.config or {}
+        other = used.get(rater.name, {})
+        never = not other.get("irrelevant") and not other.get("missing")
+        if config.get("backend") == "verifier" or (config.get("imported_from") and never):
+            out.add(rater.name)
+    return out
+
+
 def scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], redact: Redact) -> Table:
-    """Mean correctness and relevance of each slice and rater, with 95 % intervals over its answers."""
+    """Mean correctness and relevance of each slice and rater, with 95 % intervals over its answers; a
+    rater's relevance and missing points are left out (CANNOT_TAG) where it cannot give those tags."""
     rows = stats.scores(project, by=by)
+    only = correctness_only(project)
     keys = {}
     if by != "rater":
         with project.sessions() as session:
@@ -55,15 +83,20 @@ def scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], re
         found = values[(key, r["rater"])]
         line = [] if by == "rater" else [redact(titles.get(key) or slice_value(by, key))]
         line += [redact(rater_name(r["rater"])), str(r["answers"])]
+        cannot = r["rater"] in only
         for metric in ("correctness", "f1"):
+            if metric == "f1" and cannot:
+                line += [CANNOT_TAG, CANNOT_TAG]
+                continue
             low, high = mean_interval(found[metric])
             line += [words.score(r[metric]), words.interval(low, high, as_share=False)]
-        line += [str(r["incorrect"]), str(r["missing"])]
+        line += [str(r["incorrect"]), CANNOT_TAG if cannot else str(r["missing"])]
         out.append(line)
     columns = [] if by == "rater" else [heading(by)]
     columns += [heading("rater"), heading("answers"), heading("correctness"), heading("interval")]
     columns += [heading("f1"), heading("interval"), heading("incorrect"), heading("missing")]
-    return Table(columns, out, [n >= len(columns) - 7 for n in range(len(columns))])
+    caption = CANNOT_TAG_NOTE if any(r["rater"] in only for r in rows) else ""
+    return Table(columns, out, [n >= len(columns) - 7 for n in range(len(columns))], caption)
 
 
 def slice_value(by: str, key: str) -> str:
