@@ -22,7 +22,9 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
         ids = documents.passage_ids_by_citation(session, answer.document_id)
         # A judge that kept no lead-in (the claim checker's runs before issue 56): the segmentation's, for
         # the same span, so that a lead-in never reads as text in no data point.
-        lead_ins = {(s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer.text)}
+        lead_ins: dict[tuple[int, int | None], tuple[int | None, int | None]] = {
+            (s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer.text)
+        }
         return [
             edits.new_point(
                 ordinal=p.ordinal,
