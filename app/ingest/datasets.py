@@ -115,6 +115,8 @@ def _check_document_path(place: str, documents_dir: Path, name: str) -> None:
     that leads out of it would import any file on the disk, so they are refused with the line."""
     if PureWindowsPath(name).anchor or Path(name).is_absolute() or ".." in PureWindowsPath(name).parts:
         raise InvalidInput(place, f"field 'document': {name!r} is not a file name inside {documents_dir}")
+    if "\x00" in name:  # no file name holds one; the system refuses it with an exception, not a sentence
+        raise InvalidInput(place, f"field 'document': {name[:60]!r} holds a NUL character, which no file name can")
     try:
         there = (documents_dir / name).is_file()
         inside = (documents_dir / name).resolve().is_relative_to(documents_dir.resolve())
