@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import zipfile
 from pathlib import Path
 
@@ -230,3 +231,21 @@ def test_a_model_not_installed_is_named_with_its_command_and_size() -> None:
         resolve_model("qwen2.5-coder-0.5b")
     with pytest.raises(InstallRefused, match=r"^no model named 'llama' can be installed; these can: qwen2\.5"):
         model_install.installable("llama")
+
+
+def test_make_run_and_make_test_never_install_a_model() -> None:
+    """Only `make models` downloads a model: no other target asks for it, directly or through another."""
+    rules = {}
+    for line in (Path(__file__).resolve().parent.parent / "Makefile").read_text().splitlines():
+        if (found := re.match(r"^([\w$().-]+):(?!=)(.*)$", line)) is not None:
+            target = found[1]
+            rules[target] = found[2].split("|")[0].split()
+        elif line.startswith("\t") and "models --install" in line:
+            assert target == "models"
+
+    def needs(target: str) -> set[str]:
+        direct = set(rules.get(target, []))
+        return direct.union(*(needs(t) for t in direct if t in rules))
+
+    assert "install" in needs("run") and "lint" in needs("test")  # the rules were read
+    assert "models" not in needs("run") | needs("test")
