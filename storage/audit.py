@@ -339,10 +339,11 @@ def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -
 
 
 def _project_problems(session: Session) -> list[AuditProblem]:
-    """What the log vouches for elsewhere in the project: guideline texts and reviewers' keys."""
+    """What the log vouches for elsewhere in the project: guideline texts and reviewers' keys; and, in a
+    matter copied out of a firm's project, that the entries it carried are those of the firm's log."""
     from storage.guidelines import guideline_problems
+    from storage.matters import exported_entry_problems
     from storage.reviewer_keys import key_problems
 
-    return [
-        AuditProblem(entry_id=None, problem=problem) for problem in guideline_problems(session) + key_problems(session)
-    ]
+    found = guideline_problems(session) + key_problems(session) + exported_entry_problems(session)
+    return [AuditProblem(entry_id=None, problem=problem) for problem in found]

@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from datetime import datetime
 from pathlib import Path
 from unittest.mock import patch
 
@@ -22,7 +23,7 @@ from sqlalchemy import ForeignKey, select, text
 from app.cli import main
 from app.matters import scoped
 from app.project import SAMPLE_DATASET, Project
-from storage.audit import audit_entries
+from storage.audit import audit_entries, audit_hash
 from storage.db import url_for_path
 from storage.matters import (
     MATTER_PARENTS,
@@ -373,6 +374,32 @@ def test_a_matter_exported_passes_audit_verify_with_its_sign_offs(
     with sqlite3.connect(firm.path) as db:
         firm_hashes = {row[0] for row in db.execute("SELECT hash FROM audit_log")}
     assert {e.hash for e in entries}.isdisjoint(firm_hashes)  # a chain of its own, never taken for the firm's
+
+    # a carried entry rewritten in the copy, its chain rebuilt so every link holds: no longer the firm's
+    exported = Project.open(url_for_path(out), PASSPHRASE)
+    try:
+        with exported.sessions.begin() as session:
+            trigger = session.scalar(text("SELECT sql FROM sqlite_master WHERE name = 'audit_log_no_update'"))
+            session.execute(text("DROP TRIGGER audit_log_no_update"))
+            rows = session.execute(text("SELECT id, at, actor, action, entity, entity_id, payload FROM audit_log"))
+            previous = "0" * 64
+            for number, (entry_id, at, actor, action, entity, entity_id, payload) in enumerate(rows.all()):
+                content = json.loads(payload)
+                if number == 1:
+                    content["forged"] = True
+                at = datetime.fromisoformat(str(at))
+                digest = audit_hash(previous, at, actor, action, entity, entity_id, content)
+                session.execute(
+                    text("UPDATE audit_log SET payload = :p, prev_hash = :prev, hash = :h WHERE id = :i"),
+                    {"p": json.dumps(content), "prev": previous, "h": digest, "i": entry_id},
+                )
+                previous = digest
+            session.execute(text(trigger))
+    finally:
+        exported.close()
+    capsys.readouterr()
+    assert main(["--project", str(out), "audit", "verify"]) == 1
+    assert "is not entry" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(os.name != "posix", reason="kills itself with SIGKILL")
