@@ -158,6 +158,20 @@ def test_submit_moves_on_and_a_problem_is_one_sentence(qtbot, window: ReviewWind
     assert row.status.value == "submitted" and row.reviewers_done == 1
 
 
+def test_submit_after_a_judge_run_ended_goes_to_the_next_answer_not_the_top(qtbot, window: ReviewWindow) -> None:
+    queue = window.queue_pane
+    queue.table.selectRow(5)
+    opened, following = queue.model.answer_at(5).id, queue.model.answer_at(6).id
+    assert window.session.answer_id == opened
+    window.session.run_ended()  # a judge run's end reads the queue again
+    assert queue.table.currentIndex().row() == 5  # the open answer's row stays selected
+    for _ in window.state.points:
+        qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)
+    qtbot.mouseClick(window.answer_pane.submit_button, Qt.MouseButton.LeftButton)
+    assert "Review submitted" in window.message.text()
+    assert window.session.answer_id == following and queue.table.currentIndex().row() == 6
+
+
 def test_judge_run_from_the_window_can_be_cancelled(qtbot, window: ReviewWindow, sample_project: Project) -> None:
     ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][2:5]
     window.start_judge(JudgeSettings(context_tokens=4096, threads=2), ids)  # the embedded model, for real

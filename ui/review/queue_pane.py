@@ -137,10 +137,10 @@ class QueuePane(QWidget):
 
     def _on_changes(self, changes: Changes) -> None:
         if changes.queue or changes.project:
-            self.model.reset(self.session.queue())
+            self.model.reset(self.session.queue())  # a reset forgets the selected row: the open answer's again
         for answer_id in changes.rows:
             self.model.update_row(self.session.queue_row(answer_id), judged=changes.judged)
-        if changes.opened:
+        if changes.opened or changes.queue:
             self._follow()
         if changes.advance:
             self.move(changes.advance)
@@ -194,7 +194,12 @@ class QueuePane(QWidget):
         return row is not None
 
     def move(self, step: int) -> None:
-        """Select the answer `step` rows down (up if negative), if there is one."""
-        row = self.table.currentIndex().row() + step
+        """Select the answer `step` rows down (up if negative) from the open answer, if there is one."""
+        current = self.table.currentIndex()
+        opened = self.session.answer_id
+        if not current.isValid() and opened is not None:  # no row selected (a judge run's end re-read the queue)
+            found = self.model.row_of(opened)
+            current = self.model.index(found, 0) if found is not None else current
+        row = current.row() + step
         if 0 <= row < self.model.rowCount():
             self.table.selectRow(row)
