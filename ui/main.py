@@ -14,6 +14,7 @@ from app.cli import main as cli_main
 from app.cli import prepare_gui
 from app.cli.parser import build_parser
 from app.destinations import refuse_protected
+from app.errors import InvalidInput
 from app.judging.sample_tour import sample_tour
 from app.project import ICON, Project
 from app.settings import load_settings, save_settings
@@ -54,23 +55,42 @@ def _fit_to_screen(window) -> None:
     window.resize(min(max(window.width(), 1800), screen.width()), min(max(window.height(), 1000), screen.height()))
 
 
-def _ask_passphrase(where: str, new: bool) -> str | None:
+DIFFERENT_PASSPHRASES = "the two passphrases differ: nothing was made"
+
+
+def _ask_secret(title: str, prompt: str, new: bool) -> str | None:
+    """A passphrase typed in a dialog; a new one twice, the same both times (a slip would lock its owner
+    out). None when cancelled; a mismatch raises ValueError(DIFFERENT_PASSPHRASES)."""
     from PySide6.QtWidgets import QInputDialog, QLineEdit
 
     _application()
+    text, ok = QInputDialog.getText(None, title, prompt, QLineEdit.EchoMode.Password)
+    if not ok:
+        return None
+    if new and text:
+        again, ok = QInputDialog.getText(None, title, "Type the same passphrase again", QLineEdit.EchoMode.Password)
+        if not ok:
+            return None
+        if again != text:
+            raise ValueError(DIFFERENT_PASSPHRASES)
+    return text
+
+
+def _ask_passphrase(where: str, new: bool) -> str | None:
     prompt = f"Choose a passphrase for the new encrypted project\n{where}" if new else f"Passphrase for\n{where}"
-    text, ok = QInputDialog.getText(None, "Assay: encrypted project", prompt, QLineEdit.EchoMode.Password)
-    return text if ok else None
+    try:
+        return _ask_secret("Assay: encrypted project", prompt, new)
+    except ValueError as exc:
+        raise InvalidInput(where, str(exc)) from None
 
 
 def _ask_key_passphrase(what: str, new: bool) -> str | None:
     """The passphrase of a reviewer's signing key, where there is no OS keyring to keep it."""
-    from PySide6.QtWidgets import QInputDialog, QLineEdit
-
-    _application()
     prompt = f"This computer has no keyring: choose a passphrase to protect {what}" if new else f"Passphrase for {what}"
-    text, ok = QInputDialog.getText(None, "Assay: signing key", prompt, QLineEdit.EchoMode.Password)
-    return text if ok else None
+    try:
+        return _ask_secret("Assay: signing key", prompt, new)
+    except ValueError as exc:
+        raise keys.KeyProblem(str(exc)) from None
 
 
 def welcome() -> int:
@@ -106,13 +126,14 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
 
     from ui.review.window import ReviewWindow
     from ui.sample_tour import start_sample_tour
+    from ui.welcome import reviewer_name_prompt
 
     app = _application()
     keys.set_passphrase_asker(_ask_key_passphrase)
     settings = load_settings()
     reviewer = args.reviewer or settings.reviewer
     if not reviewer and args.screenshot is None:
-        reviewer, ok = QInputDialog.getText(None, "Assay", "Your name as a reviewer:", text=getpass.getuser())
+        reviewer, ok = QInputDialog.getText(None, "Assay: your name", reviewer_name_prompt(getpass.getuser()))
         if not ok:
             return 0
     settings.reviewer = reviewer or getpass.getuser()

@@ -54,6 +54,13 @@ INTRO = (
     "</ol>"
 )
 
+NAME_USE = "recorded with every tag and sign-off you make; the audit log and the report name you by it"
+
+
+def reviewer_name_prompt(login: str) -> str:
+    """What the reviewer's name is asked with: what it is for, and what an empty one means."""
+    return f"Your name as a reviewer: it is {NAME_USE}.\nLeave it empty to use your login ({login})."
+
 
 class ImportSignals(QObject):
     finished = Signal()
@@ -106,7 +113,8 @@ class WelcomeWindow(QWidget):
         fit_to_screen(self)  # never larger than a laptop's screen
 
         intro = QLabel(INTRO, wordWrap=True)
-        self.reviewer = QLineEdit(settings.reviewer or getpass.getuser())
+        self.reviewer = QLineEdit(settings.reviewer or "", placeholderText=f"your login: {getpass.getuser()}")
+        self.reviewer.setToolTip(f"Your name as a reviewer: {NAME_USE}.")
         self.encrypt = QCheckBox("Encrypt new projects with a passphrase (SQLCipher)")
 
         sample = QPushButton("Open the sample project")
@@ -156,9 +164,11 @@ class WelcomeWindow(QWidget):
         name_row = QHBoxLayout()
         name_row.addWidget(QLabel("Your name as a reviewer:"))
         name_row.addWidget(self.reviewer, 1)
+        name_use = QLabel(f"<span style='color:#555'>It is {NAME_USE}.</span>", wordWrap=True)
         left = QVBoxLayout()
         left.addWidget(intro)
         left.addLayout(name_row)
+        left.addWidget(name_use)
         left.addLayout(actions)
         left.addWidget(self.encrypt)
         self.status = QLabel(wordWrap=True)
