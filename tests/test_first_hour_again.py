@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import getpass
+from collections.abc import Iterator
 
 import pytest
 
@@ -51,3 +53,18 @@ def test_the_reviewer_name_says_what_it_is_for_and_is_not_the_login_prefilled(qt
     qtbot.addWidget(welcome)
     assert welcome.reviewer.text() == "" and getpass.getuser() in welcome.reviewer.placeholderText()
     assert "recorded with every tag and sign-off" in welcome.reviewer.toolTip()
+
+
+def _options_without_help(parser: argparse.ArgumentParser, path: str) -> Iterator[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                yield from _options_without_help(command, f"{path} {name}")
+        elif not isinstance(action, argparse._HelpAction) and not (action.help or "").strip():
+            yield f"{path} {'/'.join(action.option_strings) or action.dest}"
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    from app.cli.parser import build_parser
+
+    assert list(_options_without_help(build_parser(), "assay")) == []

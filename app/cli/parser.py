@@ -76,6 +76,7 @@ def _named(text: str) -> str:
     return text
 
 
+JSON_HELP = "print the result as JSON (for scripts), not as text"
 COUNT = _whole(1)  # answers, results, threads, reviewers: one at least
 SEED = _whole(0, 2**32 - 1)  # what numpy and llama.cpp take
 SHARE = _fraction(ends=True)
@@ -97,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("init", help="create the project (or bring an old one up to date)")
 
     models = commands.add_parser("models", help="GGUF models used before: what they are, last measured speed")
-    models.add_argument("--json", action="store_true")
+    models.add_argument("--json", action="store_true", help=JSON_HELP)
     # models already on this computer, servers running, and a check of a model on this project
     models.add_argument("--found", action="store_true", help="models Ollama, LM Studio, GPT4All, Jan, HF downloaded")
     models.add_argument("--servers", action="store_true", help="model servers on this computer and those added")
@@ -121,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     imp = commands.add_parser("import", help="import a dataset: a folder with documents/ and qa.jsonl, or .csv/.xlsx")
-    imp.add_argument("path", type=Path)
+    imp.add_argument("path", type=Path, help="the dataset folder, or a .jsonl, .csv or .xlsx file")
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
     imp.add_argument(
         "--pdf-password",
@@ -133,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--matter", metavar="M", help="file its documents, and all about them, under this matter")
 
     info = commands.add_parser("info", help="what the project holds")
-    info.add_argument("--json", action="store_true")
+    info.add_argument("--json", action="store_true", help=JSON_HELP)
 
     title = commands.add_parser("title", help="the name of the matter this project reviews: the report's title")
     title.add_argument("name", nargs="?", help='e.g. "Acme v. Birch: NDA review" (none: show the name set)')
@@ -141,9 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser("search", help="BM25-ranked passages of one document")
     search.add_argument("document", help="document name, or a unique part of it")
-    search.add_argument("query")
-    search.add_argument("--limit", type=COUNT, default=10)
-    search.add_argument("--json", action="store_true")
+    search.add_argument("query", help="the words to look for")
+    search.add_argument("--limit", type=COUNT, default=10, help="passages to show (default 10)")
+    search.add_argument("--json", action="store_true", help=JSON_HELP)
 
     for name, what in (
         ("terms", "the terms a contract defines, where, and how"),
@@ -152,18 +153,23 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         contract = commands.add_parser(name, help=what)
         contract.add_argument("document", help="document name, or a unique part of it")
-        contract.add_argument("--json", action="store_true")
+        contract.add_argument("--json", action="store_true", help=JSON_HELP)
 
     cite = commands.add_parser("citations", help="the citations an answer writes, resolved to passages")
-    cite.add_argument("answer_id")
-    cite.add_argument("--json", action="store_true")
+    cite.add_argument("answer_id", help="the answer, by its id (assay show lists them)")
+    cite.add_argument("--json", action="store_true", help=JSON_HELP)
 
     seg = commands.add_parser("segment", help="the data points each answer is cut into, and their coverage")
     seg.add_argument("--answer", help="only this answer (default: every answer)")
-    seg.add_argument("--json", action="store_true")
+    seg.add_argument("--json", action="store_true", help=JSON_HELP)
 
     judge = commands.add_parser("judge", help="judge answers with an LLM (LeMAJ data points and tags)")
-    judge.add_argument("--backend", choices=[k.value for k in BackendKind], default=BackendKind.LOCAL.value)
+    judge.add_argument(
+        "--backend",
+        choices=[k.value for k in BackendKind],
+        default=BackendKind.LOCAL.value,
+        help="where the model runs: on this computer (local) or behind an API (default local)",
+    )
     judge.add_argument(
         "--model", type=_named, help="GGUF file (local; default: the embedded SmolLM2) or the API's model name"
     )
@@ -186,11 +192,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=8192,
         help="context size in tokens (local)",
     )
-    judge.add_argument("--threads", type=COUNT)
-    judge.add_argument("--flash-attn", action="store_true")
-    judge.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.TWO_STAGE.value)
-    judge.add_argument("--strictness", choices=[s.value for s in Strictness], default=Strictness.STANDARD.value)
-    judge.add_argument("--seed", type=SEED, default=0)
+    judge.add_argument("--threads", type=COUNT, help="CPU threads for a local model (default: llama.cpp's choice)")
+    judge.add_argument("--flash-attn", action="store_true", help="local: flash attention (faster on GPUs that have it)")
+    judge.add_argument(
+        "--mode",
+        choices=[m.value for m in Mode],
+        default=Mode.TWO_STAGE.value,
+        help="two-stage: cut into data points, then tag them; one-pass: both in one prompt (default two-stage)",
+    )
+    judge.add_argument(
+        "--strictness",
+        choices=[s.value for s in Strictness],
+        default=Strictness.STANDARD.value,
+        help="how strictly the prompt asks the judge to read (default standard)",
+    )
+    judge.add_argument(
+        "--seed", type=SEED, default=0, help="the model's random seed: the same seed, the same tags (default 0)"
+    )
     judge.add_argument(
         "--no-missing",
         dest="find_missing",
@@ -203,7 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=Tagging.ONE_PASS.value,
         help="two-stage: every point's tag from one evaluation (local models), or a prompt per point",
     )
-    judge.add_argument("--rubric", choices=[r.value for r in Rubric], default=Rubric.LEMAJ.value)
+    judge.add_argument(
+        "--rubric",
+        choices=[r.value for r in Rubric],
+        default=Rubric.LEMAJ.value,
+        help="what the judge scores: LeMAJ data points (default) or an answer-level rubric",
+    )
     judge.add_argument("--disputatio", action="store_true", help="two-dimensional: the disputatio prompt")
     judge.add_argument(
         "--jury",
@@ -244,63 +267,78 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--limit", type=COUNT, help="answers to perturb (default: all with --raters, 3 with --judge)")
     st.add_argument("--answers", help="paired test: comma-separated answer ids to perturb (default: drawn by --seed)")
     st.add_argument("--seed", type=SEED, default=0, help="which answers and which changes (paired test)")
-    st.add_argument("--json", action="store_true")
+    st.add_argument("--json", action="store_true", help=JSON_HELP)
 
     rs = commands.add_parser("rubric-scores", help="figures of an answer-level rubric, per judge run")
-    rs.add_argument("--rubric", required=True, choices=[r.value for r in Rubric if r is not Rubric.LEMAJ])
-    rs.add_argument("--json", action="store_true")
+    rs.add_argument(
+        "--rubric",
+        required=True,
+        choices=[r.value for r in Rubric if r is not Rubric.LEMAJ],
+        help="the answer-level rubric whose figures to show",
+    )
+    rs.add_argument("--json", action="store_true", help=JSON_HELP)
 
     cr = commands.add_parser("criteria", help="validate a DeCE run's criteria for an answer")
-    cr.add_argument("answer_id")
-    cr.add_argument("--run", required=True)
+    cr.add_argument("answer_id", help="the answer whose criteria to validate")
+    cr.add_argument("--run", required=True, help="the DeCE judge run that wrote the criteria")
     cr.add_argument("--accept", default="", help="criterion numbers, comma-separated")
-    cr.add_argument("--reject", default="")
-    cr.add_argument("--edit", action="append", default=[], metavar="N=TEXT")
-    cr.add_argument("--add", action="append", default=[], metavar="TEXT")
-    cr.add_argument("--reviewer", default="reviewer")
-    cr.add_argument("--json", action="store_true")
+    cr.add_argument("--reject", default="", help="criterion numbers to reject, comma-separated")
+    cr.add_argument(
+        "--edit", action="append", default=[], metavar="N=TEXT", help="criterion N reworded as TEXT (repeatable)"
+    )
+    cr.add_argument(
+        "--add", action="append", default=[], metavar="TEXT", help="a criterion the run missed (repeatable)"
+    )
+    cr.add_argument("--reviewer", default="reviewer", help="who validates, for the record (default: reviewer)")
+    cr.add_argument("--json", action="store_true", help=JSON_HELP)
 
     audit = commands.add_parser("audit", help="the hash-chained audit log")
-    audit.add_argument("action", choices=["verify", "export"])
+    audit.add_argument("action", choices=["verify", "export"], help="verify: check the chain; export: write it out")
     audit.add_argument("out", nargs="?", type=Path, help="export: a JSONL file")
-    audit.add_argument("--json", action="store_true")
+    audit.add_argument("--json", action="store_true", help=JSON_HELP)
 
     # the review guidelines (versioned) and a reviewer's sign-off of an answer
     gl = commands.add_parser("guidelines", help="the project's review guidelines (Markdown, versioned, audited)")
     gl.add_argument("--set", type=Path, metavar="FILE", help="make this Markdown file the new version")
     gl.add_argument("--author", help="--set: who wrote this version (default: your login name)")
-    gl.add_argument("--json", action="store_true")
+    gl.add_argument("--json", action="store_true", help=JSON_HELP)
     so = commands.add_parser("signoff", help="sign a submitted review of an answer (a digest in the audit log)")
-    so.add_argument("answer_id")
+    so.add_argument("answer_id", help="the answer whose submitted review to sign")
     so.add_argument("--reviewer", help="whose review (default: your login; on a server, the database login)")
     so.add_argument("--export", type=Path, metavar="CERT", help="also write the signed certificate (JSON) to CERT")
-    so.add_argument("--json", action="store_true")
+    so.add_argument("--json", action="store_true", help=JSON_HELP)
     ro = commands.add_parser("reopen", help="withdraw a sign-off so that the review can be changed (audited)")
-    ro.add_argument("answer_id")
+    ro.add_argument("answer_id", help="the answer whose sign-off to withdraw")
     ro.add_argument("--reviewer", help="whose sign-off (default: your login; on a server, the database login)")
     ro.add_argument("--reason", required=True, help="why: kept in the audit log")
-    ro.add_argument("--json", action="store_true")
+    ro.add_argument("--json", action="store_true", help=JSON_HELP)
 
     keys = commands.add_parser("keys", help="reviewers' signing keys: list, create, export (public part), retire")
-    keys.add_argument("action", nargs="?", choices=["list", "create", "export", "retire"], default="list")
+    keys.add_argument(
+        "action",
+        nargs="?",
+        choices=["list", "create", "export", "retire"],
+        default="list",
+        help="what to do with the keys (default list)",
+    )
     keys.add_argument("key", nargs="?", help="export, retire: the key's fingerprint (or its unique beginning)")
     keys.add_argument("out", nargs="?", type=Path, help="export: the file for the public key (PEM)")
     keys.add_argument("--reviewer", help="create: whose key (default: your login; on a server, the database login)")
-    keys.add_argument("--json", action="store_true")
+    keys.add_argument("--json", action="store_true", help=JSON_HELP)
 
     network = commands.add_parser("network", help="the hosts this project allows API judges to send texts to")
-    network.add_argument("action", choices=["list", "allow", "forbid"])
-    network.add_argument("host", nargs="?")
+    network.add_argument("action", choices=["list", "allow", "forbid"], help="list the hosts, or allow or forbid one")
+    network.add_argument("host", nargs="?", help="allow, forbid: the host, e.g. llm.firm.internal")
 
     bundle = commands.add_parser("bundle", help="a reviewer's work as one file, for laptops without a server")
-    bundle.add_argument("action", choices=["export", "import"])
-    bundle.add_argument("path", type=Path)
+    bundle.add_argument("action", choices=["export", "import"], help="export a reviewer's work, or import a bundle")
+    bundle.add_argument("path", type=Path, help="the bundle file: written by export, read by import")
     bundle.add_argument("--reviewer", help="export: whose work")
 
     assign = commands.add_parser("assign", help="spread review evenly among reviewers")
     assign.add_argument("--reviewers", required=True, help="comma-separated names")
-    assign.add_argument("--per-answer", type=COUNT, default=2)
-    assign.add_argument("--json", action="store_true")
+    assign.add_argument("--per-answer", type=COUNT, default=2, help="reviewers on each answer (default 2)")
+    assign.add_argument("--json", action="store_true", help=JSON_HELP)
 
     # adjudication of disagreeing reviews, and reviewers measured against gold
     adj = commands.add_parser("adjudicate", help="decide the data points reviewers disagree on (a consensus)")
@@ -310,61 +348,72 @@ def build_parser() -> argparse.ArgumentParser:
     adj.add_argument("--unclear", action="store_true", help="decisions that found the guideline unclear")
     adj.add_argument("--point", type=COUNT, help="the data point's number, as --list gives it")
     adj.add_argument("--tag", choices=[*(t.value for t in Tag), "leave-out"], help="leave-out: not in the consensus")
-    adj.add_argument("--reason", choices=REASONS)
+    adj.add_argument("--reason", choices=REASONS, help="why the reviewers disagreed, as the decision records it")
     adj.add_argument("--adjudicator", metavar="NAME", help="who decides (default: your user name)")
-    adj.add_argument("--json", action="store_true")
+    adj.add_argument("--json", action="store_true", help=JSON_HELP)
     adjs = commands.add_parser("adjudicators", help="who may adjudicate (none named: anyone)")
     adjs.add_argument("--set", metavar="A,B", help="comma-separated names")
     adjs.add_argument("--clear", action="store_true", help="let anyone adjudicate")
-    adjs.add_argument("--json", action="store_true")
+    adjs.add_argument("--json", action="store_true", help=JSON_HELP)
     qu = commands.add_parser("qualification", help="each reviewer's agreement with gold; the gold mixed into queues")
     qu.add_argument("--gold-share", type=SHARE, help="share of a reviewer's queue made of gold answers")
     qu.add_argument("--no-gold", action="store_true", help="mix no gold answers into the queues")
     qu.add_argument("--training", choices=["on", "off"], help="show the gold tags once a gold answer is submitted")
     qu.add_argument("--gold-raters", metavar="A,B", help="imported human raters whose labels are gold")
     qu.add_argument("--seed", type=SEED, help="where gold answers fall in the queues")
-    qu.add_argument("--json", action="store_true")
+    qu.add_argument("--json", action="store_true", help=JSON_HELP)
 
     show = commands.add_parser("show", help="an answer's data points, tags and citations by each rater")
-    show.add_argument("answer_id")
-    show.add_argument("--json", action="store_true")
+    show.add_argument("answer_id", help="the answer, by its id")
+    show.add_argument("--json", action="store_true", help=JSON_HELP)
 
     sc = commands.add_parser("scores", help="LeMAJ scores per answer and rater, or averaged over a slice")
     sc.add_argument("--rater", action="append", help="only this rater (repeatable)")
-    sc.add_argument("--by", default="answer", choices=SLICES)
-    sc.add_argument("--json", action="store_true")
+    sc.add_argument(
+        "--by", default="answer", choices=SLICES, help="one line per answer (default), or averaged over this slice"
+    )
+    sc.add_argument("--json", action="store_true", help=JSON_HELP)
 
     ag = commands.add_parser("agreement", help="agreement between raters (human or judge)")
     ag.add_argument("--raters", help="comma-separated rater names (default: all)")
-    ag.add_argument("--level", choices=["data-point", "answer"], default="data-point")
-    ag.add_argument("--json", action="store_true")
+    ag.add_argument(
+        "--level",
+        choices=["data-point", "answer"],
+        default="data-point",
+        help="agree on each data point's tag (default), or on each answer's verdict",
+    )
+    ag.add_argument("--json", action="store_true", help=JSON_HELP)
 
     al = commands.add_parser("alignment", help="a judge run against a human reviewer")
-    al.add_argument("--judge", required=True)
-    al.add_argument("--human", required=True)
-    al.add_argument("--json", action="store_true")
+    al.add_argument("--judge", required=True, help="the judge run, by its name (assay raters lists them)")
+    al.add_argument("--human", required=True, help="the human reviewer, by name")
+    al.add_argument("--json", action="store_true", help=JSON_HELP)
 
     ra = commands.add_parser("raters", help="each automatic rater's standing on human labels, and the default one")
     ra.add_argument("--default", metavar="NAME", help="the rater that speaks for the project (auto: the best measured)")
-    ra.add_argument("--json", action="store_true")
+    ra.add_argument("--json", action="store_true", help=JSON_HELP)
 
     tr = commands.add_parser("triage", help="which answers the judge clears, with a 95 %% bound on the miss rate")
-    tr.add_argument("--min-correctness", type=SHARE, default=1.0)
-    tr.add_argument("--min-relevance", type=SHARE, default=0.8)
+    tr.add_argument(
+        "--min-correctness", type=SHARE, default=1.0, help="cleared at or above this correctness (default 1.0)"
+    )
+    tr.add_argument("--min-relevance", type=SHARE, default=0.8, help="and at or above this relevance (default 0.8)")
     tr.add_argument("--min-confidence", type=SHARE, help="floor on every judge tag's calibrated confidence")
     tr.add_argument("--target-miss-rate", type=RATE, help="recommend the loosest rule whose bound reaches it")
     tr.add_argument("--minutes-per-answer", type=_positive, help="review time per answer (default: recorded times)")
-    tr.add_argument("--json", action="store_true")
+    tr.add_argument("--json", action="store_true", help=JSON_HELP)
 
     sa = commands.add_parser("sample", help="draw answers uniformly at random for review (seeded, recorded)")
-    sa.add_argument("--size", type=COUNT, required=True)
+    sa.add_argument("--size", type=COUNT, required=True, help="how many answers to draw")
     sa.add_argument("--seed", type=SEED, help="default: a fresh seed, printed and recorded")
-    sa.add_argument("--json", action="store_true")
+    sa.add_argument("--json", action="store_true", help=JSON_HELP)
 
     es = commands.add_parser("estimate", help="mean scores per group with 95 %% intervals (prediction-powered)")
-    es.add_argument("--by", choices=estimates.GROUPS, default="generator")
+    es.add_argument(
+        "--by", choices=estimates.GROUPS, default="generator", help="the groups to estimate (default generator)"
+    )
     es.add_argument("--compare", metavar="A,B", help="paired difference of two generators on shared questions")
-    es.add_argument("--json", action="store_true")
+    es.add_argument("--json", action="store_true", help=JSON_HELP)
 
     # two generators compared question by question, and what got worse
     cmp = commands.add_parser("compare", help="generator B against A: wins/ties/losses, score differences, regressions")
@@ -372,19 +421,19 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("b", nargs="?", metavar="B", help="the candidate generator")
     cmp.add_argument("--export", type=Path, metavar="FILE", help="write the regressions to a .csv or .xlsx file")
     cmp.add_argument("--blind", choices=["on", "off"], help="blind comparison: generators unnamed, order drawn")
-    cmp.add_argument("--json", action="store_true")
+    cmp.add_argument("--json", action="store_true", help=JSON_HELP)
 
     ca = commands.add_parser("calibration", help="how far the judge's confidence matches reviewers (ECE)")
-    ca.add_argument("--json", action="store_true")
+    ca.add_argument("--json", action="store_true", help=JSON_HELP)
 
     il = commands.add_parser("import-labels", help="labels from other tools or raters (JSONL): data points or spans")
-    il.add_argument("path", type=Path)
+    il.add_argument("path", type=Path, help="the labels file (JSONL)")
     il.add_argument("--rater", metavar="NAME", help="the rater of lines that name none (a truth.jsonl has no rater)")
-    il.add_argument("--json", action="store_true")
+    il.add_argument("--json", action="store_true", help=JSON_HELP)
 
     ex = commands.add_parser("export", help="export the reviewed set")
-    ex.add_argument("--format", required=True, choices=FORMATS)
-    ex.add_argument("out", type=Path)
+    ex.add_argument("--format", required=True, choices=FORMATS, help="the file to make: pdf is the report")
+    ex.add_argument("out", type=Path, help="the file (or folder) to write")
     ex.add_argument("--redact", action="store_true", help="replace e-mail addresses and phone numbers")
     ex.add_argument("--redact-name", action="append", default=[], metavar="NAME", help="also replace NAME (repeatable)")
     ex.add_argument("--redact-names-file", type=Path, help="also replace the names in this file, one per line")
@@ -422,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     mt.add_argument("--from", dest="from_", metavar="M", help="the matter (--remove)")
     mt.add_argument("--reason", help="why the wall (--wall): kept with it")
     mt.add_argument("--by", metavar="NAME", help="who acts, for the audit log (default: your login name)")
-    mt.add_argument("--json", action="store_true")
+    mt.add_argument("--json", action="store_true", help=JSON_HELP)
     for name in MATTER_SCOPED:
         commands.choices[name].add_argument("--matter", metavar="M", help="this matter alone (number or CLIENT/NUMBER)")
 
