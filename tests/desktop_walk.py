@@ -37,6 +37,7 @@ class Walk:
         self.problems: list[str] = []
         self.shots: list[str] = []
         self.sizes: dict[str, list[int]] = {}
+        self.point_widths: dict[str, int] = {}  # the "Data point" column's width at each step
         self.project = Project.open(url_for_path(project_file))
         self.window = ReviewWindow(self.project, "ana", Settings())
         _fit_to_screen(self.window)
@@ -101,6 +102,13 @@ class Walk:
             ("“Submit review”", window.answer_pane.submit_button),
         ):
             self.check_whole(step, name, widget)
+        self.measure_points(step)
+
+    def measure_points(self, step: str) -> None:
+        """How wide the text of the claims is: what the lawyer reads keeps its room."""
+        points = self.window.answer_pane.points
+        if points.model().rowCount():
+            self.point_widths[step] = points.columnWidth(1)
 
     # ------------------------------------------------------------------ walking
 
@@ -166,6 +174,7 @@ class Walk:
             ("the data points", window.answer_pane.points),
         ):
             self.check_whole("the guidelines panel", name, widget)
+        self.measure_points("the guidelines panel")
         self.shot("guidelines-panel")
         guidelines.trigger()  # Shift+F1 again closes it
         self.pump(0.5)
@@ -233,9 +242,20 @@ class Walk:
         self.shot("filter-typed")
         return found
 
+    def every_column(self) -> None:
+        """Show every column the header's menu hides (the confidence, a rater's): the rest of the walk
+        has them all beside the point's text."""
+        pane = self.window.answer_pane
+        for column in range(2, pane.points_model.columnCount()):
+            pane.show_column(column, True)
+        self.pump(0.5)
+        self.check_review("every column shown")
+        self.shot("every-column")
+
     def run(self) -> dict[str, object]:
         self.check_review("the first screen")
         self.shot("first-screen")
+        self.every_column()
         self.judge_running()
         typed = self.type_in_the_filter()
         self.window.queue_pane.filter.clear()
@@ -246,7 +266,13 @@ class Walk:
         self.dashboard()
         self.window.close()
         self.pump(0.5)
-        return {"problems": self.problems, "shots": self.shots, "sizes": self.sizes, "filter": typed}
+        return {
+            "problems": self.problems,
+            "shots": self.shots,
+            "sizes": self.sizes,
+            "filter": typed,
+            "point_widths": self.point_widths,
+        }
 
 
 def main() -> None:

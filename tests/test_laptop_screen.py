@@ -1,8 +1,10 @@
 """A lawyer's laptop: the review window on a real X server (Xvfb, Qt's xcb platform) at 1366 × 768,
 the most common laptop screen, and at 1600 × 1000. tests/desktop_walk.py opens the sample with a
-second generator's answers, walks every document, opens every dialog and panel, previews the
-report and shows the dashboard; no window may be wider or taller than the screen, and the widgets
-a reviewer works with are never cut off. It also types a word into the answer filter at 20 ms a key
+second generator's answers and each document's first answer judged (a judge's, the claim checker's
+and a jury's columns beside the point), shows every column, walks every document, opens every dialog
+and panel, previews the report and shows the dashboard; no window may be wider or taller than the
+screen, the widgets a reviewer works with are never cut off, and the text of the claims keeps at
+least 240 px in every state. It also types a word into the answer filter at 20 ms a key
 (xdotool): the word arrives whole and no answer opens until the reviewer picks one."""
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from app.ingest.datasets import import_dataset
 from app.judging.sample_tour import SAMPLE_SECOND_GENERATOR
 from app.project import Project
 
+from .test_readable_window import _judge_like_the_sample
 from .test_ui import SHOTS
 from .xserver import xvfb
 
@@ -41,6 +44,10 @@ def test_every_window_fits_the_screen_and_the_filter_keeps_every_key(
 ) -> None:
     display, size = screen
     import_dataset(sample_project.sessions, SAMPLE_SECOND_GENERATOR)  # side by side has two generators
+    firsts: dict[str, str] = {}
+    for answer in sample_project.answers():  # the answer each document opens at: the queue is sorted by id
+        firsts[answer.document] = min(firsts.get(answer.document, answer.id), answer.id)
+    _judge_like_the_sample(sample_project, sorted(firsts.values()))  # the model's columns beside the text
     path = sample_project.url.removeprefix("sqlite:///")
     sample_project.close()
     out = SHOTS / f"laptop-{size}"
@@ -62,3 +69,6 @@ def test_every_window_fits_the_screen_and_the_filter_keeps_every_key(
     assert typed["typed"] == "reviewed"  # every key, at 20 ms a key
     assert typed["opened_after"] == typed["opened_before"]  # no answer opened until one is picked
     assert typed["focus_in_filter"]
+    narrow = {step: px for step, px in walk["point_widths"].items() if px < 240}
+    assert not narrow, f"the claim's text narrower than 240 px: {narrow}"
+    assert {"the first screen", "every column shown", "the guidelines panel"} <= set(walk["point_widths"])

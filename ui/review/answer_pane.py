@@ -74,11 +74,12 @@ class AnswerPane(QWidget):
         header.setTextElideMode(Qt.TextElideMode.ElideNone)  # Qt elides a header's lines as one: "Judge (not st…"
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
         header.setHighlightSections(False)  # a selected row made every header bold, and wider than measured: cut
-        # The point's text takes the room; every other column is as narrow as its cells and its
-        # (multi-line) header. A rater's column hides from the header's context menu.
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setStretchLastSection(False)
+        # The point's text takes the room, and keeps a readable width when a rater's column, the
+        # confidence or the guidelines panel appear; every other column is as narrow as its cells and its
+        # (multi-line) header, the citations and raters' columns wrap to give way. A rater's column hides
+        # from the header's context menu.
+        model = self.points_model
+        self.points.keep_readable(1, lambda column: column == model.CITED or column >= len(model.FIXED))
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.hidden_columns: set[str] = set()  # hidden by the reviewer (a column, a rater): kept for the next answers

@@ -3,24 +3,28 @@ points side by side (side_by_side) and a disputed answer's points (adjudication_
 
 `PointTable` is the view: rows of wrapped text, one selected, the review keys read from the keymap
 (app/review/keymap.py) of its view and announced as `keyPressed(binding)`; rows take the height
-their text needs once the columns have settled. `CellsModel` is the model the side-by-side and
-adjudication tables fill with `Cell`s (as Orange's PyTableModel: one reusable table model); the
-review pane's DataPointTableModel (ui/item_models.py) is its richer sibling.
+their text needs once the columns have settled. `keep_readable` keeps the column a lawyer reads (the
+point's text) at a readable width however many columns appear beside it: they wrap, then scroll.
+`CellsModel` is the model the side-by-side and adjudication tables fill with `Cell`s (as Orange's
+PyTableModel: one reusable table model); the review pane's DataPointTableModel (ui/item_models.py) is
+its richer sibling.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from app.review import keymap
 
 Index = QModelIndex | QPersistentModelIndex
+READABLE = 240  # px: the point's text never narrower, even at 1366 × 768 with every column shown
+NARROWEST_WRAP = 72  # px: a wrapping column (citations, a rater's tags) narrows to this, then the table scrolls
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,6 +95,7 @@ class PointTable(QTableView):
     ADJUDICATION) and announces each as keyPressed(binding); other keys are the table's own."""
 
     keyPressed = Signal(object)  # noqa: N815 - a keymap.Binding
+    _fitting = False  # the columns are being sized: their resizing is ours
 
     def __init__(self, view: str, *, select_rows: bool = True, fit_rows: bool = False) -> None:
         super().__init__()
@@ -106,6 +111,67 @@ class PointTable(QTableView):
             self._fit = QTimer(self, singleShot=True, interval=0)
             self._fit.timeout.connect(self.resizeRowsToContents)
             self.horizontalHeader().sectionResized.connect(lambda *_: self._fit.start())
+
+    def keep_readable(self, column: int, wraps: Callable[[int], bool]) -> None:
+        """Give `column` the room the others leave, never less than READABLE px: every other column is
+        as wide as its contents; when that leaves the text less than half the table, the columns that
+        `wraps` (the citations, a rater's tags) give way, to NARROWEST_WRAP px or their header's width,
+        and past that the table scrolls sideways."""
+        self._readable, self._wraps = column, wraps
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # measured here, not by Qt
+        header.setStretchLastSection(False)
+        self._fit_columns = QTimer(self, singleShot=True, interval=0)
+        self._fit_columns.timeout.connect(self.fit_columns)
+        header.sectionResized.connect(self._on_section_resized)
+        header.sectionCountChanged.connect(lambda *_: self._fit_columns.start())
+        header.geometriesChanged.connect(self._fit_columns.start)  # a header's lines changed
+
+    def setModel(self, model: Any) -> None:  # noqa: N802 - Qt's name
+        super().setModel(model)
+        for signal in ("modelReset", "layoutChanged", "dataChanged", "headerDataChanged"):
+            getattr(model, signal).connect(lambda *_: self._refit())
+
+    def _refit(self) -> None:
+        if hasattr(self, "_fit_columns"):
+            self._fit_columns.start()
+
+    def _on_section_resized(self, _column: int, old: int, new: int) -> None:
+        if not self._fitting and (old == 0 or new == 0):  # a column shown or hidden
+            self._fit_columns.start()
+
+    def fit_columns(self) -> None:
+        """Size the columns now (see keep_readable)."""
+        model, header = self.model(), self.horizontalHeader()
+        if model is None or not hasattr(self, "_readable"):
+            return
+        shown = [c for c in range(model.columnCount()) if not header.isSectionHidden(c) and c != self._readable]
+        wanted = {c: max(self.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in shown}
+        # A wrapping column narrows to its header's widest line (a header never wraps further), at least
+        # NARROWEST_WRAP; the text is given half the table, or READABLE px, before any column narrows.
+        floor = {c: min(wanted[c], max(NARROWEST_WRAP, header.sectionSizeHint(c))) for c in shown if self._wraps(c)}
+        viewport = self.viewport().width()
+        room = viewport - max(READABLE, viewport // 2)
+        widths = dict(wanted)
+        cap = max(wanted.values(), default=0)
+        while sum(widths.values()) > room and any(widths[c] > floor[c] for c in floor):
+            cap -= 4  # the widest wrapping columns narrow together
+            widths.update({c: max(floor[c], min(wanted[c], cap)) for c in floor})
+        self._fitting = True
+        try:
+            for c in shown:
+                if header.sectionSize(c) != widths[c]:
+                    header.resizeSection(c, widths[c])
+            text = max(READABLE, viewport - sum(widths.values()))
+            if header.sectionSize(self._readable) != text:
+                header.resizeSection(self._readable, text)
+        finally:
+            self._fitting = False
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize:  # the window, a pane or a scroll bar that came or went
+            self._refit()
+        return super().viewportEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
         name = key_name(event)
