@@ -9,7 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from app.errors import InvalidInput
+from app.figures.rater_names import rater_name
 from app.keys import KeyProblem
+from app.project import Project
 
 
 def _typed(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
@@ -68,3 +70,36 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
     from app.cli.parser import build_parser
 
     assert list(_options_without_help(build_parser(), "assay")) == []
+
+
+def _cli(capsys: pytest.CaptureFixture[str], project: Project, *args: str) -> str:
+    from app.cli import main
+
+    capsys.readouterr()
+    assert main(["--db", project.url, *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_agreement_and_scores_print_tables_a_person_reads(capsys, sample_project: Project) -> None:
+    from .test_readable_window import JUDGE, OTHER, _judges_and_a_jury
+
+    _judges_and_a_jury(sample_project)
+    out = _cli(capsys, sample_project, "agreement", "--raters", f"{JUDGE},{OTHER}")
+    assert "Agreement between SmolLM2-135M (two-stage) and Qwen2.5-7B" in out
+    assert "observed agreement" in out and "Cohen's kappa" in out
+    assert not any(raw in out for raw in ("['", "{'", "None", "percent_agreement", "by_source"))  # no Python values
+    out = _cli(capsys, sample_project, "agreement", "--raters", f"{JUDGE},{OTHER}", "--level", "answer")
+    assert "relevance (F1)" in out and "{'" not in out and "None" not in out
+    out = _cli(capsys, sample_project, "scores")
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert lines and all("SmolLM2-135M (two-stage)" in line or "Qwen2.5-7B" in line or "Jury" in line for line in lines)
+    qwen = [line for line in lines if "Qwen2.5-7B" in line and "Jury" not in line]
+    assert qwen and all(rater_name(OTHER) in line for line in qwen)  # the whole name, never cut mid-word
+
+
+def test_citations_and_show_print_text_not_python_or_markdown(capsys, sample_project: Project) -> None:
+    out = _cli(capsys, sample_project, "citations", "cuad-034")  # the answer writes "Section\xa03.2"
+    assert "Section 3.2" in out and "\\xa0" not in out and "'" not in out
+    out = _cli(capsys, sample_project, "show", "contractnli-000")  # "does **not** grant"
+    assert "does not grant" in out and "**" not in out
+    assert "Claim checker" in out and "\nverifier" not in out

@@ -44,7 +44,8 @@ def _references(project: Project, args: argparse.Namespace) -> int:
     else:
         for r in references:
             where = ", ".join(r.passages[:5]) if r.passages else "unresolved"
-            print(f"{r.passage:>8}  {r.start:>5}-{r.end:<5} {r.text[:24]!r:28} -> {where}")
+            text = " ".join(r.text.split())[:24]  # the words, not Python's quoting of them
+            print(f"{r.passage:>8}  {r.start:>5}-{r.end:<5} {text:24} -> {where}")
         if not references:
             print(f"no references to its own sections, exhibits or schedules found in {_name(project, args)}")
     return 0

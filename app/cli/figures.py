@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+from typing import Any
 
 from app import raters
 from app.cli.output import ci, pct, print_json_or_lines
 from app.errors import AssayError, InvalidInput
 from app.figures import analytics, calibration, estimates, triage
+from app.figures.rater_names import rater_name
 from app.figures.scores import shown
 from app.project import Project
 from storage.raters import rater_named
@@ -30,18 +32,74 @@ def _scores(project: Project, args: argparse.Namespace) -> int:
         print(json.dumps(rows))
         return 0
     key = "answer_id" if args.by == "answer" else args.by
-    for r in rows:
+    # Whole names, the columns as wide as the longest: a rater cut mid-word ("judge:Qwen2.5-7B-Instr") is
+    # another rater to a reader.
+    keys = [str(r[key]) for r in rows]
+    names = [rater_name(r["rater"]) for r in rows]
+    key_width, name_width = max(map(len, keys), default=0), max(map(len, names), default=0)
+    for r, shown_key, name in zip(rows, keys, names, strict=True):
         print(
-            f"{str(r[key])[:40]:40} {r['rater'][:36]:36} C{r['correct']:3} I{r['incorrect']:3} "
+            f"{shown_key:{key_width}}  {name:{name_width}}  C{r['correct']:3} I{r['incorrect']:3} "
             f"Irr{r['irrelevant']:3} M{r['missing']:3}  correctness {shown(r['correctness'])}  "
             f"precision {shown(r['precision'])}  recall {shown(r['recall'])}  F1 {shown(r['f1'])}"
         )
     return 0
 
 
+AGREEMENT_FIGURES = (  # (key, what a reader calls it), in the order printed
+    ("n_items", "rated by two or more"),
+    ("percent_agreement", "observed agreement"),
+    ("cohen_kappa", "Cohen's kappa"),
+    ("fleiss_kappa", "Fleiss' kappa"),
+    ("krippendorff_alpha", "Krippendorff's alpha"),
+    ("gwet_ac1", "Gwet's AC1"),
+)
+
+
+def agreement_lines(stats: dict[str, Any]) -> list[str]:
+    """`assay agreement` as a table a person reads: a row per figure, a column per set of items (all,
+    each source; or, per answer, the scores and the reviewers' own ratings); "—" where a figure is not
+    defined or not computed for that column."""
+    names = [rater_name(r) for r in stats["raters"]]
+    who = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    unit = "data points" if stats["level"] == "data-point" else "answers"
+    columns: list[tuple[str, dict[str, Any]]]
+    if stats["level"] == "data-point":
+        columns = [("all", stats), *((str(s), f) for s, f in (stats.get("by_source") or {}).items())]
+    else:
+        columns = [("correctness", stats), ("relevance (F1)", stats.get("relevance") or {})]
+        columns += [(f"rated {figure}", f) for figure, f in (stats.get("manual") or {}).items()]
+
+    def cell(key: str, figures: dict[str, Any]) -> str:
+        value = figures.get(key)
+        if value is None:
+            return "—"
+        if key == "n_items":
+            return str(value)
+        return f"{value:.1%}" if key == "percent_agreement" else f"{value:.3f}"
+
+    label_width = max(len(label) for _key, label in AGREEMENT_FIGURES)
+    widths = [max(len(title), 7) for title, _figures in columns]
+    lines = [f"Agreement between {who}, on {unit}:", ""]
+    lines.append(" " * label_width + "".join(f"  {t:>{w}}" for (t, _f), w in zip(columns, widths, strict=True)))
+    for key, label in AGREEMENT_FIGURES:
+        cells = "".join(f"  {cell(key, f):>{w}}" for (_t, f), w in zip(columns, widths, strict=True))
+        lines.append(f"{label:{label_width}}{cells}")
+    for jury, jurors in (stats.get("left_out") or {}).items():
+        lines.append(
+            f"{rater_name(jury)} is left out: its tags are made from its jurors' "
+            f"({', '.join(rater_name(j) for j in jurors)}), so it would agree with them by construction."
+        )
+    return lines
+
+
 def _agreement(project: Project, args: argparse.Namespace) -> int:
     raters = _names("--raters", args.raters.split(","), "ana,ben") if args.raters is not None else None
-    print_json_or_lines(analytics.agreement(project, raters, args.level), args.json)
+    stats = analytics.agreement(project, raters, args.level)
+    if args.json:
+        print(json.dumps(stats))
+    else:
+        print("\n".join(agreement_lines(stats)))
     return 0
 
 

@@ -97,7 +97,8 @@ def _citations(project: Project, args: argparse.Namespace) -> int:
         print(json.dumps([asdict(c) for c in citations]))
     else:
         for c in citations:
-            print(f"{c.written!r:28} -> {', '.join(c.passages[:5]) or 'not in the document'}")
+            written = " ".join(c.written.split())  # as a reader writes it: "Section 3", not 'Section\xa03'
+            print(f"{written:28} -> {', '.join(c.passages[:5]) or 'not in the document'}")
     return 0
 
 

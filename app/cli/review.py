@@ -14,7 +14,9 @@ from app import anchors
 from app.cli.output import print_summary, writing
 from app.cli.signoff import signoff_dicts, signoff_lines
 from app.errors import AssayError, InvalidInput
+from app.figures.rater_names import rater_name
 from app.judging.verification import VERIFIER, finding_at, findings, reasons_text, verdict_text
+from app.plain_text import plain_text
 from app.project import Project
 from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
@@ -35,23 +37,31 @@ def _show(project: Project, args: argparse.Namespace) -> int:
     for rater, points in by_rater.items():
         if rater == VERIFIER:
             continue  # shown below, with its reasons
-        print(f"\n{rater}")
+        print(f"\n{rater_name(rater)}")
         for p in points:
             tag = p.tag.value if p.tag else "untagged"
             confidence = f" {p.confidence:.2f}" if p.confidence is not None else ""
             cites = f" [{', '.join(p.citations)}]" if p.citations else ""
-            print(f"  {tag:10}{confidence:5} {p.text[:100]}{cites}")
+            print(f"  {tag:10}{confidence:5} {_words(p.text)[:100]}{cites}")
             flagged = finding_at(checked, p.span_start, p.span_end)
             if flagged is not None and flagged.reasons:
-                print(f"      ⚑ verifier {flagged.verdict}: {reasons_text(flagged)[:300]}")
+                print(f"      ⚑ {CHECKER} {flagged.verdict}: {reasons_text(flagged)[:300]}")
     stored = VERIFIER in by_rater
-    print(f"\n{VERIFIER}" + ("" if stored else " (checked now, not stored: `assay verify` keeps it)"))
+    print(f"\n{rater_name(VERIFIER)}" + ("" if stored else " (checked now, not stored: `assay verify` keeps it)"))
     for point in checked.points:
-        print(f"  {point.verdict:12} {point.text[:100]}")
+        print(f"  {point.verdict:12} {_words(point.text)[:100]}")
         print(f"      {verdict_text(point)}")
         if point.reasons:
             print(f"      {reasons_text(point)[:300]}")
     return 0
+
+
+CHECKER = "claim checker"  # the rater stored as `verifier`, as a reader knows it
+
+
+def _words(text: str) -> str:
+    """An answer's Markdown as a terminal shows it: the words `**not**` marks, on one line."""
+    return " ".join(plain_text(text).split())
 
 
 def _sample(project: Project, args: argparse.Namespace) -> int:
