@@ -132,7 +132,8 @@ def _judge(project: Project, args: argparse.Namespace) -> int:
     jury = default_jury(project.sessions, summary.rater) if settings.rubric is Rubric.LEMAJ else 0
 
     def with_jury() -> str:
-        return text() + (f"\n{roles_jury(summary.rater)}: {jury} answers combined with the verifier" if jury else "")
+        combined = f"\n{roles_jury(summary.rater)}: {jury} answers combined with the claim checker"
+        return text() + (combined if jury else "")
 
     print_summary(summary, args.json, with_jury)
     return 0

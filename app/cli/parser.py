@@ -232,13 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--jury",
         action="append",
         metavar="JUROR",
-        help="a juror, e.g. local:seed=1, openai:base_url=URL,model=M or verifier (repeat: 2 or more)",
+        help="a juror, e.g. local:seed=1, openai:base_url=URL,model=M or verifier (the claim checker); 2 or more",
     )
     judge.add_argument(
         "--combine",
         choices=["majority", "rule", "both", "roles"],
         help="how the jury's tags are combined (rule: incorrect first; roles, the default for one model and the "
-        "verifier: correctness from the juror measured better, relevance and missing points from the model)",
+        "claim checker: correctness from the juror measured better, relevance and missing points from the model)",
     )
     judge.add_argument(
         "--priority", default="incorrect,missing,irrelevant,correct", help="the rule's order of tags, highest first"
@@ -255,14 +255,14 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--name", help="run name; the same name resumes the run")
     judge.add_argument("--json", action="store_true", help="print the summary as JSON")
 
-    ver = commands.add_parser("verify", help="check answers against their documents without a model (the verifier)")
+    ver = commands.add_parser("verify", help="the claim checker: check answers against their documents, no model")
     ver.add_argument("--answers", help="comma-separated answer ids (default: all)")
     ver.add_argument("--json", action="store_true", help="every point with its verdict and reasons, as JSON")
 
     st = commands.add_parser(
         "stress-test", help="plant errors in answers and measure what each rater catches (no review needed)"
     )
-    st.add_argument("--raters", help="comma-separated: verifier, judge runs, jury runs (the paired test)")
+    st.add_argument("--raters", help="comma-separated: verifier (the claim checker), judge runs, jury runs")
     st.add_argument("--judge", help="the older test on reviewed answers: the judge run to test")
     st.add_argument("--limit", type=COUNT, help="answers to perturb (default: all with --raters, 3 with --judge)")
     st.add_argument("--answers", help="paired test: comma-separated answer ids to perturb (default: drawn by --seed)")
