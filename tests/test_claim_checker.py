@@ -150,7 +150,8 @@ def test_verify_says_supported_only_where_the_checker_is_sure_and_keeps_its_prob
 ) -> None:
     assert main(["--db", contract_project.url, "verify", "--json"]) == 0
     points = json.loads(capsys.readouterr().out)["answers"][0]["points"]
-    assert {p["verdict"] for p in points} <= {"supported", "unconfirmed", "incorrect", "needs_review", "unverifiable"}
+    verdicts = {"supported", "quoted", "unconfirmed", "incorrect", "needs_review", "unverifiable"}
+    assert {p["verdict"] for p in points} <= verdicts
     never = next(p for p in points if p["text"].startswith("The Receiving Party may retain"))
     assert never["verdict"] == "incorrect" and never["probability"] > 0.5
     assert never["reasons"][0]["check"] in ("unsupported", "contradicted")

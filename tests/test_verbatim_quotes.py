@@ -9,10 +9,10 @@ import re
 import pytest
 from PySide6.QtCore import Qt
 
-from app.judging.verification import INCORRECT, QUOTED, Verifier, verify_project
+from app.judging.verification import Verifier, verify_project
 from app.project import Project
 from models.segmentation import segment_answer
-from models.verifier import Document, Source
+from models.verifier import INCORRECT, QUOTED, Document, Source
 from models.verifier.checks.verbatim import trivial, verbatim_quote
 from models.verifier.text import fragments, quotations, words
 from models.vocabulary import Tag
@@ -111,7 +111,7 @@ def test_on_the_sample_no_verbatim_quotation_is_flagged(sample_project: Project)
     with sample_project.sessions() as session:
         for answer in quoting:
             report = verifier.verify_answer(session, answer.id)
-            document, _, _ = verifier.document(session, sample_project.answer(answer.id).document_id)
+            document = verifier.document(session, sample_project.answer(answer.id).document_id)[0].document
             for point in report.points:
                 if not _quotes_word_for_word(point.text, document):
                     continue

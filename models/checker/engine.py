@@ -1,0 +1,351 @@
+"""Checking a claim against its document: one engine, with no database and no Qt.
+
+The cascade, in order: the verifier's rules (models/verifier) read each claim; the claim checker
+(models/checker/model.py) gives the calibrated probability that the document does not support it; in
+a contract, the evidence ranker finds the passages that may decide it by meaning, the cross-encoder
+rereads the first four, and the contract checker gives the verdict from what they say
+(models/checker/ranking.py, encoder.py); last, a point that quotes its document word for word is
+confirmed as quoted (models/verifier/checks/verbatim.py). The decision policy that joins them
+(`_decided`), and the tag each verdict becomes in a LeMAJ review (`tag_of`), live here too, so that a
+model is added or removed in this package alone. app/judging/verification.py reads a project's
+documents, runs the engine and keeps its findings.
+
+Decision: a point is called supported only where the checker's probability is below the threshold at
+which that word was right at least 95 times in 100 on held-out data; otherwise it is `unconfirmed`:
+the closest passage is shown as evidence, with no verdict. Measured on human-labelled real errors, the
+rules' own "supported" was wrong on more than a third of the wrong claims.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from models.checker.encoder import Encoders, shipped_encoders
+from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
+from models.checker.model import Assessment, ClaimChecker, shipped
+from models.checker.ranking import PassageIndex
+from models.evidence import is_evidence
+from models.verifier import (
+    INCORRECT,
+    NEEDS_REVIEW,
+    QUOTED,
+    SUPPORTED,
+    UNCONFIRMED,
+    UNVERIFIABLE,
+    CitedRef,
+    ClaimResult,
+    Document,
+    Reason,
+    Source,
+    verify_claim,
+)
+from models.verifier.checks.verbatim import verbatim_quote
+from models.vocabulary import Tag
+
+SEARCH_HITS = 5  # passages the rules compare a claim with
+
+
+@dataclass
+class PointReport:
+    """What the engine found of one point of an answer."""
+
+    start: int
+    end: int
+    text: str
+    verdict: str
+    reasons: list[dict[str, Any]]
+    passage: str | None
+    summary: str
+    probability: float | None = None  # the claim checker's: the document does not support the point
+    contradiction: float | None = None  # of that, the probability that it says the opposite
+    definitions: list[dict[str, str]] = field(default_factory=list)  # {"term", "passage"} the point relies on
+    quote: dict[str, Any] | None = None  # the quotation confirmed word for word (verbatim.Quoted.as_dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "passage": self.passage,
+            "probability": None if self.probability is None else round(self.probability, 4),
+            "contradiction": None if self.contradiction is None else round(self.contradiction, 4),
+            "definitions": self.definitions,
+            "quote": self.quote,
+        }
+
+    @classmethod
+    def from_dict(cls, p: dict[str, Any]) -> PointReport:
+        """A point as `as_dict` wrote it (its one-line summary is not kept)."""
+        return cls(
+            p["start"],
+            p["end"],
+            p["text"],
+            p["verdict"],
+            p["reasons"],
+            p.get("passage"),
+            "",
+            p.get("probability"),
+            p.get("contradiction"),
+            p.get("definitions", []),
+            p.get("quote"),
+        )
+
+
+@dataclass
+class AnswerReport:
+    answer_id: str
+    points: list[PointReport] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"answer_id": self.answer_id, "points": [p.as_dict() for p in self.points]}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage of a document as the engine reads it."""
+
+    citation_id: str
+    text: str
+    contents_page: bool = False  # a table of contents: never shown as evidence
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A term the document defines, and the passage that defines it."""
+
+    term: str
+    definition: str
+    passage: str
+
+
+@dataclass
+class PreparedDocument:
+    """A document read once for every claim about it: for the rules, the checker and the ranker."""
+
+    document: Document
+    evidence: Evidence
+    index: PassageIndex
+    defined: dict[str, tuple[str, str]]  # term (lower case) -> (term, passage)
+
+
+class ClaimEngine:
+    """The claim checker as shipped, or for measurement without parts of it.
+
+    `checker`: another claim checker than the shipped one (trained elsewhere, for side-by-side
+    figures): it then decides alone, as the contract checker was trained on the shipped one's output;
+    `rules_only`: the rules' verdicts alone, as before any checker; `neural=False`: evidence by words
+    only (BM25), as when an encoder file is missing or altered, with `note` saying why."""
+
+    def __init__(self, checker: ClaimChecker | None = None, *, rules_only: bool = False, neural: bool = True) -> None:
+        self.encoders: Encoders | None = None
+        self.note: str | None = None  # why evidence is found by words only, when it had to be
+        if not rules_only and neural:
+            loaded = shipped_encoders()
+            if isinstance(loaded, str):
+                self.note = f"{loaded}; until then evidence is found by words only (BM25), not by meaning"
+            else:
+                self.encoders = loaded
+        self.checker = None if rules_only else (checker or shipped())
+        self.reads_meaning = self.encoders is not None and (checker is None or checker is shipped())
+
+    def prepare(self, passages: list[Passage], definitions: list[Definition]) -> PreparedDocument:
+        evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {d.term: d.definition for d in definitions})
+        shown = [p for p in passages if not p.contents_page and is_evidence(p.text)]
+        return PreparedDocument(
+            Document([Source(p.citation_id, p.text) for p in passages]),
+            evidence,
+            PassageIndex([p.citation_id for p in shown], [p.text for p in shown], self.encoders),
+            {d.term.lower(): (d.term, d.passage) for d in definitions},
+        )
+
+    def assess(
+        self,
+        prepared: PreparedDocument,
+        text: str,
+        spans: list[tuple[int, int]],
+        cited: list[list[CitedRef]],
+        question: str = "",
+    ) -> list[PointReport]:
+        """The verdict on each span of an answer's text (the answer to `question`: a summary is checked as
+        one), `cited` the passages each span cites, resolved."""
+        document, evidence = prepared.document, prepared.evidence
+        results = [
+            verify_claim(text[s:e], document, document.search(text[s:e], SEARCH_HITS), refs)
+            for (s, e), refs in zip(spans, cited, strict=True)
+        ]
+        if self.checker is None:
+            return [_quoted(_report(s, e, text[s:e], r), document) for (s, e), r in zip(spans, results, strict=True)]
+        claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
+        assessed = self.checker.assess_many(claims, evidence, question)
+        found: list[str | None] = [None] * len(claims)
+        by_meaning: set[int] = set()  # the claims the contract checker decided
+        if self.encoders is not None and evidence.kind == "contract":  # measured on contracts only
+            wanted = [i for i, (c, _) in enumerate(claims) if len(set(_stems(c))) >= MIN_CONTENT_WORDS]
+            ranked = prepared.index.rank([claims[i][0] for i in wanted], self.encoders.ranker, self.encoders.memory)
+            for i, ranking in zip(wanted, ranked, strict=True):
+                found[i] = ranking.ids[0] if ranking.ids else None
+            read = [(i, ranking.meaning) for i, ranking in zip(wanted, ranked, strict=True) if ranking.meaning]
+            read = [(i, x) for i, x in read if assessed[i] is not None]
+            if read and self.reads_meaning:  # the contract checker reads what the encoders say
+                again = self.encoders.checker.assess_meaning(
+                    [claims[i][0] for i, _ in read], [x for _, x in read], [assessed[i] for i, _ in read]
+                )
+                for (i, _), a in zip(read, again, strict=True):
+                    assessed[i] = a
+                by_meaning = {i for i, _ in read}
+        reports = []
+        for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
+            rule_stands = i not in by_meaning and a is not None and a.kind in self.checker.rules_stand
+            point = _decided(
+                s, e, text[s:e], r, a, document, f, rules_flag=rule_stands, rules_object=i not in by_meaning
+            )
+            point = _quoted(point, document)
+            used = [prepared.defined[t] for t in evidence.defined_in(point.text)]  # read with them: evidence too
+            point.definitions = [{"term": term, "passage": passage} for term, passage in used]
+            reports.append(point)
+        return reports
+
+
+def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointReport:
+    return PointReport(
+        start, end, claim, result.verdict, [r.as_dict() for r in result.reasons], result.passage, result.summary
+    )
+
+
+def _decided(
+    start: int,
+    end: int,
+    claim: str,
+    result: ClaimResult,
+    assessed: Assessment | None,
+    document: Document,
+    by_meaning: str | None = None,
+    *,
+    rules_flag: bool = True,
+    rules_object: bool = True,
+) -> PointReport:
+    """One verdict from the rules and the checker: a rule's flag stands (`rules_flag`); else the checker
+    flags; a rule's "needs review" stands; "supported" only where the checker is sure enough and no rule
+    objects (`rules_object`); else the passage found is evidence, with no verdict ("unconfirmed"), and a
+    rule's objection is shown as its reason. A rule's flag does not stand where the contract checker
+    decides, nor outside contracts (the claim checker's `rules_stand`): there the rules alone find errors
+    at F1 0.04 (ContractNLI's NDAs) and 0.28 (RAGTruth's answers; bench/real_errors.py), and the checker
+    that decides weighs their outcome or was measured without it. Outside contracts a rule's flag still
+    objects: a lawyer skips reading what is "supported", so not where a rule read "2 hours" against the
+    passage's "1 hour". Where the contract checker decides it does not: on contractnli-dev the rules
+    objected to 21 of its 267 confirmations, and what it confirmed was right less often without them
+    (0.98, not 0.99)."""
+    if assessed is None:  # no word to check ("Yes."): the rules' flag or nothing
+        verdict = result.verdict if result.verdict in (INCORRECT, NEEDS_REVIEW) else UNVERIFIABLE
+        return _report(start, end, claim, ClaimResult(verdict, result.reasons, result.passage, result.checked))
+    p, contradiction = assessed.p_unsupported, assessed.p_contradicted
+    # the passage the ranker found by meaning, where it read the claim; else the one the rules matched
+    passage = by_meaning or result.passage or assessed.passage
+    if (result.verdict == INCORRECT and rules_flag) or result.verdict == NEEDS_REVIEW:
+        decided = result
+    elif assessed.flagged:
+        check = "contradicted" if contradiction >= 0.5 else "unsupported"
+        said = document.by_id[passage].text if passage in document.by_id else ""
+        reason = Reason(check, claim.strip()[:200], said[:300], passage)
+        decided = ClaimResult(INCORRECT, [reason], passage, result.checked)
+    elif assessed.supported and not (result.verdict == INCORRECT and rules_object):
+        decided = ClaimResult(SUPPORTED, [], passage, result.checked or ["the claim's words are in the passage"])
+    else:
+        decided = ClaimResult(UNCONFIRMED, result.reasons, passage, result.checked)
+    report = _report(start, end, claim, decided)
+    report.probability, report.contradiction = p, contradiction
+    if decided.verdict == INCORRECT and not result.reasons:
+        how = "contradicts" if contradiction >= 0.5 else "does not support"
+        report.summary = f"claim checker: the document {how} this (probability {p:.2f}); closest passage {passage}"
+    return report
+
+
+# A rule's objection that a verbatim quote does not answer: the quotation's words are right, where they
+# are said to come from is not.
+_ABOUT_THE_ATTRIBUTION = ("bad_citation", "misquote")
+
+
+def _quoted(report: PointReport, document: Document) -> PointReport:
+    """A point that quotes its document word for word is confirmed as quoted (models/verifier/checks/
+    verbatim.py): the quotation checked, what the answer draws from it (`quote["rest"]`) not. A point that
+    is only a quotation and where it comes from is never flagged but for its attribution; one that also
+    claims something of its own keeps a flag on it, with its quotation confirmed beside the flag."""
+    found = verbatim_quote(report.text, document)
+    if found is None:
+        return report
+    report.quote = found.as_dict()
+    about_its_own_claim = [r for r in report.reasons if r.get("check") not in _ABOUT_THE_ATTRIBUTION]
+    if report.verdict == INCORRECT and about_its_own_claim and found.rest:
+        return report  # the flag is on what the point says besides its quotation
+    notes = [r for r in report.reasons if r.get("check") in _ABOUT_THE_ATTRIBUTION]
+    report.verdict, report.passage, report.reasons = QUOTED, found.passage, notes
+    report.summary = f"quotation found word for word in {found.passage}" + (
+        f"; not checked: {found.rest[:160]}" if found.rest else ""
+    )
+    return report
+
+
+# ---------------------------------------------------------------- a verdict as a tag, and in words
+
+
+def tag_of(point: PointReport) -> Tag | None:
+    """A flag is `incorrect`; "supported" is `correct` only where the checker confirmed it (the rules'
+    own "supported", without the checker, was wrong too often); everything else abstains."""
+    if point.verdict == INCORRECT:
+        return Tag.INCORRECT
+    if point.verdict == QUOTED:  # the document's own words, and nothing else said: correct as quoted
+        return Tag.CORRECT if point.quote and not point.quote.get("rest") and not point.reasons else None
+    return Tag.CORRECT if point.verdict == SUPPORTED and point.probability is not None else None
+
+
+def confidence_of(point: PointReport) -> float | None:
+    """The checker's probability of the tag it gave (None where a rule decided without it)."""
+    if point.probability is None or tag_of(point) is None or point.verdict == QUOTED:  # a rule decided that
+        return None
+    return point.probability if point.verdict == INCORRECT else 1 - point.probability
+
+
+def finding_at(report: AnswerReport | None, start: int | None, end: int | None) -> PointReport | None:
+    """The engine's point that covers most of the span start:end (a rater may split points differently)."""
+    if report is None or start is None or end is None:
+        return None
+    overlap = [(min(end, p.end) - max(start, p.start), p) for p in report.points]
+    best = max(overlap, key=lambda o: o[0], default=None)
+    if best is None or best[0] <= 0.5 * min(end - start, best[1].end - best[1].start):
+        return None
+    return best[1]
+
+
+VERDICT_WORDS = {
+    QUOTED: "quoted word for word: the quotation is checked, what the answer draws from it is not",
+    SUPPORTED: "found in the document",
+    UNCONFIRMED: "not confirmed: the closest passage is evidence, not a verdict",
+    INCORRECT: "flagged",
+    NEEDS_REVIEW: "needs review",
+    UNVERIFIABLE: "nothing in the document to check this against",
+}
+
+
+def verdict_text(point: PointReport) -> str:
+    """The verdict in a lawyer's words, with its passage and the claim checker's probability:
+    "not confirmed: the closest passage is evidence, not a verdict (par_12; unsupported 0.34)"."""
+    details = [point.passage] if point.passage else []
+    if point.probability is not None:
+        details.append(f"unsupported {point.probability:.2f}")
+    words = VERDICT_WORDS.get(point.verdict, point.verdict)
+    return words + (f" ({'; '.join(details)})" if details else "")
+
+
+def reasons_text(point: PointReport | None) -> str:
+    """The reasons of a verdict in one line: "value_mismatch: the answer says '30 days', the document
+    'sixty (60) days' (par_12)"."""
+    if point is None:
+        return ""
+    return "; ".join(
+        f"{r['check']}: the answer says '{r['claim']}', the document '{str(r['document'])[:160]}'"
+        + (f" ({r['passage']})" if r.get("passage") else "")
+        for r in point.reasons
+    )
