@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from storage.reviewer_keys import Signer
 
 HEAD_FORMAT = "assay-audit-head/1"
+EXPORTED = "matter.exported"  # the first entry of a matter copied out of a firm's project (storage.matters)
 SQLITE_TRIGGERS: tuple[str, ...] = (
     "audit_log_no_update",
     "audit_log_no_delete",
@@ -338,11 +339,32 @@ def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -
     return problems
 
 
+def exported_entry_problems(session: Session) -> list[str]:
+    """For a matter copied out: each entry carried whose content no longer gives the hash it had in the
+    firm's log (edited since, or never what was there). Empty for a project that is no copy."""
+    rows = list(session.scalars(select(AuditRow).order_by(AuditRow.id)))
+    opening = next((i for i, row in enumerate(rows) if row.action == EXPORTED), None)
+    if opening is None:
+        return []
+    mapped = rows[opening].payload.get("entries") or []
+    carried = rows[opening + 1 : opening + 1 + len(mapped)]
+    if len(carried) != len(mapped):
+        return [f"the export names {len(mapped)} entries of the firm's log; the copy holds {len(carried)}"]
+    problems = []
+    for row, (entry_id, prev_hash, digest, imported) in zip(carried, mapped, strict=True):
+        payload = dict(row.payload or {})
+        if imported:
+            payload.pop("imported", None)
+        at = _time(row.at)
+        if audit_hash(prev_hash or "", at, row.actor, row.action, row.entity, row.entity_id, payload) != digest:
+            problems.append(f"entry {row.id} is not entry {entry_id} of the firm's log as it was exported")
+    return problems
+
+
 def _project_problems(session: Session) -> list[AuditProblem]:
     """What the log vouches for elsewhere in the project: guideline texts and reviewers' keys; and, in a
     matter copied out of a firm's project, that the entries it carried are those of the firm's log."""
     from storage.guidelines import guideline_problems
-    from storage.matters import exported_entry_problems
     from storage.reviewer_keys import key_problems
 
     found = guideline_problems(session) + key_problems(session) + exported_entry_problems(session)

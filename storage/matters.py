@@ -31,7 +31,8 @@ from typing import Any
 from sqlalchemy import Connection, Table, delete, event, func, or_, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from storage.audit import GENESIS, append_audit, audit_hash
+from storage.audit import EXPORTED, GENESIS, append_audit, audit_hash
+from storage.audit import exported_entry_problems as exported_entry_problems
 from storage.schema import (
     AnswerRow,
     AuditRow,
@@ -81,7 +82,6 @@ NO_MATTER_DATA = {
 # own part of them.
 MATTER_SETTINGS = ("assignments", "project.matter_name")
 MATTER_SETTING_PREFIXES = ("model_check.",)
-EXPORTED = "matter.exported"
 
 
 def is_matter_setting(key: str) -> bool:
@@ -469,28 +469,6 @@ def _append(target: Connection, prev: str, at: datetime, entry: Any, payload: di
         .values(at=at, **fields, matter_id=None, payload=payload, prev_hash=prev, hash=digest)
     )
     return digest
-
-
-def exported_entry_problems(session: Session) -> list[str]:
-    """For a matter copied out: each entry carried whose content no longer gives the hash it had in the
-    firm's log (edited since, or never what was there). Empty for a project that is no copy."""
-    rows = list(session.scalars(select(AuditRow).order_by(AuditRow.id)))
-    opening = next((i for i, row in enumerate(rows) if row.action == EXPORTED), None)
-    if opening is None:
-        return []
-    mapped = rows[opening].payload.get("entries") or []
-    carried = rows[opening + 1 : opening + 1 + len(mapped)]
-    if len(carried) != len(mapped):
-        return [f"the export names {len(mapped)} entries of the firm's log; the copy holds {len(carried)}"]
-    problems = []
-    for row, (entry_id, prev_hash, digest, imported) in zip(carried, mapped, strict=True):
-        payload = dict(row.payload or {})
-        if imported:
-            payload.pop("imported", None)
-        at = _utc_naive(row.at)
-        if audit_hash(prev_hash or "", at, row.actor, row.action, row.entity, row.entity_id, payload) != digest:
-            problems.append(f"entry {row.id} is not entry {entry_id} of the firm's log as it was exported")
-    return problems
 
 
 def _insert(target: Connection, table: Table, batch: list[dict[str, Any]]) -> None:
