@@ -86,17 +86,18 @@ def run_judge(project: Path, ids: list[str], model: Path, name: str, threads: in
     if status != 0:
         raise SystemExit(f"assay judge failed with {model.name}: {stderr[-2000:]}")
     out = project.with_name(f"{name.replace(':', '_')}.jsonl")
-    subprocess.run([ASSAY, "--project", str(project), "export", "--format", "jsonl", str(out)], check=True)
+    subprocess.run(
+        [ASSAY, "--project", str(project), "export", "--format", "jsonl", str(out)], check=True, capture_output=True
+    )
     points: dict[str, list[dict]] = {a: [] for a in ids}
-    failed = 0
     for record in map(json.loads, out.read_text().splitlines()):
         if record["rater"] != name or record["answer_id"] not in points:
             continue
-        failed += record.get("status", "ok") not in ("ok", "done", None) and not record["data_points"]
         for p in record["data_points"]:
             if p.get("span"):
                 verdict = "incorrect" if p["tag"] == "incorrect" else "other"
                 points[record["answer_id"]].append({"start": p["span"][0], "end": p["span"][1], "verdict": verdict})
+    failed = sum(not found for found in points.values())  # no tagged point: the judge's output was refused
     return {"points": points, "seconds": seconds, "rss_mb": usage.ru_maxrss / 1024, "failed": failed}
 
 
