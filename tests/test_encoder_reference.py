@@ -15,10 +15,14 @@ import pytest
 from models.checker.encoder import Encoders, kernels
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "encoder_reference.json").read_text(encoding="utf-8"))
-# Integer products are exact on every kernel once weights are unsigned; only float steps (layer norm, softmax,
-# GELU, the rounding of an activation at a quantisation step) may differ between processors.
-SAME_KERNEL_PROBABILITY = 0.01
-SAME_KERNEL_COSINE = 0.999
+# Integer products are exact on every kernel once weights are unsigned; float steps (the attention's float
+# products, softmax, GELU) still differ in their last bits between AVX2 and AVX-512 kernels, and where that moves
+# an activation across a quantisation step the difference grows. Measured on these 42 pairs under QEMU's Haswell
+# (AVX2, no VNNI): mean 0.0035, at most 0.072, every verdict the same; the int8 weights as first shipped gave mean
+# 0.025, at most 0.16 and one verdict changed (packaging/int8_kernels.py, the data card).
+SAME_KERNEL_MEAN = 0.01
+SAME_KERNEL_WORST = 0.1
+SAME_KERNEL_COSINE = 0.995
 # int8 against float: what quantising the activations costs, measured on this set on the VNNI machine (mean
 # 0.029 and at most 0.166 in probability, the verdict the same for 41 of 42 pairs, cosine at least 0.992), with room.
 FLOAT_MEAN_PROBABILITY = 0.06
@@ -42,8 +46,11 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def test_the_encoders_give_the_data_cards_numbers_on_this_processor(outputs: dict[str, np.ndarray]) -> None:
     expected = {k: np.asarray(v, dtype=np.float32) for k, v in REFERENCE["int8"].items()}
-    worst = float(np.abs(outputs["judge"] - expected["judge"]).max())
-    assert worst <= SAME_KERNEL_PROBABILITY, f"cross-encoder off by {worst:.3f} here ({kernels()})"
+    apart, here = np.abs(outputs["judge"] - expected["judge"]).max(axis=1), kernels()
+    assert apart.mean() <= SAME_KERNEL_MEAN, f"cross-encoder {apart.mean():.4f} off on average here ({here})"
+    assert apart.max() <= SAME_KERNEL_WORST, f"cross-encoder {apart.max():.3f} off at worst here ({here})"
+    changed = int((outputs["judge"].argmax(axis=1) != expected["judge"].argmax(axis=1)).sum())
+    assert changed == 0, f"the cross-encoder's verdict differs here on {changed} of {len(apart)} pairs ({here})"
     closest = float(_cosines(outputs["embed"], expected["embed"]).min())
     assert closest >= SAME_KERNEL_COSINE, f"bi-encoder at cosine {closest:.4f} to the reference here ({kernels()})"
 
@@ -65,3 +72,22 @@ def test_the_reference_decides_something() -> None:
     judged = np.asarray(REFERENCE["float"]["judge"])
     assert set(judged.argmax(axis=1)) >= {0, 2}  # some clauses support their claim, some never mention it
     assert judged[:, 0].max() > 0.8 and judged[:, 2].max() > 0.8
+
+
+def test_the_data_card_names_the_files_that_ship() -> None:
+    """Each file in the data card's table has the bytes and SHA-256 the manifest pins and the file has."""
+    import hashlib
+    import re
+
+    from models.checker.encoder import FOLDER, MANIFEST
+
+    card = (FOLDER / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([\w.]+)` \|.*\| ([\d,]+) \| `([0-9a-f]{64})` \|$", card, re.MULTILINE)
+    pinned = json.loads(MANIFEST.read_text())["files"]
+    assert {name for name, _, _ in rows} == set(pinned)
+    for name, size, sha256 in rows:
+        data = (FOLDER / name).read_bytes()
+        assert int(size.replace(",", "")) == len(data), f"{name}: the card says {size} bytes"
+        assert sha256 == pinned[name] == hashlib.sha256(data).hexdigest(), (
+            f"{name}: the card's SHA-256 is not the file's"
+        )
