@@ -77,8 +77,8 @@ run: install gpu-backend
 	$(BIN)/assay --project $(SAMPLE_PROJECT) gui --sample $(if $(REVIEWER),--reviewer $(REVIEWER))
 
 lint: install
-	$(BIN)/ruff check app ui models storage tests bench
-	$(BIN)/ruff format --check app ui models storage tests bench
+	$(BIN)/ruff check app ui models storage tests bench packaging
+	$(BIN)/ruff format --check app ui models storage tests bench packaging
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

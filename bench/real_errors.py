@@ -190,7 +190,7 @@ def verify(
 
     project = Project.open(url_for_path(project_file))
     verifier = Verifier(project.sessions, checker, rules_only=rules_only, definitions=definitions, neural=neural)
-    assert not neural or verifier.encoders is not None, verifier.note
+    assert not neural or verifier.engine.encoders is not None, verifier.engine.note
     reports = verify_project(project.sessions, ids, save=False, verifier=verifier)
     return {r.answer_id: [p.as_dict() for p in r.points] for r in reports}
 
@@ -259,12 +259,10 @@ def main() -> int:
     raters = args.raters.split(",")
     data = None
     if "verifier" in raters:
-        import claim_data
         import train_claim_checker as training
 
-        claim_data.DEFINITIONS = not args.without_definitions
         started = time.perf_counter()
-        data = training.load_all(DATA)
+        data = training.load_all(DATA, definitions=not args.without_definitions)
         print(f"features of all labelled points: {time.perf_counter() - started:.1f} s", flush=True)
     for name in args.folders.split(","):
         folder = DATA / name

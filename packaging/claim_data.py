@@ -24,7 +24,10 @@ from models.verifier import Document, Source, verify_claim
 from models.vocabulary import PassageKind
 
 LABELS = ("supported", "unsupported", "contradicted")
-DEFINITIONS = True  # read claims with the contract's defined terms (False: to measure without)
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "real_errors"  # the labelled folders
+# The sample project's labelled NDAs (resources/sample): never trained on, so the standing a new user
+# sees there is a held-out figure.
+SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
 
 
 @dataclass
@@ -65,7 +68,9 @@ def _label(start: int, end: int, spans: list[dict], labelled_support: bool) -> i
     return None
 
 
-def load_folder(folder: Path) -> Points:
+def load_folder(folder: Path, definitions: bool = True) -> Points:
+    """Every labelled point of a folder; `definitions`: read claims with the contract's defined terms
+    (False: to measure without them)."""
     rows = [json.loads(line) for line in (folder / "qa.jsonl").read_text().splitlines() if line.strip()]
     truth = {t["id"]: t["labels"] for t in map(json.loads, (folder / "truth.jsonl").read_text().splitlines())}
     labelled_support = any(s["label"] == "supported" for spans in truth.values() for s in spans)
@@ -76,8 +81,8 @@ def load_folder(folder: Path) -> Points:
         if name not in prepared:
             parsed = parse_document(folder / "documents" / name)
             passages = [(p.citation_id, p.text) for p in parsed.passages]
-            definitions = {d.term: d.definition for d in defined_terms(as_passages(parsed))} if DEFINITIONS else {}
-            prepared[name] = (Document([Source(i, t) for i, t in passages]), Evidence.of(passages, definitions))
+            terms = {d.term: d.definition for d in defined_terms(as_passages(parsed))} if definitions else {}
+            prepared[name] = (Document([Source(i, t) for i, t in passages]), Evidence.of(passages, terms))
         document, evidence = prepared[name]
         segments = segment_answer(row["answer"])
         for seg in segments:

@@ -152,7 +152,7 @@ def reference(threads: int = 1) -> dict[str, Any]:
     encoders.dense, encoders.cross = float_dense, float_cross
     floats = {"embed": encoders.embed(passages), "judge": encoders.judge(pairs)}
     return {
-        "why": "tests/test_encoder_reference.py: the shipped int8 encoders against these outputs (packaging/int8_kernels.py)",
+        "why": "tests/test_encoder_reference.py holds the shipped int8 encoders to these (packaging/int8_kernels.py)",
         "texts": passages,
         "pairs": [list(p) for p in pairs],
         "int8": {k: np.round(v, 6).tolist() for k, v in int8.items()},

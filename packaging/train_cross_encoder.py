@@ -40,6 +40,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,6 +78,7 @@ RECIPES = {
     # about 84 minutes; held out, trained so on the GPU, it measured as what ships within noise (the data card)
     "two-cores": Recipe(256, 8, 4, 4, by_length=True),
 }
+# claim_data.DATA, written out: this script's train step runs where only torch is installed, not Assay
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "real_errors"
 
 
@@ -89,8 +91,7 @@ def dealt(documents: Iterable[str]) -> dict[str, int]:
 def prepare(out: Path, data: Path) -> None:
     """The pairs as Assay reads the data, and the base model's files (here, with Assay installed)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from claim_data import evidence_passages, load_claims
-    from train_evidence_ranker import SAMPLE_DOCUMENTS
+    from claim_data import SAMPLE_DOCUMENTS, evidence_passages, load_claims
 
     from models.checker.encoder import TOKENIZER_SHA256, WEIGHTS_SHA256, base_file
     from models.checker.ranking import PassageIndex, content
@@ -100,7 +101,10 @@ def prepare(out: Path, data: Path) -> None:
     def text_no(t: str) -> int:
         return texts.setdefault(t, len(texts))
 
-    claims, columns = [], {k: [] for k in ("claim", "passage", "passage_id", "label", "fold", "kind", "bm25_rank")}
+    claims: list[dict[str, Any]] = []
+    columns: dict[str, list[Any]] = {
+        k: [] for k in ("claim", "passage", "passage_id", "label", "fold", "kind", "bm25_rank")
+    }
 
     def add(claim: int, passage: str, pid: str, label: int, fold: int, kind: int, rank: int) -> None:
         for k, v in zip(columns, (claim, text_no(passage), pid, label, fold, kind, rank), strict=True):
@@ -129,8 +133,8 @@ def prepare(out: Path, data: Path) -> None:
         context = "\n".join(t for pid, t in zip(doc.ids, doc.texts, strict=True) if pid in best)
         claims.append({"folder": "ragtruth-dev", "answer_id": c.answer_id, "document": c.document, "text": c.text})
         add(len(claims) - 1, context, "", {0: 0, 1: 2, 2: 1}[c.label], fold_of[c.document], 1, 0)
-    for c in claims:
-        c["text_no"] = text_no(c.pop("text"))
+    for row in claims:
+        row["text_no"] = text_no(row.pop("text"))
     out.mkdir(parents=True, exist_ok=True)
     with gzip.open(out / "pairs.json.gz", "wt") as f:
         json.dump({"texts": list(texts), "claims": claims, "pairs": columns}, f)
@@ -217,7 +221,7 @@ class Pairs:
         rng.shuffle(out)
         return out
 
-    def batch(self, rows: list[int], device: str):  # type: ignore[no-untyped-def]
+    def batch(self, rows: list[int], device: str):
         import torch
 
         width = max(len(self.ids[i]) for i in rows)
@@ -229,7 +233,7 @@ class Pairs:
         return (torch.from_numpy(a).to(device) for a in (ids, mask, types))
 
 
-def load_model(folder: Path):  # type: ignore[no-untyped-def]
+def load_model(folder: Path):
     from minibert import MiniBert, load_base, read_safetensors
 
     model = MiniBert(labels=len(LABELS))
@@ -237,7 +241,7 @@ def load_model(folder: Path):  # type: ignore[no-untyped-def]
     return model
 
 
-def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, seed: int):  # type: ignore[no-untyped-def]
+def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, seed: int):
     """A model fine-tuned, every weight, on these pairs (AdamW, warm-up then linear decay, bf16 on a GPU)."""
     import torch
 
@@ -271,7 +275,7 @@ def fit(pairs: Pairs, rows: np.ndarray, folder: Path, device: str, seed: int):  
     return model
 
 
-def score(model, pairs: Pairs, rows: np.ndarray, device: str, bf16: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
+def score(model, pairs: Pairs, rows: np.ndarray, device: str, bf16: bool = True) -> np.ndarray:
     """Probabilities over LABELS for these pairs (in float32 where bf16 is False)."""
     import torch
 
@@ -330,7 +334,7 @@ def train(
             print(f"{variant}, fold {fold}: {time.time() - started:.0f} s", flush=True)
         if folds:
             oof[variant] = held.astype(np.float16)
-            np.savez_compressed(out / "oof.npz", **oof)
+            np.savez_compressed(out / "oof.npz", **oof)  # type: ignore[arg-type]  # numpy's stub: a bool for **kwds
         if not shipped:
             continue
         started = time.time()
@@ -349,7 +353,7 @@ def train(
             "bytes": path.stat().st_size,
         }
         oof[f"probe_rows_{variant}"], oof[f"probe_float_{variant}"] = probe, exact
-        np.savez_compressed(out / "oof.npz", **oof)
+        np.savez_compressed(out / "oof.npz", **oof)  # type: ignore[arg-type]  # numpy's stub: a bool for **kwds
         print(json.dumps(figures), flush=True)
         (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
 

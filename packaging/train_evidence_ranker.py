@@ -30,21 +30,20 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from claim_data import Claim, cross_held_out, evidence_passages, load_claims
+from claim_data import DATA, SAMPLE_DOCUMENTS, Claim, cross_held_out, evidence_passages, load_claims
 from train_cross_encoder import HELD_OUT
 
 from models.checker.encoder import FOLDER, MANIFEST, TOKENIZER_SHA256, WEIGHTS_SHA256, Encoders, base_file
 from models.checker.ranking import FEATURES, RERANK, Memory, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "datasets" / "real_errors"
 SEED = 20261125
-SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
 DECIDED = ("Entailment", "Contradiction")  # annotators mark evidence for these only
 PARAMS = {
     "objective": "lambdarank",
@@ -88,12 +87,16 @@ def memory_of(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np
     contracts, and which passage decides which claim."""
     documents = sorted({c.document for c in claims})
     first: dict[str, int] = {}
-    passages, passage_documents = [], []
+    passages: list[np.ndarray] = []
+    passage_documents: list[str] = []
     for name in documents:
         first[name] = len(passage_documents)
         passages.append(indexes[name].passage_vectors())
         passage_documents += [name] * len(indexes[name].ids)
-    rows, owners, pairs, verdicts = [], [], [], []
+    rows: list[Any] = []
+    owners: list[Any] = []
+    pairs: list[Any] = []
+    verdicts: list[Any] = []
     for c, v in zip(claims, vectors, strict=True):
         held = [i for i, pid in enumerate(indexes[c.document].ids) if pid in c.evidence]
         if held or c.nli == "NotMentioned":  # a decided claim whose evidence was not kept teaches nothing
@@ -111,14 +114,14 @@ def memory_of(claims: list[Claim], indexes: dict[str, PassageIndex], vectors: np
     )
 
 
-def both_splits(*splits: tuple[list[Claim], dict[str, PassageIndex], np.ndarray]):  # type: ignore[no-untyped-def]
+def both_splits(*splits: tuple[list[Claim], dict[str, PassageIndex], np.ndarray]):
     """Several splits as one: what ships learns from all of them."""
     claims = [c for s in splits for c in s[0]]
     indexes = {name: index for s in splits for name, index in s[1].items()}
     return claims, indexes, np.vstack([s[2] for s in splits])
 
 
-def train_ranker(claims: list[Claim], vectors: np.ndarray, indexes: dict[str, PassageIndex], memory: Memory):  # type: ignore[no-untyped-def]
+def train_ranker(claims: list[Claim], vectors: np.ndarray, indexes: dict[str, PassageIndex], memory: Memory):
     """LambdaRank over each claim's candidates, its exemplars taken from the other contracts only, as a
     new contract sees them."""
     import lightgbm as lgb
@@ -137,7 +140,7 @@ def train_ranker(claims: list[Claim], vectors: np.ndarray, indexes: dict[str, Pa
     return lgb.train(PARAMS, data, num_boost_round=ROUNDS)
 
 
-def hits(claims: list[Claim], indexes: dict[str, PassageIndex], order_of) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def hits(claims: list[Claim], indexes: dict[str, PassageIndex], order_of) -> dict[str, object]:
     """The share of entailed and contradicted claims whose first passage holds annotated evidence."""
     found: dict[str, list[bool]] = {"Entailment": [], "Contradiction": []}
     for c in claims:
@@ -176,7 +179,7 @@ def main() -> int:
         split[name] = load_split(args.data / name, encoders)
         print(f"{name}: {len(split[name][0])} claims ({time.time() - started:.0f} s)", flush=True)
 
-    def learned_by(ranker, memory: Memory | None, indexes: dict[str, PassageIndex], vector_of, reread: bool = False):  # type: ignore[no-untyped-def]
+    def learned_by(ranker, memory: Memory | None, indexes: dict[str, PassageIndex], vector_of, reread: bool = False):
         def first(c: Claim) -> str | None:
             index = indexes[c.document]
             if not index.ids:

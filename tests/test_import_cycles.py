@@ -107,3 +107,31 @@ def test_no_file_imports_itself_back_through_others() -> None:
     assert len(modules) > 100  # the whole tree was read
     found = circles(_imports(modules))
     assert not found, "import circles: " + "; ".join(" ↔ ".join(group) for group in found)
+
+
+def test_the_product_never_imports_the_training_scripts() -> None:
+    """The training scripts (packaging/: claim_data, train_*, minibert, int8_kernels) read labelled data and
+    need torch or onnx: nothing Assay runs imports them, and among themselves they import no circle."""
+    training = {
+        p.stem for p in (ROOT / "packaging").glob("*.py") if p.stem == "claim_data" or p.stem.startswith("train_")
+    }
+    training |= {"minibert", "int8_kernels"}
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            assert not {n.split(".")[0] for n in names} & training, f"{module} imports a training script"
+    scripts = {name: ROOT / "packaging" / f"{name}.py" for name in training}
+    imports = {name: set() for name in scripts}
+    for name, path in scripts.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                imports[name] |= {a.name for a in node.names} & set(scripts)
+            elif isinstance(node, ast.ImportFrom) and node.module in scripts:
+                imports[name].add(node.module)
+
+    def reaches(start: str, goal: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in imports[start])
+
+    assert not [name for name in scripts if reaches(name, name)], "training scripts that import themselves round"
