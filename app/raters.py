@@ -23,13 +23,16 @@ as a finding. A default that is not trusted gives no headline figure unless the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import AssayError
 from models.vocabulary import RaterKind
 from storage import audit, raters, reviews, statistics
+
+if TYPE_CHECKING:  # numpy is imported by the figures that pass a table, not by every command
+    from storage.scoring import ScoreTable
 
 DEFAULT_SETTING = "raters.default"  # the lead's explicit choice, by name
 TRUSTED_BELOW = 0.05  # Fisher's one-sided p: flags wrong answers more often than correct ones
@@ -202,9 +205,13 @@ def _rated(session: Session, rater_id: int) -> int:
     return statistics.judged_counts(session).get(rater_id, 0)
 
 
-def standing(session: Session, rater: raters.Rater, rated: int | None = None) -> RaterStanding:
+def standing(
+    session: Session, rater: raters.Rater, rated: int | None = None, table: ScoreTable | None = None
+) -> RaterStanding:
+    """`table`: every rater's scores where the caller has read them (the figures do), so that the human
+    labels are weighed from its counts (storage.statistics.real_label_figures)."""
     rated = _rated(session, rater.id) if rated is None else rated
-    real = statistics.real_label_figures(session, rater.name)
+    real = statistics.real_label_figures(session, rater.name, table)
     if real is not None and real["with_errors"] and real["correct"]:
         return standing_from_counts(
             rater.name,
@@ -223,13 +230,14 @@ def standing(session: Session, rater: raters.Rater, rated: int | None = None) ->
     return RaterStanding(name=rater.name, rater_id=rater.id, answers=answers, basis=basis, trusted=None, rated=rated)
 
 
-def standings(source: Session | sessionmaker[Session]) -> list[RaterStanding]:
-    """Every automatic rater's standing (judge runs, juries, the verifier), in the order they were made."""
+def standings(source: Session | sessionmaker[Session], table: ScoreTable | None = None) -> list[RaterStanding]:
+    """Every automatic rater's standing (judge runs, juries, the verifier), in the order they were made;
+    `table` as `standing` takes it."""
     if not isinstance(source, Session):
         with source() as session:
-            return standings(session)
+            return standings(session, table)
     counts = statistics.judged_counts(source)
-    return [standing(source, r, counts.get(r.id, 0)) for r in _automatic(source)]
+    return [standing(source, r, counts.get(r.id, 0), table) for r in _automatic(source)]
 
 
 def chosen(session: Session) -> str | None:
@@ -238,13 +246,14 @@ def chosen(session: Session) -> str | None:
     return name if name and raters.rater_named(session, name) is not None else None
 
 
-def default_rater(source: Session | sessionmaker[Session]) -> RaterStanding | None:
+def default_rater(source: Session | sessionmaker[Session], table: ScoreTable | None = None) -> RaterStanding | None:
     """The rater that speaks for the project (the rule is in the module docstring); None when no
-    automatic rater has rated an answer, or only raters near chance have."""
+    automatic rater has rated an answer, or only raters near chance have. `table`: every rater's
+    scores, where the caller has read them (`standing`)."""
     if not isinstance(source, Session):
         with source() as session:
-            return default_rater(session)
-    return speaker(source, standings(source))
+            return default_rater(session, table)
+    return speaker(source, standings(source, table))
 
 
 def speaker(session: Session, every: list[RaterStanding]) -> RaterStanding | None:

@@ -51,7 +51,7 @@ def main() -> int:
             }
         for name, neural in (("by words", False), ("by meaning (shipped encoders)", True)):
             verifier = Verifier(project.sessions, neural=neural)
-            assert not neural or verifier.encoders is not None, verifier.note
+            assert not neural or verifier.engine.encoders is not None, verifier.engine.note
             started = time.perf_counter()
             reports = verify_project(project.sessions, sorted(marked), save=False, verifier=verifier)
             seconds = time.perf_counter() - started

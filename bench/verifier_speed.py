@@ -40,7 +40,7 @@ def main() -> None:
             started = time.perf_counter()
             verifier = Verifier(project.sessions, neural=neural)
             loaded = time.perf_counter() - started
-            assert not neural or verifier.encoders is not None, verifier.note
+            assert not neural or verifier.engine.encoders is not None, verifier.engine.note
             times = []
             for answer_id in ids:
                 t = time.perf_counter()

@@ -54,6 +54,11 @@ class ScoreTable:
             answers=self.answers,
         )
 
+    def answers_where(self, rater: str, where: np.ndarray) -> set[str]:
+        """The answers where `rater`'s pair meets `where` (a mask over the pairs)."""
+        pairs = np.flatnonzero(where & (np.array(self.raters, dtype=object) == rater))
+        return {self.answers[a] for a in self.answer[pairs].tolist()}
+
     def rows(self) -> list[tuple[Any, ...]]:
         """(answer id, rater, correct, incorrect, irrelevant, missing, correctness, precision, recall,
         f1) per pair, None for an undefined score."""

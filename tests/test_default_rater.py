@@ -12,7 +12,7 @@ import pytest
 from app import raters
 from app.cli import main
 from app.export.formats import export
-from app.figures import triage
+from app.figures import columnar, triage
 from app.ingest.labels import import_labels
 from app.judging.jury import combine_roles, roles_jury
 from app.judging.runs import run_judge
@@ -23,7 +23,7 @@ from app.review.service import ReviewService
 from models.backends.base import Generation
 from models.judge import LemajJudge, Mode
 from models.vocabulary import Tag
-from storage import audit, judgements
+from storage import audit, columns, judgements
 from storage import raters as stored_raters
 
 from .test_judge import ScriptedBackendStandIn
@@ -149,6 +149,9 @@ def test_the_queue_verdict_is_the_default_raters(labelled_sample: Project) -> No
             points = judgements.data_points_of(session, answer_id, checker.id)
             assert (c, i, irr, m) == tuple(sum(p.tag is t for p in points) for t in Tag)
             assert undecided == sum(p.tag is None for p in points)
+        # Triage reads the same from the label columns.
+        untagged = columnar.untagged(columns.labels(session, [checker.id], creators=True), checker.id)
+    assert {a: n for a, n in untagged.items() if a in counts} == {a: c[4] for a, c in counts.items() if c[4]} != {}
 
 
 def test_the_default_jury_gives_correctness_to_the_checker_and_relevance_to_the_llm(labelled_sample: Project) -> None:

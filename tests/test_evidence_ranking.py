@@ -15,7 +15,7 @@ import pytest
 
 from app.cli import main
 from app.ingest.datasets import import_dataset
-from app.judging.verification import Verifier, reader_note, verify_project
+from app.judging.verification import Verifier, verify_project
 from app.project import Project
 from models.checker import encoder
 from models.checker.encoder import Encoders, EncoderUnavailable, shipped_encoders
@@ -111,7 +111,7 @@ def test_verify_shows_the_passage_found_by_meaning(nda_project: Project, capsys:
     with nda_project.sessions() as session:
         ids = {p.text[:9]: p.citation_id for p in documents.passages_of(session, 1)}
     assert points[0]["passage"] == ids["3. Return"]
-    assert reader_note() is None and Verifier(nda_project.sessions).note is None
+    assert Verifier(nda_project.sessions).engine.note is None
 
 
 def test_without_its_model_file_the_verifier_reads_words_only_and_says_so(
@@ -119,8 +119,8 @@ def test_without_its_model_file_the_verifier_reads_words_only_and_says_so(
 ) -> None:
     (broken_encoder / "dense.int8.onnx").unlink()
     verifier = Verifier(nda_project.sessions)
-    assert verifier.encoders is None and verifier.note is not None
-    assert "dense.int8.onnx is missing" in verifier.note and "by words only" in verifier.note
+    assert verifier.engine.encoders is None and verifier.engine.note is not None
+    assert "dense.int8.onnx is missing" in verifier.engine.note and "by words only" in verifier.engine.note
     fallen = verify_project(nda_project.sessions, ["nda-1"], save=False, verifier=verifier)[0].points
     words_only = Verifier(nda_project.sessions, neural=False)
     expected = verify_project(nda_project.sessions, ["nda-1"], save=False, verifier=words_only)[0].points

@@ -29,6 +29,7 @@ from app.project import SAMPLE_DATASET, Project
 from app.review.service import ReviewService
 from models.vocabulary import Tag
 from storage.db import url_for_path
+from storage.scoring import score_table
 from storage.statistics import real_label_figures
 
 RATER = "ContractNLI annotators"
@@ -103,6 +104,7 @@ def test_the_real_label_figure_is_a_count_of_answers_with_wilson_intervals(
     assert figures["human_raters"] == sorted([RATER, "lee"]) and figures["sampled"] == 1
     with project.sessions() as session:  # a session does as well as the factory
         assert real_label_figures(session, VERIFIER) == figures
+        assert real_label_figures(session, VERIFIER, score_table(session)) == figures  # read from the tag counts
     assert real_label_figures(project.sessions, "lee") is None  # a person is not measured against people
     assert real_label_figures(project.sessions, "nobody") is None
 

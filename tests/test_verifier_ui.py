@@ -11,9 +11,10 @@ from PySide6.QtCore import Qt
 from app.ingest.labels import import_labels
 from app.judging.paired_stress import VerifierRater, paired_stress_test, remember
 from app.judging.standing import standing_of_model
-from app.judging.verification import AnswerReport, PointReport, finding_at, verify_project
+from app.judging.verification import verify_project
 from app.project import Project
 from app.settings import ModelChoice
+from models.checker.engine import AnswerReport, PointReport, finding_at
 from models.perturbations import TYPES
 from ui.judge_dialog import JudgeDialog
 from ui.review.verifier_flags import VerifierFlagLabel
@@ -162,6 +163,6 @@ def test_a_point_that_only_grazes_a_flagged_one_is_not_shown_flagged(qtbot) -> N
 
 
 def _exported_verdict(report: AnswerReport, span: tuple[int, int]) -> str:
-    """The verdict the CSV/XLSX/JSONL exports write for a point with this span (with_verifier_columns)."""
+    """The verdict the CSV/XLSX/JSONL exports write for a point with this span (app.export.formats)."""
     found = finding_at(report, *span)
     return found.verdict if found else ""

@@ -15,11 +15,12 @@ from app.cli.output import print_summary, writing
 from app.cli.signoff import signoff_dicts, signoff_lines
 from app.errors import AssayError, InvalidInput
 from app.figures.rater_names import rater_name
-from app.judging.verification import VERIFIER, finding_at, findings, reasons_text, verdict_text
+from app.judging.verification import VERIFIER, findings
 from app.plain_text import plain_text
 from app.project import Project
 from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
+from models.checker.engine import finding_at, reasons_text, verdict_text
 from storage.audit import VERIFY_SEES, AuditProblem, audit_entries, verify_audit
 
 

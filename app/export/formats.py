@@ -83,10 +83,21 @@ def _points(project: Project, redact: Redact, verifier: bool = False) -> list[di
         point["signed_at"] = signoff.signed_at.isoformat() if signoff else None
         point["signoff_sha256"] = signoff.digest if signoff else None
     if verifier:
-        from app.judging.verification import with_verifier_columns
-
-        points = with_verifier_columns(project.sessions, points)
+        _with_checker_columns(project, points)
     return redact(points)
+
+
+def _with_checker_columns(project: Project, points: list[dict[str, Any]]) -> None:
+    """The claim checker's verdict on each point and its reasons (empty for a missing point)."""
+    from app.judging.verification import all_findings
+    from models.checker.engine import finding_at, reasons_text, verdict_text
+
+    reports = all_findings(project.sessions, [p["answer_id"] for p in points])
+    for p in points:
+        found = finding_at(reports.get(p["answer_id"]), p.get("span_start"), p.get("span_end"))
+        p["verifier_verdict"] = found.verdict if found else ""
+        p["verifier_probability"] = found.probability if found else None
+        p["verifier_reasons"] = reasons_text(found) or (verdict_text(found) if found else "")
 
 
 def export_csv(project: Project, out: Path, redact: Redact = keep_everything) -> None:

@@ -81,6 +81,17 @@ def own_points(labels: columns.Labels, rater_id: int) -> np.ndarray:
     return (labels.rater == rater_id) & (labels.creator == rater_id)
 
 
+def untagged(labels: columns.Labels, rater_id: int) -> dict[str, int]:
+    """Per answer, how many of the data points a rater recorded it left without a tag (the verifier
+    where it neither confirms nor refutes), where it left any: the last of storage.reviews.judge_counts'
+    counts. A rater tags a point once at most (labels are unique by point and rater)."""
+    assert labels.point_answer is not None and labels.point_creator is not None, "load the labels with creators=True"
+    size = len(labels.answers)
+    recorded = np.bincount(labels.point_answer[labels.point_creator == rater_id], minlength=size)
+    tagged = np.bincount(labels.answer[own_points(labels, rater_id)], minlength=size)
+    return {labels.answers[a]: int(recorded[a] - tagged[a]) for a in np.flatnonzero(recorded > tagged).tolist()}
+
+
 def key_matches(labels: columns.Labels, judge_id: int, human_id: int) -> dict[str, Any]:
     """The judge's and the human's tagged points paired by identity, in the answers where both
     recorded points. `pairs` holds (judge label, human label) indexes; `judge_alone` and

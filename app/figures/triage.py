@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from app.figures import calibration
+from app.figures import calibration, columnar
 from app.figures.guarantees import (
     DELTA,
     clustered_upper,
@@ -42,8 +42,7 @@ from app.figures.guarantees import (
 )
 from app.project import Project
 from app.raters import default_rater
-from storage import adjudication, analytics, scoring, statistics
-from storage import reviews as reviews_store
+from storage import adjudication, analytics, columns, scoring, statistics
 
 SWEEP = [(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
 
@@ -66,11 +65,13 @@ def triage(
     thresholds and, if asked, every judge tag's calibrated confidence at least `min_confidence`),
     each rule's miss rate with its bounds, and the rule recommended for a target miss rate."""
     with project.sessions() as session:
-        rater = default_rater(session)  # the judge that speaks for the project (app/raters.py)
-        judges = statistics.judged_by(session, rater.name) if rater else {}
-        undecided = {a: c[4] for a, c in reviews_store.judge_counts(session, rater.rater_id if rater else None).items()}
-        names = scoring.rater_names(session)
         table = scoring.score_table(session)
+        rater = default_rater(session, table)  # the judge that speaks for the project (app/raters.py)
+        judges = statistics.judged_by(session, rater.name) if rater else {}
+        undecided: dict[str, int] = {}  # its points left untagged, from the label columns (a query: 1 s at 1 M)
+        if rater is not None:
+            undecided = columnar.untagged(columns.labels(session, [rater.rater_id], creators=True), rater.rater_id)
+        names = scoring.rater_names(session)
         settled = adjudication.consensus_answers(session)  # adjudicated: its consensus is the review
         reviews = adjudication.prefer_consensus(
             analytics.submitted_by_humans(session), lambda r: r[0], lambda r: r[1], settled

@@ -1,14 +1,9 @@
 """Run the claim checker (models/checker/engine.py) over a project's answers and keep its findings as a
-rater of its own.
-
-Decision: the checker is stored as a judge run named `verifier` (backend "verifier"), so that juries,
-agreement figures and the review window use it like any judge. A flagged point is tagged `incorrect`
-with its reason as the rationale and the claim checker's probability as its confidence; a point it
-confirmed is tagged `correct`; unconfirmed, needs-review and unverifiable points are stored untagged:
-the checker abstains there, and an answer with such a point is never cleared
-(app/figures/scores.answer_verdict). The whole per-point report, with reasons, values compared,
-normalisations and probabilities, is the run's raw output for the answer, with the encoder files and
-kernels that made it.
+rater of its own: a judge run named `verifier`, which juries, agreement figures and the review window use
+like any judge. A flagged point is tagged `incorrect` (its reason the rationale, the checker's probability
+the confidence), a confirmed one `correct`; the checker abstains on the rest, and an answer with such a
+point is never cleared (app/figures/scores.answer_verdict). The whole report of each answer, with the
+encoder files and kernels that made it, is kept as the run's raw output.
 """
 
 from __future__ import annotations
@@ -24,20 +19,17 @@ from app.ingest.citations import CITATION, CitationIndex
 from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
 from models.checker import ClaimChecker
-from models.checker.encoder import Encoders, encoder_files, kernels, shipped_encoders
-from models.checker.engine import AnswerReport as AnswerReport  # re-exported: the window and CLI read them here
+from models.checker.encoder import encoder_files, kernels
 from models.checker.engine import (
+    AnswerReport,
     ClaimEngine,
     Definition,
     Passage,
+    PointReport,
     PreparedDocument,
     confidence_of,
     tag_of,
 )
-from models.checker.engine import PointReport as PointReport
-from models.checker.engine import finding_at as finding_at
-from models.checker.engine import reasons_text as reasons_text
-from models.checker.engine import verdict_text as verdict_text
 from models.segmentation import segment_answer
 from models.verifier import VERSION, CitedRef
 from models.vocabulary import OutcomeStatus, PassageKind
@@ -66,15 +58,6 @@ class Verifier:
         self.engine = ClaimEngine(checker, rules_only=rules_only, neural=neural)
         self.definitions = definitions
         self._documents: dict[int, tuple[PreparedDocument, CitationIndex]] = {}
-
-    @property
-    def encoders(self) -> Encoders | None:
-        return self.engine.encoders
-
-    @property
-    def note(self) -> str | None:
-        """Why evidence is found by words only (a model file missing or altered), or None."""
-        return self.engine.note
 
     def document(self, session: Session, document_id: int) -> tuple[PreparedDocument, CitationIndex]:
         if document_id not in self._documents:
@@ -112,12 +95,6 @@ def _cited(claim: str, index: CitationIndex) -> list[CitedRef]:
     return refs
 
 
-def reader_note() -> str | None:
-    """Why the default checker finds evidence by words only (a model file missing or altered), or None."""
-    loaded = shipped_encoders()
-    return loaded if isinstance(loaded, str) else None
-
-
 def verify_project(
     sessions: sessionmaker[Session],
     answer_ids: list[str] | None = None,
@@ -129,8 +106,8 @@ def verify_project(
     """Verify the answers (all by default) and, with `save`, store the findings as the verifier run;
     `verifier` another than the shipped one (rules only, a checker trained elsewhere) for measurement."""
     verifier = verifier or Verifier(sessions)
-    if verifier.note:  # never a silent change: say once that evidence is found by words only, and why
-        logging.getLogger(__name__).warning(verifier.note)
+    if verifier.engine.note:  # never a silent change: say once that evidence is found by words only, and why
+        logging.getLogger(__name__).warning(verifier.engine.note)
     with sessions() as session:
         ids = answer_ids if answer_ids is not None else [a.id for a in answers.list_answers(session)]
         missing = [a for a in ids if not answers.answer_exists(session, a)]
@@ -140,7 +117,7 @@ def verify_project(
         raise InvalidInput("--answers", f"no answer with id {', '.join(missing)}")
     rater_id = open_run(sessions, VERIFIER, {"backend": "verifier", "version": VERSION}, VERIFIER) if save else None
     # which files and kernels made each answer's findings: a project moves between laptops
-    made_by = {"encoders": encoder_files(), "kernels": kernels()} if verifier.encoders is not None else {}
+    made_by = {"encoders": encoder_files(), "kernels": kernels()} if verifier.engine.encoders else {}
     reports = []
     for done, answer_id in enumerate(ids, start=1):
         with sessions() as session:
@@ -217,14 +194,3 @@ def all_findings(sessions: sessionmaker[Session], answer_ids: list[str]) -> dict
         for answer_id in dict.fromkeys(answer_ids):
             out[answer_id] = stored_report(session, answer_id) or verifier.verify_answer(session, answer_id)
     return out
-
-
-def with_verifier_columns(sessions: sessionmaker[Session], points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Export rows with the verifier's verdict on each point and its reasons (empty for a missing point)."""
-    reports = all_findings(sessions, [p["answer_id"] for p in points])
-    for p in points:
-        found = finding_at(reports.get(p["answer_id"]), p.get("span_start"), p.get("span_end"))
-        p["verifier_verdict"] = found.verdict if found else ""
-        p["verifier_probability"] = found.probability if found else None
-        p["verifier_reasons"] = reasons_text(found) or (verdict_text(found) if found else "")
-    return points

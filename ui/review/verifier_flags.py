@@ -9,8 +9,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
-from app.judging.verification import AnswerReport, PointReport, Verifier, finding_at, findings
+from app.judging.verification import Verifier, findings
 from app.plain_text import plain_text
+from models.checker.engine import AnswerReport, PointReport, finding_at
 
 FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier's finding is read
 # An answer not read ahead (the reviewer moved on at once, a key held down) is painted first too: the claim
