@@ -195,3 +195,25 @@ def test_a_restore_leaves_no_listener_counting_commits(session: ReviewSession, s
     with sample_project.sessions.begin() as s:
         s.info["touched"] = True
     assert session.service.saves == before + 1 and replaced.saves == 0
+
+
+def test_every_review_key_reaches_a_session_action_that_changes_something(session, sample_project) -> None:
+    """Walks the keymap: each key of the review's points table names a ReviewSession method, and pressing
+    it on an open answer is announced as a change (4 asks the window for the selected text first)."""
+    bindings = [b for b in keymap.KEYMAP if b.view == keymap.REVIEW]
+    assert {b.keys[0] for b in bindings} >= {"1", "2", "3", "4", "Return", "J", "K"}
+    heard: list[Changes] = []
+    session.subscribe(heard.append)
+    for binding in bindings:
+        action = getattr(session, binding.action, None)
+        assert callable(action), f"key {binding.keys[0]} names {binding.action!r}, no action of the session"
+        assert session.open(ANSWER)
+        session.move(1 if session.row == 0 else -1)  # never on the last point, so J and K both move
+        before = len(heard)
+        if binding.action == "add_missing":
+            action("Confidential Information", [])
+        elif binding.argument is None:
+            action()
+        else:
+            action(binding.argument)
+        assert len(heard) > before, f"key {binding.keys[0]} ({binding.label}) changed nothing anyone heard"
