@@ -17,6 +17,7 @@ from sqlalchemy.sql import ColumnElement, Subquery
 
 from models.vocabulary import RaterKind, ReviewStatus, Tag
 from storage.db import StorageError
+from storage.plain_rows import plain_rows
 from storage.schema import (
     AnswerRow,
     CitationRow,
@@ -267,12 +268,12 @@ def reviews(session: Session) -> list[ReviewFacts]:
 
 def submitted_by_humans(session: Session) -> list[tuple[str, str, float]]:
     """(answer id, reviewer, active seconds) of every review a human submitted."""
-    rows = session.connection().execute(
+    return plain_rows(  # 100,000 reviews: plain tuples, not SQLAlchemy's rows
+        session.connection(),
         select(ReviewRow.answer_id, RaterRow.name, ReviewRow.active_seconds)
         .join(RaterRow, RaterRow.id == ReviewRow.rater_id)
-        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value, RaterRow.kind == RaterKind.HUMAN.value)
+        .where(ReviewRow.status == ReviewStatus.SUBMITTED.value, RaterRow.kind == RaterKind.HUMAN.value),
     )
-    return [(answer, reviewer, seconds) for answer, reviewer, seconds in rows.all()]
 
 
 def labelled_points(session: Session) -> list[dict[str, Any]]:

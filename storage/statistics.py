@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage import adjudication, raters
+from storage.plain_rows import plain_rows
 from storage.schema import (
     AnswerRow,
     DataPointRow,
@@ -40,7 +41,7 @@ HUMAN_ERROR_TAGS = (Tag.INCORRECT.value, Tag.MISSING.value)  # a human's mark of
 
 def sampled_answers(session: Session) -> dict[str, int]:
     """Answers drawn at random for review, with the number of their draw."""
-    return dict(session.connection().execute(select(ReviewSampleRow.answer_id, ReviewSampleRow.draw)).all())
+    return dict(plain_rows(session.connection(), select(ReviewSampleRow.answer_id, ReviewSampleRow.draw)))
 
 
 def add_sampled(session: Session, answer_ids: list[str], seed: int | None, population: int, actor: str) -> int:
@@ -74,12 +75,13 @@ def latest_judge_per_answer(session: Session, verifier: str = "verifier") -> dic
 
 def judged_by(session: Session, rater: str) -> dict[str, int]:
     """The rater's id on each answer it judged (its successful runs), for figures read through one rater."""
-    rows = session.connection().execute(  # Core: the answers may be many
+    rows = plain_rows(  # the answers may be many
+        session.connection(),
         select(JudgeOutcomeRow.answer_id, JudgeOutcomeRow.rater_id)
         .join(RaterRow, RaterRow.id == JudgeOutcomeRow.rater_id)
-        .where(RaterRow.name == rater, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value)
+        .where(RaterRow.name == rater, JudgeOutcomeRow.status == OutcomeStatus.JUDGED.value),
     )
-    return dict(rows.all())
+    return dict(rows)
 
 
 def judged_counts(session: Session) -> dict[int, int]:
@@ -199,7 +201,7 @@ def real_label_figures(
         .subquery()
     )
     connection = session.connection()  # Core: the answers may be many
-    pairs = connection.execute(select(reviewed.c.answer_id, reviewed.c.name)).all()
+    pairs = plain_rows(connection, select(reviewed.c.answer_id, reviewed.c.name))
     if not pairs:
         return None
     answer_ids = {answer for answer, _ in pairs}
@@ -254,12 +256,8 @@ def _marked_in_table(table: ScoreTable, pairs: Sequence[Any], rater: str) -> tup
 
     incorrect, missing = (TAGS.index(Tag(t)) for t in HUMAN_ERROR_TAGS)
     erred = (table.counts[:, incorrect] + table.counts[:, missing]) > 0
-    reviewed_by: dict[str, set[str]] = {}
-    for answer, human in pairs:
-        reviewed_by.setdefault(human, set()).add(answer)
-    wrong: set[str] = set()
-    for human, answers in reviewed_by.items():
-        wrong |= answers & table.answers_where(human, erred)
+    erred_in = {human: table.answers_where(human, erred) for human in {human for _, human in pairs}}
+    wrong = {answer for answer, human in pairs if answer in erred_in[human]}
     return wrong, table.answers_where(rater, table.counts[:, incorrect] > 0)
 
 
