@@ -106,6 +106,25 @@ class Rendered:
 
 
 @pytest.fixture(scope="module")
+def checked_file(sample_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample after the claim checker has read every answer (about a minute): every document and both
+    generators have figures, as in the report of issue 56."""
+    from app.judging.verification import verify_project
+
+    path = tmp_path_factory.mktemp("report-checked") / "checked.assay"
+    shutil.copy(sample_file, path)
+    project = Project.open(url_for_path(path))
+    verify_project(project.sessions, [a.id for a in project.answers()])
+    project.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def checked(checked_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
+    return Rendered(checked_file, tmp_path_factory.mktemp("checked-report"))
+
+
+@pytest.fixture(scope="module")
 def sample(sample_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Rendered:
     return Rendered(sample_file, tmp_path_factory.mktemp("sample-report"))
 
@@ -216,7 +235,7 @@ def test_the_sections_come_in_order_and_the_contents_give_their_pages(which: str
     assert starts["Summary"] == 1 and starts["Contents"] == 2  # the summary holds on one page
 
 
-@pytest.mark.parametrize("which", ["sample", "reviewed"])
+@pytest.mark.parametrize("which", ["sample", "reviewed", "checked"])
 def test_every_figure_of_the_summary_is_the_command_lines(which: str, request, capsys) -> None:
     rendered: Rendered = request.getfixturevalue(which)
     summary = summary_of(rendered.html)
@@ -515,3 +534,155 @@ def test_a_judge_that_flags_every_correct_answer_is_not_called_measured() -> Non
     assert standing_words(jury) == "unreliable: flagged every correct answer"
     few = Standing("judge:big", "", False, None, {**real, "false_alarms": 0, "false_alarm_rate": 0.0})
     assert standing_words(few) == "rough: checked on 4 answers"
+
+
+# ---------------------------------------------------------------- the report agrees with itself (issue 56, item 10)
+
+
+def _prose(html: str) -> str:
+    """The report's own sentences, a paragraph a line: no table, contents, heading, stylesheet, nor the
+    answers with errors (they quote the dataset: a question asked of two contracts is asked twice)."""
+
+    class Prose(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.parts: list[str] = []
+            self._skip: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            classes = dict(attrs).get("class") or ""
+            if self._skip or tag in ("table", "nav", "style", "head", "h1", "h2", "h3") or "answer" in classes.split():
+                self._skip.append(tag)
+            if tag in ("p", "li", "div", "figcaption", "section"):
+                self.parts.append("\n")
+
+        def handle_endtag(self, tag: str) -> None:
+            if self._skip and self._skip[-1] == tag:
+                self._skip.pop()
+
+        def handle_data(self, data: str) -> None:
+            if not self._skip:
+                self.parts.append(data)
+
+    parser = Prose()
+    parser.feed(html.split("<body>", 1)[1])
+    return "".join(parser.parts)
+
+
+@pytest.mark.parametrize("which", ["sample", "reviewed", "checked"])
+def test_no_sentence_of_the_reports_own_is_said_twice(which: str, request) -> None:
+    rendered: Rendered = request.getfixturevalue(which)
+    sentences = [
+        sentence
+        for paragraph in _prose(rendered.html).splitlines()
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(paragraph.split()))
+        if len(sentence) > 40
+    ]
+    repeated = {s for s in sentences if sentences.count(s) > 1}
+    assert not repeated, repeated
+
+
+def test_triage_names_its_rater_and_counts_from_one_result(checked: Rendered, capsys) -> None:
+    from app.figures.rater_names import rater_name
+
+    triage = cli_json(checked.url, "triage", capsys)
+    rated = next(r for r in cli_json(checked.url, "scores --by rater", capsys) if r["rater"] == triage["rater"])
+    assert rated["answers"] < triage["judged"]  # it left every point of some answers undecided
+    page = " ".join(checked.pages[0].split())
+    name = rater_name(triage["rater"])
+    assert f"Which judges. {name} (tags in {rated['answers']} answers)" in page
+    assert (
+        f"Triage reads the tags of {name}, which judged {triage['judged']} answers and tagged points in "
+        f"{rated['answers']} of them" in page
+    )
+    assert f"would clear {len(triage['cleared'])} of them" in page and "a judge tagged" not in page
+
+
+def test_kinds_of_error_never_count_tags_a_rater_cannot_give(checked: Rendered) -> None:
+    page = " ".join(checked.pages[0].split())
+    kinds = page.split("Kinds of error found", 1)[1]
+    assert "0 omissions" not in kinds and "0 irrelevant" not in kinds and "as missing" not in kinds
+    assert "ContractNLI annotators found 14 incorrect claims (omissions and irrelevant points: —*)" in kinds
+    assert "(missing points: —*)" in kinds and "—* cannot be found by these raters" in kinds
+
+
+def _table_after(html: str, title: str) -> tuple[list[str], list[list[str]]]:
+    """The headings and rows of the first table after `title`."""
+    import html as html_module
+
+    table = html.split(title, 1)[1].split("<table", 1)[1].split("</table>", 1)[0]
+    cells = lambda row, tag: [  # noqa: E731
+        " ".join(html_module.unescape(re.sub(r"<[^>]+>", "", c)).split())
+        for c in re.findall(rf"<{tag}[^>]*>(.*?)</{tag}>", row, re.S)
+    ]
+    head, body = table.split("</thead>")
+    return cells(head, "th"), [cells(row, "td") for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+@pytest.mark.parametrize("which", ["sample", "checked"])
+def test_the_appendix_gives_each_triage_outcome_once(which: str, request) -> None:
+    from app.figures.triage import SWEEP
+
+    rendered: Rendered = request.getfixturevalue(which)
+    appendix = rendered.html.split('id="appendix"', 1)[1]
+    headings, rows = _table_after(appendix, "Triage: every rule tried")
+    assert headings[-1] == "Rules" and sum(int(row[-1]) for row in rows) == len(SWEEP)
+    if which == "sample":  # the checker clears the same answers under every rule: one row, not 33
+        assert rows == [["0.50 – 1.00", "0.50 – 1.00", *rows[0][2:-1], str(len(SWEEP))]]
+    thresholds: dict[tuple[str, ...], list[str]] = {}
+    for row in rows:  # an outcome has more rows only where its rules are not every pair of two ranges
+        thresholds.setdefault(tuple(row[2:-1]), []).append(row[0])
+    assert all(len(t) == len(set(t)) for t in thresholds.values()), thresholds
+
+
+def test_long_document_names_take_two_lines_at_most(checked: Rendered, checked_file: Path) -> None:
+    from app.export.report.render import pdf_document
+
+    project = Project.open(url_for_path(checked_file))
+    names = set(project.document_titles().values())
+    project.close()
+    assert max(len(n) for n in names) > 80  # the sample's longest file names
+
+    def boxes(box: Any) -> Any:
+        yield box
+        for child in getattr(box, "children", None) or []:
+            yield from boxes(child)
+
+    lines: dict[int, int] = {}
+    shown: dict[int, str] = {}
+    scores = checked.html.split('id="scores"', 1)[1].split("</section>", 1)[0]
+    document = pdf_document(checked.html.split('<section id="scores">', 1)[0] + '<section id="scores">' + scores)
+    for page in document.pages:
+        for box in boxes(page._page_box):
+            if type(box).__name__ == "TableCellBox" and box.element is not None:
+                text = " ".join("".join(box.element.itertext()).split()).removeprefix("Document: ")
+                if text in names:
+                    key = id(box.element)
+                    lines[key] = lines.get(key, 0) + sum(type(c).__name__ == "LineBox" for c in box.children)
+                    shown[key] = text
+    assert set(shown.values()) == names  # every document has its row
+    assert all(n <= 2 for n in lines.values()), {shown[k]: n for k, n in lines.items() if n > 2}
+
+
+def test_generators_compared_say_worse_once(checked: Rendered, capsys) -> None:
+    headings, rows = _table_after(checked.html.split('id="generators"', 1)[1], "</p>")
+    assert [h for h in headings if "worse" in h] == ["Better / as good / worse"]  # and nowhere else
+    (row,) = rows
+    found = cli_json(checked.url, "compare long-form short-form", capsys)
+    outcomes = row[headings.index("Better / as good / worse")]
+    assert outcomes == f"{found['wins']} / {found['ties']} / {found['losses']}"
+    assert row[-1] == str(len(found["regressions"])) and headings[-1] == "Questions with a regression"
+    assert len(found["regressions"]) != found["losses"]  # two counts: the table must not call both "worse"
+
+
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+NUMBER_WORDS |= {"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+
+
+def test_the_samples_title_counts_the_documents_the_report_counts(sample: Rendered) -> None:
+    from app.judging.sample_tour import SAMPLE_MATTER
+
+    counted = re.findall(r"\b(an?|\w+) (?:contracts?|privacy polic(?:y|ies)|documents?)\b", SAMPLE_MATTER)
+    documents = re.search(r'data-key="documents" data-value="(\d+)"', sample.html)
+    assert counted and documents
+    assert sum(NUMBER_WORDS[w.lower()] for w in counted) == int(documents[1])  # 'eleven contracts and a privacy policy'

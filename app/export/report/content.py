@@ -42,6 +42,7 @@ class RaterLine:
     incorrect: Number | None = None
     missing: Number | None = None
     irrelevant: Number | None = None
+    cannot_tag: bool = False  # tags correct or incorrect only: its omissions and irrelevant points are no figures
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Table:
     numeric: list[bool]  # right-aligned columns
     caption: str = ""
     keep: list[bool] = field(default_factory=list)  # columns of ids, never broken across lines
+    grouped: bool = False  # the first column heads its rows, across the table's width, said once
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,13 @@ class ErrorAnswer:
 
 @dataclass(frozen=True)
 class Triage:
+    """What triage would clear, read through one rater's tags: its name, the answers it judged and those
+    it tagged points in, all from the rater triage chose (an answer with no point tagged is never cleared)."""
+
     judged: Number
+    rater: str | None = None  # readable
+    tagged: Number | None = None  # the answers it tagged points in, as "Which judges" counts them
+    trusted: bool = True  # it is the rater that speaks for the project (else it is named as left out)
     cleared: Number | None = None
     cleared_share: Number | None = None
     reviewed_cleared: Number | None = None

@@ -51,13 +51,16 @@ def gather(project: Project, redact: Redact) -> Report:
     def info(key: str) -> Number:
         return Number(counts[key], f"{counts[key]:,}", "info", key)
 
+    only = correctness_only(project)
     reviewers: list[RaterLine] = []
     judges: list[RaterLine] = []
     for n, row in enumerate(by_rater):
+        tags = {t: Number(row[t], str(row[t]), "scores --by rater", f"{n}.{t}") for t in (*ERROR_TAGS, "irrelevant")}
         line = RaterLine(
             redact(rater_name(row["rater"])),
             Number(row["answers"], str(row["answers"]), "scores --by rater", f"{n}.answers"),
-            *(Number(row[t], str(row[t]), "scores --by rater", f"{n}.{t}") for t in (*ERROR_TAGS, "irrelevant")),
+            **tags,
+            cannot_tag=row["rater"] in only,
         )
         (judges if kinds.get(row["rater"]) == "judge" else reviewers).append(line)
     agreement, problem = _agreement(project, redact)
@@ -74,8 +77,8 @@ def gather(project: Project, redact: Redact) -> Report:
         reviewers=reviewers,
         judges=judges,
         headlines=(_headlines(estimate_all, redact(rater_name(speaker.name)), counts["answers"]) if speaker else [])
-        + _reviewer_headlines(by_rater, per_answer, kinds, redact, correctness_only(project)),
-        triage=_triage(triage),
+        + _reviewer_headlines(by_rater, per_answer, kinds, redact, only),
+        triage=_triage(triage, by_rater, speaker.name if speaker else None, redact),
         agreement=agreement,
         agreement_problem=problem,
         guidelines=_guidelines(project, redact),
@@ -218,15 +221,27 @@ def _reviewer_headlines(
     return out
 
 
-def _triage(result: dict[str, Any]) -> Triage:
+def _triage(result: dict[str, Any], by_rater: list[dict[str, Any]], speaker: str | None, redact: Redact) -> Triage:
+    """Triage's figures, with the rater it read named from the same result, and the answers that rater
+    tagged points in as the summary's "Which judges" counts them (`scores --by rater`)."""
+
     def n(key: str, text: str | None = None) -> Number:
         value = result[key]
         return Number(value, text if text is not None else str(value), "triage", key)
 
     if not result["judged"]:
         return Triage(judged=n("judged"))
+    row = next(((i, r) for i, r in enumerate(by_rater) if r["rater"] == result["rater"]), None)
+    tagged = (
+        None
+        if row is None
+        else Number(row[1]["answers"], str(row[1]["answers"]), "scores --by rater", f"{row[0]}.answers")
+    )
     return Triage(
         judged=n("judged"),
+        rater=redact(rater_name(result["rater"])),
+        tagged=tagged,
+        trusted=result["rater"] == speaker,
         cleared=Number(len(result["cleared"]), str(len(result["cleared"])), "triage", "cleared.length"),
         cleared_share=n("cleared_share", share(result["cleared_share"])),
         reviewed_cleared=n("reviewed_cleared"),

@@ -36,7 +36,8 @@ def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
 CANNOT_TAG = "—*"  # a figure of tags the rater cannot give: never a score of 1.00 or a count of 0
 CANNOT_TAG_NOTE = (
     "—* the rater cannot tag a point irrelevant or missing (the claim checker, and labels imported as spans, "
-    "say correct or incorrect only): its relevance and missing points are not figures of it."
+    "say correct or incorrect only): its relevance and missing points are not figures of it, in this table "
+    "and in those by source, document and generator."
 )
 
 
@@ -95,8 +96,10 @@ def scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], re
     columns = [] if by == "rater" else [heading(by)]
     columns += [heading("rater"), heading("answers"), heading("correctness"), heading("interval")]
     columns += [heading("f1"), heading("interval"), heading("incorrect"), heading("missing")]
-    caption = CANNOT_TAG_NOTE if any(r["rater"] in only for r in rows) else ""
-    return Table(columns, out, [n >= len(columns) - 7 for n in range(len(columns))], caption)
+    # Said once, under the first table (by rater): every rater of the other slices is in it.
+    caption = CANNOT_TAG_NOTE if by == "rater" and any(r["rater"] in only for r in rows) else ""
+    numeric = [n >= len(columns) - 7 for n in range(len(columns))]
+    return Table(columns, out, numeric, caption, grouped=by != "rater")
 
 
 def slice_value(by: str, key: str) -> str:
@@ -216,10 +219,46 @@ def appendix_tables(
             "miss_rate_upper_95",
             "miss_rate_upper_95_by_document",
         ]
-        shares = {"cleared_share", "miss_rate_upper_95", "miss_rate_upper_95_by_document"}
         tables["Triage: every rule tried"] = Table(
-            [heading(c) for c in columns],
-            [[share(s[c]) if c in shares else words.cell(s[c]) for c in columns] for s in triage["sweep"]],
-            [True] * len(columns),
+            [heading(c) for c in (*columns, "rules")],
+            sweep_rows(triage["sweep"], columns),
+            [True] * (len(columns) + 1),
+            "Rules that give the same figures share a row: their thresholds run over the range shown, "
+            "and the last column counts them.",
         )
     return tables
+
+
+def sweep_rows(sweep: list[dict[str, Any]], columns: list[str]) -> list[list[str]]:
+    """The triage sweep's rules, those that give the same figures as one row: each threshold as the range
+    it runs over (a row per correctness threshold where the rules sharing figures are not every
+    combination of their thresholds), and how many rules the row stands for."""
+    shares = {"cleared_share", "miss_rate_upper_95", "miss_rate_upper_95_by_document"}
+    thresholds = {c: sorted({s[c] for s in sweep}) for c in columns[:2]}
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for s in sweep:
+        figures = tuple(share(s[c]) if c in shares else words.cell(s[c]) for c in columns[2:])
+        groups.setdefault(figures, []).append(s)
+
+    def span(column: str, values: set[float]) -> str:
+        """The values as a range of the sweep's thresholds where they run without a gap, else listed."""
+        every = thresholds[column]
+        found = [v for v in every if v in values]
+        if len(found) == 1:
+            return words.cell(found[0])
+        if every.index(found[-1]) - every.index(found[0]) == len(found) - 1:
+            return f"{words.cell(found[0])} – {words.cell(found[-1])}"
+        return ", ".join(words.cell(v) for v in found)
+
+    rows = []
+    for figures, rules in groups.items():
+        correctness = {s[columns[0]] for s in rules}
+        relevance = {s[columns[1]] for s in rules}
+        whole = len(rules) == len(correctness) * len(relevance)  # every combination of the two ranges
+        parts = (
+            [rules] if whole else [[s for s in rules if s[columns[0]] == c] for c in sorted(correctness, reverse=True)]
+        )
+        for part in parts:
+            ranges = [span(c, {s[c] for s in part}) for c in columns[:2]]
+            rows.append([*ranges, *figures, str(len(part))])
+    return rows

@@ -73,7 +73,9 @@ COLUMN_WORDS = {
     "win_rate": "Better where they differ [95 % CI]",
     "correctness_difference": "Correctness, difference [95 % CI]",
     "error_difference": "Answers with an error, difference [95 % CI]",
-    "regressions": "Questions where it is worse",
+    # Not "worse", which the outcomes count: a question can be as good, or better, and still hold a regression.
+    "regressions": "Questions with a regression",
+    "rules": "Rules",
 }
 
 TAG_WORDS = {  # what each LeMAJ tag says about a claim
