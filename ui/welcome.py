@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QGridLayout,
     QGroupBox,
@@ -99,6 +100,18 @@ class ImportWorker(QRunnable):
             self.signals.progressed.emit(f"OCR {progress.document}: page {progress.done} of {progress.total}…")
 
 
+def fit_names(box: QComboBox, letters: int = 24) -> None:
+    """A combo box as wide as `letters` letters, however long the names it lists (a model file's name can
+    run to 90): the shown name is elided, its list opens as wide as the names, and each name in full is
+    its tooltip. Sized to its longest name, the welcome window ran past a 1366-px laptop screen."""
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(letters)
+    widest = max((box.fontMetrics().horizontalAdvance(box.itemText(i)) for i in range(box.count())), default=0)
+    box.view().setMinimumWidth(widest + 40)  # the open list reads whole; Qt keeps it on the screen
+    for i in range(box.count()):
+        box.setItemData(i, box.itemText(i), Qt.ItemDataRole.ToolTipRole)
+
+
 class WelcomeWindow(QWidget):
     """Emits `opened(project, reviewer)` once a project is open (and imported into, if asked)."""
 
@@ -141,7 +154,7 @@ class WelcomeWindow(QWidget):
         for row, (button, hint) in enumerate(hints):
             button.setMinimumWidth(220)
             actions.addWidget(button, row, 0)
-            actions.addWidget(QLabel(f"<span style='color:#555'>{hint}</span>"), row, 1)
+            actions.addWidget(QLabel(f"<span style='color:#555'>{hint}</span>", wordWrap=True), row, 1)
 
         self.recent = QListWidget(maximumHeight=180)
         for path in settings.recent_projects:
@@ -158,6 +171,8 @@ class WelcomeWindow(QWidget):
         QVBoxLayout(recent_box).addWidget(self.recent)
 
         self.picker = ModelPicker(settings.model)
+        for box in self.picker.findChildren(QComboBox):
+            fit_names(box)
         model_box = QGroupBox("Judge model")
         QVBoxLayout(model_box).addWidget(self.picker)
 
