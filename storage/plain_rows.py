@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Select
+from sqlalchemy import Connection
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 
-def plain_rows(connection: Connection, statement: Select[*tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def plain_rows(connection: Connection, statement: ClauseElement) -> list[tuple[Any, ...]]:
     """Every row of `statement`, read on the connection's own cursor (in its transaction). Its parameters
     must be plain values (numbers, strings, no list for an IN) and its columns need no conversion:
     neither is passed through SQLAlchemy's types."""
     compiled = statement.compile(dialect=connection.dialect)
+    assert isinstance(compiled, SQLCompiler)  # a statement, not DDL
     params: Any = compiled.construct_params()
     if compiled.positional:
         params = tuple(params[name] for name in compiled.positiontup or ())

@@ -210,8 +210,10 @@ def agreement(project: Project, raters: list[str] | None = None, level: str = "d
         wide, item_answer = columnar.wide_matrix(labels, [ids[name] for name in order])
         result = {"raters": order, "level": level, **agreement_of(wide, tags)}
         result |= {"left_out": left_out} if left_out else {}
-        source_names = np.array([sources[a] for a in labels.answers], dtype=object)
-        names, source_of = np.unique(source_names, return_inverse=True)
+        # Each answer's source by number, the names in order (np.unique sorted 100,000 strings: 0.1 s).
+        names = sorted({sources[a] for a in labels.answers})
+        number = {name: n for n, name in enumerate(names)}
+        source_of = np.array([number[sources[a]] for a in labels.answers], dtype=np.int64)
         item_source = source_of[item_answer]  # by number: comparing a million strings took a second
         categories = category_table(wide, len(tags))  # once: each source's slice gives that source's figures
         result["by_source"] = {
