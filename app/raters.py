@@ -161,40 +161,19 @@ def standing_from_counts(
 
 def data_card_counts() -> dict[str, int] | None:
     """The verifier's held-out answers from its checkers' data cards, as counts: wrong answers and those
-    caught, correct answers and false alarms, summed over their held-out folders (None: no card)."""
+    caught, correct answers and false alarms, summed over the entries of what ships (None: no card)."""
     from models.checker import shipped_held_out
 
     try:
         held_out = shipped_held_out()
     except (OSError, ValueError, AssayError):  # a missing model is said where the verifier runs
         return None
-    totals = {"with_errors": 0, "caught": 0, "correct": 0, "alarms": 0}
+    fields = {"with_errors": "with_errors", "caught": "caught", "correct": "correct", "alarms": "false_alarm_count"}
+    totals = dict.fromkeys(fields, 0)
     for entry in held_out:
-        counts = _entry_counts(entry)
-        if counts is not None:
-            totals = {k: totals[k] + counts[k] for k in totals}
+        if all(isinstance(entry.get(k), int) for k in fields.values()):
+            totals = {mine: totals[mine] + entry[theirs] for mine, theirs in fields.items()}
     return totals if totals["with_errors"] and totals["correct"] else None
-
-
-def _entry_counts(entry: dict[str, Any]) -> dict[str, int] | None:
-    """One held-out folder's 2×2 counts: stored as counts, or recovered from its answer-level precision,
-    recall and false-alarm share (E = p·f·n / (r(1−p) + p·f) wrong answers of n)."""
-    if all(k in entry for k in ("with_errors", "caught", "correct", "false_alarm_count")):
-        return {
-            "with_errors": int(entry["with_errors"]),
-            "caught": int(entry["caught"]),
-            "correct": int(entry["correct"]),
-            "alarms": int(entry["false_alarm_count"]),
-        }
-    try:
-        n, p, r, f = (float(entry[k]) for k in ("answers", "precision", "recall", "false_alarms"))
-    except (KeyError, TypeError, ValueError):
-        return None
-    if not 0 < p <= 1 or r <= 0 or (f == 0 and p < 1):
-        return None
-    wrong = round(n) if f == 0 else round(p * f * n / (r * (1 - p) + p * f))
-    correct = round(n) - wrong
-    return {"with_errors": wrong, "caught": round(r * wrong), "correct": correct, "alarms": round(f * correct)}
 
 
 def _automatic(session: Session) -> list[raters.Rater]:

@@ -105,6 +105,35 @@ def test_a_rater_never_measured_is_not_trusted_and_the_checker_stands_on_its_dat
     assert checker.answers > 500 and "held-out" in checker.words
 
 
+def test_the_checkers_standing_counts_each_held_out_answer_once_and_only_what_ships() -> None:
+    """Recomputed here from the data cards' own counts: the contract checker's two splits (each NDA once)
+    and the claim checker's two halves of RAGTruth (each answer once); never an ablation ("trained:
+    contracts only") nor a second look at the same answers (statements held out, folds)."""
+    from models.checker.encoder import FOLDER
+    from models.checker.model import MODEL_FILE
+
+    contracts = json.loads((FOLDER / "contract_checker.json").read_text())["held_out"]
+    words = json.loads(MODEL_FILE.read_text())["held_out"]
+    counted = [
+        e for e in contracts if e["set"].endswith(("(trained: contractnli-dev)", "(trained: contractnli-train)"))
+    ]
+    counted += [e for e in words if e["set"].startswith("ragtruth-dev half")]
+    assert len(counted) == 4 and sum(e["answers"] for e in counted) == 1003 + 850 + 1434
+    expected = {
+        "with_errors": sum(e["with_errors"] for e in counted),
+        "caught": sum(e["caught"] for e in counted),
+        "correct": sum(e["correct"] for e in counted),
+        "alarms": sum(e["false_alarm_count"] for e in counted),
+    }
+    assert raters.data_card_counts() == expected
+    for e in counted:  # the counts are the rates the data card prints, not rebuilt from them
+        assert e["with_errors"] + e["correct"] == e["answers"]
+        assert round(e["caught"] / e["with_errors"], 3) == e["recall"]
+        assert round(e["false_alarm_count"] / e["correct"], 3) == e["false_alarms"]
+    standing = raters.standing_from_counts(VERIFIER, "data card", rated=0, **expected)
+    assert standing.answers == 3287
+
+
 def test_the_lead_chooses_the_rater_audited_and_nonsense_is_refused(
     labelled_sample: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,9 +4,9 @@ caught. A judge near chance, or never measured, is called a demonstration model.
 
 Against human labels the figures are storage.statistics.real_label_figures (the rule is there).
 
-Decision: on human labels, "near chance" is flagging no more of the wrong answers than of the correct
-ones (a rater that flags answers at random flags as many of either); where both shares are known they
-decide. Otherwise "near chance" is catching fewer than half of the planted errors (a rater that flags
+Decision: on human labels, "near chance" is app.raters' one definition (not flagging the wrong answers
+clearly more often than the correct ones: Fisher's exact test); where both kinds of answer are known it
+decides. Otherwise "near chance" is catching fewer than half of the planted errors (a rater that flags
 points at random catches about as many as it flags). A model's standing is that of the run with that
 model whose stress test is the latest, with the human-label figures of the run with that model that the
 most human-labelled answers measure (the latest of equals).
@@ -103,8 +103,9 @@ def standing_from(
         text = real_label_text(real)
         if planted is not None:
             text += f"; planted errors: caught {planted['caught_share']:.0%}"
-        if real["recall"] is not None and real["false_alarm_rate"] is not None:
-            near_chance = real["recall"] <= real["false_alarm_rate"]
+        if real["with_errors"] and real["correct"]:
+            counts = {k: real[k] for k in ("with_errors", "caught", "correct")}
+            near_chance = not standing_from_counts(run or "", "project", alarms=real["false_alarms"], **counts).trusted
         else:
             near_chance = planted is None or planted["caught_share"] < DEMONSTRATION_BELOW
         near_chance = is_model and near_chance

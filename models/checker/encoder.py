@@ -231,15 +231,18 @@ def shipped_encoders() -> Encoders | str:
 
 
 def shipped_held_out() -> list[dict[str, Any]]:
-    """What the verifier as shipped was measured at on data it never saw, folder by folder: on
-    contracts, the contract checker's figures where its files are there (it decides the statements its
-    exemplars know); on other texts, and on contracts without those files, the claim checker's."""
+    """What the verifier as shipped was measured at on data it never saw: the held-out entries its data
+    cards mark `shipped`, each answer once. Contracts are decided by the contract checker where its files
+    are there, by the claim checker otherwise; every other kind of answer by the claim checker. Entries
+    not marked (ablations, statements held out, the same NDAs by folds) never count."""
     from models.checker.model import shipped
+
+    def marked(entries: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+        return [e for e in entries if e.get("shipped") is True and e.get("kind") == kind]
 
     words = shipped().held_out
     try:
-        by_meaning = json.loads(checked_file("contract_checker.json"))["held_out"]
+        contracts = marked(json.loads(checked_file("contract_checker.json"))["held_out"], "contract")
     except (EncoderUnavailable, ValueError, KeyError):
-        return words
-    contracts = [e for e in by_meaning if not e["set"].endswith("words only")]
-    return [e for e in words if not e["set"].startswith("contractnli")] + contracts
+        contracts = marked(words, "contract")
+    return contracts + marked(words, "other")
