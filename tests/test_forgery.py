@@ -28,7 +28,6 @@ import keyring.backends.fail
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from keyring.backend import KeyringBackend
 from sqlalchemy import text
 
 from app import keys
@@ -43,26 +42,10 @@ from storage.audit_chain import audit_hash
 from storage.db import sqlite_path
 from storage.signoffs import live_content
 
+from .key_helpers import MemoryKeyring
+from .key_helpers import cli as _cli
+
 ANSWER, OTHER = "contractnli-027", "contractnli-028"
-
-
-class MemoryKeyring(KeyringBackend):
-    """Test double for the OS keyring (none runs on this machine): passwords in a dict."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.kept: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.kept.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.kept[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.kept.pop((service, username), None)
 
 
 @pytest.fixture(autouse=True)
@@ -93,14 +76,6 @@ def lead(new_project_url: Callable[[str], str]) -> Iterator[Project]:
     import_dataset(opened.sessions, SAMPLE_DATASET)
     yield opened
     opened.close()
-
-
-def _cli(capsys: pytest.CaptureFixture[str], project: Project, *argv: str) -> tuple[int, str]:
-    capsys.readouterr()
-    status = main(["--db", project.url, *argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return status, out + err
 
 
 def _submitted(project: Project, answer_id: str, reviewer: str = "ana", tag: Tag = Tag.CORRECT) -> ReviewService:

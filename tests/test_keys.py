@@ -13,7 +13,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -24,60 +23,19 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.x509.oid import NameOID
-from keyring.backend import KeyringBackend
 from sqlalchemy import text
 
 from app import keys
-from app.cli import main
 from app.export.pdf_signing import validate_pdf
 from app.project import Project
 from app.review.service import ReviewService
 from models.vocabulary import Tag
 
+from .key_helpers import MemoryKeyring
+from .key_helpers import cli as _cli
+from .key_helpers import key_folder as key_folder  # autouse: a key folder of each test's own
+
 ANSWER, OTHER = "contractnli-027", "contractnli-028"
-
-
-class MemoryKeyring(KeyringBackend):
-    """Test double for the OS keyring (none runs on this machine): passwords in a dict."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.kept: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.kept.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.kept[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.kept.pop((service, username), None)
-
-
-@pytest.fixture(autouse=True)
-def key_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A key folder of this test's own, no keyring, nothing unlocked from another test."""
-    folder = tmp_path / "keys"
-    monkeypatch.setenv("ASSAY_KEY_DIR", str(folder))
-    monkeypatch.setenv("ASSAY_KEY_PASSPHRASE", "correct horse")
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    keys._unlocked.clear()
-    keys._unlocked_reports.clear()
-    yield folder
-    keyring.set_keyring(previous)
-    keys._unlocked.clear()
-    keys._unlocked_reports.clear()
-
-
-def _cli(capsys: pytest.CaptureFixture[str], project: Project, *argv: str) -> tuple[int, str]:
-    capsys.readouterr()
-    status = main(["--db", project.url, *argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return status, out + err
 
 
 def _submitted(project: Project, answer_id: str, reviewer: str = "ana") -> None:

@@ -8,48 +8,22 @@ project registered to the reviewer named vouches for the certificate.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
-import keyring.backends.fail
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.x509.oid import NameOID
 
-from app import keys
-from app.cli import main
 from app.errors import InvalidInput
 from app.export import pdf_signing
 from app.export.pdf_signing import ReportSigner, check_report, sign_pdf, validate_pdf
 from app.project import Project
 from storage.reviewer_keys import RegisteredKey, registered_keys
 
-
-@pytest.fixture(autouse=True)
-def key_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A key folder of this test's own, no keyring, nothing unlocked from another test."""
-    folder = tmp_path / "keys"
-    monkeypatch.setenv("ASSAY_KEY_DIR", str(folder))
-    monkeypatch.setenv("ASSAY_KEY_PASSPHRASE", "correct horse")
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    keys._unlocked.clear()
-    keys._unlocked_reports.clear()
-    yield folder
-    keyring.set_keyring(previous)
-    keys._unlocked.clear()
-    keys._unlocked_reports.clear()
-
-
-def _cli(capsys: pytest.CaptureFixture[str], project: Project, *argv: str) -> tuple[int, str]:
-    capsys.readouterr()
-    status = main(["--db", project.url, *argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return status, out + err
+from .key_helpers import cli as _cli
+from .key_helpers import key_folder as key_folder  # autouse: a key folder of each test's own
 
 
 def _signed_report(capsys: pytest.CaptureFixture[str], project: Project, folder: Path) -> Path:

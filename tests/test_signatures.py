@@ -25,12 +25,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.cli import main
 from app.project import DEFAULT_GUIDELINES, Project
 from app.review.service import ReviewService
 from models.vocabulary import Tag
 from storage.audit import GENESIS, _time, audit_hash
 
+from .key_helpers import cli as _cli
 from .packaging_scripts import packaging_script
 
 pytestmark = pytest.mark.every_store
@@ -38,14 +38,6 @@ pytestmark = pytest.mark.every_store
 ANSWER, OTHER = "contractnli-027", "contractnli-028"
 ROOT = Path(__file__).resolve().parent.parent
 VERIFY = ROOT / "packaging" / "verify_signoff.py"
-
-
-def _cli(capsys: pytest.CaptureFixture[str], project: Project, *argv: str) -> tuple[int, str]:
-    capsys.readouterr()
-    status = main(["--db", project.url, *argv])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return status, out + err
 
 
 def _submitted(project: Project, answer_id: str, reviewer: str = "ana", tag: Tag = Tag.CORRECT) -> ReviewService:
