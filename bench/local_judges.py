@@ -1,18 +1,22 @@
 """Local judges side by side on human-marked real errors: the embedded SmolLM2-135M, the installable
-Qwen2.5-Coder-0.5B and -1.5B (app/judging/model_install.py), each as the LeMAJ one-pass judge, beside
+Qwen2.5-Coder-0.5B and -1.5B (app/judging/model_install.py), each as a LeMAJ judge, beside
 the claim checker (held out, as bench/real_errors.py trains it) and the flag-everything floor, on the
 same answers of ../shared/datasets/real_errors.
 
     .venv/bin/python bench/local_judges.py [--sets contractnli-dev,ragtruth-qa,ragtruth-summary]
-        [--models embedded,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b] [--documents 8] [--per-document 6]
-        [--threads 2] [--context 4096] [--checker held-out|none] [--out results.json]
+        [--models embedded,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b] [--documents 4] [--per-document 5]
+        [--mode tags|one-pass] [--threads 2] [--context 8192] [--checker held-out|none] [--out FILE.json]
 
 Answers are drawn with a fixed seed, `--per-document` answers of each of `--documents` documents per
 set, so that a judge reads each document once for several answers (as a run does). Each judge runs
-through `assay judge --mode one-pass` in its own process: seconds an answer are its wall time (model
-load included) over the answers, RSS its peak resident memory. An answer counts as flagged when the
-judge tags any point `incorrect`, as ../shared/checks/score_real_errors.py counts it. The models must
-be installed first (`assay models --install NAME`); a missing one is skipped and named.
+through `assay judge` in its own process, by default tagging as the app does (`--mode two-stage
+--tagging one-pass`: every point's tag read from one evaluation; no search for omissions, which never
+flags an answer), or with `--mode one-pass` writing its points as JSON (far slower on a CPU); seconds
+an answer are its wall time (model load included) over the answers, RSS its peak resident memory. An
+answer counts as flagged when the judge tags any point `incorrect`, as
+../shared/checks/score_real_errors.py counts it. The models must be installed first (`assay models
+--install NAME`); a missing one is skipped and named. The defaults are the run in the README
+(2026-11-28: 60 answers a model, about 50 minutes on 2 busy cores).
 """
 
 from __future__ import annotations
@@ -146,11 +150,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--models", default="embedded,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b")
-    parser.add_argument("--documents", type=int, default=8)
-    parser.add_argument("--per-document", type=int, default=6)
+    parser.add_argument("--documents", type=int, default=4)
+    parser.add_argument("--per-document", type=int, default=5)
     parser.add_argument("--seed", type=int, default=58)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--context", type=int, default=4096)
+    parser.add_argument("--context", type=int, default=8192)
     parser.add_argument("--mode", choices=["tags", "one-pass"], default="tags")
     parser.add_argument("--checker", choices=["held-out", "none"], default="held-out")
     parser.add_argument("--out", type=Path)
