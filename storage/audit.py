@@ -341,23 +341,38 @@ def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -
 
 def exported_entry_problems(session: Session) -> list[str]:
     """For a matter copied out: each entry carried whose content no longer gives the hash it had in the
-    firm's log (edited since, or never what was there). Empty for a project that is no copy."""
-    rows = list(session.scalars(select(AuditRow).order_by(AuditRow.id)))
-    opening = next((i for i, row in enumerate(rows) if row.action == EXPORTED), None)
-    if opening is None:
+    firm's log (edited since, or never what was there). Empty for a project that is no copy. Rows are
+    read as text, as verify_audit reads them: an entry edited into something unreadable is its finding."""
+    if session.scalar(select(AuditRow.id).where(AuditRow.action == EXPORTED).limit(1)) is None:
         return []
-    mapped = rows[opening].payload.get("entries") or []
+    rows = session.execute(
+        text(
+            "SELECT id, CAST(at AS TEXT), actor, action, entity, entity_id, CAST(payload AS TEXT) "
+            "FROM audit_log ORDER BY id"
+        )
+    ).all()
+    opening = next(i for i, row in enumerate(rows) if row[3] == EXPORTED)
+    try:
+        mapped = json.loads(rows[opening][6] or "{}").get("entries") or []
+    except (ValueError, AttributeError):
+        return [f"entry {rows[opening][0]}, the export's record of the firm's log, is no longer readable"]
     carried = rows[opening + 1 : opening + 1 + len(mapped)]
     if len(carried) != len(mapped):
         return [f"the export names {len(mapped)} entries of the firm's log; the copy holds {len(carried)}"]
     problems = []
-    for row, (entry_id, prev_hash, digest, imported) in zip(carried, mapped, strict=True):
-        payload = dict(row.payload or {})
+    for (row_id, at, actor, action, entity, entity_id, payload_text), (entry_id, prev_hash, digest, imported) in zip(
+        carried, mapped, strict=True
+    ):
+        try:
+            payload = dict(json.loads(payload_text or "{}"))
+            stamp = _time(at)
+        except (TypeError, ValueError):
+            problems.append(f"entry {row_id} is no longer readable, so not entry {entry_id} of the firm's log")
+            continue
         if imported:
             payload.pop("imported", None)
-        at = _time(row.at)
-        if audit_hash(prev_hash or "", at, row.actor, row.action, row.entity, row.entity_id, payload) != digest:
-            problems.append(f"entry {row.id} is not entry {entry_id} of the firm's log as it was exported")
+        if audit_hash(prev_hash or "", stamp, actor, action, entity, entity_id, payload) != digest:
+            problems.append(f"entry {row_id} is not entry {entry_id} of the firm's log as it was exported")
     return problems
 
 

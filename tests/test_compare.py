@@ -245,28 +245,23 @@ def test_aligned_points_are_the_ones_the_identity_rule_matches() -> None:
         assert sum(r.aligned for r in found) >= min(2, len(a))  # the copies
 
 
-VERDICT_TAGS = {"supported": "correct", "incorrect": "incorrect"}  # the verifier's sure verdicts; the rest untagged
-
-
 def verifier_labels(project: Project, answer_ids: list[str], capsys) -> list[dict]:
-    """The model-free verifier's verdicts on these answers as a judge's labels: a claim it finds in the
-    document is correct, one it flags incorrect; one it cannot settle stays untagged."""
+    """The claim checker's verdicts on these answers as a judge's labels, tagged as the checker tags them
+    (models.checker.engine.tag_of: a claim it confirms or quotes word for word is correct, one it flags
+    incorrect); one it cannot settle stays untagged."""
+    from models.checker.engine import PointReport, tag_of
+
     assert main(["--db", project.url, "verify", "--answers", ",".join(answer_ids), "--json"]) == 0
     checked = json.loads(capsys.readouterr().out)["answers"]
-    return [
-        {
-            "answer_id": answer["answer_id"],
-            "rater": "verifier-verdicts",
-            "kind": "judge",
-            "data_points": [
-                {"text": p["text"], "span": [p["start"], p["end"]], "tag": VERDICT_TAGS[p["verdict"]]}
-                for p in answer["points"]
-                if p["verdict"] in VERDICT_TAGS
-            ],
-        }
-        for answer in checked
-        if any(p["verdict"] in VERDICT_TAGS for p in answer["points"])
-    ]
+    labels = []
+    for answer in checked:
+        tags = [(p, tag_of(PointReport.from_dict(p))) for p in answer["points"]]
+        points = [{"text": p["text"], "span": [p["start"], p["end"]], "tag": t.value} for p, t in tags if t]
+        if points:
+            labels.append(
+                {"answer_id": answer["answer_id"], "rater": "verifier-verdicts", "kind": "judge", "data_points": points}
+            )
+    return labels
 
 
 def test_the_sample_regression_list(sample_project: Project, tmp_path: Path, capsys) -> None:
@@ -294,7 +289,7 @@ def test_the_sample_regression_list(sample_project: Project, tmp_path: Path, cap
         lower = any((r[k] or 0) < 0 for k in ("correctness_change", "f1_change"))
         assert r["wrong_in_b"] + r["left_out_in_b"] > 0 or lower
         for lost in r["lost"]:  # a point correct in A, and in B incorrect, missing, or not made at all
-            assert any(p["text"] == lost["a_text"] and p["tag"] == "correct" for p in a_points)
+            assert any(p["text"] == lost["a_text"] and p["tag"] == "correct" for p in a_points), (lost, a_points)
             if lost["b_tag"] is None:
                 assert not any(
                     p["tag"] == "correct" and same_point(content(lost["a_text"]), content(p["text"])) for p in b_points
