@@ -415,3 +415,13 @@ def test_an_unwritable_backup_folder_is_refused(
     monkeypatch.setenv("ASSAY_BACKUP_DIR", str(place.file / "backups"))
     argv, says = BACKUP_DIR_BLOCKED
     assert says in _refusal(["--project", str(place.project), *argv], capsys)
+
+
+def test_models_lists_this_computers_models_without_a_project(tmp_path, capsys) -> None:
+    """`assay models` is about the computer, not a project: on a project that is not there it lists and makes
+    nothing (`--check`, which measures on a project, still needs one)."""
+    missing = tmp_path / "none.assay"
+    assert main(["--project", str(missing), "models"]) == 0
+    assert not missing.exists()
+    assert main(["--project", str(missing), "models", "--check", "anything.gguf"]) == 2
+    assert "no such project" in capsys.readouterr().err and not missing.exists()

@@ -23,10 +23,18 @@ from app.settings import load_settings, save_settings
 from models.vocabulary import BackendKind
 
 
-def _models(project: Project, args: argparse.Namespace) -> int:
+def without_project(args: argparse.Namespace) -> int:
+    """`assay models` without --check is about this computer's models: it opens no project, nor makes one."""
+    if args.install is not None:
+        return install(args)
+    return _models(None, args)
+
+
+def _models(project: Project | None, args: argparse.Namespace) -> int:
     if args.add_folder is not None or args.add_server is not None:
         _remember(args)
     if args.check:
+        assert project is not None, "--check measures a model on a project: main opens it"
         return _check(project, args)
     if not (args.found or args.servers):
         return _recent(args)
