@@ -10,9 +10,10 @@ import pytest
 
 from app.cli import main
 from app.export.formats import export
+from app.figures.rater_names import rater_name
 from app.ingest.labels import import_labels
 from app.judging.paired_stress import remember
-from app.judging.verification import verify_project
+from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
 from models.perturbations import TYPES
 
@@ -39,9 +40,10 @@ def test_show_puts_the_verifiers_flag_under_the_point_it_is_about(
     _judge_tags(sample_project, tmp_path)
     assert main(["--db", sample_project.url, "show", ANSWER]) == 0
     out = capsys.readouterr().out
-    judged = out[out.index("\nsmol") : out.index("\nverifier")]
-    assert "correct" in judged and "⚑ verifier incorrect: bad_citation: the answer says '¶1'" in judged
-    assert "verifier (checked now, not stored" in out
+    checker = rater_name(VERIFIER)  # the claim checker, stored as the rater `verifier`
+    judged = out[out.index("\nsmol") : out.index(f"\n{checker}")]
+    assert "correct" in judged and "⚑ claim checker incorrect: bad_citation: the answer says '¶1'" in judged
+    assert f"{checker} (checked now, not stored" in out
 
     verify_project(sample_project.sessions, [ANSWER])  # stored: shown as stored, once
     assert main(["--db", sample_project.url, "show", ANSWER, "--json"]) == 0
@@ -51,7 +53,7 @@ def test_show_puts_the_verifiers_flag_under_the_point_it_is_about(
     assert verdicts <= {"supported", "quoted", "unconfirmed", "incorrect", "needs_review", "unverifiable"}
     assert main(["--db", sample_project.url, "show", ANSWER]) == 0
     out = capsys.readouterr().out
-    assert out.count("\nverifier") == 1 and "checked now" not in out
+    assert out.count(f"\n{checker}") == 1 and "checked now" not in out
 
 
 def test_exports_carry_the_verifiers_verdict_and_reasons(sample_project: Project, tmp_path: Path) -> None:
