@@ -417,11 +417,11 @@ def test_an_unwritable_backup_folder_is_refused(
     assert says in _refusal(["--project", str(place.project), *argv], capsys)
 
 
-def test_models_lists_this_computers_models_without_a_project(tmp_path, capsys) -> None:
-    """`assay models` is about the computer, not a project: on a project that is not there it lists and makes
-    nothing (`--check`, which measures on a project, still needs one)."""
-    missing = tmp_path / "none.assay"
-    assert main(["--project", str(missing), "models"]) == 0
-    assert not missing.exists()
-    assert main(["--project", str(missing), "models", "--check", "anything.gguf"]) == 2
-    assert "no such project" in capsys.readouterr().err and not missing.exists()
+def test_models_lists_this_computers_models_without_a_project(tmp_path, monkeypatch, capsys) -> None:
+    """`assay models` is about the computer, not a project: on a fresh machine, with no default project yet, it
+    lists and makes none (`--check`, which measures on a project, still needs one)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # where the default project would be made
+    assert main(["models"]) == 0
+    assert not list(tmp_path.rglob("*.assay"))
+    assert main(["models", "--check", "anything.gguf"]) == 2
+    assert "no such project" in capsys.readouterr().err and not list(tmp_path.rglob("*.assay"))

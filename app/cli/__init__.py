@@ -68,8 +68,9 @@ def main(
         ask = ask_in_window if ask_in_window and args.command in (window_commands or {}) else admin.ask_in_terminal
         if args.command == "restore":  # the file it replaces may not open at all
             return admin.restore(args, ask)
-        if args.command == "models" and not args.check:  # this computer's models, for every project: none opened
-            return models.without_project(args)
+        no_project_named = args.project is None and args.db is None
+        if args.command == "models" and (args.install is not None or (not args.check and no_project_named)):
+            return models.without_project(args)  # this computer's models: no project opened or made
         _refuse_missing(url, args)
         project = _open(url, args, ask)
     except AssayError as exc:
