@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
 from app.destinations import protected_problem
 from app.errors import InvalidInput
 from app.ingest.datasets import import_dataset
@@ -32,20 +31,11 @@ from storage.audit import audit_entries
 from storage.db import sqlite_path, url_for_path
 from storage.signoffs import signoffs_in_force
 
+from .test_destructive_input import _run
+
 ANSWER = "contractnli-027"
 PASSPHRASE = "correct horse battery staple"
 ROOT = Path(__file__).parents[1]
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return status, out, err
 
 
 def _subprocess(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
