@@ -8,13 +8,13 @@ figures.
 Each folder is imported into a fresh project, as a user would, and each rater run through Assay:
 - `rules`: the verifier's rules alone, as shipped before the claim checker (the old figure);
 - `verifier`: the verifier with the claim checker, held out: for each folder the checker is trained
-  here, by packaging/train_claim_checker.py's code, without that folder's documents (RAGTruth: by
+  here, by packaging/training/train_claim_checker.py's code, without that folder's documents (RAGTruth: by
   halves of its sources, each half checked by a model trained on the other half and the contracts);
 - `neural`: the verifier as shipped with its neural encoders (evidence by meaning, re-read by the
   cross-encoder; on contracts, the contract checker that reads what the exemplar memory and the
   cross-encoder say), with the evidence hit rate on ContractNLI beside the others'. All of them learnt
-  from the ContractNLI folders: their held-out figures are the ones packaging/train_evidence_ranker.py
-  and packaging/train_contract_checker.py print;
+  from the ContractNLI folders: their held-out figures are the ones packaging/training/train_evidence_ranker.py
+  and packaging/training/train_contract_checker.py print;
 - `judge`: the embedded judge (`assay judge`, SmolLM2-135M on this CPU) on `--judge-answers` answers
   drawn with a fixed seed (it takes seconds an answer).
 One line per rater and folder: `real errors <folder> <rater>: F1 0.NN ...`.
@@ -36,8 +36,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "packaging"))
-DATA = ROOT.parent / "shared" / "datasets" / "real_errors"
+sys.path.insert(0, str(ROOT / "packaging"))  # the training package
+from training.paths import DATA  # noqa: E402
+
 ASSAY = str(Path(sys.executable).parent / "assay")
 # Answer-level F1 published on RAGTruth's test split (notes/detector_anchors.md) and ContractNLI's
 # F1 on contradicted statements (Koreeda & Manning 2021).
@@ -159,9 +160,8 @@ def import_project(folder: Path, limit: int | None) -> tuple[Path, list[str]]:
 
 def held_out_checkers(data: dict, folder: str) -> list[tuple[object, set[str] | None]]:
     """(checker, answers it checks) with checkers trained without those answers' documents."""
-    import train_claim_checker as training
-
     from models.checker import ClaimChecker
+    from training import train_claim_checker as training
 
     def as_checker(trained: dict) -> ClaimChecker:
         return ClaimChecker(training.serialise(trained, []))
@@ -259,7 +259,7 @@ def main() -> int:
     raters = args.raters.split(",")
     data = None
     if "verifier" in raters:
-        import train_claim_checker as training
+        from training import train_claim_checker as training
 
         started = time.perf_counter()
         data = training.load_all(DATA, definitions=not args.without_definitions)

@@ -19,8 +19,6 @@ from models.checker import ClaimChecker, Evidence, shipped
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.model import MODEL_FILE
 
-from .packaging_scripts import packaging_script
-
 CONTRACT = """MUTUAL NON-DISCLOSURE AGREEMENT
 
 This Agreement is made between Acme Corp ("Disclosing Party") and Beta LLC ("Receiving Party").
@@ -115,7 +113,8 @@ def test_outside_contracts_supported_still_holds_were_errors_three_times_as_comm
     the threshold also holds 9 times in 10 with every error counted three times."""
     import numpy as np
 
-    script = packaging_script("train_claim_checker")
+    from training import train_claim_checker as script
+
     rng = np.random.default_rng(7)
     p = np.sort(rng.uniform(0.0, 0.3, 4000))
     y = (rng.uniform(size=p.size) < p / 2).astype(int)  # errors grow likelier as the probability rises

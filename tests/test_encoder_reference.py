@@ -1,5 +1,5 @@
 """The shipped int8 encoders give the numbers their thresholds were chosen on, on whatever processor runs
-the tests: AVX2 without VNNI, AVX-512 with VNNI or ARM64 (packaging/int8_kernels.py says why the
+the tests: AVX2 without VNNI, AVX-512 with VNNI or ARM64 (packaging/training/int8_kernels.py says why the
 weights are stored unsigned). tests/fixtures/encoder_reference.json holds, for fixed clauses of the
 sample and fixed (claim, clause) pairs, the int8 outputs of the machine the data card was measured on
 and the outputs of the same weights in float."""
@@ -19,7 +19,7 @@ REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "encoder_reference.
 # products, softmax, GELU) still differ in their last bits between AVX2 and AVX-512 kernels, and where that moves
 # an activation across a quantisation step the difference grows. Measured on these 42 pairs under QEMU's Haswell
 # (AVX2, no VNNI): mean 0.0035, at most 0.072, every verdict the same; the int8 weights as first shipped gave mean
-# 0.025, at most 0.16 and one verdict changed (packaging/int8_kernels.py, the data card).
+# 0.025, at most 0.16 and one verdict changed (packaging/training/int8_kernels.py, the data card).
 SAME_KERNEL_MEAN = 0.01
 SAME_KERNEL_WORST = 0.1
 SAME_KERNEL_COSINE = 0.995

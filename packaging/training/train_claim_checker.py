@@ -2,7 +2,7 @@
 ../shared/datasets/real_errors (fixed seed: the same data gives the same file), and print what it was
 measured at on data it did not see.
 
-    .venv/bin/python packaging/train_claim_checker.py [--data DIR] [--out FILE] [--check]
+    PYTHONPATH=packaging .venv/bin/python -m training.train_claim_checker [--data DIR] [--out FILE] [--check]
 
 Two LightGBM models on the features of models/checker/features.py: one for "the document does not
 support this claim" (unsupported or contradicted), one for "it contradicts it" among those. The first
@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claim_data import DATA, LABELS, SAMPLE_DOCUMENTS, Points, load_folder
-
 from models.checker.features import KINDS
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "resources" / "claim_checker" / "model.json"
+from .claim_data import LABELS, Points, load_folder
+from .paths import DATA, RESOURCES, SAMPLE_DOCUMENTS
+
+OUT = RESOURCES / "model.json"
 FOLDERS = ("contractnli-train", "contractnli-dev", "ragtruth-dev")
 SEED = 20261124
 MAX_FALSE_ALARMS = 0.10  # share of supported points the checker's flag may hit in a contract (issue 29)

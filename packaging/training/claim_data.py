@@ -24,10 +24,6 @@ from models.verifier import Document, Source, verify_claim
 from models.vocabulary import PassageKind
 
 LABELS = ("supported", "unsupported", "contradicted")
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "real_errors"  # the labelled folders
-# The sample project's labelled NDAs (resources/sample): never trained on, so the standing a new user
-# sees there is a held-out figure.
-SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
 
 
 @dataclass
@@ -125,7 +121,7 @@ class DocumentPassages:
 
 def cross_held_out(path: Path) -> dict[tuple[str, str, str], dict[str, np.ndarray]]:
     """The cross-encoder's held-out probabilities (supported, contradicted, not stated) of every ContractNLI
-    (claim, passage) pair, by (folder, answer id, claim) and passage id (packaging/train_cross_encoder.py)."""
+    (claim, passage) pair, by (folder, answer id, claim) and passage id (packaging/training/train_cross_encoder.py)."""
     out: dict[tuple[str, str, str], dict[str, np.ndarray]] = {}
     with np.load(path) as held:
         scores = held["scores"].astype(np.float32)

@@ -1,9 +1,9 @@
 """Build the contract checker shipped in resources/claim_checker/encoder/contract_checker.json, with a fixed
 seed, and print what it was measured at on NDAs it never saw:
 
-    .venv/bin/python packaging/train_contract_checker.py [--data DIR]
+    PYTHONPATH=packaging .venv/bin/python -m training.train_contract_checker [--data DIR]
 
-It is the claim checker's recipe (packaging/train_claim_checker.py: LightGBM, isotonic calibration on
+It is the claim checker's recipe (packaging/training/train_claim_checker.py: LightGBM, isotonic calibration on
 out-of-fold predictions, the flag and "supported" thresholds chosen out of fold) for the claims about
 contracts that the exemplar memory knows. It reads what the encoders say of each claim
 (models/checker/ranking.py MEANING), not its words:
@@ -12,12 +12,12 @@ contracts that the exemplar memory knows. It reads what the encoders say of each
   whether that clause looks like those that entail it or those that contradict it; each claim's
   exemplars come from the other contracts only, as a new contract sees them;
 - the cross-encoder (CROSS_FEATURES) over the evidence ranker's first RERANK passages: its held-out
-  scores (packaging/data/cross_held_out.npz, each from a model that never saw the claim's NDA).
+  scores (packaging/training/data/cross_held_out.npz, each from a model that never saw the claim's NDA).
 With the words' 33 features as well it did worse on the other split (contradicted F1 0.49-0.51, not
 0.55-0.66): a few hundred NDAs do not teach both.
 
-Run it after packaging/train_cross_encoder.py and packaging/train_evidence_ranker.py (it builds the same
-memory and ranker that script ships, and adds its own file to manifest.json).
+Run it after training/train_cross_encoder.py and training/train_evidence_ranker.py (it builds the
+same memory and ranker that script ships, and adds its own file to manifest.json).
 
 Held out: trained on contractnli-train (its memory and ranker too), measured on contractnli-dev, and the
 reverse; then as what ships learns, from both splits, by the cross-encoder's four folds of NDAs (by_folds,
@@ -29,21 +29,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import train_claim_checker as lexical
-from claim_data import DATA, LABELS, SAMPLE_DOCUMENTS, Claim, Points, cross_held_out, load_folder
-from train_cross_encoder import FOLDS, HELD_OUT, dealt
-from train_evidence_ranker import both_splits, decided, load_split, memory_of, train_ranker
-
 from models.checker.encoder import FOLDER, MANIFEST, Encoders
 from models.checker.ranking import MEANING, RERANK, Memory, PassageIndex, cross_read
+
+from . import train_claim_checker as lexical
+from .claim_data import LABELS, Claim, Points, cross_held_out, load_folder
+from .paths import DATA, HELD_OUT, SAMPLE_DOCUMENTS
+from .train_cross_encoder import FOLDS, dealt
+from .train_evidence_ranker import both_splits, decided, load_split, memory_of, train_ranker
 
 OUT = FOLDER / "contract_checker.json"
 SPLITS = ("contractnli-train", "contractnli-dev")
@@ -86,7 +84,7 @@ def by_folds(everything: Split, known: Points, held: Held) -> list[dict]:
     a checker, memory and ranker learnt from the other three (about 80 NDAs; what ships, 107); the folds'
     predictions pooled, then each split's NDAs. Split against split, the learning half measures a shift
     between the splits too (contractnli-train has more contradicted statements, 13 % against 9 %)."""
-    fold_of = dealt(everything[1])  # every NDA of both splits, as packaging/train_cross_encoder.py deals them
+    fold_of = dealt(everything[1])  # every NDA of both splits, as packaging/training/train_cross_encoder.py deals them
     fold = np.array([fold_of[c.document] for c in everything[0]])
     predicted, tests, folders = [], [], []
     for k in range(FOLDS):

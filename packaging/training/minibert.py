@@ -111,8 +111,9 @@ def export_int8(model: MiniBert, path: Path, per_channel: bool) -> None:
     """The model as ONNX (dynamic batch and length), quantised to int8 by onnxruntime (dynamic quantisation),
     its weights then stored unsigned so that no processor's kernel saturates (int8_kernels.py)."""
     import onnx
-    from int8_kernels import unsigned
     from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from .int8_kernels import unsigned
 
     model = model.float().cpu().eval()
     ids = torch.randint(1000, 2000, (2, 16))

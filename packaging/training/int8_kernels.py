@@ -12,8 +12,8 @@ with UDOT/UMULL: no kernel saturates. A weight stored as int8 q with zero point 
 zero point z + 128, so every product (x - zx)(q - z) is unchanged: the unsigned file gives, to the
 bit, what the signed one gave on the VNNI processor its thresholds were chosen on.
 
-    python packaging/int8_kernels.py --unsigned resources/claim_checker/encoder/cross.int8.onnx
-    python packaging/int8_kernels.py --reference   # tests/fixtures/encoder_reference.json
+    PYTHONPATH=packaging python -m training.int8_kernels --unsigned resources/claim_checker/encoder/cross.int8.onnx
+    PYTHONPATH=packaging python -m training.int8_kernels --reference   # tests/fixtures/encoder_reference.json
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-ROOT = Path(__file__).resolve().parent.parent
+from .paths import ROOT
+
 ENCODERS = ROOT / "resources" / "claim_checker" / "encoder"
 REFERENCE = ROOT / "tests" / "fixtures" / "encoder_reference.json"
 
@@ -135,7 +135,6 @@ def reference(threads: int = 1) -> dict[str, Any]:
     """The shipped encoders' outputs on fixed texts and pairs, in int8 (this machine) and in float."""
     import onnxruntime as ort
 
-    sys.path.insert(0, str(ROOT))
     from models.checker.encoder import Encoders, checked_file
 
     def session(model: bytes) -> Any:
@@ -152,7 +151,7 @@ def reference(threads: int = 1) -> dict[str, Any]:
     encoders.dense, encoders.cross = float_dense, float_cross
     floats = {"embed": encoders.embed(passages), "judge": encoders.judge(pairs)}
     return {
-        "why": "tests/test_encoder_reference.py holds the shipped int8 encoders to these (packaging/int8_kernels.py)",
+        "why": "tests/test_encoder_reference.py holds the shipped int8 encoders to these (training/int8_kernels.py)",
         "texts": passages,
         "pairs": [list(p) for p in pairs],
         "int8": {k: np.round(v, 6).tolist() for k, v in int8.items()},

@@ -1,0 +1,14 @@
+"""The one place that names where training reads and writes, and the documents it never learns from.
+Imports nothing heavy: the GPU step of train_cross_encoder runs where only torch is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository
+DATA = ROOT.parent / "shared" / "datasets" / "real_errors"  # the labelled folders
+HELD_OUT = Path(__file__).resolve().parent / "data" / "cross_held_out.npz"  # the cross-encoder's held-out scores
+RESOURCES = ROOT / "resources" / "claim_checker"  # what ships
+# The sample project's labelled NDAs (resources/sample): never trained on, so the standing a new user
+# sees there is a held-out figure.
+SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
