@@ -90,6 +90,23 @@ def test_an_altered_model_file_is_refused_by_its_hash(broken_encoder: Path, name
         Encoders.load()
 
 
+def test_the_tokenizer_comes_from_the_base_package_checked_by_its_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No copy of the tokenizer ships: it is read from the installed base package's zip, and a zip whose
+    tokenizer.json was changed is refused, as a changed model file is."""
+    import zipfile
+
+    assert not (encoder.FOLDER / "tokenizer.json").exists()
+    with zipfile.ZipFile(encoder.base_zip()) as shipped, zipfile.ZipFile(tmp_path / "model.zip", "w") as altered:
+        for item in shipped.infolist():
+            data = shipped.read(item)
+            altered.writestr(item, data.replace(b"[UNK]", b"[UNKNOWN]") if item.filename == "tokenizer.json" else data)
+    monkeypatch.setattr(encoder, "base_zip", lambda: tmp_path / "model.zip")
+    with pytest.raises(EncoderUnavailable, match=r"tokenizer[.]json in .* is altered .*make install"):
+        Encoders.reading()
+
+
 CONTRACT = "\n\n".join(NDA) + "\n"
 
 

