@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, Tag
 from storage.audit import append_audit
+from storage.point_fields import point_row, point_values
 from storage.points import key_points
 from storage.schema import AnswerRow, CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow, QuestionRow
 
@@ -50,6 +51,9 @@ def answers_to_judge(
 
 @dataclass(frozen=True, kw_only=True)
 class NewDataPoint:
+    """A judge's data point to save, with its label and evidence. Its point fields are `PointFields`'
+    (storage/point_fields.py), written there."""
+
     text: str
     span_start: int | None
     span_end: int | None
@@ -84,17 +88,7 @@ def save_judgement(
     session.execute(delete(DataPointRow).where(DataPointRow.id.in_(old)))
     new_ids = []
     for ordinal, point in enumerate(points):
-        row = DataPointRow(
-            answer_id=answer_id,
-            rater_id=rater_id,
-            ordinal=ordinal,
-            text=point.text,
-            span_start=point.span_start,
-            span_end=point.span_end,
-            context_start=point.context_start,
-            context_end=point.context_end,
-            unverified_citations=list(point.unverified_citations) or None,
-        )
+        row = point_row(point, answer_id=answer_id, rater_id=rater_id, ordinal=ordinal)
         session.add(row)
         session.flush()
         new_ids.append(row.id)
@@ -127,6 +121,9 @@ def save_judgement(
 
 @dataclass(frozen=True)
 class StoredDataPoint:
+    """A rater's stored data point with that rater's label and evidence. Its point fields are
+    `PointFields`' (storage/point_fields.py), read there."""
+
     id: int
     ordinal: int
     text: str
@@ -170,23 +167,13 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
         )
     return [
         StoredDataPoint(
-            id=point.id,
-            ordinal=point.ordinal,
-            text=point.text,
-            span_start=point.span_start,
-            span_end=point.span_end,
+            **point_values(point, StoredDataPoint),
             tag=Tag(label.tag) if label else None,
             confidence=label.confidence if label else None,
             rationale=label.rationale if label else None,
             citations=tuple(e["citation_id"] for e in cited.get(point.id, ())),
-            unverified_citations=tuple(point.unverified_citations or ()),
-            source_id=point.source_id,
-            comment=point.comment,
             evidence=tuple(cited.get(point.id, ())),
-            context_start=point.context_start,
-            context_end=point.context_end,
             context=context_text(answer or "", point.context_start, point.context_end),
-            key=point.point_key,
         )
         for point, label in rows
     ]

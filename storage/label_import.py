@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage import audit, documents, raters
+from storage.point_fields import PointFields, point_row
 from storage.points import key_points
 from storage.schema import (
     AnswerRow,
@@ -237,15 +238,17 @@ class _Points:
             if row.rater_id == rater_id and (row.span_start, row.span_end) == (start, end):
                 return row
         return self._add(
-            DataPointRow(
+            point_row(
+                PointFields(
+                    text=point["text"],
+                    span_start=start,
+                    span_end=end,
+                    context_start=point["context"][0],
+                    context_end=point["context"][1],
+                ),
                 answer_id=self.answer.id,
                 rater_id=rater_id,
                 ordinal=len(self.all),
-                text=point["text"],
-                span_start=start,
-                span_end=end,
-                context_start=point["context"][0],
-                context_end=point["context"][1],
             )
         )
 
@@ -270,13 +273,13 @@ class _Points:
             return same[nth]
         start, end = self.locate(place, i, point, self.answer.text)
         row = self._add(
-            DataPointRow(
+            point_row(
+                PointFields(
+                    text=point["text"] if start is None else self.answer.text[start:end], span_start=start, span_end=end
+                ),
                 answer_id=self.answer.id,
                 rater_id=rater_id,
                 ordinal=len(self.all),
-                text=point["text"] if start is None else self.answer.text[start:end],
-                span_start=start,
-                span_end=end,
             ),
             text,
         )

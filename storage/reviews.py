@@ -11,6 +11,7 @@ from sqlalchemy import ClauseElement, Connection, case, delete, func, select
 from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, ReviewStatus, Tag
+from storage.point_fields import point_row, point_values
 from storage.points import RaterTag, key_points, tags_by_key, tags_of_point
 from storage.schema import (
     AnswerRow,
@@ -42,7 +43,8 @@ def set_setting(session: Session, key: str, value: Any) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class PointSnapshot:
-    """Everything a reviewer's data point holds: what undo restores."""
+    """Everything a reviewer's data point holds: what undo restores. Its point fields are `PointFields`'
+    (storage/point_fields.py), written and read there."""
 
     id: int
     ordinal: int
@@ -125,19 +127,9 @@ def cited_passages(session: Session, point_ids: list[int]) -> dict[int, list[int
 def point_snapshot(p: DataPointRow, tag: str | None, comment: str | None, cited: dict[int, list[int]]) -> PointSnapshot:
     """A stored point as a review sees it, with this rater's tag and comment."""
     return PointSnapshot(
-        id=p.id,
-        ordinal=p.ordinal,
-        text=p.text,
-        span_start=p.span_start,
-        span_end=p.span_end,
-        source_id=p.source_id,
-        comment=comment,
+        **(point_values(p, PointSnapshot) | {"comment": comment}),
         tag=Tag(tag) if tag else None,
         passage_ids=tuple(cited.get(p.id, ())),
-        context_start=p.context_start,
-        context_end=p.context_end,
-        replaces=tuple(p.replaces or ()),
-        key=p.point_key,
     )
 
 
@@ -148,20 +140,7 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
     # Points that had ids get them back first, so that a new point's fresh id cannot take one.
     for new in (False, True):
         session.add_all(
-            DataPointRow(
-                id=None if new else p.id,
-                answer_id=answer_id,
-                rater_id=rater_id,
-                ordinal=ordinal,
-                text=p.text,
-                span_start=p.span_start,
-                span_end=p.span_end,
-                context_start=p.context_start,
-                context_end=p.context_end,
-                source_id=p.source_id,
-                comment=p.comment,
-                replaces=list(p.replaces) or None,
-            )
+            point_row(p, answer_id=answer_id, rater_id=rater_id, ordinal=ordinal, id=None if new else p.id)
             for ordinal, p in enumerate(points)
             if (p.id <= 0) == new
         )
