@@ -12,3 +12,5 @@ RESOURCES = ROOT / "resources" / "claim_checker"  # what ships
 # The sample project's labelled NDAs (resources/sample): never trained on, so the standing a new user
 # sees there is a held-out figure.
 SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
+# ContractNLI's 17 statements in six wordings each, written for Assay: 0-2 may be learnt, 3-5 only measured
+WORDINGS = Path(__file__).resolve().parent / "data" / "nda_wordings.json"
