@@ -16,7 +16,7 @@ from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_p
 from storage.documents import Passage, SearchHit
 from storage.guidelines import Guidelines, current_guidelines, set_guidelines
 from storage.judgements import StoredDataPoint
-from storage.signoffs import SignOffCheck, check_signoffs
+from storage.signoff_checks import SignOffCheck, check_signoffs
 
 __all__ = [
     "AnswerDetail",

@@ -90,7 +90,8 @@ def bench_project_signoffs(count: int, folder: Path) -> None:
     from storage import raters
     from storage.reviewer_keys import Signer
     from storage.schema import AnswerRow
-    from storage.signoffs import check_signoffs, sign
+    from storage.signoff_checks import check_signoffs
+    from storage.signoffs import sign
 
     path = folder / "signoffs.assay"
     sessions = open_project(url_for_path(path))

@@ -3,10 +3,11 @@ keys on SQLite and PostgreSQL, the file's own edits on SQLite.
 
 Each attack is made as its attacker would make it: a bundle's JSON edited and its SHA-256 seal
 recomputed (anyone can: it is a plain hash), or the project file edited with Python's sqlite3, the
-audit chain extended with correctly computed links. The rules they meet are in storage/signoffs.py
-and storage/reviewer_keys.py: a bundle brings a sign-off only when its reviewer's own key made it,
-a reviewer's key other than their first is theirs only by a rotation their key in force signed, a
-retired key signs nothing, and a bundle never reopens a sign-off in force where it is merged.
+audit chain extended with correctly computed links. The rules they meet are in
+storage/signoff_bundles.py, storage/signoff_checks.py and storage/reviewer_keys.py: a bundle brings a
+sign-off only when its reviewer's own key made it, a reviewer's key other than their first is theirs
+only by a rotation their key in force signed, a retired key signs nothing, and a bundle never reopens
+a sign-off in force where it is merged.
 
 Two computers are two key folders: ana's laptop, where she reviews and signs, and the lead's.
 """

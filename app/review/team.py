@@ -2,7 +2,7 @@
 lead's project; double review is assigned evenly; the audit chain is verified.
 
 A bundle's seal is a SHA-256 that anyone can recompute: it tells a damaged file, not a forged one.
-What a bundle claims as signed rests on the reviewer's own key instead (storage/signoffs.py says
+What a bundle claims as signed rests on the reviewer's own key instead (storage/signoff_bundles.py says
 which keys a bundle may bring, and storage/reviewer_keys.py how a reviewer's later key is vouched
 for by a rotation their earlier key signed): a sign-off their key did not make, or one that would
 reopen a sign-off in force here, refuses the whole bundle."""
@@ -22,7 +22,7 @@ from app.project import Project
 from app.raters import NotAReviewer, human_named
 from app.review import adjudication
 from models.vocabulary import ReviewStatus, Tag
-from storage import documents, guidelines, preferences, reviewer_keys, reviews, signoffs
+from storage import documents, guidelines, preferences, reviewer_keys, reviews, signoff_bundles, signoffs
 from storage.answers import answer_detail
 from storage.audit import append_audit, audit_entries, audit_has
 from storage.points import data_point_id, data_point_ref
@@ -79,7 +79,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
             )
         audit = [entry.as_dict(portable=True) for entry in audit_entries(session, actor=reviewer)]
         # The reviewer's sign-offs travel with their reviews, and the guideline versions they name.
-        signed = signoffs.signoff_records(session, rater.id) if items else []
+        signed = signoff_bundles.signoff_records(session, rater.id) if items else []
         vouched = reviewer_keys.bundle_keys(session, reviewer) if signed else []  # and the rotations between keys
         versions = [
             {"version": g.version, "text": g.text, "author": g.author} for g in guidelines.guideline_versions(session)
@@ -153,7 +153,7 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             standing = signoffs.standing_signoff(session, withdrawn["answer_id"], rater.id)
             if standing is not None and standing.digest == withdrawn["digest"]:
                 raise InvalidInput(
-                    str(path), f"{signoffs.reopen_refusal(reviewer, standing.answer_id)}; nothing was merged"
+                    str(path), f"{signoff_bundles.reopen_refusal(reviewer, standing.answer_id)}; nothing was merged"
                 )
         _merge_guidelines(session, path, bundle.get("guidelines", []), actor)
         for item in bundle["items"]:
@@ -210,8 +210,8 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
                 )
         for signed in bundle.get("signoffs", []):
             try:
-                signoffs.merge_signoff(session, rater.id, signed, actor, travelled)
-            except signoffs.SignOffRefused as exc:
+                signoff_bundles.merge_signoff(session, rater.id, signed, actor, travelled)
+            except signoff_bundles.SignOffRefused as exc:
                 raise InvalidInput(str(path), f"{exc}; nothing was merged") from None
         for value in bundle.get("preferences", []):
             _merge_preference(session, path, rater.id, value, actor)
