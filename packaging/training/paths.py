@@ -7,6 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 DATA = ROOT.parent / "shared" / "datasets" / "real_errors"  # the labelled folders
+# lists the training documents that overlap a document Assay is measured on (every training set is run by it)
+OVERLAP_CHECK = ROOT.parent / "shared" / "checks" / "held_out_overlap.py"
 HELD_OUT = Path(__file__).resolve().parent / "data" / "cross_held_out.npz"  # the cross-encoder's held-out scores
 RESOURCES = ROOT / "resources" / "claim_checker"  # what ships
 # The sample project's labelled NDAs (resources/sample): never trained on, so the standing a new user
