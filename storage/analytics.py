@@ -1,8 +1,11 @@
-"""SQL aggregates for scores, agreement and triage: a million data points in seconds, not minutes.
+"""What the figures read besides the label columns (storage/columns.py): scores as rows (numpy on
+those columns, storage/scoring.py), raters, reviews, the details of the points where a judge and a
+human differ, and every label flat for the exports; the large reads as the driver's tuples.
 
 A rater's tags on an answer are the labels that rater put on the answer's data points (their own
-copies, for a reviewer; their own points, for a judge). Scores are computed in SQL with NULLIF, so a
-score whose denominator is 0 is NULL, never 0.
+copies, for a reviewer; their own points, for a judge). A score whose denominator is 0 is undefined
+(None), never 0. The scores' SQL definition, which the numpy figures are tested against, is in the
+tests (tests/reference_figures.py).
 """
 
 from __future__ import annotations
@@ -11,11 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Float, String, case, cast, func, select, text
+from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.sql import ColumnElement, Subquery
 
-from models.vocabulary import RaterKind, ReviewStatus, Tag
+from models.vocabulary import RaterKind, ReviewStatus
 from storage.db import StorageError
 from storage.plain_rows import plain_rows
 from storage.schema import (
@@ -29,7 +31,6 @@ from storage.schema import (
     RaterRow,
     ReviewRow,
 )
-from storage.slices import slice_column
 
 SLICES = ("answer", "document", "source", "question", "generator", "contract_type", "query_type", "rater")
 
@@ -49,47 +50,6 @@ class ScoreRow:
     f1: float | None
 
 
-def _count(tag: Tag) -> ColumnElement[Any]:
-    return func.sum(case((LabelRow.tag == tag.value, 1), else_=0))
-
-
-def _ratio(numerator: ColumnElement[Any], denominator: ColumnElement[Any]) -> ColumnElement[Any]:
-    return cast(numerator, Float) / func.nullif(denominator, 0)
-
-
-def per_answer(session: Session, rater_ids: list[int] | None = None) -> Subquery:
-    """A subquery: one row per (answer, rater) with tag counts and LeMAJ scores."""
-    tagged = (
-        select(
-            DataPointRow.answer_id.label("answer_id"),
-            LabelRow.rater_id.label("rater_id"),
-            _count(Tag.CORRECT).label("c"),
-            _count(Tag.INCORRECT).label("i"),
-            _count(Tag.IRRELEVANT).label("irr"),
-            _count(Tag.MISSING).label("m"),
-        )
-        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
-        .group_by(DataPointRow.answer_id, LabelRow.rater_id)
-    )
-    if rater_ids is not None:
-        tagged = tagged.where(LabelRow.rater_id.in_(rater_ids))
-    counts = tagged.subquery()
-    precision = _ratio(counts.c.c, counts.c.c + counts.c.irr)
-    recall = _ratio(counts.c.c, counts.c.c + counts.c.m)
-    return select(
-        counts.c.answer_id,
-        counts.c.rater_id,
-        counts.c.c,
-        counts.c.i,
-        counts.c.irr,
-        counts.c.m,
-        _ratio(counts.c.c, counts.c.c + counts.c.i).label("correctness"),
-        precision.label("precision"),
-        recall.label("recall"),
-        (2 * precision * recall / func.nullif(precision + recall, 0)).label("f1"),
-    ).subquery()
-
-
 def scores(session: Session, by: str = "answer", rater_ids: list[int] | None = None) -> list[ScoreRow]:
     """Scores per answer and rater, or their means over a slice (answers whose score is undefined
     are left out of that score's mean): numpy on the label columns (storage/scoring.py)."""
@@ -99,74 +59,6 @@ def scores(session: Session, by: str = "answer", rater_ids: list[int] | None = N
     if by == "answer":
         return [ScoreRow(a, r, 1, *rest) for a, r, *rest in table.rows()]
     return [ScoreRow(*row) for row in scoring.slice_means(table, scoring.answer_keys(session, by))]
-
-
-def scores_in_sql(session: Session, by: str = "answer", rater_ids: list[int] | None = None) -> list[ScoreRow]:
-    """`scores` as SQL aggregates: the definition the numpy figures are tested against."""
-    scored = per_answer(session, rater_ids)
-    if by == "answer":  # one row per answer and rater already: no regrouping, no joins
-        per_row = (
-            select(
-                scored.c.answer_id,
-                RaterRow.name,
-                scored.c.c,
-                scored.c.i,
-                scored.c.irr,
-                scored.c.m,
-                scored.c.correctness,
-                scored.c.precision,
-                scored.c.recall,
-                scored.c.f1,
-            )
-            .join(RaterRow, RaterRow.id == scored.c.rater_id)
-            .order_by(scored.c.answer_id, RaterRow.name)
-        )
-        return [
-            ScoreRow(answer, rater, 1, c, i, irr, m, correctness, precision, recall, f1)
-            for answer, rater, c, i, irr, m, correctness, precision, recall, f1 in session.execute(per_row)
-        ]
-    key = slice_column(by).label("key")
-    statement = (
-        select(
-            key,
-            RaterRow.name,
-            func.count(),
-            func.sum(scored.c.c),
-            func.sum(scored.c.i),
-            func.sum(scored.c.irr),
-            func.sum(scored.c.m),
-            func.avg(scored.c.correctness),
-            func.avg(scored.c.precision),
-            func.avg(scored.c.recall),
-            func.avg(scored.c.f1),
-        )
-        .select_from(scored)
-        .join(RaterRow, RaterRow.id == scored.c.rater_id)
-        .join(AnswerRow, AnswerRow.id == scored.c.answer_id)
-        .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
-        .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
-        .group_by(key, RaterRow.name)
-        .order_by(key, RaterRow.name)
-    )
-    return [
-        ScoreRow(str(k), rater, n, int(c), int(i), int(irr), int(m), *(None if v is None else float(v) for v in rest))
-        for k, rater, n, c, i, irr, m, *rest in session.execute(statement)
-    ]
-
-
-def item_labels(session: Session, rater_ids: list[int]) -> dict[str, list[Any]]:
-    """Columns answer, item, rater_id, tag: an item is a data point by its identity (what it says),
-    so every rater's record of the same point is one item, spans or not, whatever order they came in."""
-    item = func.coalesce(DataPointRow.point_key, "id:" + cast(DataPointRow.id, String))
-    statement = (
-        select(DataPointRow.answer_id, item, LabelRow.rater_id, LabelRow.tag)
-        .join(LabelRow, LabelRow.data_point_id == DataPointRow.id)
-        .where(LabelRow.rater_id.in_(rater_ids))
-    )
-    # Core on the connection, as columns: at a million labels, per-row objects dominate the time.
-    rows = session.connection().execute(statement).all()
-    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
-    return dict(zip(("answer", "item", "rater_id", "tag"), map(list, columns), strict=True))
 
 
 def pair_details(
@@ -235,12 +127,6 @@ def rater_ids(session: Session, names: list[str] | None) -> dict[str, int]:
     if names is None:
         return found
     return {name: found[name] for name in names if name in found}
-
-
-def answer_sources(session: Session) -> dict[str, str | None]:
-    """Each answer's source as written (None where none is): the plain read that
-    storage/scoring.answer_keys is tested against."""
-    return dict(session.connection().execute(select(AnswerRow.id, AnswerRow.meta["source"].as_string())).all())
 
 
 def rater_kinds(session: Session) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """The fast figures (numpy on label columns) equal the slow definitions (SQL aggregates, a pandas
-pivot, row-by-row matching) on small projects: every score, every agreement coefficient, the
+pivot, row-by-row matching; tests/reference_figures.py) on small projects: every score, every agreement coefficient, the
 judge–human confusion and disagreements, the queue's judge counts."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from models.vocabulary import RaterKind
 from storage import analytics as sql
 from storage import columns, scoring
 from storage.raters import add_rater
+
+from . import reference_figures as reference
 
 pytestmark = pytest.mark.every_store
 
@@ -63,7 +65,7 @@ def test_scores_equal_the_sql_aggregates(sample_project: Project, tmp_path: Path
                 fast = [(a, r, 1, *rest) for a, r, *rest in table.rows()]
             else:
                 fast = scoring.slice_means(table, scoring.answer_keys(session, by))
-            slow = [tuple(vars(r).values()) for r in sql.scores_in_sql(session, by)]
+            slow = [tuple(vars(r).values()) for r in reference.scores_in_sql(session, by)]
         assert len(fast) == len(slow) > 0
         for got, want in zip(fast, slow, strict=True):
             assert got[:7] == want[:7]  # slice, rater, answers, counts: exactly
@@ -107,8 +109,8 @@ def test_agreement_equals_the_pandas_pivot(sample_project: Project, tmp_path: Pa
         fast = analytics.agreement(sample_project, raters)
         with sample_project.sessions() as session:
             ids = analytics._pick_raters(session, raters)
-            frame = pd.DataFrame(sql.item_labels(session, list(ids.values())))
-            sources = sql.answer_sources(session)
+            frame = pd.DataFrame(reference.item_labels(session, list(ids.values())))
+            sources = reference.answer_sources(session)
         frame["code"] = frame["tag"].map({t: i for i, t in enumerate(TAGS)}).astype(float)
         wide = frame.pivot_table(index=["answer", "item"], columns="rater_id", values="code", aggfunc="first")
         wide = wide.reindex(columns=list(ids.values()))
@@ -207,7 +209,7 @@ def test_alignment_equals_the_row_by_row_matching(sample_project: Project) -> No
             if point.point.tag is None:
                 reviewer.set_tag(answer_id, point.point.id, Tag.IRRELEVANT)
     fast = analytics.alignment(sample_project, "judge", "ana")
-    slow = analytics.alignment_by_rows(sample_project, "judge", "ana")
+    slow = reference.alignment_by_rows(sample_project, "judge", "ana")
     assert fast == slow
     assert fast["n_pairs"] > 0 and fast["disagreements"] and fast["correctness"]["n_answers"] == 3
     assert len({d["judge_confidence"] for d in fast["disagreements"]}) > 2  # each its own, not all None
@@ -226,7 +228,7 @@ def test_label_columns_line_up_with_the_rows(sample_project: Project, tmp_path: 
         assert session.execute(text(f"UPDATE data_points SET point_key = NULL WHERE id IN ({two})")).rowcount == 2
     with sample_project.sessions() as session:
         got = columns.labels(session, items=True, creators=True)
-        rows = sql.item_labels(session, list(sql.rater_ids(session, None).values()))
+        rows = reference.item_labels(session, list(sql.rater_ids(session, None).values()))
         ids = {v: k for k, v in sql.rater_ids(session, None).items()}
         identity = {
             point: key

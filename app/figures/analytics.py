@@ -297,7 +297,7 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     """The judge's tags against a human's: a confusion matrix per tag with per-class precision, recall
     and F1 (human = truth), LeMAJ Alignment where segmentations differ, and answer-score correlation.
     Points are paired by identity on label columns; the answers where some point of each rater found
-    no partner are matched by words, row by row (`_match_answer`), as `alignment_by_rows` does."""
+    no partner are matched by words, row by row (`_match_answer`), as the definition in the tests does."""
     size = len(TAG_ORDER)
     with project.sessions() as session:
         ids = analytics.rater_ids(session, [judge, human])
@@ -346,22 +346,6 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     sure = np.nan_to_num(np.array([d["judge_confidence"] for d in disagreeing], dtype=np.float64))
     shown = [disagreeing[n] for n in np.lexsort((place[:, 2], place[:, 1], place[:, 0], -sure)).tolist()]
     paired = _paired_scores(scoring.scores_of(labels, names), judge, human)
-    return _alignment_result(judge, human, counts, shown, paired)
-
-
-def alignment_by_rows(project: Project, judge: str, human: str) -> dict[str, Any]:
-    """`alignment` as defined, answer by answer and point by point: the reference the fast one is tested on."""
-    size = len(TAG_ORDER)
-    counts = np.zeros((size, size), dtype=np.int64)
-    disagreements: list[dict[str, Any]] = []
-    for answer in project.answers():
-        by_rater = project.data_points(answer.id)
-        pairs, found = _match_answer(answer.id, by_rater.get(judge), by_rater.get(human))
-        for j, h in pairs:
-            counts[TAG_ORDER.index(Tag(h)), TAG_ORDER.index(Tag(j))] += 1
-        disagreements += found
-    paired = _paired_score_rows(scores(project, "answer", [judge, human]), judge, human)
-    shown = sorted(disagreements, key=lambda d: -(d["judge_confidence"] or 0))
     return _alignment_result(judge, human, counts, shown, paired)
 
 
@@ -443,25 +427,6 @@ def _paired_scores(table: scoring.ScoreTable, judge: str, human: str) -> dict[st
     return paired
 
 
-def _paired_score_rows(
-    answer_scores: list[dict[str, Any]], judge: str, human: str
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """`_paired_scores` from rows of `scores`: the definition it is tested against."""
-    by_answer = {(s["answer_id"], s["rater"]): s for s in answer_scores}
-    paired = {}
-    for metric, key in (("correctness", "correctness"), ("relevance", "f1")):
-        both = [
-            (by_answer[(a, judge)][key], by_answer[(a, human)][key])
-            for a in sorted({a for a, _ in by_answer})
-            if (a, judge) in by_answer
-            and (a, human) in by_answer
-            and by_answer[(a, judge)][key] is not None
-            and by_answer[(a, human)][key] is not None
-        ]
-        paired[metric] = (np.array([x for x, _ in both], dtype=float), np.array([y for _, y in both], dtype=float))
-    return paired
-
-
 def _alignment_result(
     judge: str,
     human: str,
@@ -508,27 +473,3 @@ def triage(project: Project, *args: Any, **kwargs: Any) -> dict[str, Any]:
     from app.figures.triage import triage as run
 
     return run(project, *args, **kwargs)
-
-
-ScoreColumns = (
-    "key",
-    "rater",
-    "answers",
-    "correct",
-    "incorrect",
-    "irrelevant",
-    "missing",
-    "correctness",
-    "precision",
-    "recall",
-    "f1",
-)
-
-
-def _float(value: Any) -> float | None:
-    return None if value is None or value != value else float(value)
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
