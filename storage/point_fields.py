@@ -47,11 +47,14 @@ def _names(record: type) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
 
 def point_row(record: object, *, answer_id: str, rater_id: int, ordinal: int, id: int | None = None) -> DataPointRow:
     """`record`'s row: each point field it carries; the columns of those it does not are left empty."""
-    columns = {}
+    columns: dict[str, Any] = {} if id is None else {"id": id}
     for name in _names(type(record))[0]:
         value = getattr(record, name)
-        columns[name] = (list(value) or None) if name in _LISTS else value
-    return DataPointRow(id=id, answer_id=answer_id, rater_id=rater_id, ordinal=ordinal, **columns)
+        if name in _LISTS:
+            value = list(value) or None
+        if value is not None:  # left out, it is NULL all the same (no point column has a default), and quicker
+            columns[name] = value
+    return DataPointRow(answer_id=answer_id, rater_id=rater_id, ordinal=ordinal, **columns)
 
 
 def point_values(row: DataPointRow, record: type) -> dict[str, Any]:
