@@ -153,7 +153,7 @@ def test_a_point_that_only_grazes_a_flagged_one_is_not_shown_flagged(qtbot) -> N
 
     shown = {}
     for span in ((0, 50), (45, 110), (46, 54), (10, 40)):
-        label.show_point(None, "a1", *span)
+        label.show_point("a1", *span)
         shown[span] = label.text()
         exported = _exported_verdict(AnswerReport("a1", [flagged, supported]), span)
         assert ("Claim checker: incorrect" in shown[span]) is (exported == "incorrect"), span

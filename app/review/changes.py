@@ -27,6 +27,8 @@ class Changes:
     judged: bool = False  # those rows changed by a judge run: their judge counts are read again
     queue: bool = False  # the whole queue is read again (a run ended, the blind mode changed)
     project: bool = False  # the project file itself was replaced (a backup restored): everything
+    guidelines: bool = False  # the review guidelines have a new version: whoever shows them reads them again
+    sampled: bool = False  # a random sample was drawn: the queue reads its draws (and certainty) again
     advance: int = 0  # the queue goes this many answers on (a submitted review goes to the next)
     message: str | None = None  # a sentence for the status bar; "" clears it, None leaves it
     prepared: Prepared | None = None  # what was read ahead for the answer just opened, if it was

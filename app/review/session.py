@@ -8,6 +8,9 @@ announces what it changed with one notification, `Changes` (Anki's OpChanges): e
 window subscribes and redraws what the changes name, so no pane reaches into another's widgets and
 a change made anywhere (a tag given side by side, a verdict saved by a judge run) shows everywhere.
 An expected refusal is a sentence in the changes (`message`), never an exception out of an action.
+What the session reads and changes of the project beyond the open answer (the documents' names and
+search, the guidelines, imports, random samples, the claim checker) is its base, ProjectSession
+(app/review/session_project.py): no pane queries the project itself.
 """
 
 from __future__ import annotations
@@ -23,16 +26,10 @@ from app.ingest.contract_terms import ContractReading
 from app.project import Passage, Project
 from app.review import adjudication, keymap
 from app.review.adjudication import Case
-from app.review.changes import (
-    Changes,
-    Listener,
-    Prepared,
-    Shown,
-    contract_reading_or_problem,
-    read_ahead,
-)
+from app.review.changes import Changes, Prepared, Shown, contract_reading_or_problem, read_ahead
 from app.review.judge_beside import JudgeBeside, StandingOfRater
 from app.review.service import ASSISTED, BLIND, JudgeCounts, QueueRow, ReviewPoint, ReviewService, ReviewState, Step
+from app.review.session_project import ClaimChecker, ProjectSession
 from models.vocabulary import Tag
 from storage.signoffs import SignOff
 
@@ -41,17 +38,22 @@ def _no_standing(_rater: str) -> None:
     return None
 
 
-class ReviewSession:
+class ReviewSession(ProjectSession):
     """One reviewer reviewing one project: the state every view shows, and the actions on it.
-    `standing_of_rater` reads how good a judge run is, by its name (the window passes
-    app.judging.standing.standing_of_run: review knows nothing of judging)."""
+    `standing_of_rater` reads how good a judge run is, by its name, and `claim_checker` makes what reads
+    the claim checker's findings (the window passes app.judging's: review knows nothing of judging)."""
 
-    def __init__(self, project: Project, reviewer: str, standing_of_rater: StandingOfRater = _no_standing) -> None:
-        self.project = project
+    def __init__(
+        self,
+        project: Project,
+        reviewer: str,
+        standing_of_rater: StandingOfRater = _no_standing,
+        claim_checker: ClaimChecker | None = None,
+    ) -> None:
+        super().__init__(project, reviewer, claim_checker)
         self.service = ReviewService(project, reviewer)
         self.service.on_step = self._record
         self.judge = JudgeBeside(self.service, standing_of_rater)
-        self._listeners: list[Listener] = []
         self.state: ReviewState | None = None  # the open answer as this reviewer sees it
         self.row = 0  # the selected point's index in state.points
         self.passages: list[Passage] = []  # of the open answer's document
@@ -62,28 +64,6 @@ class ReviewSession:
         self.previewing = False  # the open answer is shown from a preview: finish_opening saves it
         self._undo: list[Step] = []
         self._redo: list[Step] = []
-
-    @property
-    def reviewer(self) -> str:
-        return self.service.reviewer
-
-    # ------------------------------------------------------------------ the one notification
-
-    def subscribe(self, listener: Listener) -> None:
-        """Call `listener` with every change, in the order the listeners subscribed."""
-        self._listeners.append(listener)
-
-    def unsubscribe(self, listener: Listener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
-
-    def notify(self, changes: Changes) -> None:
-        for listener in list(self._listeners):
-            listener(changes)
-
-    def say(self, sentence: str) -> None:
-        """A sentence for whoever shows the session's messages (the window's status bar)."""
-        self.notify(Changes(message=sentence))
 
     # ------------------------------------------------------------------ reading
 
@@ -456,7 +436,8 @@ class ReviewSession:
     def restored(self) -> None:
         """The project file was replaced by a backup: a fresh service (and undo history), nothing open."""
         self.service.close()  # the old one would go on counting every commit
-        self.service = ReviewService(self.project, self.service.reviewer)
+        self.service = ReviewService(self.project, self.reviewer)
+        self._project_replaced()
         self.service.on_step = self._record
         self.judge = JudgeBeside(self.service, self.judge.standing_of_rater)
         self._undo.clear()

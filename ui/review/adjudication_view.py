@@ -5,9 +5,9 @@ chosen one each data point with every reviewer's tag, comment and citations side
 Keyboard first, with the review's keys: 1 correct · 2 incorrect · 3 irrelevant · 4 missing decide the
 selected disputed point and go to the next one; 0 or Delete leaves a point some reviewer does not
 have out of the consensus; G, E, B set the reason recorded with the next decision (guideline
-unclear, reviewer error, both defensible); J/K move. Each decision is one call to
-app.review.adjudication (one short transaction, audited); the last one of an answer writes its
-consensus and the next answer opens.
+unclear, reviewer error, both defensible); J/K move. Each decision is one call to the review session
+(app.review.adjudication: one short transaction, audited), which also reads the cases waiting; the
+last one of an answer writes its consensus and the next answer opens.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
-from app.review import adjudication, keymap
+from app.review import keymap
 from app.review.adjudication import REASONS, Case, CasePoint
 from app.review.session import ReviewSession
 from models.vocabulary import Tag
@@ -61,7 +61,6 @@ class AdjudicationView(QDialog):
     def __init__(self, session: ReviewSession, adjudicator: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.project = project = session.project
         self.adjudicator = adjudicator
         self.case: Case | None = None
         self.setWindowTitle(f"Adjudication — {adjudicator}")
@@ -116,8 +115,8 @@ class AdjudicationView(QDialog):
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
-        if not adjudication.may_adjudicate(project, adjudicator):
-            allowed = ", ".join(adjudication.adjudicators(project))
+        if not session.may_adjudicate(adjudicator):
+            allowed = ", ".join(session.adjudicators())
             self.say(f"{adjudicator} is not an adjudicator of this project (the adjudicators are {allowed}).")
         self.refresh()
 
@@ -125,7 +124,7 @@ class AdjudicationView(QDialog):
 
     def refresh(self, keep: str | None = None) -> None:
         """Read the queue again; open `keep` if it still waits, else the most disputed answer."""
-        self.cases = adjudication.waiting(self.project)
+        self.cases = self.session.adjudication_cases()
         self.queue.blockSignals(True)
         self.queue.clear()
         for case in self.cases:

@@ -1,6 +1,7 @@
 """The middle pane: the open answer's question and text, its data points with the review keys, the
 judge's rationale and the verifier's flag on the selected point, live scores, rubric results, the
-holistic ratings and a comment on the whole answer."""
+holistic ratings and a comment on the whole answer. Everything it shows it reads from the review
+session; the verifier's flag has the session's claim checker read an answer off the window's thread."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from app.ingest.citations import Citation
 from app.review import keymap
 from app.review.session import Changes, Prepared, ReviewSession
 from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus
-from ui.item_models import DataPointTableModel
+from ui.point_model import DataPointTableModel
 from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html, rubrics_html, scores_html
 from ui.review.answer_view import AnswerView, RenderedAnswer
 from ui.review.point_table import PointTable
@@ -91,7 +92,7 @@ class AnswerPane(QWidget):
         self.rationale = QLabel(wordWrap=True)
         self.rationale.setStyleSheet(f"color: {RATIONALE_COLOUR};")
         self.rationale.linkActivated.connect(lambda _link: self.judgeRequested.emit())  # the model picker
-        self.verifier_flag = VerifierFlagLabel(self.passageRequested.emit)
+        self.verifier_flag = VerifierFlagLabel(self.passageRequested.emit, session.claim_findings)
         self.correctness = QComboBox()
         self.correctness.addItems(CORRECTNESS_LABELS)
         self.relevance = QComboBox()
@@ -135,6 +136,8 @@ class AnswerPane(QWidget):
 
     def _on_changes(self, changes: Changes) -> None:
         session = self.session
+        if changes.project:
+            self.verifier_flag.forget()  # of the file replaced
         if session.state is None:
             return
         if changes.opened or changes.project:
@@ -184,9 +187,7 @@ class AnswerPane(QWidget):
         if point is not None:
             self.points_model.set_standing(session.standing)
             self.rationale.setText(rationale_html(point, session.standing))
-            self.verifier_flag.show_point(
-                session.project, state.answer.id, point.point.span_start, point.point.span_end
-            )
+            self.verifier_flag.show_point(state.answer.id, point.point.span_start, point.point.span_end)
         current = point.point.id if point is not None else None
         if rendered is not None and rendered.current == current:
             self.answer_view.show_rendered(rendered)
@@ -198,7 +199,7 @@ class AnswerPane(QWidget):
         state = prepared.state
         first = state.points[0] if state.points else None
         if first is not None:
-            self.verifier_flag.prepare(self.session.project, state.answer.id)
+            self.verifier_flag.prepare(state.answer.id)
         terms = prepared.reading.terms if prepared.reading is not None else ()
         return self.answer_view.render(
             state.answer.text, state.points, first.point.id if first else None, prepared.citations, terms

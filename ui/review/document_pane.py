@@ -19,17 +19,16 @@ from ui.review.document_view import ABOUT, DocumentView
 
 
 class DocumentPane(QWidget):
-    """The document of the session's open answer, with its search; problems are said through the session."""
+    """The document of the session's open answer, with its search (the session's); problems are said
+    through the session."""
 
     missingRequested = Signal()  # noqa: N815 - "Add selection as missing" was pressed
 
     def __init__(self, session: ReviewSession) -> None:
         super().__init__()
         self.session = session
-        self.project = session.project
         self.say = session.say
         self._best: dict[tuple[str, str], str | None] = {}  # (document, words): the passage they match best
-        self.titles = self.project.document_titles()  # a document's name as a reader knows it
         self.title = QLabel(wordWrap=True)  # a long file name wraps: the pane never widens the window
         self.title.setMinimumWidth(120)
         self.parties = QLabel()
@@ -59,7 +58,14 @@ class DocumentPane(QWidget):
         layout.addWidget(add)
         session.subscribe(self._on_changes)
 
+    @property
+    def titles(self) -> dict[str, str]:
+        """Each document's name as a reader knows it, by its stored name."""
+        return self.session.document_titles()
+
     def _on_changes(self, changes: Changes) -> None:
+        if changes.project:
+            self._best.clear()  # another file: its passages may be others
         state = self.session.state
         if state is None:
             return
@@ -125,7 +131,7 @@ class DocumentPane(QWidget):
             if len(self._best) >= 512:
                 self._best.clear()
             try:
-                hits = self.project.search(document, query, limit=1)
+                hits = self.session.search(document, query, limit=1)
             except AssayError:
                 hits = []
             self._best[document, query] = hits[0].passage.citation_id if hits else None
@@ -142,7 +148,7 @@ class DocumentPane(QWidget):
     def search_document(self, document: str) -> None:
         """List the passages of `document` that best match the search words, and open the best."""
         try:
-            hits = self.project.search(document, self.search.text(), limit=15)
+            hits = self.session.search(document, self.search.text(), limit=15)
         except AssayError as exc:
             self.say(str(exc))
             return

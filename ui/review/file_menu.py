@@ -1,4 +1,5 @@
-"""The window's File menu: open another project, import answers into this one, quit (Ctrl+Q)."""
+"""The window's File menu: open another project, import answers into this one (through the review
+session, which tells every pane), quit (Ctrl+Q)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
 from app.errors import AssayError
-from app.ingest.datasets import import_dataset
 from app.project import Project, project_url
-from app.review.session import Changes
 
 ReviewWindow = Any  # the review window (ui/review/window.py, which imports this module)
 
@@ -44,8 +43,7 @@ def add_file_menu(window: ReviewWindow, new_window: Callable[[Project], QMainWin
 
 
 def _folder(window: ReviewWindow) -> str:
-    url = window.project.url
-    return str(Path(url.removeprefix("sqlite:///")).parent) if url.startswith("sqlite:///") else str(Path.home())
+    return str(window.session.folder() or Path.home())
 
 
 def open_project(
@@ -79,17 +77,6 @@ def import_answers(window: ReviewWindow, folder: bool, path: str | None = None) 
         return False
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        summary = import_dataset(window.project.sessions, Path(path))
-    except AssayError as exc:
-        window.say(f"Nothing imported: {exc}")
-        return False
+        return window.session.import_answers(Path(path))
     finally:
         QApplication.restoreOverrideCursor()
-    window.session.notify(
-        Changes(
-            queue=True,
-            message=f"Imported {Path(path).name}: {summary.answers_added} new answers, "
-            f"{summary.documents_added} new documents, {summary.answers_updated} updated.",
-        )
-    )
-    return True

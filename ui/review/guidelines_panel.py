@@ -4,6 +4,9 @@ Shift+F1 (Help ▸ Review guidelines) opens the panel at the section of the sele
 the reviewer's own tag, else the judge's beside it; while the panel is open it follows the selected
 point. F1 stays the keyboard shortcut sheet; Shift+F1 is Qt's (and most desktops') context-help key.
 A section is a Markdown heading whose first word is the tag's name ("## Incorrect").
+
+The guidelines are read and saved through the review session: a version saved here comes back as the
+session's `Changes` (guidelines=True), which every view showing them hears, this panel included.
 """
 
 from __future__ import annotations
@@ -23,8 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import AssayError
-from app.project import DEFAULT_GUIDELINES, Guidelines, Project
+from app.project import DEFAULT_GUIDELINES, Guidelines
 from app.review.service import ReviewPoint
 from app.review.session import Changes, ReviewSession
 from models.vocabulary import Tag
@@ -36,14 +38,12 @@ TOP = "top"  # the anchor of the guidelines' first line
 
 class GuidelinesPanel(QDockWidget):
     """The current version of the guidelines, rendered from Markdown, one anchor per tag's section;
-    while shown, it follows the session's selected point."""
+    while shown, it follows the session's selected point, and it shows a new version once saved."""
 
     def __init__(self, session: ReviewSession, parent: QWidget | None = None) -> None:
         super().__init__("Review guidelines", parent)
         self.setObjectName("guidelines")  # the window's saved layout names its docks
         self.session = session
-        self.project: Project = session.project
-        self.reviewer = session.reviewer
         self.guidelines: Guidelines | None = None
         self.section: str = TOP  # the anchor shown: a tag's value, or TOP
         self.sections: set[str] = set()  # the anchors the current text has
@@ -71,12 +71,14 @@ class GuidelinesPanel(QDockWidget):
         session.subscribe(self._on_changes)
 
     def _on_changes(self, changes: Changes) -> None:
-        if self.isVisible() and (changes.point or changes.answer or changes.opened):
+        if changes.guidelines or changes.project:
+            self.show_tag(None)  # read again; a new version is read from its top
+        elif self.isVisible() and (changes.point or changes.answer or changes.opened):
             self.show_tag(tag_in_play(self.session.current_point))
 
     def refresh(self) -> None:
         """Read the current version again (another reviewer or `assay guidelines --set` may have made one)."""
-        current = self.project.guidelines()
+        current = self.session.guidelines()
         self.start_button.setVisible(current is None)
         self.edit_button.setVisible(current is not None)
         if current == self.guidelines and current is not None:
@@ -128,22 +130,17 @@ class GuidelinesPanel(QDockWidget):
         self.save(DEFAULT_GUIDELINES.read_text(encoding="utf-8"))
 
     def _on_edit_clicked(self) -> None:
-        current = self.project.guidelines()
+        current = self.session.guidelines()
         if current is None:
             return
         self.editor = GuidelinesEditor(current, self)
         self.editor.accepted.connect(lambda: self.save(self.editor.text.toPlainText()) if self.editor else None)
         self.editor.open()
 
-    def save(self, text: str) -> None:
-        """The text as the next version (the same text as now adds none); a refusal is said in the panel."""
-        try:
-            self.project.set_guidelines(text, self.reviewer)
-        except AssayError as exc:
-            self.version.setText(str(exc))
-            return
-        self.refresh()
-        self.show_tag(None)
+    def save(self, text: str) -> bool:
+        """The text as the next version (the same text as now adds none), through the session: the panel
+        shows it when the session says the guidelines changed; a refusal is said in the status bar."""
+        return self.session.set_guidelines(text)
 
 
 class GuidelinesEditor(QDialog):

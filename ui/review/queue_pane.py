@@ -112,7 +112,7 @@ class QueuePane(QWidget):
         self._following = False  # the row is being selected to follow the session, not chosen
         # The random draws are given with the rows: arranging 100,000 rows once, not twice, to open.
         self.model = AnswerQueueModel(session.queue(), session.judge_counts, triage_rule=triage_rule, sampled=sampled)
-        self.model.titles = session.project.document_titles()
+        self.model.titles = session.document_titles()
         self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
         # Filtered once the typing pauses, and nothing opens until the reviewer picks a row (Enter or a
         # click): every key stays in the field, however fast it comes.
@@ -137,13 +137,24 @@ class QueuePane(QWidget):
 
     def _on_changes(self, changes: Changes) -> None:
         if changes.queue or changes.project:
+            self.model.titles = self.session.document_titles()  # an import may have brought documents
+        if changes.sampled:
+            self.refresh_statistics()
+        elif changes.queue or changes.project:
             self.model.reset(self.session.queue())  # a reset forgets the selected row: the open answer's again
         for answer_id in changes.rows:
             self.model.update_row(self.session.queue_row(answer_id), judged=changes.judged)
-        if changes.opened or changes.queue:
+        if changes.opened or changes.queue or changes.sampled:
             self._follow()
         if changes.advance:
             self.move(changes.advance)
+
+    def refresh_statistics(self) -> None:
+        """Each answer's random draw and its calibrated certainty, read again (the certainty reads every
+        label: when asked for, not at every opening of the window), with the rows."""
+        self.model.certainty = self.session.review_certainty()
+        self.model.sampled = self.session.sampled_answers()
+        self.model.reset(self.session.queue())
 
     def _follow(self) -> None:
         """Select the open answer's row (undo may have opened another answer) without opening it again."""

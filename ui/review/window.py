@@ -59,6 +59,7 @@ from ui.review.qualification_dialog import QualificationDialog, show_training_fe
 from ui.review.queue_pane import QueuePane
 from ui.review.sample_actions import draw_random_sample, least_certain_first
 from ui.review.side_by_side import SideBySideWindow
+from ui.review.verifier_flags import claim_checker
 from ui.thresholds_dialog import ThresholdsDialog
 
 PREPARE_AFTER_MS = 100  # a pause this long after a move: the reviewer reads, the next answer is prepared
@@ -80,7 +81,7 @@ class ReviewWindow(QMainWindow):
         self.project = project
         self.settings = settings or Settings()
         self.session = session = ReviewSession(  # the judge beside an answer: the run whose tags it shows
-            project, reviewer, lambda rater: standing_of_run(project.sessions, rater)
+            project, reviewer, lambda rater: standing_of_run(project.sessions, rater), lambda: claim_checker(project)
         )
         self.side_by_side: SideBySideWindow | None = None
         self.adjudication: AdjudicationView | None = None
@@ -395,4 +396,5 @@ class ReviewWindow(QMainWindow):
         self.dashboard.stop()
         self.dashboard.wait()
         self.judge_runner.stop_and_wait()
+        self.answer_pane.verifier_flag.stop_and_wait()  # the answer the claim checker is reading
         super().closeEvent(event)
