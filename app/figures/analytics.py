@@ -142,9 +142,10 @@ class Units:
     @staticmethod
     def of(table: np.ndarray) -> Units:
         base, size = int(table.max(initial=0)) + 1, table.shape[1]
-        if base**size > 4 * len(table) + 4096:  # too many possible rows to count each: sorted
+        if base**size > 4 * len(table) + 4096:  # more possible rows than units: sorted, not counted
             rows, kind, count = np.unique(table, axis=0, return_inverse=True, return_counts=True)
             return Units(rows, count, kind.reshape(-1))
+        # Each row as a number in base `base`, its first column the highest digit: the rows in order.
         code = table.astype(np.int64) @ base ** np.arange(size - 1, -1, -1, dtype=np.int64)
         count = np.bincount(code, minlength=1)
         present = np.flatnonzero(count)
