@@ -243,3 +243,24 @@ def test_the_window_shows_evidence_without_a_verdict_and_the_definitions_as_link
     objected = describe(PointReport(0, 10, "Bake it for two hours.", "unconfirmed", [reason], "par_3", "", 0.05, 0.2))
     assert "not confirmed" in objected and "weighs the objection below" in objected
     assert "value mismatch: the answer says “2 hours”, the document “1 hour”" in objected
+
+
+def test_one_manifest_pins_every_artefact_and_an_altered_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """resources/claim_checker/manifest.json pins the words-only checker's model.json beside the encoder
+    files; a model.json edited by hand is refused with one sentence, not read."""
+    import shutil
+
+    from models.checker import manifest
+
+    assert "model.json" in manifest.pinned() and "encoder/cross.int8.onnx" in manifest.pinned()
+    assert ClaimChecker.load().held_out  # the shipped file passes its check
+    shutil.copytree(manifest.RESOURCES, tmp_path / "claim_checker")
+    monkeypatch.setattr(manifest, "RESOURCES", tmp_path / "claim_checker")
+    monkeypatch.setattr(manifest, "MANIFEST", tmp_path / "claim_checker" / "manifest.json")
+    model = tmp_path / "claim_checker" / "model.json"
+    model.write_text(model.read_text().replace('"shipped": true', '"shipped": false', 1))
+    with pytest.raises(manifest.ArtefactUnavailable, match=r"model[.]json is altered .*make install") as refused:
+        ClaimChecker.load()
+    assert "\n" not in str(refused.value)

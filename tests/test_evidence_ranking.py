@@ -62,11 +62,14 @@ def test_the_recitals_never_outrank_the_operative_clause(encoders: Encoders) -> 
 
 @pytest.fixture
 def broken_encoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A copy of resources/claim_checker/encoder to damage, in place of the shipped one."""
-    folder = tmp_path / "encoder"
-    shutil.copytree(encoder.FOLDER, folder)
+    """A copy of resources/claim_checker to damage, in place of the shipped one: its encoder folder."""
+    from models.checker import manifest
+
+    shutil.copytree(manifest.RESOURCES, tmp_path / "claim_checker")
+    folder = tmp_path / "claim_checker" / "encoder"
+    monkeypatch.setattr(manifest, "RESOURCES", folder.parent)
+    monkeypatch.setattr(manifest, "MANIFEST", folder.parent / "manifest.json")
     monkeypatch.setattr(encoder, "FOLDER", folder)
-    monkeypatch.setattr(encoder, "MANIFEST", folder / "manifest.json")
     shipped_encoders.cache_clear()
     yield folder
     shipped_encoders.cache_clear()

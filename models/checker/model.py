@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from models.checker.features import ABSENCE, FEATURES, KINDS, Evidence, measure
+from models.checker.manifest import RESOURCES, checked
 from models.checker.ranking import MEANING
 
-MODEL_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "claim_checker" / "model.json"
+MODEL_FILE = RESOURCES / "model.json"
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ class ClaimChecker:
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> ClaimChecker:
-        return cls(json.loads(path.read_text()))
+        # the shipped file is checked against the manifest; another (a trial's) is read as it is
+        return cls(json.loads(checked("model.json") if path == MODEL_FILE else path.read_text()))
 
     def assess_many(
         self, claims: list[tuple[str, str]], evidence: Evidence, question: str = ""

@@ -364,6 +364,10 @@ def main() -> int:
         return 0 if same else 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
+    if args.out.resolve() == OUT.resolve():
+        from models.checker.manifest import pin
+
+        pin(OUT)  # what ships is pinned, a trial's file is not
     print(
         f"wrote {args.out} ({len(text) / 1e6:.1f} MB); flag at p >= {checker['flag']}, "
         f"supported at p <= {checker['support']}"

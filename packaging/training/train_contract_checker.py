@@ -27,14 +27,14 @@ about 10 minutes on two cores). What ships learns from both (less the sample pro
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-from models.checker.encoder import FOLDER, MANIFEST, Encoders
+from models.checker.encoder import FOLDER, Encoders
+from models.checker.manifest import pin
 from models.checker.ranking import MEANING, RERANK, Memory, PassageIndex, cross_read
 
 from . import train_claim_checker as lexical
@@ -162,9 +162,7 @@ def main() -> int:
     memory, ranker = learnt_from(everything)
     checker = lexical.trained(meaning(known, everything, memory, ranker, held), PARAMS, SUPPORT_PRECISION)
     OUT.write_text(json.dumps(serialise(checker, figures, folds), indent=1) + "\n")
-    manifest = json.loads(MANIFEST.read_text())
-    manifest["files"][OUT.name] = hashlib.sha256(OUT.read_bytes()).hexdigest()
-    MANIFEST.write_text(json.dumps(manifest, indent=1) + "\n")
+    pin(OUT)
     flag, support = checker["flag"]["contract"], checker["support"]["contract"]
     print(f"wrote {OUT}: flag at p >= {flag:.3f}, supported at p <= {support:.3f}")
     return 0

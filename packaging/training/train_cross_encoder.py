@@ -25,8 +25,9 @@ in about 84 minutes, each held-out model in about an hour (the data card,
 resources/claim_checker/encoder/README.md).
 
 `install` copies the variant that ships (SHIPPED) to resources/claim_checker/encoder/cross.int8.onnx, pins
-its SHA-256 in manifest.json, and keeps its held-out scores of every ContractNLI pair (HELD_OUT), keyed by
-claim and passage, for the evidence ranker's and the contract checker's scripts: they run on two cores.
+its SHA-256 in resources/claim_checker/manifest.json, and keeps its held-out scores of every ContractNLI
+pair (HELD_OUT), keyed by claim and passage, for the evidence ranker's and the contract checker's scripts:
+they run on two cores.
 """
 
 from __future__ import annotations
@@ -358,8 +359,9 @@ def train(
 
 def install(folder: Path, out: Path) -> None:
     """The shipped variant into resources/claim_checker/encoder (pinned), and its held-out scores, keyed."""
-    import hashlib
     import shutil
+
+    from models.checker.manifest import pin
 
     with np.load(out / "oof.npz") as held:
         scores = held.get(SHIPPED)
@@ -386,9 +388,7 @@ def install(folder: Path, out: Path) -> None:
     resources = RESOURCES / "encoder"
     target = resources / "cross.int8.onnx"
     shutil.copyfile(out / f"cross-{SHIPPED}.int8.onnx", target)
-    manifest = json.loads((resources / "manifest.json").read_text())
-    manifest["files"][target.name] = hashlib.sha256(target.read_bytes()).hexdigest()
-    (resources / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    pin(target)
     print(f"{target} pinned in manifest.json")
 
 

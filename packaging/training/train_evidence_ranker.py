@@ -25,7 +25,6 @@ on NDAs it never saw:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from pathlib import Path
@@ -33,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from models.checker.encoder import FOLDER, MANIFEST, TOKENIZER_SHA256, WEIGHTS_SHA256, Encoders, base_file
+from models.checker.encoder import FOLDER, TOKENIZER_SHA256, WEIGHTS_SHA256, Encoders, base_file
+from models.checker.manifest import pin
 from models.checker.ranking import FEATURES, RERANK, Memory, PassageIndex
 
 from .claim_data import Claim, cross_held_out, evidence_passages, load_claims
@@ -252,10 +252,7 @@ def main() -> int:
             evidence=memory.evidence,
             verdicts=memory.verdicts,
         )
-    names = ("dense.int8.onnx", "ranker.txt", "memory.npz")
-    files = json.loads(MANIFEST.read_text())["files"] if MANIFEST.exists() else {}  # the contract checker's too
-    files.update({n: hashlib.sha256((FOLDER / n).read_bytes()).hexdigest() for n in names})
-    (FOLDER / "manifest.json").write_text(json.dumps({"files": files, "seed": SEED}, indent=1) + "\n")
+    pin(*(FOLDER / n for n in ("dense.int8.onnx", "ranker.txt", "memory.npz")), seed=SEED)
     (FOLDER / "figures.json").write_text(json.dumps(figures, indent=1) + "\n")
     return 0
 
