@@ -15,7 +15,7 @@ from app.cli.output import print_summary, writing
 from app.cli.signoff import signoff_dicts, signoff_lines
 from app.errors import AssayError, InvalidInput
 from app.figures.rater_names import rater_name
-from app.judging.verification import VERIFIER, findings
+from app.judging.verification import VERIFIER, claim_checker
 from app.plain_text import plain_text
 from app.project import Project
 from app.review import sampling
@@ -29,7 +29,7 @@ def _show(project: Project, args: argparse.Namespace) -> int:
     if answer is None:
         raise AssayError(f"no answer with id {args.answer_id!r}")
     by_rater = project.data_points(args.answer_id)
-    checked = findings(project.sessions, answer.id)  # as stored by `assay verify`, else checked now
+    checked = claim_checker(project.sessions)(answer.id)  # as stored by `assay verify`, else checked now
     if args.json:
         raters = {r: [asdict(p) for p in ps] for r, ps in by_rater.items()}
         print(json.dumps({"answer_id": answer.id, "raters": raters, "verifier": checked.as_dict()}))

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.errors import InvalidInput
 from app.ingest.citations import CITATION, CitationIndex
 from app.ingest.contract_terms import defined_terms
 from app.judging.runs import open_run
@@ -112,8 +113,6 @@ def verify_project(
         ids = answer_ids if answer_ids is not None else [a.id for a in answers.list_answers(session)]
         missing = [a for a in ids if not answers.answer_exists(session, a)]
     if missing:
-        from app.errors import InvalidInput
-
         raise InvalidInput("--answers", f"no answer with id {', '.join(missing)}")
     rater_id = open_run(sessions, VERIFIER, {"backend": "verifier", "version": VERSION}, VERIFIER) if save else None
     # which files and kernels made each answer's findings: a project moves between laptops
@@ -177,20 +176,24 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
     return AnswerReport(answer_id, points)
 
 
-def findings(sessions: sessionmaker[Session], answer_id: str, verifier: Verifier | None = None) -> AnswerReport:
-    """The verifier's findings on an answer for the review window: as stored by the last `verify`, else
-    checked now (seconds at most, nothing stored) by `verifier`, which keeps the documents it prepared."""
-    with sessions() as session:
-        stored = stored_report(session, answer_id)
-        if stored is not None:
-            return stored
-        return (verifier or Verifier(sessions)).verify_answer(session, answer_id)
+def claim_checker(sessions: sessionmaker[Session]) -> Callable[[str], AnswerReport]:
+    """An answer's findings as stored by the last `verify`, else checked now (nothing stored) by one Verifier,
+    made when first needed (it loads the checker) and kept, so that each document is prepared once."""
+    made: list[Verifier] = []
+
+    def claims(answer_id: str) -> AnswerReport:
+        with sessions() as session:
+            stored = stored_report(session, answer_id)
+            if stored is not None:
+                return stored
+            if not made:
+                made.append(Verifier(sessions))
+            return made[0].verify_answer(session, answer_id)
+
+    return claims
 
 
 def all_findings(sessions: sessionmaker[Session], answer_ids: list[str]) -> dict[str, AnswerReport]:
     """The verifier's findings on these answers: as stored by the last `verify`, else checked now."""
-    verifier, out = Verifier(sessions), {}
-    with sessions() as session:
-        for answer_id in dict.fromkeys(answer_ids):
-            out[answer_id] = stored_report(session, answer_id) or verifier.verify_answer(session, answer_id)
-    return out
+    claims = claim_checker(sessions)
+    return {answer_id: claims(answer_id) for answer_id in dict.fromkeys(answer_ids)}

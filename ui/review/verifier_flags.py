@@ -20,9 +20,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
 from app.errors import AssayError
-from app.judging.verification import Verifier, stored_report
 from app.plain_text import plain_text
-from app.project import Project
 from app.review.session_project import ClaimsOf
 from models.checker.engine import AnswerReport, PointReport, finding_at
 
@@ -42,24 +40,6 @@ _BADGE = {
     "unverifiable": ("· Claim checker: nothing in the document to check this against", "#666"),
 }
 UNCHECKED = ("unconfirmed", "unverifiable")  # verdicts that say nothing of the point: a conclusion, if a quote precedes
-
-
-def claim_checker(project: Project) -> ClaimsOf:
-    """The claim checker's findings on an answer of the project (what the window gives the review session):
-    as stored by the last `assay verify`, else checked now by one Verifier, made when first needed (it loads
-    the checker: a second or more) and kept, so that each document is prepared once."""
-    made: list[Verifier] = []
-
-    def claims(answer_id: str) -> AnswerReport:
-        with project.sessions() as session:
-            stored = stored_report(session, answer_id)
-            if stored is not None:
-                return stored
-            if not made:
-                made.append(Verifier(project.sessions))
-            return made[0].verify_answer(session, answer_id)
-
-    return claims
 
 
 def _no_claims(_answer_id: str) -> None:

@@ -35,6 +35,7 @@ from app.export.formats import Redact
 from app.export.redaction import keep_everything
 from app.judging.runs import JudgeSettings
 from app.judging.standing import standing_of_run
+from app.judging.verification import claim_checker
 from app.project import Project
 from app.review import keymap, sampling
 from app.review.service import BLIND, ReviewState
@@ -59,7 +60,6 @@ from ui.review.qualification_dialog import QualificationDialog, show_training_fe
 from ui.review.queue_pane import QueuePane
 from ui.review.sample_actions import draw_random_sample, least_certain_first
 from ui.review.side_by_side import SideBySideWindow
-from ui.review.verifier_flags import claim_checker
 from ui.thresholds_dialog import ThresholdsDialog
 
 PREPARE_AFTER_MS = 100  # a pause this long after a move: the reviewer reads, the next answer is prepared
@@ -81,7 +81,10 @@ class ReviewWindow(QMainWindow):
         self.project = project
         self.settings = settings or Settings()
         self.session = session = ReviewSession(  # the judge beside an answer: the run whose tags it shows
-            project, reviewer, lambda rater: standing_of_run(project.sessions, rater), lambda: claim_checker(project)
+            project,
+            reviewer,
+            lambda rater: standing_of_run(project.sessions, rater),
+            lambda: claim_checker(project.sessions),
         )
         self.side_by_side: SideBySideWindow | None = None
         self.adjudication: AdjudicationView | None = None
