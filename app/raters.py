@@ -72,7 +72,13 @@ class RaterStanding:
             return "not measured yet" if self.basis == "none" else f"not measured yet ({self._measure()})"
         if not self.trusted:
             return f"near chance on {self.answers} human-labelled answers ({self._measure()})"
-        where = "held-out, from its data card" if self.basis == "data card" else "human-labelled answers"
+        # the data cards' claims are worded as their benchmarks word them: a lawyer's wording does worse
+        # (bench/wordings.py), and the reader should know which it is
+        where = (
+            "held-out, from its data card; claims in the benchmarks' own wording"
+            if self.basis == "data card"
+            else "human-labelled answers"
+        )
         return f"trusted: {self._measure()} ({self.answers:,} {where})"
 
     def _measure(self) -> str:

@@ -134,7 +134,8 @@ class WelcomeWindow(QWidget):
         sample.setDefault(True)
         sample.setStyleSheet("font-weight: bold")
         sample.setToolTip(
-            "12 real public contracts: 119 LLM answers (LegalBench-RAG) and 34 answers with human labels (ContractNLI)"
+            "12 real public contracts: 119 LLM answers (LegalBench-RAG) and 34 answers with human labels"
+            " (ContractNLI, worded as ContractNLI words its statements: the claim checker's best case)"
         )
         create = QPushButton("Create a project…")
         open_existing = QPushButton("Open a project…")
