@@ -56,6 +56,16 @@ def submitted(project: Project, answer_id: str, reviewer: str = "ana", tag: Tag 
     return service
 
 
+def signed_then_retired(capsys: pytest.CaptureFixture[str], project: Project) -> keys.LocalKey:
+    """Both answers reviewed by ana, ANSWER signed off with her key, then that key retired: it is returned."""
+    submitted(project, ANSWER)
+    submitted(project, OTHER)
+    assert _cli(capsys, project, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
+    (local,) = keys.local_keys("ana")
+    assert _cli(capsys, project, "keys", "retire", local.fingerprint)[0] == 0
+    return local
+
+
 def state(project: Project) -> tuple[int, ...]:
     """Sign-offs, keys, audit entries and labels: what a refusal must leave as it was."""
     with project.sessions() as session:

@@ -21,7 +21,7 @@ from storage.audit_chain import audit_hash
 from storage.db import sqlite_path
 from storage.signoffs import live_content
 
-from .forgery_helpers import ANSWER, OTHER, b64, canonical, public_key_of, submitted, verify
+from .forgery_helpers import ANSWER, OTHER, b64, canonical, public_key_of, signed_then_retired, submitted, verify
 from .forgery_helpers import computer as computer  # autouse: ana's laptop, or another computer by name
 from .key_helpers import cli as _cli
 
@@ -140,11 +140,7 @@ def test_an_unsigned_sign_off_marked_imported_in_the_file_is_reported(
 def test_a_sign_off_made_after_its_key_was_retired_is_reported(
     capsys: pytest.CaptureFixture[str], sample_project: Project, computer
 ) -> None:
-    submitted(sample_project, ANSWER)
-    submitted(sample_project, OTHER)
-    assert _cli(capsys, sample_project, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
-    (local,) = keys.local_keys("ana")
-    assert _cli(capsys, sample_project, "keys", "retire", local.fingerprint)[0] == 0
+    local = signed_then_retired(capsys, sample_project)
     _sign_in_file(sample_project, OTHER, keys.private_key(local))  # the retired key, taken from the laptop
     status, out = verify(capsys, sample_project)
     assert status == 1, out

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from app import keys
 from app.project import Project
 
-from .forgery_helpers import ANSWER, OTHER, state, submitted, verify
+from .forgery_helpers import ANSWER, OTHER, signed_then_retired, state, submitted, verify
 from .forgery_helpers import computer as computer  # autouse: ana's laptop, or another computer by name
 from .key_helpers import MemoryKeyring
 from .key_helpers import cli as _cli
@@ -61,11 +61,7 @@ def test_a_second_key_is_made_only_as_a_rotation_signed_by_the_first(
 def test_a_retired_key_signs_nothing(
     capsys: pytest.CaptureFixture[str], sample_project: Project, tmp_path: Path
 ) -> None:
-    submitted(sample_project, ANSWER)
-    submitted(sample_project, OTHER)
-    assert _cli(capsys, sample_project, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
-    (local,) = keys.local_keys("ana")
-    assert _cli(capsys, sample_project, "keys", "retire", local.fingerprint)[0] == 0
+    local = signed_then_retired(capsys, sample_project)
     before = state(sample_project)
     status, out = _cli(capsys, sample_project, "signoff", OTHER, "--reviewer", "ana")
     assert status == 2 and out.strip().count("\n") == 0, out

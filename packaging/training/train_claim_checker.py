@@ -322,15 +322,22 @@ def held_out(data: dict[str, Points]) -> list[dict]:
     return out
 
 
+def boosters(checker: dict, features: tuple[str, ...]) -> dict:
+    """What every claim checker's file starts with: what it reads and its two models, as LightGBM's text."""
+    return {
+        "format": 1,
+        "features": list(features),
+        "labels": list(LABELS),
+        "error_model": checker["boosters"]["error"].model_to_string(),
+        "contradiction_model": checker["boosters"]["contradiction"].model_to_string(),
+    }
+
+
 def serialise(checker: dict, figures: list[dict]) -> dict:
     from models.checker.features import FEATURES
 
     return {
-        "format": 1,
-        "features": list(FEATURES),
-        "labels": list(LABELS),
-        "error_model": checker["boosters"]["error"].model_to_string(),
-        "contradiction_model": checker["boosters"]["contradiction"].model_to_string(),
+        **boosters(checker, FEATURES),
         "calibration": checker["calibration"],
         "thresholds": {"flag": checker["flag"], "support": checker["support"]},
         "rules_stand": list(RULES_STAND),

@@ -38,7 +38,7 @@ from models.checker.manifest import pin
 from models.checker.ranking import MEANING, RERANK, Memory, PassageIndex, cross_read
 
 from . import train_claim_checker as lexical
-from .claim_data import LABELS, Claim, Points, cross_held_out, load_folder
+from .claim_data import Claim, Points, cross_held_out, load_folder
 from .paths import DATA, HELD_OUT, SAMPLE_DOCUMENTS
 from .train_cross_encoder import FOLDS, dealt
 from .train_evidence_ranker import both_splits, decided, load_split, memory_of, train_ranker
@@ -115,11 +115,7 @@ def learnt_from(split: Split):
 
 def serialise(checker: dict, figures: list[dict], folds: list[dict]) -> dict:
     return {
-        "format": 1,
-        "features": list(MEANING),
-        "labels": list(LABELS),
-        "error_model": checker["boosters"]["error"].model_to_string(),
-        "contradiction_model": checker["boosters"]["contradiction"].model_to_string(),
+        **lexical.boosters(checker, MEANING),
         "calibration": {"contract": checker["calibration"]["contract"]},
         "thresholds": {kind: {"contract": checker[kind]["contract"]} for kind in ("flag", "support")},
         "trained_on": list(SPLITS),
