@@ -131,7 +131,7 @@ def test_keys_are_listed_exported_and_retired_never_deleted(
     assert status == 0 and "it signs nothing more" in out
     with pytest.raises(Exception, match="retired, never deleted"), sample_project.sessions.begin() as session:
         session.execute(text("DELETE FROM reviewer_keys"))
-    # No new key behind a retired one: only a key in force signs the rotation to another (tests/test_forgery.py).
+    # No new key behind a retired one: only a key in force signs the rotation to another (tests/test_forgery_keys.py).
     status, out = _cli(capsys, sample_project, "signoff", OTHER, "--reviewer", "ana")
     assert status == 2 and "a retired key signs nothing" in out, out
     listed = json.loads(_cli(capsys, sample_project, "keys", "--json")[1])

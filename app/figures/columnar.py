@@ -1,8 +1,7 @@
 """Scores, agreement and judge–human alignment on label columns (storage/columns.py): the same figures
-as the SQL and row-by-row definitions in app/figures/analytics.py, at a million data points in about a second.
-
-The row-by-row alignment stays the reference, and the fallback for the few answers that need
-judgement (points matched by their words rather than their identity); tests check that both agree.
+as the SQL and row-by-row definitions kept as references in tests/reference_figures.py, at a million data
+points in about a second; tests check that both agree. Matching points by their words stays the fallback for
+the few answers that need judgement (points matched by their words rather than their identity).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ points side by side (side_by_side) and a disputed answer's points (adjudication_
 their text needs once the columns have settled. `keep_readable` keeps the column a lawyer reads (the
 point's text) at a readable width however many columns appear beside it: they wrap, then scroll.
 `CellsModel` is the model the side-by-side and adjudication tables fill with `Cell`s (as Orange's
-PyTableModel: one reusable table model); the review pane's DataPointTableModel (ui/item_models.py) is
+PyTableModel: one reusable table model); the review pane's DataPointTableModel (ui/point_model.py) is
 its richer sibling.
 """
 
