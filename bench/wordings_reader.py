@@ -48,6 +48,7 @@ def read(encoders: Encoders, reader: object, documents: int | None, top: int) ->
     docs = evidence_passages(folder)
     spec = json.loads(WORDINGS.read_text())
     memory = no_exemplars(encoders.memory)
+    readers = (("shipped", encoders.cross), ("reader", reader))
     rows = []
     for name in sorted(docs)[:documents]:
         index = PassageIndex(docs[name].ids, docs[name].texts, encoders)
@@ -56,7 +57,7 @@ def read(encoders: Encoders, reader: object, documents: int | None, top: int) ->
             for wording, text in enumerate(spec["statements"][statement]):
                 ids = index.rank([text], encoders.ranker, memory)[0].ids[:top]
                 pairs = [(text, docs[name].texts[index.row_of[i]]) for i in ids]
-                for who, session in (("shipped", encoders.cross), ("reader", reader)):
+                for who, session in readers:
                     encoders.cross = session
                     p = encoders.judge(pairs)
                     rows.append(
@@ -127,6 +128,7 @@ def main() -> int:
     shipped = encoders.cross
     rows = read(encoders, reader, args.documents, args.read)
     encoders.cross = shipped
+    assert len({r["who"] for r in rows}) == 2
     for who in ("shipped", "reader"):
         mine = [r for r in rows if r["who"] == who]
         t = thresholds([r for r in mine if r["wording"] <= 2])
