@@ -246,7 +246,7 @@ def test_the_window_shows_evidence_without_a_verdict_and_the_definitions_as_link
 
 
 def test_one_manifest_pins_every_artefact_and_an_altered_one_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """resources/claim_checker/manifest.json pins the words-only checker's model.json beside the encoder
     files; a model.json edited by hand is refused with one sentence, not read."""
@@ -264,3 +264,9 @@ def test_one_manifest_pins_every_artefact_and_an_altered_one_is_refused(
     with pytest.raises(manifest.ArtefactUnavailable, match=r"model[.]json is altered .*make install") as refused:
         ClaimChecker.load()
     assert "\n" not in str(refused.value)
+    shipped.cache_clear()  # `assay verify` loads it afresh and says the same sentence, no traceback
+    try:
+        assert main(["--db", project.url, "verify"]) == 2
+    finally:
+        shipped.cache_clear()
+    assert "model.json is altered" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from app.cli import signoff as signoff_cli
 from app.cli.parser import build_parser
 from app.errors import AssayError, InvalidInput, StorageError, file_problem
 from app.project import AskPassphrase, Project, project_passphrase, project_url
+from models.checker.manifest import ArtefactUnavailable
 from storage.db import sqlite_path
 
 EXIT_INVALID = 2
@@ -82,7 +83,7 @@ def main(
         return status
     except BrokenPipeError:
         return _reader_gone()
-    except AssayError as exc:
+    except (AssayError, ArtefactUnavailable) as exc:  # a shipped model file altered: its one sentence
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_INVALID
     except DatabaseError as exc:  # a damaged page met mid-command, or another writer holding the file
