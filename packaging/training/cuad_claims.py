@@ -36,7 +36,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import unicodedata
 from collections import Counter
@@ -45,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cuad_kinds import GOVERNING_LAW, JURISDICTIONS, KINDS, Kind
-from .paths import OVERLAP_CHECK
+from .paths import overlapping
 
 COMMIT = "77c8f5a3cc2e6e5e3793b43f84a3bc097a414f9e"
 CSV_PATH = "data/CUAD_v1/master_clauses.csv"
@@ -237,15 +236,6 @@ def claims_of(contract: Contract, dropped: Counter[str]) -> list[Claim]:
         label = "supported" if clauses else "unsupported"
         out.append(Claim(kind, wording, kind.wordings[wording], label, evidence, answer))
     return out
-
-
-def overlapping(folder: Path) -> set[str]:
-    """The names of the documents in `folder` that ../shared/checks/held_out_overlap.py lists."""
-    done = subprocess.run([sys.executable, str(OVERLAP_CHECK), str(folder)], capture_output=True, text=True)
-    names = {Path(line.split(" ", 2)[2]).name for line in done.stdout.splitlines() if line.startswith("OVERLAP")}
-    if done.returncode not in (0, 1) or bool(names) != (done.returncode == 1):
-        raise SystemExit(f"held_out_overlap.py failed ({done.returncode}): {done.stderr.strip()}")
-    return names
 
 
 def _duplicates(contracts: list[Contract]) -> set[str]:

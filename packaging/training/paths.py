@@ -3,6 +3,8 @@ Imports nothing heavy: the GPU step of train_cross_encoder runs where only torch
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -16,3 +18,12 @@ RESOURCES = ROOT / "resources" / "claim_checker"  # what ships
 SAMPLE_DOCUMENTS = frozenset({"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"})
 # ContractNLI's 17 statements in six wordings each, written for Assay: 0-2 may be learnt, 3-5 only measured
 WORDINGS = Path(__file__).resolve().parent / "data" / "nda_wordings.json"
+
+
+def overlapping(folder: Path) -> set[str]:
+    """The names of the documents in `folder` that ../shared/checks/held_out_overlap.py lists."""
+    done = subprocess.run([sys.executable, str(OVERLAP_CHECK), str(folder)], capture_output=True, text=True)
+    names = {Path(line.split(" ", 2)[2]).name for line in done.stdout.splitlines() if line.startswith("OVERLAP")}
+    if done.returncode not in (0, 1) or bool(names) != (done.returncode == 1):
+        raise SystemExit(f"held_out_overlap.py failed ({done.returncode}): {done.stderr.strip()}")
+    return names
