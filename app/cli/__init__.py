@@ -17,6 +17,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, SQLAlchemyError
 
 from app.cli import adjudication as adjudication_cli
 from app.cli import admin, contract, export, figures, ingest, judging, models, review
+from app.cli import checker as checker_cli
 from app.cli import compare as compare_cli
 from app.cli import matters as matters_cli
 from app.cli import signoff as signoff_cli
@@ -46,6 +47,7 @@ COMMANDS: dict[str, Command] = {
     **signoff_cli.COMMANDS,  # guidelines, signoff, reopen
     **compare_cli.COMMANDS,  # compare two generators
     **matters_cli.COMMANDS,  # matters, their people, walls
+    **checker_cli.COMMANDS,  # the claim checker fitted to the project's reviews
 }
 COMMANDS = matters_cli.scope(COMMANDS)  # `--matter M`: the figures, exports and reports of one matter
 

@@ -475,6 +475,10 @@ def build_parser() -> argparse.ArgumentParser:
     for name in MATTER_SCOPED:
         commands.choices[name].add_argument("--matter", metavar="M", help="this matter alone (number or CLIENT/NUMBER)")
 
+    from app.cli.checker import add_checker_parser  # the claim checker fitted to the project's reviews
+
+    add_checker_parser(commands)
+
     gui = commands.add_parser("gui", help="open the review window")
     gui.add_argument("--sample", action="store_true", help="import the bundled sample project first")
     gui.add_argument("--open", dest="open_answer", metavar="ANSWER_ID", help="open this answer")

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.errors import InvalidInput
 from app.ingest.citations import CITATION, CitationIndex
 from app.ingest.contract_terms import defined_terms
+from app.judging.fitted import speaker
 from app.judging.runs import open_run
 from models.checker import ClaimChecker
 from models.checker.encoder import encoder_files, kernels
@@ -54,11 +55,17 @@ class Verifier:
         rules_only: bool = False,
         definitions: bool = True,
         neural: bool = True,
+        learned: bool = True,
     ) -> None:
         self.sessions = sessions
         self.engine = ClaimEngine(checker, rules_only=rules_only, neural=neural)
         self.definitions = definitions
         self._documents: dict[int, tuple[PreparedDocument, CitationIndex]] = {}
+        # `learned`: the checker fitted to a matter's (or the project's) reviews speaks for it where one was
+        # adopted (app/judging/fitted.py); `spoke` names the checker that checked the last answer
+        self.learned = learned and checker is None and not rules_only
+        self.speakers: dict[int | None, tuple[ClaimEngine, str]] = {}
+        self.spoke = "shipped"
 
     def document(self, session: Session, document_id: int) -> tuple[PreparedDocument, CitationIndex]:
         if document_id not in self._documents:
@@ -77,7 +84,10 @@ class Verifier:
         """Check the given spans of an answer text (to `question`: a summary is checked as one)."""
         prepared, index = self.document(session, document_id)
         cited = [_cited(text[s:e], index) for s, e in spans]
-        return self.engine.assess(prepared, text, spans, cited, question)
+        engine = self.engine
+        if self.learned:
+            engine, self.spoke = speaker(self.engine, self.speakers, session, document_id)
+        return engine.assess(prepared, text, spans, cited, question)
 
     def verify_answer(self, session: Session, answer_id: str, text: str | None = None) -> AnswerReport:
         answer = answers.answer_detail(session, answer_id)
@@ -124,7 +134,7 @@ def verify_project(
         reports.append(report)
         if rater_id is not None:
             with sessions.begin() as session:
-                _save(session, rater_id, report, made_by)
+                _save(session, rater_id, report, made_by | {"checker": verifier.spoke})
         on_progress(done, len(ids))
     return reports
 
