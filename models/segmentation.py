@@ -45,7 +45,9 @@ _WORDS = (
     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
 _WORD_ABBREVIATION = re.compile(rf"\b(?:{_WORDS})\.$")
-_ABBREVIATIONS = re.compile(rf"(?:\b(?:{_WORDS})|\b(?:[A-Za-z]\.){{1,3}}[A-Za-z]?|\d)\.$")
+_ABBREVIATIONS = re.compile(rf"(?:\b(?:{_WORDS})|\b(?:[A-Za-z]\.){{1,3}}[A-Za-z]?)\.$")
+# A number ends a sentence ("as protective as Section 10. If ...") unless a number follows ("Section 2. 3").
+_NUMBER_BEFORE_NUMBER = re.compile(r"\d\.$")
 _NUMBER_SIGN = re.compile(r"\bNo\.$")  # "No. 5" abbreviates; "No." ending a verdict does not
 _PAIRS = {"“": "”", '"': '"', "(": ")"}
 _CLOSERS = "\"”’')]*_ "
@@ -86,6 +88,8 @@ def segment_answer(answer: str) -> list[Segment]:
             lead = _unwrap(answer, *pieces.pop())
             chains[id(unit)] = _nested(answer, chain, lead)
             leads.append(lead)
+            if _asserts(answer[lead[0] : lead[1]]):  # "... permits the Receiving Party to obtain ... if it is:"
+                pieces.append(lead)  # a point of its own too, so that a reviewer can tag what it says
         for s, e in pieces:
             s, e = _unwrap(answer, s, e)
             last = segments[-1] if segments else None
@@ -258,6 +262,21 @@ def _introduces(answer: str, unit: _Unit, piece: tuple[int, int]) -> bool:
     return unit.kind == "heading" or (not _ends_sentence(text) and len(text.split()) <= CONTEXT_MAX_WORDS)
 
 
+# A lead-in that grants, obliges or forbids makes the answer's assertion; one that only announces a list
+# ("Specifically, it includes (but is not limited to):") does not.
+_ASSERTING = re.compile(
+    r"\b(?:shall|must|may|cannot|(?:is|are) (?:not )?(?:entitled|required|permitted|allowed|"
+    r"prohibited|obliged|obligated|bound)|(?:expressly |also )?(?:permits?|allows?|requires?|prohibits?|forbids?|"
+    r"entitles?|obliges?|obligates?|grants?|restricts?|limits?|excludes?))\b",
+    re.IGNORECASE,
+)
+_ASSERTING_WORDS = 8  # fewer words than this only announce what follows
+
+
+def _asserts(text: str) -> bool:
+    return len(text.split()) >= _ASSERTING_WORDS and _ASSERTING.search(text) is not None
+
+
 def _nested(answer: str, outer: list[tuple[int, int]], inner: tuple[int, int]) -> list[tuple[int, int]]:
     """A lead-in right under another ("Based on the clause:" / "1. Term") reads with it, as one context
     of at most CONTEXT_MAX_WORDS words."""
@@ -286,7 +305,10 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if any(a < stop < b for a, b in quoted):
             continue
         candidate = text[cursor : boundary.start()]
-        if _ABBREVIATIONS.search(candidate) or (_NUMBER_SIGN.search(candidate) and text[boundary.end()].isdigit()):
+        number_follows = text[boundary.end()].isdigit()
+        if _ABBREVIATIONS.search(candidate) or (
+            number_follows and (_NUMBER_SIGN.search(candidate) or _NUMBER_BEFORE_NUMBER.search(candidate))
+        ):
             continue
         pieces.append(strip_span(text, cursor, stop))
         cursor = boundary.end()

@@ -197,3 +197,32 @@ def test_a_judge_point_aligned_to_a_list_item_is_read_with_its_lead_in() -> None
     [know_how] = [p for p in points if p.tag is Tag.CORRECT]
     assert know_how.context == "Specifically, it includes (but is not limited to):"
     assert all(p.context == s.context for p, s in zip(points[:3], segment_answer(answer)[:3], strict=True))
+
+
+def test_a_sentence_that_ends_on_a_section_number_ends_there() -> None:
+    """Issue 63: "Section 10." was read as a number, so a reversed duty hid inside a correct point."""
+    answer = (
+        "The Receiving Party must protect it with care at least as protective as Section 10. "
+        "If a disclosure is required by law, the Receiving Party need not notify the Disclosing Party."
+    )
+    assert texts(answer) == [
+        "The Receiving Party must protect it with care at least as protective as Section 10.",
+        "If a disclosure is required by law, the Receiving Party need not notify the Disclosing Party.",
+    ]
+    assert texts("The fee is set out in Section 2. 3 copies are kept.") == [
+        "The fee is set out in Section 2. 3 copies are kept."
+    ]
+
+
+def test_a_lead_in_that_grants_a_right_is_a_point_and_the_context_of_its_items() -> None:
+    """Issue 63: a lead-in that makes the answer's main assertion can be tagged; one that only announces
+    a list stays context."""
+    answer = (
+        "The agreement expressly permits the Receiving Party to obtain information from third parties "
+        "so long as that information is:\n- publicly available; or\n- already known to the Receiving Party."
+    )
+    lead = point(answer, answer.split("\n")[0])
+    assert lead.context == ""
+    assert point(answer, "publicly available; or").context == lead.text
+    announcing = "Specifically, it includes (but is not limited to):\n- Know-how\n- Software"
+    assert texts(announcing) == ["Know-how", "Software"]
