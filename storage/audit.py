@@ -116,7 +116,7 @@ def audit_entries(session: Session, actor: str | None = None) -> list[AuditEntry
 def audit_has(session: Session, action: str, sha256: str | None) -> bool:
     """Whether an entry of this action already records this content hash (bundles import once)."""
     for payload in session.scalars(select(AuditRow.payload).where(AuditRow.action == action)):
-        if (payload or {}).get("sha256") == sha256:
+        if isinstance(payload, dict) and payload.get("sha256") == sha256:
             return True
     return False
 
@@ -125,6 +125,10 @@ def audit_has(session: Session, action: str, sha256: str | None) -> bool:
 class AuditProblem:
     entry_id: int | None  # None: the log as a whole (a trigger)
     problem: str
+    # On a server: the login whose own entry it is. Migration 0021 lets a login other than the owner's
+    # role write entries only in its own name, linked to the newest entry, and heads only with its key:
+    # what the database cannot check (a hash against its content, a signature) is that login's doing.
+    login: str | None = None
 
 
 def _time(value: Any) -> datetime:
@@ -205,13 +209,50 @@ def verify_audit(session: Session) -> tuple[int, list[AuditProblem]]:
             problems.append(AuditProblem(entry_id=entry_id, problem=f"its time {at!r} is not a time (it was edited)"))
             continue
         if audit_hash(prev_hash or "", stamp, actor, action, entity, entity_id, payload or {}) != digest:
-            problems.append(
-                AuditProblem(entry_id=entry_id, problem="its content does not match its hash (it was edited)")
-            )
+            named = payload.get("login") if isinstance(payload, dict) else None
+            problems.append(_content_problem(session, entry_id, str(named or actor)))
     hashes = {row[0]: row[8] for row in rows}
     last = rows[-1][0] if rows else 0
     problems += _head_problems(session, hashes, last)
-    return len(rows), problems + _project_problems(session) + _trigger_problems(session)
+    problems += _project_problems(session) + _trigger_problems(session)
+    return len(rows), problems + _own_doing(problems)
+
+
+def _on_server(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def _content_problem(session: Session, entry_id: int, actor: str) -> AuditProblem:
+    """An entry whose hash is not its content's: edited, or, on a server, written so by its own login
+    (an entry is edited by no one there: the log is append-only for its owner too)."""
+    if _on_server(session):
+        return AuditProblem(
+            entry_id=entry_id,
+            problem=f"its content does not match its hash: written so in {actor}'s name, which only their login "
+            "(or the owner's role) may write in",
+            login=actor,
+        )
+    return AuditProblem(entry_id=entry_id, problem="its content does not match its hash (it was edited)")
+
+
+def _own_doing(problems: list[AuditProblem]) -> list[AuditProblem]:
+    """One line for each login whose own entries are the problems found: no one else's are."""
+    logins = sorted({p.login for p in problems if p.login is not None})
+    others = any(p.login is None for p in problems)
+    found = []
+    for login in logins:
+        entries = sorted({p.entry_id for p in problems if p.login == login and p.entry_id is not None})
+        named = ", ".join(str(e) for e in entries) or "none"
+        rest = "" if others else "; every other login's entries check"
+        found.append(
+            AuditProblem(
+                entry_id=None,
+                problem=f"{login} broke their own entries (entries {named}): the server lets no other login "
+                f"write in their name or sign with their key{rest}",
+                login=login,
+            )
+        )
+    return found
 
 
 # ---------------------------------------------------------------- signed heads
@@ -326,6 +367,13 @@ def _head_problems(session: Session, hashes: dict[int, str | None], last: int) -
         if not key.matches_fingerprint or not signature_valid(
             key.public_key, head_message(entry_id, entry_hash, fingerprint), signature
         ):
+            if _on_server(session):  # a head is written only with its login's own key (0020), never changed
+                problem = (
+                    f"the head {key.reviewer} signed at {when} does not verify with their key: written so with "
+                    f"{key.reviewer}'s key, which only their login (or the owner's role) may write a head with"
+                )
+                problems.append(AuditProblem(entry_id=entry_id, problem=problem, login=key.reviewer))
+                continue
             problem = f"the head {key.reviewer} signed at {when} does not verify with their key (forged or edited)"
         elif entry_id not in hashes and entry_id > last:
             problem = f"it is gone, though {who}: the log was cut short after entry {last}"

@@ -24,6 +24,7 @@ from storage.schema import AuditRow, utcnow
 
 GENESIS = "0" * 64
 APPENDED = "assay.audit_appended"  # session.info: the mark of the newest entry this transaction appended
+LOGIN = "assay.audit_login"  # session.info: the login writing, None when it administers (or on SQLite)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +63,9 @@ def append_audit(
     prev = _newest_hash(session) or GENESIS
     at = utcnow()
     payload = json.loads(json.dumps(payload, default=str))  # exactly what the JSON column will give back
+    login = _writing_login(session)
+    if login is not None and login != actor:
+        payload = {**payload, "login": login}
     row = AuditRow(
         at=at,
         actor=actor,
@@ -85,8 +89,22 @@ def append_audit(
     )
 
 
+def _writing_login(session: Session) -> str | None:
+    """On a server, the login writing, when it does not administer: an entry names it, as its actor or
+    beside a tool's name (migration 0021 refuses an entry in another's name). None elsewhere."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    if LOGIN not in session.info:
+        login, administers = session.execute(text("SELECT session_user, public.assay_administers()")).one()
+        session.info[LOGIN] = None if administers else str(login)
+    found: str | None = session.info[LOGIN]
+    return found
+
+
 def _newest_hash(session: Session) -> str | None:
-    if session.get_bind().dialect.name == "postgresql":  # the newest entry even where a matter's wall hides it
-        head: str | None = session.scalar(text("SELECT assay_audit_head()"))
+    if session.get_bind().dialect.name == "postgresql":
+        # The newest entry even where a matter's wall hides it; the function holds the log's lock until
+        # the transaction ends, so no other writer links to the same entry (migration 0021).
+        head: str | None = session.scalar(text("SELECT public.assay_audit_head()"))
         return head
     return session.scalar(select(AuditRow.hash).order_by(AuditRow.id.desc()).limit(1))

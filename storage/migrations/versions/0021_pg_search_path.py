@@ -17,8 +17,9 @@ one login cannot break for everyone.
   caller may read. A row written under a parent the login cannot see is refused in the same words
   whether the parent exists or not (a foreign key's error said which).
 - The audit log, for a login that does not administer (the owner's role excepted: it imports bundles
-  and can drop any trigger anyway): an entry is the login's own (`actor` and any reviewer its payload
-  names are `session_user`), its payload a JSON object, its hash 64 hex digits, and it links to the
+  and can drop any trigger anyway): an entry is the login's own (its `actor`, or its payload's
+  `login` where the actor is a tool such as import-labels, and any reviewer its payload names are
+  `session_user`), its payload a JSON object, its hash 64 hex digits, and it links to the
   newest entry of the log; writers of the log take one lock until they commit, so two never fork it.
   A key beyond a reviewer's first comes with the rotation that retires their key in force (one key
   in force each). A sign-off is signed with the login's key in force; once written only its reopening
@@ -218,13 +219,14 @@ def _audit_log_rules() -> None:
     op.execute(
         f"CREATE FUNCTION public.assay_audit_entry_own() RETURNS trigger LANGUAGE plpgsql {SAFE} AS $$ "
         "DECLARE head text; BEGIN "
-        "head := pg_catalog.coalesce(public.assay_audit_head(), '" + GENESIS + "'); "
+        "head := COALESCE(public.assay_audit_head(), '" + GENESIS + "'); "
         "IF public.assay_administers() THEN RETURN NEW; END IF; "
-        "IF NEW.actor IS DISTINCT FROM session_user::text THEN "
-        + _refuse("an audit entry is written in its own login''s name")
+        "IF COALESCE(NEW.payload ->> 'login', NEW.actor) IS DISTINCT FROM session_user::text THEN "
+        + _refuse("an audit entry names its own login: as its actor, or as its login beside a tool''s name")
         + " END IF; "
         "IF NEW.payload IS NULL OR pg_catalog.json_typeof(NEW.payload) <> 'object' "
-        "OR (NEW.payload -> 'reviewer') IS NOT NULL AND (NEW.payload ->> 'reviewer') IS DISTINCT FROM session_user::text "
+        "OR (NEW.payload -> 'reviewer') IS NOT NULL "
+        "AND (NEW.payload ->> 'reviewer') IS DISTINCT FROM session_user::text "
         "THEN " + _refuse("an audit entry''s payload is an object naming no reviewer but its login") + " END IF; "
         "IF NEW.hash IS NULL OR NEW.hash !~ '^[0-9a-f]{64}$' THEN "
         + _refuse("an audit entry''s hash is 64 hexadecimal digits")
@@ -282,9 +284,7 @@ def _signoff_rules() -> None:
     op.execute(
         f"CREATE FUNCTION public.assay_signoff_kept() RETURNS trigger LANGUAGE plpgsql {SAFE} AS $$ BEGIN "
         "IF public.assay_administers() THEN RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END; END IF; "
-        "IF TG_OP = 'DELETE' THEN "
-        + _refuse("a sign-off is reopened, not removed")
-        + " END IF; "
+        "IF TG_OP = 'DELETE' THEN " + _refuse("a sign-off is reopened, not removed") + " END IF; "
         "IF OLD.reopened_at IS NOT NULL OR NEW.reopened_at IS NULL "
         "OR (NEW.answer_id, NEW.rater_id, NEW.guideline_version, NEW.signed_at, NEW.digest, NEW.record::text, "
         "NEW.key_fingerprint, NEW.signature) IS DISTINCT FROM (OLD.answer_id, OLD.rater_id, OLD.guideline_version, "
