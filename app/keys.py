@@ -12,6 +12,11 @@ only as a rotation, signed with their key in force there, which this computer mu
 and that key is then retired. A retired key signs nothing, so a reviewer whose keys in a project are
 all retired, or whose key in force is on another computer, is refused rather than given a new one.
 
+Retiring a key is signed (`retire`): by the key itself, on the computer that holds it (its passphrase
+proves it), or by a lead with the lead's own key in force in the project. A reviewer who lost their
+key (a computer gone, a passphrase forgotten) asks a lead to retire it: after a lead's retirement
+their next key is registered as a first key, on their next sign-off or `assay keys create`.
+
 The anchor, this computer's witness of each log's newest entry, is kept beside the keys (app/anchors.py).
 """
 
@@ -35,13 +40,16 @@ from app.errors import AssayError
 from storage.audit import AuditHead
 from storage.reviewer_keys import (
     RegisteredKey,
+    Retirement,
     Rotation,
     Signer,
     b64,
     fingerprint_of,
+    fresh_start,
     register_key,
     registered_keys,
     retire_key,
+    retirement_message,
     rotation_message,
     unb64,
 )
@@ -268,9 +276,10 @@ def signing_key(session: Any, reviewer: str, *, create: bool = True, actor: str 
     here as their first. The flag says whether a key was made. KeyProblem when they have keys here
     but none this computer can sign with: another key is made only by `new_key`, a signed rotation."""
     theirs = registered_keys(session, reviewer)
-    if theirs:
+    if theirs and not fresh_start(session, reviewer):
         return signer(_key_in_force(reviewer, theirs)), False
-    usable = local_keys(reviewer)
+    registered = {k.fingerprint for k in theirs}  # after a lost key, one of this computer's not retired here
+    usable = [k for k in local_keys(reviewer) if k.fingerprint not in registered]
     created = False
     if not usable:
         if not create:
@@ -321,7 +330,7 @@ def new_key(session: Any, reviewer: str, actor: str | None = None) -> tuple[Loca
     """Make a key for the reviewer and register it here: their first key, or a rotation signed with
     their key in force here (which this computer must hold), which the new key replaces (it is retired).
     Returns the key, its signer and the fingerprint of the key it replaced (None for a first key)."""
-    theirs = registered_keys(session, reviewer)
+    theirs = [] if fresh_start(session, reviewer) else registered_keys(session, reviewer)
     old = signer(_key_in_force(reviewer, theirs)) if theirs else None  # unlocked before anything is made
     made = create_key(reviewer)
     rotation = None
@@ -355,11 +364,36 @@ def find_key(session: Any, fingerprint: str) -> RegisteredKey:
     return found[0]
 
 
-def retire(session: Any, fingerprint: str, actor: str) -> RegisteredKey:
+def retire(session: Any, fingerprint: str, actor: str, *, lead: bool) -> RegisteredKey:
+    """Retire a key with a signature: the key's own when this computer holds it (unlocked: a wrong
+    passphrase retires nothing), else, when the actor is a lead (`lead`), the actor's own key in force
+    here. KeyProblem when neither can sign."""
     key = find_key(session, fingerprint)
     if key.retired_at is not None:
         raise KeyProblem(f"{key.reviewer}'s key {key.fingerprint[:16]} was retired already")
-    retired = retire_key(session, key.fingerprint, actor)
+    held = [k for k in local_keys(key.reviewer) if k.fingerprint == key.fingerprint]
+    name = f"{key.reviewer}'s key {key.fingerprint[:16]}"
+    if held:
+        by = signer(held[0])
+    elif not lead:
+        raise KeyProblem(
+            f"{name} is not on this computer: it is retired with its own signature, on the computer that holds "
+            "it, or by a lead (a reviewer who lost their key asks a lead)"
+        )
+    else:
+        lead_signer = held_signer(session, actor)
+        if lead_signer is None or lead_signer.fingerprint == key.fingerprint:
+            raise KeyProblem(
+                f"{name} is not on this computer, and a lead retires it with the lead's own key in force in this "
+                f"project: {actor} has none here (`assay keys create --reviewer {actor}`)"
+            )
+        by = lead_signer
+    signature = b64(by.sign(retirement_message(key.reviewer, key.fingerprint, by.fingerprint)))
+    vouch = Retirement(by.fingerprint, signature, None if by.fingerprint == key.fingerprint else by.reviewer)
+    try:
+        retired = retire_key(session, key.fingerprint, actor, vouch)
+    except ValueError as exc:
+        raise KeyProblem(str(exc)) from exc
     assert retired is not None
     return retired
 

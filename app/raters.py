@@ -118,6 +118,10 @@ def human_named(session: Session, name: str, *, create_by: str | None = None) ->
     when there is none and none is to be added."""
     rater = raters.rater_named(session, name)
     if rater is None and create_by is not None:
+        from storage.reviewer_keys import new_reviewer_problem  # cryptography: not at start-up
+
+        if problem := new_reviewer_problem(session, name):  # "аlice" or "Alice" beside alice: refused
+            raise NotAReviewer(name, problem)
         return raters.add_rater(session, name, RaterKind.HUMAN, {}, create_by)
     if rater is not None and rater.kind is RaterKind.HUMAN:
         return rater

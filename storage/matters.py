@@ -22,7 +22,6 @@ copy checks its own chain, keys, guidelines and sign-offs as on any project.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +30,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, delete, event, func, or_, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from models.names import fold
 from storage.audit import EXPORTED, GENESIS, append_audit, audit_hash
 from storage.audit import exported_entry_problems as exported_entry_problems
 from storage.schema import (
@@ -90,15 +90,6 @@ def is_matter_setting(key: str) -> bool:
 
 # ---------------------------------------------------------------- clients' names, as walls match them
 
-# Letters of other scripts drawn like Latin ones (after casefolding): Greek and Cyrillic look-alikes.
-_LOOK_ALIKES = str.maketrans(
-    {
-        **dict(zip("αβεζηικμνορτυχϲϳ", "abezhikmnoptyxcj", strict=True)),
-        **dict(zip("авеѐёѕіїјкмнорстухһԁԛԝӏ", "abeeesiijkmhopctyxhdqwl", strict=True)),
-        "ı": "i",
-        "ȷ": "j",
-    }
-)
 # Words that say what kind of company, not which: dropped from the end of a client's name.
 _COMPANY_WORDS = frozenset(
     {
@@ -110,12 +101,11 @@ _COMPANY_WORDS = frozenset(
 
 
 def client_key(client: str) -> str:
-    """What a client's name comes to once spellings of one company are folded together: compatibility
-    forms (NFKC), case, accents and look-alike Greek and Cyrillic letters, punctuation and spaces, a
-    leading "the" and trailing company words (Inc, Ltd, LLC, GmbH, S.A., Corp…)."""
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", client).casefold())
-    folded = "".join(c for c in folded if not unicodedata.combining(c)).translate(_LOOK_ALIKES)
-    folded = re.sub(r"(?<=\w)\.(?=\w)", "", folded.replace("&", " and "))  # S.A., L.L.C.: one word each
+    """What a client's name comes to once spellings of one company are folded together: what
+    models.names `fold`s (compatibility forms, case, accents, small capitals, look-alike Greek and
+    Cyrillic letters, trademark signs, invisible characters), punctuation and spaces, a leading "the"
+    and trailing company words (Inc, Ltd, LLC, GmbH, S.A., Corp…)."""
+    folded = re.sub(r"(?<=\w)\.(?=\w)", "", fold(client).replace("&", " and "))  # S.A., L.L.C.: one word each
     words = re.findall(r"[^\W_]+", folded)
     while len(words) > 1 and words[-1] in _COMPANY_WORDS:
         words.pop()

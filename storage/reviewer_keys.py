@@ -9,9 +9,17 @@ their first sign-off or `assay keys create`, or brought by their bundle while th
 key and no sign-off of theirs). Every later key of theirs is registered only with a rotation: the
 statement "this reviewer's key OLD is replaced by NEW", signed with OLD while OLD is in force here;
 registering it retires OLD. A retired key signs nothing more, rotations included, so a reviewer
-whose every key here is retired gets no new one. The rotation is kept in the audit entry that
-registers the key, and `key_problems` reports any key registered beside a reviewer's key without
-one: whoever can write the project can add a row under a reviewer's name, not sign for its key.
+whose every key here is retired gets no new one, with one way back: a reviewer who lost their key
+has a lead retire it (the lead's signature over the retirement), after which their next key is
+taken on trust as a first key is. The rotation is kept in the audit entry that registers the key,
+and `key_problems` reports any key registered beside a reviewer's key without one: whoever can
+write the project can add a row under a reviewer's name, not sign for its key.
+
+Retiring a key needs a signature too (`Retirement`): the key's own (its owner, who holds it) or a
+lead's key in force, over "this reviewer's key K is retired", kept in the retirement's audit entry;
+a rotation's retirement is vouched for by the rotation. `key_problems` reports a retirement with
+neither. A new reviewer's name is refused when a reader could take it for another's
+(models/names.py: invisible characters, mixed scripts, or the same name once folded).
 Each function takes a session and never commits it.
 """
 
@@ -30,12 +38,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from models.names import reviewer_key, reviewer_name_problem
 from storage.audit_chain import append_audit
-from storage.schema import AuditRow, ReviewerKeyRow, utcnow
+from storage.schema import AuditRow, RaterRow, ReviewerKeyRow, utcnow
 
 ALGORITHM = "ed25519"
 REGISTERED, RETIRED = "key.registered", "key.retired"
 ROTATION_FORMAT = "assay-key-rotation/1"
+RETIREMENT_FORMAT = "assay-key-retirement/1"
 
 
 def fingerprint_of(public_raw: bytes) -> str:
@@ -70,6 +80,21 @@ def signature_valid(public_key_b64: str, message: bytes, signature_b64: str | No
 def rotation_message(reviewer: str, old: str, new: str) -> bytes:
     """What a rotation's signature covers: the reviewer, the key replaced and the key replacing it."""
     return f"{ROTATION_FORMAT} {reviewer} {old} {new}".encode()
+
+
+def retirement_message(reviewer: str, fingerprint: str, signer: str) -> bytes:
+    """What a retirement's signature covers: whose key is retired, which, and the key that signs."""
+    return f"{RETIREMENT_FORMAT} {reviewer} {fingerprint} {signer}".encode()
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """Who vouches for a key's retirement: `signer`'s signature over `retirement_message`, where the
+    signer is the key retired (its owner) or a lead's key in force (`lead`: the lead's name)."""
+
+    signer: str  # the fingerprint of the key that signs
+    signature: str  # base64
+    lead: str | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +173,10 @@ def register_key(
             raise ValueError(f"key {fingerprint[:16]} is registered to {existing.reviewer}, not {reviewer}")
         return existing, False
     theirs = registered_keys(session, reviewer)
+    if not theirs and (problem := new_reviewer_problem(session, reviewer)):
+        raise ValueError(problem)
+    if theirs and fresh_start(session, reviewer):
+        theirs, rotation = [], None  # their keys were retired by a lead (lost): the next is a first key
     if theirs and (problem := _rotation_problem(reviewer, theirs, fingerprint, rotation)):
         raise ValueError(problem)
     row = ReviewerKeyRow(
@@ -160,8 +189,34 @@ def register_key(
         payload |= {"rotated_from": rotation.old, "rotation_signature": rotation.signature}
     append_audit(session, actor, REGISTERED, "key", fingerprint, payload)
     if theirs and rotation is not None:
-        retire_key(session, rotation.old, actor)
+        _retire(session, rotation.old, actor, {"replaced_by": fingerprint})
     return _of(row), True
+
+
+def new_reviewer_problem(session: Session, reviewer: str) -> str | None:
+    """Why a name the project does not know yet cannot be a reviewer's (None: it can): a name a
+    reader could take for another (models/names.py), or one that folds to a reviewer's already here."""
+    names = set(session.scalars(select(RaterRow.name))) | set(session.scalars(select(ReviewerKeyRow.reviewer)))
+    if reviewer in names:
+        return None
+    if problem := reviewer_name_problem(reviewer):
+        return problem
+    folded = reviewer_key(reviewer)
+    for name in sorted(names):
+        if reviewer_key(name) == folded:
+            return f"the reviewer name {reviewer!r} reads as {name!r}, already in this project: choose another name"
+    return None
+
+
+def fresh_start(session: Session, reviewer: str) -> bool:
+    """Whether every key of the reviewer here is retired and the last of them by a lead (a lost key):
+    their next key is then registered as a first key."""
+    theirs = registered_keys(session, reviewer)
+    if not theirs or any(k.retired_at is None for k in theirs):
+        return False
+    fingerprints = {k.fingerprint for k in theirs}
+    last = [p for _, action, p in _registrations(session) if action == RETIRED and p.get("fingerprint") in fingerprints]
+    return bool(last) and bool(last[-1].get("lead"))
 
 
 def _rotation_problem(
@@ -190,15 +245,43 @@ def _rotation_problem(
     return None
 
 
-def retire_key(session: Session, fingerprint: str, actor: str) -> RegisteredKey | None:
-    """Retire a key (audited): it signs nothing more, and what it signed still verifies. None: unknown."""
+def retire_key(session: Session, fingerprint: str, actor: str, retirement: Retirement) -> RegisteredKey | None:
+    """Retire a key (audited): it signs nothing more, and what it signed still verifies. None: unknown.
+    ValueError when the retirement is not signed by the key itself or by a lead's key in force."""
+    key = registered_key(session, fingerprint)
+    if key is None:
+        return None
+    if problem := retirement_problem(session, key.reviewer, fingerprint, retirement):
+        raise ValueError(problem)
+    payload = {"reviewer": key.reviewer, "signed_by": retirement.signer, "signature": retirement.signature}
+    return _retire(session, fingerprint, actor, payload | {"lead": retirement.lead})
+
+
+def retirement_problem(session: Session, reviewer: str, fingerprint: str, retirement: Retirement) -> str | None:
+    """Why a retirement's signature does not vouch for it (None: it does)."""
+    signer = registered_key(session, retirement.signer)
+    name = f"{reviewer}'s key {fingerprint[:16]}"
+    if signer is None or not signer.matches_fingerprint:
+        return f"the retirement of {name} is signed with key {retirement.signer[:16]}, which this project does not have"
+    if signer.fingerprint != fingerprint:
+        if not retirement.lead or signer.reviewer != retirement.lead:
+            return f"the retirement of {name} is signed neither by that key nor by a lead's key"
+        if signer.retired_at is not None:
+            return f"the retirement of {name} is signed with {signer.reviewer}'s retired key {signer.fingerprint[:16]}"
+    message = retirement_message(reviewer, fingerprint, signer.fingerprint)
+    if not signature_valid(signer.public_key, message, retirement.signature):
+        return f"the retirement of {name} does not verify with key {signer.fingerprint[:16]}"
+    return None
+
+
+def _retire(session: Session, fingerprint: str, actor: str, vouched: dict[str, Any]) -> RegisteredKey | None:
     row = session.scalar(select(ReviewerKeyRow).where(ReviewerKeyRow.fingerprint == fingerprint))
     if row is None:
         return None
     if row.retired_at is None:
         row.retired_at, row.retired_by = utcnow(), actor
         session.flush()
-        append_audit(session, actor, RETIRED, "key", fingerprint, {"fingerprint": fingerprint})
+        append_audit(session, actor, RETIRED, "key", fingerprint, {"fingerprint": fingerprint, **vouched})
     return _of(row)
 
 
@@ -218,14 +301,21 @@ def unvouched_keys(session: Session) -> dict[str, str]:
     then (the audit log's order tells "then")."""
     keys_of: dict[str, dict[str, str]] = {}  # reviewer -> fingerprint -> public key, as registered
     retired: set[str] = set()
+    lost: set[str] = set()  # reviewers whose every key a lead retired: their next key is a first key
     found: dict[str, str] = {}
     for _, action, payload in _registrations(session):
         fingerprint = str(payload.get("fingerprint"))
         if action == RETIRED:
             retired.add(fingerprint)
+            owner = next((r for r, keys in keys_of.items() if fingerprint in keys), None)
+            if owner is not None and payload.get("lead") and set(keys_of[owner]) <= retired:
+                lost.add(owner)
             continue
         reviewer = str(payload.get("reviewer"))
         theirs = keys_of.setdefault(reviewer, {})
+        if reviewer in lost and not payload.get("rotated_from"):
+            lost.discard(reviewer)
+            theirs.clear()
         if theirs and fingerprint not in theirs:
             old = str(payload.get("rotated_from") or "")
             message = rotation_message(reviewer, old, fingerprint)
@@ -289,4 +379,33 @@ def key_problems(session: Session) -> list[str]:
             problems.append(f"{name}: it was registered as {audited[key.fingerprint][1]}'s (its owner was changed)")
         elif key.fingerprint in unvouched:
             problems.append(f"{name}: {unvouched[key.fingerprint]}")
+    return problems + unvouched_retirements(session)
+
+
+def unvouched_retirements(session: Session) -> list[str]:
+    """Each retirement that neither a rotation nor a signature of the key itself or a lead's vouches for
+    (a key retired behind its owner's back, or with a forged signature)."""
+    entries = _registrations(session)
+    owners = {str(p.get("fingerprint")): str(p.get("reviewer")) for _, action, p in entries if action == REGISTERED}
+    rotated = {str(p.get("rotated_from")) for _, action, p in entries if action == REGISTERED and p.get("rotated_from")}
+    problems = []
+    for entry_id, action, payload in entries:
+        fingerprint = str(payload.get("fingerprint"))
+        if action != RETIRED or fingerprint in rotated:
+            continue
+        reviewer = owners.get(fingerprint, "?")
+        signer, signature = payload.get("signed_by"), payload.get("signature")
+        name = f"{reviewer}'s key {fingerprint[:16]}"
+        if not isinstance(signer, str) or not isinstance(signature, str):
+            problems.append(f"{name}: audit entry {entry_id} retired it with no signature of that key or a lead's")
+            continue
+        lead = payload.get("lead")
+        signing = registered_key(session, signer)
+        message = retirement_message(reviewer, fingerprint, signer)
+        if (
+            signing is None
+            or (signer != fingerprint and (not lead or signing.reviewer != lead))
+            or not signature_valid(signing.public_key, message, signature)
+        ):
+            problems.append(f"{name}: audit entry {entry_id} retired it with a signature that does not vouch for it")
     return problems

@@ -1,15 +1,19 @@
 """Sign-offs in bundles: a reviewer's sign-offs as they travel, and merging a bundle's into a project.
 
-A bundle's seal is a SHA-256 anyone can recompute, so it vouches for nothing: a sign-off a bundle
-brings is added only when its reviewer's own key signed it. That key must be registered here to that
-reviewer and not retired; or, when the project holds no key and no sign-off of that reviewer, the
-bundle may bring their first key; or the bundle brings a rotation to it signed by their key in force
-here. A bundle never reopens a sign-off in force here (`assay reopen` does that, where the project
-is), and never brings an unsigned sign-off. Each function takes a session and never commits it.
+A bundle's seal is a SHA-256 anyone can recompute, so it vouches for nothing: a sign-off (or an
+adjudicator's decision) a bundle brings is added only when its reviewer's own key signed it. That key
+must be registered here to that reviewer and not retired; or, when the project knows nothing of that
+reviewer (no key, sign-off, review, label or decision of theirs: `knows_reviewer`), the bundle may
+bring their first key; or the bundle brings a rotation to it signed by their key in force here. A
+reviewer whose unsigned work is here already has their first key registered where the project is
+(their first sign-off there, `assay keys create`): a bundle in their name could be anyone's. A bundle
+never reopens a sign-off in force here (`assay reopen` does that, where the project is), and never
+brings an unsigned sign-off. Each function takes a session and never commits it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,13 +24,14 @@ from storage.audit import append_audit
 from storage.reviewer_keys import (
     Rotation,
     fingerprint_of,
+    fresh_start,
     register_key,
     registered_key,
     registered_keys,
     signature_valid,
     unb64,
 )
-from storage.schema import AnswerRow, RaterRow, SignOffRow
+from storage.schema import AdjudicationRow, AnswerRow, LabelRow, RaterRow, ReviewRow, SignOffRow
 from storage.signoffs import REOPENED, SIGNED, as_utc, canonical, record_digest
 
 
@@ -54,17 +59,34 @@ def signoff_records(session: Session, rater_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def knows_reviewer(session: Session, rater_id: int | None, reviewer: str) -> bool:
+    """Whether the project holds anything of the reviewer: a key, a sign-off, a review, a label, a decision."""
+    if registered_keys(session, reviewer) or session.scalar(
+        select(AdjudicationRow.id).where(AdjudicationRow.adjudicator == reviewer).limit(1)
+    ):
+        return True
+    if rater_id is None:
+        return False
+    return any(
+        session.scalar(select(table.id).where(table.rater_id == rater_id).limit(1)) is not None
+        for table in (SignOffRow, ReviewRow, LabelRow)
+    )
+
+
 def merge_signoff(
     session: Session,
     rater_id: int,
     item: dict[str, Any],
     actor: str,
     travelled: dict[str, dict[str, Any]] | None = None,
+    *,
+    first_key: bool = False,
 ) -> None:
     """Add a bundle's sign-off (audited here as it was where it was signed), or its reopen; one already
     here changes nothing. A record that does not match its digest is refused (ValueError); one its
     reviewer's key did not sign, or a reopen of a sign-off in force here, is refused (SignOffRefused).
-    `travelled`: the keys the bundle carries (`bundle_keys`), by fingerprint, with their rotations."""
+    `travelled`: the keys the bundle carries (`bundle_keys`), by fingerprint, with their rotations;
+    `first_key`: whether the bundle may bring the reviewer's first key (`knows_reviewer` was False)."""
     record = item["record"]
     if not isinstance(record, dict) or record_digest(record) != item["digest"]:
         raise ValueError(f"the sign-off of answer {item['answer_id']!r} does not match its digest")
@@ -77,7 +99,18 @@ def merge_signoff(
         )
     row = session.scalar(select(SignOffRow).where(SignOffRow.rater_id == rater_id, SignOffRow.digest == item["digest"]))
     if row is None:
-        _admit_key(session, rater_id, str(reviewer), item, actor, travelled or {})
+        fingerprint, public_key = item.get("key_fingerprint"), item.get("public_key")
+        if fingerprint != record.get("key"):
+            fingerprint = None
+        admit_key(
+            session,
+            str(reviewer),
+            Signed(fingerprint, public_key, canonical(record).encode(), item.get("signature")),
+            f"{reviewer}'s sign-off of answer {item['answer_id']}",
+            actor,
+            travelled or {},
+            first_key=first_key,
+        )
         guidelines = record.get("guidelines") or {}
         row = SignOffRow(
             answer_id=item["answer_id"],
@@ -113,56 +146,67 @@ def reopen_refusal(reviewer: str, answer_id: str) -> str:
     )
 
 
-def _admit_key(
+@dataclass(frozen=True)
+class Signed:
+    """What a bundle says was signed: the key (fingerprint, base64 public key), the bytes, the signature."""
+
+    fingerprint: Any
+    public_key: Any
+    message: bytes
+    signature: Any
+
+
+def admit_key(
     session: Session,
-    rater_id: int,
     reviewer: str,
-    item: dict[str, Any],
+    signed: Signed,
+    what: str,
     actor: str,
     travelled: dict[str, dict[str, Any]],
+    *,
+    first_key: bool,
 ) -> None:
-    """Accept the key a bundle's new sign-off was signed with, by the rules in this module's docstring,
-    registering it when the bundle may bring it; SignOffRefused when it is not the reviewer's."""
-    answer = item["answer_id"]
-    fingerprint, signature, public_key = item.get("key_fingerprint"), item.get("signature"), item.get("public_key")
-    if not (fingerprint and signature and isinstance(public_key, str) and fingerprint == item["record"].get("key")):
+    """Accept the key `what` (a sign-off, a decision) was signed with, by the rules in this module's
+    docstring, registering it when the bundle may bring it; SignOffRefused when it is not the reviewer's."""
+    fingerprint, public_key, signature = signed.fingerprint, signed.public_key, signed.signature
+    if not (isinstance(fingerprint, str) and isinstance(signature, str) and isinstance(public_key, str)):
         raise SignOffRefused(
-            f"{reviewer}'s sign-off of answer {answer} is not signed with their key (a bundle's hash proves "
-            "nothing: anyone can recompute it)"
+            f"{what} is not signed with their key (a bundle's hash proves nothing: anyone can recompute it)"
         )
     raw = unb64(public_key)
-    if fingerprint_of(raw) != fingerprint or not signature_valid(
-        public_key, canonical(item["record"]).encode(), signature
-    ):
-        raise SignOffRefused(f"{reviewer}'s sign-off of answer {answer} does not verify with the key it names")
+    if fingerprint_of(raw) != fingerprint or not signature_valid(public_key, signed.message, signature):
+        raise SignOffRefused(f"{what} does not verify with the key it names")
     known = registered_key(session, fingerprint)
     if known is not None:
         if known.reviewer != reviewer:
-            raise SignOffRefused(
-                f"the sign-off of answer {answer} is signed with {known.reviewer}'s key, not {reviewer}'s"
-            )
+            raise SignOffRefused(f"{what} is signed with {known.reviewer}'s key, not {reviewer}'s")
         if known.retired_at is not None:
             raise SignOffRefused(
-                f"{reviewer}'s sign-off of answer {answer} is signed with their key {fingerprint[:16]}, which this "
-                "project retired: it signs nothing more"
+                f"{what} is signed with their key {fingerprint[:16]}, which this project retired: it signs nothing more"
             )
         return
-    before_keys = select(SignOffRow.id).where(SignOffRow.rater_id == rater_id).limit(1)
-    if not registered_keys(session, reviewer) and session.scalar(before_keys) is not None:
+    if not first_key and (not registered_keys(session, reviewer) or fresh_start(session, reviewer)):
+        before_keys = select(SignOffRow.id).join(RaterRow).where(RaterRow.name == reviewer).limit(1)
+        if session.scalar(before_keys) is not None:
+            raise SignOffRefused(
+                f"{reviewer} has sign-offs in this project made before reviewer keys: a bundle does not bring "
+                "their first key here (it could be anyone's)"
+            )
         raise SignOffRefused(
-            f"{reviewer} has sign-offs in this project made before reviewer keys: a bundle does not bring "
-            "their first key here (it could be anyone's)"
+            f"{reviewer} has work in this project and no key here: a bundle does not bring their first key (it "
+            "could be anyone's); they register it where the project is, with their first sign-off there or "
+            "`assay keys create`"
         )
     try:
         for key, key_raw in _rotated_to(session, fingerprint, raw, travelled):
             entry = travelled.get(key) or {}
-            old, signed = entry.get("rotated_from"), entry.get("rotation_signature")
-            rotation = Rotation(old, signed) if isinstance(old, str) and isinstance(signed, str) else None
+            old, rotation_signed = entry.get("rotated_from"), entry.get("rotation_signature")
+            rotation = (
+                Rotation(old, rotation_signed) if isinstance(old, str) and isinstance(rotation_signed, str) else None
+            )
             register_key(session, reviewer, key_raw, actor, rotation=rotation)
     except ValueError as exc:
-        raise SignOffRefused(
-            f"{reviewer}'s sign-off of answer {answer} is signed with key {fingerprint[:16]}: {exc}"
-        ) from None
+        raise SignOffRefused(f"{what} is signed with key {fingerprint[:16]}: {exc}") from None
 
 
 def _rotated_to(

@@ -87,6 +87,15 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
+def reseal(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Edit a bundle and recompute its seal, as anyone can: the seal is a plain SHA-256."""
+    bundle = json.loads(path.read_text(encoding="utf-8"))
+    bundle.pop("sha256")
+    edit(bundle)
+    seal = hashlib.sha256(json.dumps(bundle, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    path.write_text(json.dumps({**bundle, "sha256": seal}), encoding="utf-8")
+
+
 def public_key_of(key: Ed25519PrivateKey) -> tuple[str, str]:
     """The key's fingerprint and base64 public key, as Assay names them."""
     raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)

@@ -30,7 +30,7 @@ from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
 from app.review.team import export_bundle, import_bundle
 
-from .forgery_helpers import ANSWER, OTHER, b64, canonical, public_key_of, state, submitted, verify
+from .forgery_helpers import ANSWER, OTHER, b64, canonical, public_key_of, reseal, state, submitted, verify
 from .forgery_helpers import computer as computer  # autouse: ana's laptop, or another computer by name
 from .key_helpers import cli as _cli
 
@@ -42,15 +42,6 @@ def lead(new_project_url: Callable[[str], str]) -> Iterator[Project]:
     import_dataset(opened.sessions, SAMPLE_DATASET)
     yield opened
     opened.close()
-
-
-def _reseal(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
-    """Edit a bundle and recompute its seal, as anyone can: the seal is a plain SHA-256."""
-    bundle = json.loads(path.read_text(encoding="utf-8"))
-    bundle.pop("sha256")
-    edit(bundle)
-    seal = hashlib.sha256(json.dumps(bundle, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    path.write_text(json.dumps({**bundle, "sha256": seal}), encoding="utf-8")
 
 
 def _forged(item: dict[str, Any], edit: Callable[[dict[str, Any]], None], key: Ed25519PrivateKey | None) -> dict:
@@ -113,7 +104,7 @@ def test_a_bundle_with_an_unsigned_sign_off_is_refused(
         _retag_items(data, ANSWER, "incorrect")
         data.pop("keys", None)
 
-    _reseal(bundle, forge)
+    reseal(bundle, forge)
     computer("lead")
     before = state(lead)
     with pytest.raises(InvalidInput, match=r"ana's sign-off of answer contractnli-027 is not signed with their key"):
@@ -142,7 +133,7 @@ def test_a_bundle_cannot_reopen_a_sign_off_and_sign_again_with_a_key_it_brings(
         ]
         _retag_items(data, ANSWER, "incorrect")
 
-    _reseal(forged, forge)
+    reseal(forged, forge)
     before = state(lead)
     with pytest.raises(
         InvalidInput, match=r"the bundle reopens ana's sign-off of answer contractnli-027, in force here"
@@ -156,7 +147,7 @@ def test_a_bundle_cannot_reopen_a_sign_off_and_sign_again_with_a_key_it_brings(
         data["signoffs"] = [data["signoffs"][0] | {"reopened_at": None}, other]
         _retag_items(data, ANSWER, "correct")  # ana's signed review as it is here
 
-    _reseal(forged, sign_other)
+    reseal(forged, sign_other)
     with pytest.raises(InvalidInput, match=r"ana already has key [0-9a-f]{16} in this project: another key of theirs"):
         import_bundle(lead, forged)
     assert state(lead) == before
@@ -168,7 +159,7 @@ def test_a_bundle_cannot_carry_a_sign_off_of_another_reviewer(
     sample_project: Project, lead: Project, tmp_path: Path, computer
 ) -> None:
     bundle = _anas_bundle(sample_project, tmp_path, ANSWER)
-    _reseal(bundle, lambda data: data.update(reviewer="ben"))  # ana's signed work, passed off as ben's bundle
+    reseal(bundle, lambda data: data.update(reviewer="ben"))  # ana's signed work, passed off as ben's bundle
     computer("lead")
     before = state(lead)
     with pytest.raises(InvalidInput, match=r"the sign-off of answer contractnli-027 names 'ana', not 'ben'"):
@@ -216,7 +207,7 @@ def test_a_bundle_brings_the_rotations_from_the_key_the_project_knows(
     export_bundle(sample_project, "ana", second)
     broken = tmp_path / "broken.json"
     broken.write_text(second.read_text(encoding="utf-8"), encoding="utf-8")
-    _reseal(broken, lambda data: data["keys"][1].update(rotation_signature=data["keys"][2]["rotation_signature"]))
+    reseal(broken, lambda data: data["keys"][1].update(rotation_signature=data["keys"][2]["rotation_signature"]))
     computer("lead")
     before = state(lead)
     with pytest.raises(InvalidInput, match=r"the rotation to key [0-9a-f]{16} does not verify with ana's key"):

@@ -1,6 +1,7 @@
 """`assay keys`: reviewers' signing keys. `list` (the default) shows the project's registered keys and
 which of them this computer holds; `create` makes one and registers it; `export` writes a key's
-public part (PEM); `retire` retires one (audited: it signs nothing more, what it signed still verifies)."""
+public part (PEM); `retire` retires one (audited: it signs nothing more, what it signed still verifies),
+signed by the key itself on the computer that holds it, or by a lead's own key in force (a lost key)."""
 
 from __future__ import annotations
 
@@ -71,9 +72,10 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
         actor = roles.default_reviewer(project, args.reviewer)
         with project.sessions.begin() as session:
             owner = keys.find_key(session, args.key).reviewer
-            if owner != actor and roles.database_login(project) is not None and "lead" not in roles.roles_of(project):
+            lead = "lead" in roles.roles_of(project)
+            if owner != actor and roles.database_login(project) is not None and not lead:
                 raise InvalidInput("assay keys retire", f"the key is {owner}'s: only they or a lead may retire it")
-            retired = keys.retire(session, args.key, actor)
+            retired = keys.retire(session, args.key, actor, lead=lead)
             other = keys.held_signer(session, actor)
             head = audit.sign_head(session, other) if other is not None else None
         keys.remember_head(project.url, head)

@@ -313,7 +313,13 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--reason", required=True, help="why: kept in the audit log")
     ro.add_argument("--json", action="store_true", help=JSON_HELP)
 
-    keys = commands.add_parser("keys", help="reviewers' signing keys: list, create, export (public part), retire")
+    keys = commands.add_parser(
+        "keys",
+        help="reviewers' signing keys: list, create, export (public part), retire",
+        description="A key is retired with its own signature, on the computer that holds it, or by a lead with "
+        "the lead's own key in force in the project (--reviewer LEAD). A reviewer who lost their key asks a lead "
+        "to retire it; their next sign-off or `assay keys create` then registers a new first key.",
+    )
     keys.add_argument(
         "action",
         nargs="?",
@@ -323,7 +329,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     keys.add_argument("key", nargs="?", help="export, retire: the key's fingerprint (or its unique beginning)")
     keys.add_argument("out", nargs="?", type=Path, help="export: the file for the public key (PEM)")
-    keys.add_argument("--reviewer", help="create: whose key (default: your login; on a server, the database login)")
+    keys.add_argument(
+        "--reviewer",
+        help="create: whose key; retire: who retires it, signing with their own key "
+        "(default: your login; on a server, the database login)",
+    )
     keys.add_argument("--json", action="store_true", help=JSON_HELP)
 
     network = commands.add_parser("network", help="the hosts this project allows API judges to send texts to")
@@ -442,6 +452,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--reviewer", help="--sign: who signs (default: your login; on a server, the database login)")
     ex.add_argument("--cert", type=Path, help="--sign: the firm's CA certificate (PEM) for yours (else self-signed)")
     ex.add_argument("--cert-key", type=Path, help="--sign: the CA certificate's private key (PEM)")
+
+    rep = commands.add_parser("report", help="check a signed PDF report: intact, nothing added, by whom it names")
+    rep.add_argument("--check", required=True, type=Path, metavar="FILE.pdf", help="the signed report to check")
+    rep.add_argument("--ca", action="append", default=[], type=Path, help="a firm CA certificate (PEM) to trust")
+    rep.add_argument("--json", action="store_true", help=JSON_HELP)
 
     commands.add_parser("backup", help="copy the project into its backup folder now (the last 10 are kept, 1 a day)")
     restore = commands.add_parser("restore", help="put a backup in the project's place (the current file kept aside)")

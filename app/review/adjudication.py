@@ -207,6 +207,24 @@ def check_not_a_party(adjudicator: str, reviewers: tuple[str, ...] | list[str], 
         )
 
 
+def check_parties(session: Session, item: dict[str, Any]) -> None:
+    """A bundle's decision names the reviewers who disagree on the point, as `decide` records them:
+    two or more, who did not all say the same, each (once the answer's reviews are here) a reviewer
+    who submitted a review of it. AssayError when it does not."""
+    said, answer_id = item.get("reviewers"), item.get("answer_id")
+    if not isinstance(said, dict) or len(said) < 2 or len(set(map(str, said.values()))) < 2:
+        raise AssayError(f"a decision on answer {answer_id!r} names no dispute between two reviewers")
+    left_out = set(gold_raters(session))
+    here = [name for _, name in store.submitted_reviewers(session, [str(answer_id)]).get(str(answer_id), [])]
+    parties = [name for name in here if name not in left_out]
+    if len(parties) >= 2 and not set(said) <= set(parties):
+        invented = ", ".join(sorted(set(map(str, said)) - set(parties)))
+        raise AssayError(
+            f"a decision on answer {answer_id} names {invented}, who did not review it here (its reviewers are "
+            f"{', '.join(parties)})"
+        )
+
+
 def may_adjudicate(project: Project, name: str) -> bool:
     with project.sessions() as session:
         try:
@@ -233,8 +251,13 @@ def _case(session: Session, answer_id: str, settled: set[str] | None = None) -> 
     detail = answer_detail(session, answer_id)
     if detail is None:
         raise AssayError(f"no answer with id {answer_id!r}")
-    decided = {d.point_key: d for d in store.decisions(session, answer_id)}
     submitted = store.submitted_reviewers(session, [answer_id]).get(answer_id, [])
+    here = {name for _, name in submitted}
+    # A decision counts once every reviewer it names has submitted here (one brought before the reviews
+    # it settles waits for them); one naming reviewers who are not here never hides a dispute.
+    decided = {
+        d.point_key: d for d in store.decisions(session, answer_id) if len(d.reviewers) > 1 and set(d.reviewers) <= here
+    }
     if decided:  # the reviewers the decisions were made between, not who reviewed it since
         named = {name for d in decided.values() for name in d.reviewers}
         parties = [(rid, name) for rid, name in submitted if name in named]

@@ -20,7 +20,7 @@ from app.destinations import refuse_protected
 from app.errors import AssayError, InvalidInput
 from app.project import Project
 from app.raters import NotAReviewer, human_named
-from app.review import adjudication
+from app.review import adjudication, bundle_signatures
 from models.vocabulary import ReviewStatus, Tag
 from storage import documents, guidelines, preferences, reviewer_keys, reviews, signoff_bundles, signoffs
 from storage.answers import answer_detail
@@ -86,6 +86,7 @@ def export_bundle(project: Project, reviewer: str, out: Path) -> int:
         ]
         decided = adjudication.bundle_decisions(session, reviewer)  # as an adjudicator
         chosen = [p.portable() for p in preferences.preferences(session, reviewer)]  # pairwise preferences
+    bundle_signatures.sign_bundle_parts(project, reviewer, decided, versions if items else [])  # their key's word
     body = {"format": BUNDLE_FORMAT, "reviewer": reviewer, "items": items, "audit": audit}
     if items:
         body |= {"signoffs": signed, "guidelines": versions}
@@ -149,13 +150,15 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
             rater = human_named(session, reviewer, create_by=actor)
         except NotAReviewer as exc:
             raise InvalidInput(str(path), str(exc)) from None
+        # A bundle brings a reviewer's first key only where the project knows nothing of them yet.
+        first_key = not signoff_bundles.knows_reviewer(session, rater.id, reviewer)
         for withdrawn in (s for s in bundle.get("signoffs", []) if s.get("reopened_at")):  # never one in force here
             standing = signoffs.standing_signoff(session, withdrawn["answer_id"], rater.id)
             if standing is not None and standing.digest == withdrawn["digest"]:
                 raise InvalidInput(
                     str(path), f"{signoff_bundles.reopen_refusal(reviewer, standing.answer_id)}; nothing was merged"
                 )
-        _merge_guidelines(session, path, bundle.get("guidelines", []), actor)
+        bundle_signatures.merge_guidelines(session, path, bundle.get("guidelines", []))
         for item in bundle["items"]:
             detail = answer_detail(session, item["answer_id"])
             if detail is None or hashlib.sha256(detail.text.encode()).hexdigest() != item["answer_sha256"]:
@@ -210,12 +213,14 @@ def _merge_bundle(project: Project, path: Path, bundle: dict[str, Any], seal: st
                 )
         for signed in bundle.get("signoffs", []):
             try:
-                signoff_bundles.merge_signoff(session, rater.id, signed, actor, travelled)
+                signoff_bundles.merge_signoff(session, rater.id, signed, actor, travelled, first_key=first_key)
             except signoff_bundles.SignOffRefused as exc:
                 raise InvalidInput(str(path), f"{exc}; nothing was merged") from None
         for value in bundle.get("preferences", []):
             _merge_preference(session, path, rater.id, value, actor)
-        decided = adjudication.merge_decisions(session, bundle.get("adjudications", []), actor)
+        decided = bundle_signatures.merge_decisions(
+            session, path, reviewer, bundle.get("adjudications", []), actor, travelled, first_key=first_key
+        )
         adjudication.settle(session, decided | {item["answer_id"] for item in bundle["items"]}, actor)
         append_audit(
             session,
@@ -236,19 +241,6 @@ def _merge_preference(session, path: Path, rater_id: int, value: Any, actor: str
     if not preferences.same_question(session, first, second):
         raise InvalidInput(str(path), f"answers {first!r} and {second!r} are not two answers to one question here")
     preferences.record_preference(session, rater_id, actor, value)
-
-
-def _merge_guidelines(session, path: Path, versions: list[dict[str, Any]], actor: str) -> None:
-    """The guideline versions a bundle names, added under their numbers where this project lacks
-    them; a number this project gives other text is refused (the reviewer worked from other guidelines)."""
-    for item in versions:
-        here = guidelines.guideline_version(session, item["version"])
-        if here is None:
-            guidelines.set_guidelines(session, item["text"], item["author"], version=item["version"])
-        elif here.sha256 != guidelines.text_sha256(item["text"]):
-            raise InvalidInput(
-                str(path), f"its guideline version {item['version']} is not this project's: nothing was merged"
-            )
 
 
 _JSON_NAMES = {str: "text", int: "a whole number", list: "a list", dict: "an object", type(None): "null"}
