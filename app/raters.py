@@ -116,10 +116,12 @@ def human_named(session: Session, name: str, *, create_by: str | None = None) ->
     """The human rater (a reviewer) called `name`; with `create_by`, one is added (by that actor) when
     the project has none. Refuses with one sentence (NotAReviewer) when the name is a judge run's, or
     when there is none and none is to be added."""
+    from storage.reviewer_keys import new_reviewer_problem  # cryptography: not at start-up
+
+    if any("\ud800" <= c <= "\udfff" for c in name):  # no database stores a lone surrogate: refused before asking
+        raise NotAReviewer(name, new_reviewer_problem(session, name) or f"{name!r} is not a reviewer's name")
     rater = raters.rater_named(session, name)
     if rater is None and create_by is not None:
-        from storage.reviewer_keys import new_reviewer_problem  # cryptography: not at start-up
-
         if problem := new_reviewer_problem(session, name):  # "аlice" or "Alice" beside alice: refused
             raise NotAReviewer(name, problem)
         return raters.add_rater(session, name, RaterKind.HUMAN, {}, create_by)

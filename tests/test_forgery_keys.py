@@ -113,3 +113,74 @@ def test_a_report_signer_named_over_64_characters_is_one_sentence(
     assert status == 2 and out.strip().count("\n") == 0, out
     assert "a report is signed under a name of at most 64 characters, not 65" in out
     assert not report.exists() and keys.local_keys() == []
+
+
+@pytest.mark.every_store
+def test_a_key_is_retired_only_with_its_own_signature_or_a_leads(
+    capsys: pytest.CaptureFixture[str], sample_project: Project, computer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 62, item 5: anyone retired anyone's key, even with a wrong passphrase, and its owner could
+    then never sign or rotate again."""
+    submitted(sample_project, ANSWER)
+    submitted(sample_project, OTHER)
+    assert _cli(capsys, sample_project, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
+    (local,) = keys.local_keys("ana")
+    before = state(sample_project)
+    computer("elsewhere")  # mallory's computer: no key of ana's, none of a lead's
+    status, out = _cli(capsys, sample_project, "keys", "retire", local.fingerprint, "--reviewer", "mallory")
+    assert status == 2 and out.strip().count("\n") == 0, out
+    assert "a lead retires it with the lead's own key in force in this project: mallory has none here" in out
+    computer("laptop")  # ana's laptop, a wrong passphrase
+    monkeypatch.setenv("ASSAY_KEY_PASSPHRASE", "wrong horse")
+    status, out = _cli(capsys, sample_project, "keys", "retire", local.fingerprint, "--reviewer", "ana")
+    assert status == 2 and "wrong passphrase" in out, out
+    assert state(sample_project) == before
+    monkeypatch.setenv("ASSAY_KEY_PASSPHRASE", "correct horse")
+    assert _cli(capsys, sample_project, "signoff", OTHER, "--reviewer", "ana")[0] == 0  # her key still signs
+    status, out = verify(capsys, sample_project)
+    assert status == 0, out
+
+
+@pytest.mark.every_store
+def test_a_lead_retires_a_lost_key_and_the_reviewer_signs_again_with_a_new_one(
+    capsys: pytest.CaptureFixture[str], sample_project: Project, computer
+) -> None:
+    submitted(sample_project, ANSWER)
+    submitted(sample_project, OTHER)
+    assert _cli(capsys, sample_project, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
+    (lost,) = keys.local_keys("ana")
+    computer("lead")
+    assert _cli(capsys, sample_project, "keys", "create", "--reviewer", "lead")[0] == 0
+    status, out = _cli(capsys, sample_project, "keys", "retire", lost.fingerprint, "--reviewer", "lead")
+    assert status == 0 and f"retired ana's key {lost.fingerprint}" in out, out
+    with sample_project.sessions() as session:
+        payload = session.execute(
+            text("SELECT CAST(payload AS TEXT) FROM audit_log WHERE action = 'key.retired' ORDER BY id DESC")
+        ).scalar()
+    assert json.loads(payload)["lead"] == "lead"
+    computer("new laptop")  # ana's laptop was stolen: her next key is a first key again
+    status, out = _cli(capsys, sample_project, "signoff", OTHER, "--reviewer", "ana")
+    assert status == 0 and "a signing key was made for ana" in out, out
+    listed = json.loads(_cli(capsys, sample_project, "keys", "--json")[1])
+    assert [(k["reviewer"], k["retired_at"] is not None) for k in listed] == [
+        ("ana", True),
+        ("lead", False),
+        ("ana", False),
+    ]
+    status, out = verify(capsys, sample_project)
+    assert status == 0 and "2 sign-offs: all match what is stored" in out, out
+
+
+def test_a_retirement_written_behind_assays_back_is_named_by_verify(
+    capsys: pytest.CaptureFixture[str], sample_project: Project
+) -> None:
+    from storage.audit_chain import append_audit
+
+    submitted(sample_project, ANSWER)
+    assert _cli(capsys, sample_project, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
+    (local,) = keys.local_keys("ana")
+    with sample_project.sessions.begin() as session:  # whoever can write the file, without ana's key
+        session.execute(text("UPDATE reviewer_keys SET retired_at = CURRENT_TIMESTAMP, retired_by = 'mallory'"))
+        append_audit(session, "mallory", "key.retired", "key", local.fingerprint, {"fingerprint": local.fingerprint})
+    status, out = verify(capsys, sample_project)
+    assert status == 1 and "retired it with no signature of that key or a lead's" in out, out
