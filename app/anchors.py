@@ -54,6 +54,7 @@ from sqlalchemy.orm import Session
 
 from storage.audit import EntryMark, entry_hash_of, entry_mark, last_entry_id, log_identity
 from storage.audit_chain import APPENDED
+from storage.db import engine_url
 
 FORMAT = "assay-anchor/1"
 LEGACY = "anchors.json"  # before: one file, the newest signed head of each project by its address
@@ -101,8 +102,9 @@ class LogState:
 
 
 def place_of(url: str) -> str:
-    """A project's place as anchors name it: its address, without a password."""
-    return make_url(url).render_as_string(hide_password=True)
+    """A project's place as anchors name it: its address as its engine has it (a file's path as given,
+    never parsed as a URL: storage/db.py), without a password."""
+    return make_url(engine_url(url)).render_as_string(hide_password=True)
 
 
 def _place(session: Session) -> str:
@@ -402,7 +404,9 @@ def _still_there(place: str) -> bool:
 
 
 def _sqlite_file(place: str) -> Path | None:
-    return Path(place.removeprefix("sqlite:///")) if place.startswith("sqlite:///") else None
+    if not place.startswith("sqlite:///"):
+        return None
+    return Path(make_url(place).database or "")  # a place is a rendered URL: `%` and `?` written escaped
 
 
 def _shown(place: str) -> str:

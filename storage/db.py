@@ -10,7 +10,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import URL, Engine, create_engine, event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from storage.errors import NotAProject as NotAProject  # the store's errors, re-exported: callers import them here
@@ -28,11 +28,26 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def url_for_path(path: str | Path) -> str:
-    return f"sqlite:///{Path(path).expanduser().resolve()}"
+    """A project file's address: `sqlite:///` and its absolute path, exactly as given (`%`, `?` and `#`
+    are letters of the name here, never URL syntax: `sqlite_path` and `connect` read it back so)."""
+    try:
+        return f"sqlite:///{Path(path).expanduser().resolve()}"
+    except RuntimeError as exc:  # Python 3.11 says a symbolic link that loops this way
+        raise NotAProject(path, f"{path} cannot be opened: a symbolic link in its path points to itself") from exc
+    except OSError as exc:
+        raise NotAProject(path, f"{path} cannot be opened: {exc.strerror or exc}") from exc
 
 
 def sqlite_path(url: str) -> Path | None:
+    """The project file a `sqlite:///` address names: the rest of it, letter for letter."""
     return Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+
+
+def engine_url(url: str) -> str | URL:
+    """What SQLAlchemy is given: a project file's path as the database, never parsed as a URL (else
+    `p%2e.assay` opened `p..assay` and `a?mode=ro.assay` a file `a`); a server's URL as it is."""
+    path = sqlite_path(url)
+    return url if path is None else URL.create("sqlite", database=str(path))
 
 
 def is_encrypted(url: str) -> bool:
@@ -55,13 +70,13 @@ def connect(url: str, passphrase: str | None = None) -> Engine:
     if passphrase is None:
         if is_encrypted(url):
             raise PassphraseNeeded(f"{path} is encrypted: give its passphrase")
-        engine = create_engine(url)
+        engine = create_engine(engine_url(url))
     else:
         if path is None:
             raise StorageError("only SQLite project files can be encrypted; a database server has its own protection")
         import sqlcipher3.dbapi2 as sqlcipher
 
-        engine = create_engine(url, module=sqlcipher)
+        engine = create_engine(engine_url(url), module=sqlcipher)
         event.listen(engine, "connect", partial(_unlock, passphrase, path))
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _tune_sqlite)
@@ -113,7 +128,7 @@ def migrate(engine: Engine) -> None:
     current = current_revision(engine)
     known = {rev.revision for rev in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
     if current is not None and current not in known:
-        where = sqlite_path(str(engine.url)) or "this project"
+        where = engine.url.database if engine.dialect.name == "sqlite" else "this project"
         raise ProjectTooNew(f"{where} was saved by a newer Assay (schema {current}); update Assay to open it")
     if current == head_revision():
         return

@@ -7,7 +7,9 @@ query first reads the bad page. These checks turn that into one sentence saying 
 - `check_structure` reads the schema and each table's first page after connecting: a SQLite
   database that is not Assay's, or a damaged schema;
 - `full_check` is `PRAGMA quick_check`: every page, a few seconds on a large project, so the
-  window runs it in the background (every backup is checked with it too).
+  window runs it in the background (every backup is checked with it too);
+- `integrity_problems` is what `audit verify` runs (`integrity_check`: every page and every index
+  against its table), and `refuse_damaged` what a sign-off runs before it signs (`quick_check`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DatabaseError
 
 from storage.errors import NotAProject, ProjectDamaged, StorageError
@@ -139,6 +141,38 @@ def full_check(connection: Any) -> str | None:
         return None
     found = " ".join(str(first[0] if first else "no answer").replace("*** in database main ***", "").split())
     return f"SQLite's check of every page found: {found}"
+
+
+CHECK_PROBLEMS = 10  # what `integrity_check` lists at most: enough to see the extent, bounded on a wreck
+
+
+def integrity_problems(connection: Connection, *, thorough: bool = True) -> list[str]:
+    """SQLite's own check of every page of the open project: `integrity_check` (each page, and every
+    index against its table) or, not `thorough`, `quick_check` (each page: O(N), what signing needs).
+    [] when sound or not SQLite (a server checks its own pages); else up to CHECK_PROBLEMS problems."""
+    if connection.dialect.name != "sqlite":
+        return []
+    pragma = "integrity_check" if thorough else "quick_check"
+    try:
+        found = [str(r[0]) for r in connection.exec_driver_sql(f"PRAGMA {pragma}({CHECK_PROBLEMS})")]
+    except DatabaseError as exc:
+        return [explain(exc)]
+    if found == ["ok"]:
+        return []
+    lines = [
+        " ".join(line.split()) for row in found for line in row.replace("*** in database main ***", "").splitlines()
+    ]
+    return [line for line in lines if line][:CHECK_PROBLEMS] or ["no answer"]
+
+
+def refuse_damaged(connection: Connection, path: Path | str, what: str) -> None:
+    """ProjectDamaged when SQLite's quick check of every page finds damage: `what` (a signature) is
+    not written into a file whose pages do not read back."""
+    problems = integrity_problems(connection, thorough=False)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        found = f"{problems[0][:120]}{more}"
+        raise ProjectDamaged(path, f"SQLite's check of every page found: {found}; {what} is not written into it")
 
 
 def explain(exc: BaseException) -> str:

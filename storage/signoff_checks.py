@@ -14,12 +14,13 @@ Each function takes a session and never commits it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Text, cast, select
+from sqlalchemy.orm import Session, defer
 
 from storage.guidelines import guideline_version
 from storage.reviewer_keys import (
@@ -45,6 +46,13 @@ class SignOffCheck:
     matches: bool
     problem: str | None
     guideline_version: int | None = None
+    note: str | None = None  # what the sign-off does not cover (an old record, made before it could)
+
+
+UNCOVERED_PASSAGES = (
+    "it was signed before sign-offs covered the document's passages: an edit to the words reviewers read "
+    "and cite is not seen in it"
+)
 
 
 def _differences(signed: dict[str, Any], now: dict[str, Any]) -> list[str]:
@@ -52,8 +60,11 @@ def _differences(signed: dict[str, Any], now: dict[str, Any]) -> list[str]:
     found = []
     if signed.get("answer") != now["answer"]:
         found.append("the answer's text changed")
-    if signed.get("document") != now["document"]:
+    document = signed.get("document") if isinstance(signed.get("document"), dict) else {}
+    if not document or any(now["document"].get(k) != v for k, v in document.items() if k != "passages_sha256"):
         found.append("the document changed")
+    elif "passages_sha256" in document and document["passages_sha256"] != now["document"]["passages_sha256"]:
+        found.append("the document's passages changed (the words reviewers read and cite)")
     before, after = signed.get("review") or {}, now["review"]
     for field, name in (
         ("comment", "the comment on the answer"),
@@ -146,6 +157,17 @@ def _signature_problems(
     return []
 
 
+def _record_of(stored: str | None) -> tuple[dict[str, Any], str | None]:
+    """A sign-off's record from its stored JSON text, and what is wrong when it does not read back."""
+    try:
+        record = json.loads(stored) if stored is not None else None
+    except (ValueError, RecursionError):
+        return {}, "its stored record is not readable JSON (edited by hand?)"
+    if not isinstance(record, dict):
+        return {}, "its stored record is not a JSON object (edited by hand?)"
+    return record, None
+
+
 def check_signoffs(session: Session) -> list[SignOffCheck]:
     """Every sign-off in force (and any marked reopened that no audit entry reopened), checked against
     its digest, the audit log and the review as stored now."""
@@ -156,9 +178,12 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
     checks = []
     kept = set()
     rows = session.execute(
-        select(SignOffRow, RaterRow.name).join(RaterRow, RaterRow.id == SignOffRow.rater_id).order_by(SignOffRow.id)
+        select(SignOffRow, RaterRow.name, cast(SignOffRow.record, Text))
+        .join(RaterRow, RaterRow.id == SignOffRow.rater_id)
+        .options(defer(SignOffRow.record, raiseload=True))  # read as text below: an edit may have broken it
+        .order_by(SignOffRow.id)
     ).all()
-    for row, reviewer in rows:
+    for row, reviewer, stored_text in rows:
         key = (row.answer_id, row.digest)
         kept.add(key)
         problems = []
@@ -166,7 +191,9 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             if key in reopened:
                 continue  # withdrawn by its reviewer: no longer a claim
             problems.append("it is marked reopened, but the audit log records no reopen")
-        record = row.record if isinstance(row.record, dict) else {}
+        record, unreadable = _record_of(stored_text)
+        if unreadable:
+            problems.append(unreadable)
         if record_digest(record) != row.digest:
             problems.append("the stored sign-off was edited (its record no longer matches its digest)")
         if key not in signed:
@@ -178,9 +205,10 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
             problems.append(f"it names {record.get('reviewer')!r} but is stored as {reviewer!r}'s")
         guidelines = record.get("guidelines")
         if guidelines:
-            stored = guideline_version(session, int(guidelines.get("version", 0)))
-            if stored is None or stored.sha256 != guidelines.get("sha256"):
-                problems.append(f"guideline version {guidelines.get('version')} is not the text that was signed under")
+            version = guidelines.get("version") if isinstance(guidelines, dict) else None
+            stored = guideline_version(session, version) if type(version) is int and abs(version) < 2**31 else None
+            if stored is None or not isinstance(guidelines, dict) or stored.sha256 != guidelines.get("sha256"):
+                problems.append(f"guideline version {version} is not the text that was signed under")
         if session.get(AnswerRow, row.answer_id) is not None:
             problems += _differences(record, live_content(session, row.answer_id, row.rater_id))
         checks.append(
@@ -192,6 +220,7 @@ def check_signoffs(session: Session) -> list[SignOffCheck]:
                 matches=not problems,
                 problem="; ".join(problems) or None,
                 guideline_version=row.guideline_version,
+                note=None if "passages_sha256" in (record.get("document") or {}) else UNCOVERED_PASSAGES,
             )
         )
     for (answer_id, digest), (entry_id, at, payload) in signed.items():

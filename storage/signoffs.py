@@ -1,6 +1,7 @@
 """Sign-offs: a reviewer's signature on their review of an answer, and the record it signs.
 
-The record signed binds the answer's text and the document (by SHA-256), every data point of the
+The record signed binds the answer's text and the document (by SHA-256: its file, its text, and the
+passages reviewers read and cite, since sign-offs made after issue 62), every data point of the
 reviewer on the answer with its tag, comment and citations, their comment and ratings on the whole
 answer, the guideline version, the reviewer and the time. Its digest is the SHA-256 of its canonical
 JSON; the record is kept beside it and the digest goes into the hash-chained audit log. The record
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session
 from storage import reviews
 from storage.audit import append_audit, newest_entry
 from storage.guidelines import current_guidelines, text_sha256
+from storage.integrity import refuse_damaged
 from storage.reviewer_keys import Signer, b64, registered_key, registered_keys
 from storage.schema import AnswerRow, DocumentRow, PassageRow, QuestionRow, RaterRow, SignOffRow, utcnow
 
@@ -60,8 +62,8 @@ def as_utc(at: datetime) -> datetime:
 
 def live_content(session: Session, answer_id: str, rater_id: int) -> dict[str, Any]:
     """What the reviewer's review of the answer holds now: the part of a record that can change."""
-    answer_text, document_name, document_sha, document_text = session.execute(
-        select(AnswerRow.text, DocumentRow.name, DocumentRow.sha256, DocumentRow.text)
+    answer_text, document_id, document_name, document_sha, document_text = session.execute(
+        select(AnswerRow.text, DocumentRow.id, DocumentRow.name, DocumentRow.sha256, DocumentRow.text)
         .join(QuestionRow, QuestionRow.id == AnswerRow.question_id)
         .join(DocumentRow, DocumentRow.id == QuestionRow.document_id)
         .where(AnswerRow.id == answer_id)
@@ -77,7 +79,12 @@ def live_content(session: Session, answer_id: str, rater_id: int) -> dict[str, A
     review = reviews.review(session, answer_id, rater_id)
     return {
         "answer": {"id": answer_id, "sha256": text_sha256(answer_text)},
-        "document": {"name": document_name, "sha256": document_sha, "text_sha256": text_sha256(document_text)},
+        "document": {
+            "name": document_name,
+            "sha256": document_sha,
+            "text_sha256": text_sha256(document_text),
+            "passages_sha256": passages_sha256(session, document_id),
+        },
         "points": [
             {
                 "text": p.text,
@@ -94,6 +101,17 @@ def live_content(session: Session, answer_id: str, rater_id: int) -> dict[str, A
             "holistic_relevance": review.holistic_relevance,
         },
     }
+
+
+def passages_sha256(session: Session, document_id: int) -> str:
+    """The SHA-256 of the document's passages as a reviewer reads and cites them (each one's citation
+    id and text, in order): a sign-off vouches for the words that were reviewed."""
+    rows = session.execute(
+        select(PassageRow.citation_id, PassageRow.text)
+        .where(PassageRow.document_id == document_id)
+        .order_by(PassageRow.ordinal, PassageRow.id)
+    ).all()
+    return hashlib.sha256(canonical({"passages": [[c, t] for c, t in rows]}).encode()).hexdigest()
 
 
 def _in_force(session: Session, answer_id: str, rater_id: int) -> SignOffRow | None:
@@ -129,7 +147,10 @@ def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff
 def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer: Signer) -> SignOff:
     """Sign the reviewer's review of the answer as it is now, under the current guidelines, with the
     reviewer's key: the record names the key and the audit log's head, and the signature covers it.
-    ValueError when the key is not the reviewer's registered key in force here (a retired key signs nothing)."""
+    ValueError when the key is not the reviewer's registered key in force here (a retired key signs nothing);
+    ProjectDamaged when the project file's pages do not all read back (nothing is signed into it)."""
+    connection = session.connection()
+    refuse_damaged(connection, connection.engine.url.database or "the project", "a sign-off")
     key = registered_key(session, signer.fingerprint)
     if key is None or key.reviewer != reviewer or key.retired_at is not None:
         raise ValueError(f"key {signer.fingerprint[:16]} is not {reviewer}'s key in force in this project")

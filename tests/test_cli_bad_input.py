@@ -268,7 +268,19 @@ CASES: list[tuple[list[str], str]] = [
     (["qualification", "--gold-raters", "nobody"], "no human rater named 'nobody' to take as gold"),
     (["qualification", "--gold-raters", "run1"], "no human rater named 'run1' to take as gold"),
     (["qualification", "--training", "maybe"], "invalid choice: 'maybe'"),
+    # checking a signed report (issue 62)
+    (["report", "--check", "{missing}.pdf"], "cannot read it: no such file or folder"),
+    (["report", "--check", "{file}"], "cannot read this signed PDF"),
+    (["report", "--check", "{folder}"], "it is a folder: give a signed PDF report"),
+    (["report", "--check", "{file}", "--ca", "{file}"], "it is not a PEM certificate"),
+    # arguments nothing can store or print, and ids of 100,000 digits (issue 62)
+    (["title", "\ud800"], "argument 4 ('\\ud800') is not valid text: it holds bytes that are not UTF-8"),
+    (["show", "x\udcff"], "is not valid text: it holds bytes that are not UTF-8"),
+    (["signoff", "cnli-0015-nda-1", "--reviewer", "\ud800"], "is not valid text"),
+    (["show", "1" * 100_000], "is 100,000 characters long; no name, id or path is longer than 10,000"),
+    (["criteria", "contractnli-000", "--run", "run1", "--accept", "1" * 5000], "write criterion numbers"),
     # backups
+    (["restore", "1" * 5000], "no such backup"),
     (["restore", "99"], "no such backup"),
     (["restore", "{missing}"], "no such backup"),
 ]
@@ -393,7 +405,7 @@ def test_every_command_has_cases() -> None:
     assert not missing, f"commands without bad-input cases in {Path(__file__).name}: {', '.join(missing)}"
 
 
-@pytest.mark.parametrize(("argv", "says"), CASES, ids=[" ".join(argv) for argv, _ in CASES])
+@pytest.mark.parametrize(("argv", "says"), CASES, ids=[" ".join(argv)[:120] for argv, _ in CASES])
 def test_broken_input_is_refused_in_one_sentence(
     argv: list[str],
     says: str,

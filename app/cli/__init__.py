@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -59,6 +60,10 @@ def main(
 ) -> int:
     """Run one command. `ui.main` passes the commands that open a window, and how a window asks for
     a passphrase, so app/ stays Qt-free."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if (refused := _refused_argument(argv)) is not None:
+        print(f"assay: {refused}", file=sys.stderr)
+        return EXIT_INVALID
     args = build_parser().parse_args(argv)
     commands = {**COMMANDS, **(window_commands or {})}
     if args.command not in commands and args.command != "restore":
@@ -93,6 +98,25 @@ def main(
         return EXIT_INVALID
     finally:
         project.close()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+LONGEST_ARGUMENT = 10_000  # characters: a path is at most 4,096 bytes, a name or an id far less
+
+
+def _refused_argument(argv: list[str]) -> str | None:
+    """An argument no command takes, in one sentence: one with a lone surrogate (bytes that are not
+    UTF-8 in the terminal, which nothing can store or print), or longer than any path, name or id."""
+    for number, argument in enumerate(argv, start=1):
+        if _SURROGATE.search(argument):
+            shown = ascii(argument[:40])
+            return f"argument {number} ({shown}) is not valid text: it holds bytes that are not UTF-8"
+        if len(argument) > LONGEST_ARGUMENT:
+            return (
+                f"argument {number} ({argument[:20]}…) is {len(argument):,} characters long; "
+                f"no name, id or path is longer than {LONGEST_ARGUMENT:,}"
+            )
+    return None
 
 
 def _refuse_missing(url: str, args: argparse.Namespace) -> None:

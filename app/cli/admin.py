@@ -93,6 +93,8 @@ def restore(args: argparse.Namespace, ask: AskPassphrase) -> int:
         if found and not args.list:
             print("restore one with `assay restore NUMBER`")
         return 0
+    if args.backup.isdigit() and len(args.backup) > 9:  # no list is that long (and int() refuses 4,300 digits)
+        raise InvalidInput(f"{args.backup[:12]}…", "no such backup: `assay restore --list` shows the ones there are")
     chosen = backups.resolve_backup(path, args.backup)
     passphrase = project_passphrase(url_for_path(chosen), False, ask)
     aside = backups.restore(path, chosen, passphrase)

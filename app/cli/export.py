@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from app import limits
-from app.cli.output import ProgressBar, writing
+from app.cli.output import ProgressBar, print_summary, writing
 from app.errors import InvalidInput, file_problem
 from app.export.formats import export, kind_of_format, refuse_wrong_suffix
 from app.export.redaction import Redaction, keep_everything
@@ -67,4 +67,36 @@ def _report_signer(project: Project, args: argparse.Namespace) -> ReportSigner |
         return report_signer(reviewer, args.cert, args.cert_key, retired, session=session)
 
 
-COMMANDS = {"export": _export}
+def _report(project: Project, args: argparse.Namespace) -> int:
+    """Check a signed report: the signature intact and covering every byte (nothing appended after it),
+    by a key this project registered to the reviewer it names (or a certificate a CA given issued)."""
+    from cryptography import x509
+
+    from app.export.pdf_signing import check_report
+    from storage.reviewer_keys import registered_keys
+
+    trusted = []
+    for path in args.ca:
+        try:
+            trusted.append(
+                x509.load_pem_x509_certificate(limits.read_bounded(path, limits.CERTIFICATE, "a PEM certificate"))
+            )
+        except ValueError as exc:
+            raise InvalidInput(str(path), "it is not a PEM certificate") from exc
+    limits.check_regular(args.check, limits.DOCUMENT, "a signed PDF report")
+    with project.sessions() as session:
+        keys = registered_keys(session)
+    check = check_report(args.check, keys, trusted)
+    print_summary(
+        {"file": str(args.check), "valid": check.valid, "said": list(check.said), "problems": list(check.problems)},
+        args.json,
+        lambda: (
+            f"{args.check}: "
+            + ("as signed" if check.valid else "NOT AS SIGNED")
+            + "".join(f"\n  {line}" for line in (*check.problems, *check.said))
+        ),
+    )
+    return 0 if check.valid else 1
+
+
+COMMANDS = {"export": _export, "report": _report}

@@ -312,8 +312,9 @@ def _rubric_scores(project: Project, args: argparse.Namespace) -> int:
 def _criteria(project: Project, args: argparse.Namespace) -> int:
     def numbers(option: str, text: str) -> list[int]:
         items = [n.strip() for n in text.split(",") if n.strip()]
-        if not all(n.isascii() and n.isdigit() for n in items):
-            raise InvalidInput(option, f"{text!r}: write criterion numbers separated by commas, e.g. 1,3")
+        if not all(n.isascii() and n.isdigit() and len(n) <= 6 for n in items):  # a criterion is one of a few
+            shown = text if len(text) <= 40 else f"{text[:40]}…"
+            raise InvalidInput(option, f"{shown!r}: write criterion numbers separated by commas, e.g. 1,3")
         return [int(n) for n in items]
 
     if project.answer(args.answer_id) is None:

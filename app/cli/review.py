@@ -22,6 +22,7 @@ from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
 from models.checker.engine import finding_at, reasons_text, verdict_text
 from storage.audit import VERIFY_SEES, AuditProblem, audit_entries, verify_audit
+from storage.integrity import integrity_problems
 
 
 def _show(project: Project, args: argparse.Namespace) -> int:
@@ -123,19 +124,23 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
             return 0
         if args.out is not None:
             raise AssayError("audit verify takes no file: the file is for audit export")
+        damage = integrity_problems(session.connection())  # a file whose pages do not read back vouches for nothing
         count, problems = verify_audit(session)
         problems += [AuditProblem(entry_id=None, problem=p) for p in anchors.anchor_problems(session)]  # outside it
         seen = anchors.log_state(session)
     checks = project.signoffs()  # each sign-off against what is stored now
-    broken = any(not c.matches for c in checks)
+    broken = any(not c.matches for c in checks) or bool(damage)
     if not problems and not broken:
         anchors.note_verified(seen)  # entries written elsewhere are witnessed here from now on
     if args.json:
         ok = not problems and not broken
         found = [asdict(p) for p in problems]
         report = {"entries": count, "ok": ok, "problems": found, "signoffs": signoff_dicts(checks), "sees": VERIFY_SEES}
-        print(json.dumps(report))
+        print(json.dumps({**report, "damage": damage}))
     else:
+        if damage:
+            print(f"the project file is damaged: SQLite's integrity check found {len(damage)} problem(s)")
+            print("\n".join(f"  {d}" for d in damage))
         print(f"{count} audit entries: " + ("the chain is intact" if not problems else f"{len(problems)} problems"))
         if first := next((p for p in problems if p.entry_id is not None), None):
             print(f"  first bad entry: {first.entry_id}")

@@ -186,6 +186,8 @@ def signoff_lines(checks: list[SignOffCheck]) -> list[str]:
     lines = [f"{len(checks)} sign-off{'s' if plural else ''}: {summary} what is stored"]
     for c in checks:
         state = "matches" if c.matches else f"DOES NOT MATCH: {c.problem}"
+        if c.note:
+            state += f" ({c.note})"
         lines.append(f"  {c.answer_id} signed by {c.reviewer} at {c.signed_at:%Y-%m-%d %H:%M} UTC: {state}")
     return lines
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PureWindowsPath
@@ -150,7 +151,23 @@ def jsonl_objects(
             raise InvalidInput(place, "not valid JSON (nested too deeply)") from exc
         if not isinstance(record, dict):
             raise InvalidInput(place, "expected a JSON object")
+        if _ESCAPED_SURROGATE.search(line):
+            refuse_lone_surrogates(place, record)
         yield place, record
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # JSON's escape of half a character (an emoji is two)
+
+
+def refuse_lone_surrogates(place: str, value: Any) -> None:
+    """InvalidInput when JSON text held half of a character ("\\ud800" alone): nothing can store,
+    print or export it as UTF-8. A pair (an emoji written escaped) is one character, and passes."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            place, "its JSON holds half of a character (a lone \\ud800-\\udfff escape): not text"
+        ) from exc
 
 
 def _check_header(path: Path, header: list[str]) -> None:
