@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, aliased
 from models.vocabulary import RaterKind, ReviewStatus
 from storage.db import StorageError
 from storage.plain_rows import plain_rows
+from storage.point_fields import made_citation
 from storage.schema import (
     AnswerRow,
     CitationRow,
@@ -206,6 +207,7 @@ def labelled_points(session: Session) -> list[dict[str, Any]]:
     for point_id, citation in session.execute(
         select(CitationRow.data_point_id, PassageRow.citation_id)
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
+        .where(made_citation())  # a rater's own citations: not what a reviewer's copy came with
         .order_by(PassageRow.ordinal)
     ):
         cited.setdefault(point_id, []).append(citation)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from storage.point_fields import made_citation
 from storage.schema import AnswerRow, CitationRow, DataPointRow, DocumentRow, LabelRow, PassageRow, QuestionRow
 
 UNKNOWN = "unknown"  # the generator of answers that name none, as the estimates call it
@@ -67,7 +68,7 @@ def tagged_points(session: Session, answer_id: str, rater_id: int) -> list[Tagge
     for point_id, citation in session.execute(
         select(CitationRow.data_point_id, PassageRow.citation_id)
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
-        .where(CitationRow.data_point_id.in_([r[0] for r in rows]))
+        .where(CitationRow.data_point_id.in_([r[0] for r in rows]), made_citation())  # the rater's own
     ):
         cited.setdefault(point_id, []).append(citation)
     return [

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, Tag
 from storage.audit import append_audit
-from storage.point_fields import point_row, point_values
+from storage.point_fields import made_citation, point_row, point_values
 from storage.points import key_points
 from storage.schema import AnswerRow, CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow, QuestionRow
 
@@ -159,7 +159,7 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
             CitationRow.data_point_id, PassageRow.citation_id, CitationRow.rank, CitationRow.basis, PassageRow.section
         )
         .join(PassageRow, PassageRow.id == CitationRow.passage_id)
-        .where(CitationRow.data_point_id.in_(ids))
+        .where(CitationRow.data_point_id.in_(ids), made_citation())  # never what a reviewer's copy came with
         .order_by(CitationRow.rank.is_(None), CitationRow.rank, PassageRow.ordinal)
     ):
         cited.setdefault(point_id, []).append(

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from storage.schema import DataPointRow
+from sqlalchemy import ColumnElement
+
+from storage.schema import CitationRow, DataPointRow
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,3 +68,14 @@ def point_values(row: DataPointRow, record: type) -> dict[str, Any]:
         value = getattr(row, name)
         values[name] = tuple(value or ()) if name in _LISTS else value
     return values
+
+
+# A citation row's basis on a reviewer's copy of a point: a passage the point came with (the judge's
+# evidence, the answer's own citation), which the reviewer did not cite. Every other row is a citation
+# its rater made: a judge's, an import's, a reviewer's chosen passage.
+CARRIED = "carried"
+
+
+def made_citation() -> ColumnElement[bool]:
+    """The citation rows their rater made (not a passage a reviewer's copy came with)."""
+    return CitationRow.basis.is_(None) | (CitationRow.basis != CARRIED)

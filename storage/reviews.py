@@ -11,7 +11,7 @@ from sqlalchemy import ClauseElement, Connection, case, delete, func, select
 from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, ReviewStatus, Tag
-from storage.point_fields import point_row, point_values
+from storage.point_fields import CARRIED, made_citation, point_row, point_values
 from storage.points import RaterTag, key_points, tags_by_key, tags_of_point
 from storage.schema import (
     AnswerRow,
@@ -54,7 +54,10 @@ class PointSnapshot:
     source_id: int | None
     comment: str | None
     tag: Tag | None
-    passage_ids: tuple[int, ...]
+    passage_ids: tuple[int, ...]  # the passages the reviewer cited (a missing point's, chosen in the document)
+    # The passages the point came with, which the reviewer did not cite: the judge's evidence, the
+    # answer's own citations. Shown beside the point; never listed as the reviewer's citations.
+    evidence_ids: tuple[int, ...] = ()
     context_start: int | None = None  # the lead-in the point is read with, as offsets into the answer
     context_end: int | None = None
     replaces: tuple[str, ...] = ()  # identity keys of the points a split, merge or edit replaced
@@ -64,12 +67,18 @@ class PointSnapshot:
 @dataclass(frozen=True, kw_only=True)
 class ReviewPoint:
     point: PointSnapshot
-    citations: tuple[str, ...]  # citation ids of point.passage_ids: the judge's evidence, most relevant first
+    citations: tuple[str, ...]  # citation ids of point.passage_ids: the reviewer's own citations
     judge_tag: Tag | None  # the reference judge's (the latest run that judged the answer)
     judge_confidence: float | None
     judge_rationale: str | None
     others: tuple[RaterTag, ...] = ()  # every other rater's tag on this point: judges, jury, reviewers
     judge: str | None = None  # the reference judge's name
+    evidence: tuple[str, ...] = ()  # citation ids of point.evidence_ids: the judge's evidence, best first
+
+    @property
+    def passages(self) -> tuple[str, ...]:
+        """Every passage the point is shown with: the reviewer's citations, then the evidence it came with."""
+        return tuple(dict.fromkeys(self.citations + self.evidence))
 
 
 def reference_judge(session: Session, answer_id: str, preferred: int | None = None) -> int | None:
@@ -108,28 +117,37 @@ def snapshot(session: Session, answer_id: str, rater_id: int) -> list[PointSnaps
         .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
         .order_by(DataPointRow.ordinal, DataPointRow.id)
     ).all()
-    cited = cited_passages(session, [p.id for p, _ in rows])
-    return [point_snapshot(p, tag, p.comment, cited) for p, tag in rows]
+    point_ids = [p.id for p, _ in rows]
+    cited, carried = cited_passages(session, point_ids), cited_passages(session, point_ids, carried=True)
+    return [point_snapshot(p, tag, p.comment, cited, carried) for p, tag in rows]
 
 
-def cited_passages(session: Session, point_ids: list[int]) -> dict[int, list[int]]:
-    """Each data point's cited passages, the judge's evidence first (by rank), then in passage order."""
+def cited_passages(session: Session, point_ids: list[int], *, carried: bool = False) -> dict[int, list[int]]:
+    """Each data point's cited passages, the judge's evidence first (by rank), then in passage order;
+    `carried`: instead the passages a reviewer's copy came with and its reviewer did not cite."""
     cited: dict[int, list[int]] = {}
     for point_id, passage_id in session.execute(
         select(CitationRow.data_point_id, CitationRow.passage_id)
-        .where(CitationRow.data_point_id.in_(point_ids))
+        .where(CitationRow.data_point_id.in_(point_ids), CitationRow.basis == CARRIED if carried else made_citation())
         .order_by(CitationRow.rank.is_(None), CitationRow.rank, CitationRow.passage_id)
     ):
         cited.setdefault(point_id, []).append(passage_id)
     return cited
 
 
-def point_snapshot(p: DataPointRow, tag: str | None, comment: str | None, cited: dict[int, list[int]]) -> PointSnapshot:
+def point_snapshot(
+    p: DataPointRow,
+    tag: str | None,
+    comment: str | None,
+    cited: dict[int, list[int]],
+    carried: dict[int, list[int]] | None = None,
+) -> PointSnapshot:
     """A stored point as a review sees it, with this rater's tag and comment."""
     return PointSnapshot(
         **(point_values(p, PointSnapshot) | {"comment": comment}),
         tag=Tag(tag) if tag else None,
         passage_ids=tuple(cited.get(p.id, ())),
+        evidence_ids=tuple((carried or {}).get(p.id, ())),
     )
 
 
@@ -157,6 +175,11 @@ def restore(session: Session, answer_id: str, rater_id: int, points: list[PointS
             CitationRow(data_point_id=point_id, passage_id=pid, rank=rank)
             for rank, pid in enumerate(dict.fromkeys(p.passage_ids))
         )
+        session.add_all(  # what the point came with and the reviewer did not cite, apart from their citations
+            CitationRow(data_point_id=point_id, passage_id=pid, rank=rank, basis=CARRIED)
+            for rank, pid in enumerate(dict.fromkeys(p.evidence_ids))
+            if pid not in p.passage_ids
+        )
     key_points(session, answer_id, ids)
 
 
@@ -173,7 +196,7 @@ def review_points(
     names = dict(
         session.execute(
             select(PassageRow.id, PassageRow.citation_id).where(
-                PassageRow.id.in_([pid for p in points for pid in p.passage_ids])
+                PassageRow.id.in_([pid for p in points for pid in (*p.passage_ids, *p.evidence_ids)])
             )
         ).all()
     )
@@ -190,6 +213,7 @@ def review_points(
                 judge_rationale=mine.rationale if mine else None,
                 others=tuple(others),
                 judge=judge.name if judge is not None else None,
+                evidence=tuple(names[pid] for pid in p.evidence_ids if pid in names),
             )
         )
     return out

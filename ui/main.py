@@ -153,8 +153,8 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
     if args.screenshot is not None:
         app.processEvents()
         current = window.session.current_point
-        if current is not None and current.citations:
-            window.document_pane.show_passage(current.citations[0])  # the picture shows a cited passage highlighted
+        if current is not None and current.passages:
+            window.document_pane.show_passage(current.passages[0])  # the picture shows a cited passage highlighted
         app.processEvents()
         window.grab().save(str(args.screenshot))
         window.close()

@@ -71,6 +71,7 @@ def merged(points: Points, point_id: int, answer_text: str) -> Points:
     one = replace(
         one,
         passage_ids=tuple(sorted(set(a.passage_ids) | set(b.passage_ids))),
+        evidence_ids=tuple(dict.fromkeys(a.evidence_ids + b.evidence_ids)),
         replaces=tuple(dict.fromkeys(lineage(a) + lineage(b))),
     )
     return [*points[:index], one, *points[index + 2 :]]
@@ -101,10 +102,12 @@ def new_point(
     source_id: int | None = None,
     tag: Tag | None = None,
     passage_ids: tuple[int, ...] = (),
+    evidence_ids: tuple[int, ...] = (),
     context_start: int | None = None,
     context_end: int | None = None,
 ) -> PointSnapshot:
-    """A new point of the reviewer's (id 0: given on saving), named field by field."""
+    """A new point of the reviewer's (id 0: given on saving), named field by field: `passage_ids` the
+    passages the reviewer cites, `evidence_ids` those it comes with (the judge's, the answer's)."""
     return PointSnapshot(
         id=0,
         ordinal=ordinal,
@@ -115,6 +118,7 @@ def new_point(
         comment=None,
         tag=tag,
         passage_ids=passage_ids,
+        evidence_ids=evidence_ids,
         context_start=context_start,
         context_end=context_end,
     )

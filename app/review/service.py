@@ -335,7 +335,7 @@ class ReviewService:
             text=text,
             span_start=start,
             span_end=end,
-            passage_ids=cited_passages(text, self.passages(answer)),
+            evidence_ids=cited_passages(text, self.passages(answer)),  # the answer's citations, not the reviewer's
             context_start=context[0],
             context_end=context[1],
         )

@@ -32,7 +32,9 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
                 span_start=p.span_start,
                 span_end=p.span_end,
                 source_id=p.id,
-                passage_ids=tuple(ids[c] for c in p.citations if c in ids),  # the judge's evidence, best first
+                evidence_ids=tuple(
+                    ids[c] for c in p.citations if c in ids
+                ),  # the judge's, best first: not the reviewer's
                 context_start=p.context_start if p.context_start is not None else context[0],
                 context_end=p.context_end if p.context_start is not None else context[1],
             )
@@ -44,14 +46,15 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
 
 
 def segmented(answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
-    """The answer's sentences as points, each citing the passages it names (segment_answer's split)."""
+    """The answer's sentences as points, each with the passages it names (segment_answer's split): the
+    answer's citations, shown beside the point, not the reviewer's."""
     return [
         edits.new_point(
             ordinal=i,
             text=s.text,
             span_start=s.start,
             span_end=s.end,
-            passage_ids=cited_passages(s.text, passages),
+            evidence_ids=cited_passages(s.text, passages),
             context_start=s.context_start,
             context_end=s.context_end,
         )

@@ -221,8 +221,8 @@ class AnswerPane(QWidget):
 
     def _on_point_clicked(self, index: QModelIndex) -> None:
         point = self.session.current_point
-        if point is not None and index.column() == 5 and point.citations:
-            self.passageRequested.emit(point.citations[0])
+        if point is not None and index.column() == 5 and point.passages:
+            self.passageRequested.emit(point.passages[0])
 
     def add_point_from_selection(self) -> None:
         """Make a data point of the answer text selected in the answer pane."""

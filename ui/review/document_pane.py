@@ -72,7 +72,7 @@ class DocumentPane(QWidget):
         if changes.opened or changes.project:
             self.show_document()
         if changes.opened or changes.answer or changes.project:
-            self.view.mark({c for p in state.points for c in p.citations}, state.answer.gold_spans)
+            self.view.mark({c for p in state.points for c in p.passages}, state.answer.gold_spans)
         if changes.opened or changes.answer or changes.point or changes.project:
             self.show_what_it_is_about(state, self.session.current_point)
 
@@ -105,7 +105,7 @@ class DocumentPane(QWidget):
     def show_what_it_is_about(self, state: ReviewState, point: ReviewPoint | None) -> None:
         """The point's first cited passage; else the passage that best matches its words (BM25), else the
         question's. A passage found by search is tinted apart from a cited one: no citation vouches for it."""
-        if point is not None and point.citations and self.view.focus_passage(point.citations[0]):
+        if point is not None and point.passages and self.view.focus_passage(point.passages[0]):
             return
         for query in self._about_queries(state, point):
             best = self._best_match(state.answer.document, query)
@@ -116,7 +116,7 @@ class DocumentPane(QWidget):
         """Search ahead for what showing a prepared answer's first point will look for."""
         state = prepared.state
         point = state.points[0] if state.points else None
-        if point is None or not point.citations:
+        if point is None or not point.passages:
             for query in self._about_queries(state, point):
                 self._best_match(state.answer.document, query)
 
