@@ -74,12 +74,14 @@ def observe(
     *,
     on_progress: Callable[[int, int], None] = lambda _d, _t: None,
     cancel: threading.Event | None = None,
-) -> tuple[list[Observation], list[bool]]:
-    """The shipped engine run over the tagged answers: what it computed of each tagged point, and its tag."""
+) -> tuple[list[Observation], list[bool], list[str]]:
+    """The shipped engine run over the tagged answers: what it computed of each tagged point, its tag, and
+    its answer."""
     spoken, notes = speaking(verifier.engine)
     shipped_engine, verifier.engine = verifier.engine, spoken
     points: list[Observation] = []
     labels: list[bool] = []
+    answers: list[str] = []
     try:
         for done, (answer_id, spans) in enumerate(sorted(tagged.items()), start=1):
             if cancel is not None and cancel.is_set():
@@ -94,10 +96,11 @@ def observe(
                     continue  # too few words to check ("Yes."): the checker never speaks of it
                 points.append(replace(seen, document=document, shipped=point.verdict))
                 labels.append(wrong)
+                answers.append(answer_id)
             on_progress(done, len(tagged))
     finally:
         verifier.engine = shipped_engine
-    return points, labels
+    return points, labels, answers
 
 
 def fit_checker(
@@ -108,8 +111,10 @@ def fit_checker(
     on_progress: Callable[[int, int], None] = lambda _d, _t: None,
     cancel: threading.Event | None = None,
     seed: int = 0,
+    neural: bool = True,
 ) -> FitResult:
-    """Fit the checker to the scope's tags, measure it held out beside the shipped one, adopt it if better."""
+    """Fit the checker to the scope's tags, measure it held out beside the shipped one, adopt it if better
+    (`neural=False`: over the engine that finds evidence by words only, which it then speaks for alone)."""
     started = time.perf_counter()
     matter_id, scope = _scope(matter)
     with project.sessions() as session:
@@ -118,9 +123,9 @@ def fit_checker(
         raise InvalidInput(
             "checker fit", f"no person has tagged a point of {scope} (review answers, or assay import-labels)"
         )
-    verifier = Verifier(project.sessions, learned=False)
+    verifier = Verifier(project.sessions, learned=False, neural=neural)
     total = len(tagged) + 1
-    points, labels = observe(verifier, tagged, on_progress=lambda d, _t: on_progress(d, total), cancel=cancel)
+    points, labels, _ = observe(verifier, tagged, on_progress=lambda d, _t: on_progress(d, total), cancel=cancel)
     if cancel is not None and cancel.is_set():
         raise InvalidInput("checker fit", "cancelled: nothing was fitted or changed")
     result = standing(points, labels, seed=seed)

@@ -23,6 +23,7 @@ import copy
 import hashlib
 import json
 import math
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from models.checker.engine import ClaimEngine
-from models.checker.features import ABSENCE, Evidence, measure
+from models.checker.features import ABSENCE, Evidence, _stems, measure
 from models.checker.model import Assessment, ClaimChecker
 from models.checker.ranking import MEANING
 from models.verifier import INCORRECT, NEEDS_REVIEW, QUOTED, SUPPORTED, UNCONFIRMED
@@ -42,6 +43,7 @@ ALPHA = 0.05
 FOLDS = 5
 NEIGHBOURS = 10  # the firm's exemplar claims that vote on a claim
 SAME_CLAIM = 0.8  # cosine at which two claims ask the same thing
+WORD_BINS = 512
 _MEANING_READ = (
     "exemplars_entailed",
     "exemplars_contradicted",
@@ -137,9 +139,20 @@ class Exemplars:
 
 def _exemplars(points: Sequence[Observation], wrong: np.ndarray) -> Exemplars:
     with_vector = [i for i, o in enumerate(points) if o.vector is not None]
-    vectors = np.asarray([points[i].vector for i in with_vector], dtype=np.float32).reshape(len(with_vector), -1)
+    vectors = np.asarray([points[i].vector for i in with_vector], dtype=np.float32)
+    vectors = vectors.reshape(len(with_vector), -1) if len(with_vector) else np.zeros((0, 0), dtype=np.float32)
     documents = np.asarray([points[i].document for i in with_vector], dtype=object)
     return Exemplars(vectors, wrong[with_vector].astype(bool), documents)
+
+
+def words_vector(claim: str) -> np.ndarray:
+    """A claim's content words, hashed into WORD_BINS, as a unit vector: the firm's exemplars where the
+    bi-encoder is not there."""
+    vector = np.zeros(WORD_BINS, dtype=np.float32)
+    for word in set(_stems(claim)):
+        vector[zlib.crc32(word.encode()) % WORD_BINS] = 1.0
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm else vector
 
 
 def folds(documents: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
@@ -353,7 +366,8 @@ class _Words:
         decided = self.base._decide(
             [c for c, _, _ in kept], [m.values for *_, m in kept], [m.passage for *_, m in kept], kind
         )
-        vectors = self.embed([c for c, _, _ in kept]) if self.embed is not None and kept else [None] * len(kept)
+        claims_kept = [c for c, _, _ in kept]
+        vectors = self.embed(claims_kept) if self.embed is not None and kept else [words_vector(c) for c in claims_kept]
         out: list[Assessment] = []
         for (claim, rule, _), a, v in zip(kept, decided, vectors, strict=True):
             o = Observation(
