@@ -9,6 +9,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ from models.segmentation import segment_answer
 from models.vocabulary import Tag
 from storage import judgements, raters
 
-from .judge_helpers import chat_reply, llama_cpp_server, scripted_http_server, wait_for
+from .judge_helpers import chat_reply, llama_cpp_server, scripted_http_server
 
 NDA = "DoiT-ICN-NonDisclosure-Agreement.txt"  # the shortest real contract: it fits a small context whole
 
@@ -288,7 +290,7 @@ def test_a_run_resumes_and_refuses_other_settings_under_its_name(sample_project:
         run_judge(sample_project.sessions, LemajJudge(ScriptedBackendStandIn([]), Mode.ONE_PASS), "resume")
 
 
-def test_killed_run_restarts_without_duplicates(sample_project: Project) -> None:
+def test_killed_run_restarts_without_duplicates(sample_project: Project, tmp_path: Path) -> None:
     ids = ",".join(_nda_answers(sample_project, 3))
     path = sample_project.url.removeprefix("sqlite:///")
     sample_project.close()
@@ -309,20 +311,32 @@ def test_killed_run_restarts_without_duplicates(sample_project: Project) -> None
         with sqlite3.connect(path) as db:
             return db.execute("SELECT count(*) FROM judge_outcomes").fetchone()[0]
 
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        assert wait_for(lambda: judged() >= 1, timeout=240)
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-    assert judged() < 3  # killed mid-way
-    assert subprocess.run(command, capture_output=True, timeout=600).returncode == 0
+    said = tmp_path / "stderr.txt"  # a file, not a pipe: a full pipe would stop the run before its event
+    with said.open("wb") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+        try:
+            first_outcome_or_exit(process, lambda: judged() >= 1)  # however slow the machine: no deadline
+        finally:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+    assert 1 <= judged() < 3, said.read_text(errors="replace")  # killed mid-way, after its first answer
+    assert subprocess.run(command, capture_output=True).returncode == 0
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*), count(DISTINCT answer_id) FROM judge_outcomes").fetchone() == (3, 3)
         duplicated = db.execute(
             "SELECT answer_id, ordinal FROM data_points GROUP BY answer_id, rater_id, ordinal HAVING count(*) > 1"
         ).fetchall()
     assert duplicated == []
+
+
+def first_outcome_or_exit(process: subprocess.Popen[bytes], happened: Callable[[], bool]) -> None:
+    """Wait for an event a process makes (its first saved outcome), however long a busy machine takes: it is
+    looked for each time the process's database may have changed; fails at once if the process ends first."""
+    while not happened():
+        if process.poll() is not None:
+            break
+        time.sleep(0.02)  # between looks at the database, not a deadline: the wait ends only on the event
+    assert happened() or process.returncode is None, "the judge run ended before it saved an outcome"
 
 
 # ---------------------------------------------------------------- API backends

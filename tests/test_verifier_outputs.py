@@ -62,9 +62,10 @@ def test_exports_carry_the_verifiers_verdict_and_reasons(sample_project: Project
     _judge_tags(sample_project, tmp_path)
     frame = pd.read_csv(export(sample_project, "csv", tmp_path / "points.csv"))
     row = frame[frame["rater"] == "smol"].iloc[0]
-    assert row["verifier_verdict"] == "incorrect" and "bad_citation" in row["verifier_reasons"]
+    # a spreadsheet names the claim checker and its checks in words; the JSONL keeps the ids
+    assert row["claim_checker_verdict"] == "incorrect" and "does not say this" in row["claim_checker_reasons"]
     sheet = pd.read_excel(export(sample_project, "xlsx", tmp_path / "points.xlsx"), sheet_name="data_points")
-    assert list(sheet[sheet["rater"] == "smol"]["verifier_verdict"]) == ["incorrect"]
+    assert list(sheet[sheet["rater"] == "smol"]["claim_checker_verdict"]) == ["incorrect"]
     lines = export(sample_project, "jsonl", tmp_path / "points.jsonl").read_text().splitlines()
     point = json.loads(lines[0])["data_points"][0]
     assert point["verifier_verdict"] == "incorrect" and "¶1" in point["verifier_reasons"]

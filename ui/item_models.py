@@ -53,9 +53,10 @@ class AnswerQueueModel(_TableModel):
     HEADER_TIPS = (
         "The answer: its question's start and its document (its id in each row's tooltip; sorted by id)",
         "The judge that speaks for the project (Project ▸ Raters…): ✓ cleared by the triage thresholds, "
-        "⚑ flagged, ○ to read (it confirmed only some points); — not judged",
-        "The judge's correctness: the share of the answer's points it tagged correct",
-        "The judge's relevance (F1 of precision and recall)",
+        "⚑ flagged, ○ to read (it confirmed only some points, or none); — not judged",
+        "The judge's correctness: the share of the answer's points it tagged correct. Where it left points "
+        "unchecked, how many it confirmed (“2 of 5”): no score until every point is checked",
+        "The judge's relevance (F1 of precision and recall); — while points are left unchecked",
         "Your review: ✎ started, ✔ reviewed (submitted), ✔ signed off (locked until reopened)",
         "The judges' calibrated certainty",
         "The random draw the answer belongs to (Project ▸ Review a random sample)",
@@ -243,7 +244,9 @@ class AnswerQueueModel(_TableModel):
             document = self.titles.get(answer.document) or document_name(answer.document)
             return f"{question_start(answer.question)}\n{document}"
         if role == Qt.ItemDataRole.DisplayRole:
-            return shown(value) if index.column() in self.SCORES else str(value)
+            return shown(value) if index.column() in self.SCORES and not isinstance(value, str) else str(value)
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2 and isinstance(value, str):
+            return f"{value} points confirmed; the rest were not checked, so the answer has no score yet"
         if role == Qt.ItemDataRole.ToolTipRole:
             answer = self.rows[row]
             done = f"{answer.reviewers_done} review{'s' * (answer.reviewers_done != 1)} submitted"
@@ -290,10 +293,17 @@ def document_name(document: str) -> str:
 
 def _cells(row: QueueRow, counts: JudgeCounts | None, triage_rule: tuple[float, float]) -> tuple[Any, ...]:
     scores = Scores(*counts[:4]) if counts else None
-    correctness = scores.correctness if scores else None
+    correctness: float | str | None = scores.correctness if scores else None
     f1 = scores.f1 if scores else None
+    if counts and counts[4]:  # points left unchecked: a score over the others would read as the answer's
+        correctness, f1 = confirmed_share(counts), None
     judge = "—" if counts is None else VERDICTS[answer_verdict(counts, *triage_rule)]
     return (row.id, judge, correctness, f1, SIGNED if row.signed else QUEUE_STATUS[row.status])
+
+
+def confirmed_share(counts: JudgeCounts) -> str:
+    """How many of an answer's points the rater confirmed, when it left some unchecked: "2 of 5"."""
+    return f"{counts[0]} of {sum(counts)}"
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:

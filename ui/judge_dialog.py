@@ -190,6 +190,9 @@ class JudgeSignals(QObject):
 class JudgeWorker(QRunnable):
     """Runs app.judging.runs.run_judge on a pool thread; results reach the GUI thread through signals."""
 
+    RUN = "judge run"  # what the status bar calls it: "Cancel judge run"
+    DOER = "the judge"
+
     def __init__(self, project: Project, settings: JudgeSettings, answer_ids: list[str] | None) -> None:
         super().__init__()
         self.project = project

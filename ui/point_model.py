@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 
-from app.figures.rater_names import rater_name
+from app.figures.rater_names import rater_name, role_name
 from app.judging.standing import Standing, figure_lines, real_label_note
 from app.plain_text import plain_text
 from app.review.service import RaterTag, ReviewPoint
@@ -61,6 +61,11 @@ class DataPointTableModel(QStandardItemModel):
         finally:
             self.blockSignals(False)
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.JUDGE, self.JUDGE)
+
+    def judge_role(self) -> str:
+        """What the rater whose tags the judge column shows is: "Claim checker", "Jury" or "Judge"."""
+        name = self.standing.run if self.standing is not None and self.standing.run else None
+        return role_name(name or next((p.judge for p in self.points if p.judge), None))
 
     def standing_tip(self) -> str:
         if self.standing is None:
@@ -132,12 +137,14 @@ class DataPointTableModel(QStandardItemModel):
         return next((t for t in self.points[row].others if t.rater == rater), None)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and section == self.JUDGE and self.standing is not None:
-            if role == Qt.ItemDataRole.DisplayRole:
-                text = f"Judge ({self.standing.short})" if not self.standing.demonstration else "Judge ⚠ demo"
-                return header_lines(text)
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return self.standing_tip()
+        if orientation == Qt.Orientation.Horizontal and section == self.JUDGE and role == Qt.ItemDataRole.DisplayRole:
+            who = self.judge_role()  # the claim checker is never called "Judge"
+            if self.standing is None:
+                return who
+            said = f"{who} ⚠ demo" if self.standing.demonstration else f"{who} ({self.standing.short})"
+            return header_lines(said)
+        if orientation == Qt.Orientation.Horizontal and section == self.JUDGE and role == Qt.ItemDataRole.ToolTipRole:
+            return self.standing_tip() if self.standing is not None else None
         if orientation == Qt.Orientation.Horizontal and section >= len(self.FIXED):
             rater = self.raters[section - len(self.FIXED)]
             doubt = self.doubtful.get(rater.rater)
@@ -190,20 +197,19 @@ class DataPointTableModel(QStandardItemModel):
             return point.judge_rationale or point.point.text
         if role == Qt.ItemDataRole.ToolTipRole and column == self.CONFIDENCE:
             return self.confidence_tip()
-        if role == Qt.ItemDataRole.ToolTipRole and column == self.CITED and (point.citations or self.written[row]):
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.CITED and (point.passages or self.written[row]):
             return self.CITED_TIP
         return None
 
     def cited_lines(self, row: int) -> list[str]:
-        """The answer's citations of a point ("Section 3 → par_8"), then the judge's evidence the answer did
-        not cite, marked ("evidence par_11"): never one for the other."""
+        """The answer's citations of a point ("Section 3 → par_8"), then the reviewer's own citations, then
+        the judge's evidence the answer did not cite, marked ("evidence par_11"): never one for the other."""
         written = self.written[row] if row < len(self.written) else ()
         lines = [f"{text} → {', '.join(ids[:2])}" if ids else f"{text} (not found)" for text, ids in written]
         cited = {pid for _text, ids in written for pid in ids}
         point = self.points[row]
-        if point.point.source_id is None:  # the reviewer's own point: the passages are the reviewer's citations
-            return lines + [c for c in point.citations if c not in cited]
-        return lines + [self.EVIDENCE_MARK + c for c in point.citations if c not in cited]
+        mine = [c for c in point.citations if c not in cited]
+        return lines + mine + [self.EVIDENCE_MARK + c for c in point.evidence if c not in cited and c not in mine]
 
     def _rater_cell(self, row: int, rater: str, role: int) -> Any:
         found = self.tag_of(row, rater)

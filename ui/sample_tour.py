@@ -31,6 +31,9 @@ CHECKED = "Sample checked: ✓ confirmed, ✗ flagged, the rest is yours to read
 class SampleCheckWorker(JudgeWorker):
     """app.judging.sample_tour.check_sample on a pool thread, with the judge worker's signals."""
 
+    RUN = "claim check"  # one name for the claim checker: never "judge run" while it runs
+    DOER = "the claim checker"
+
     def __init__(self, project: Project, tour: SampleTour) -> None:
         super().__init__(project, JudgeSettings(), list(tour.answer_ids))
         self.tour = tour

@@ -14,6 +14,7 @@ from app.destinations import refuse_protected
 from app.errors import AssayError, InvalidInput
 from app.export.redaction import keep_everything
 from app.figures import analytics as stats
+from app.figures.rater_names import VERIFIER, checks_in_words, rater_name, rationale_words
 from app.project import Project
 from app.spreadsheets import texts_as_text, write_csv
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
@@ -100,11 +101,30 @@ def _with_checker_columns(project: Project, points: list[dict[str, Any]]) -> Non
         p["verifier_reasons"] = reasons_text(found) or (verdict_text(found) if found else "")
 
 
+def _for_people(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A spreadsheet's rows: the claim checker by its one name (its columns and its rater), its checks in
+    words; the JSONL, which machines read back, keeps the stored ids ("verifier", "value_mismatch")."""
+    renamed = {"verifier_verdict": "claim_checker_verdict", "verifier_probability": "claim_checker_probability"}
+    renamed["verifier_reasons"] = "claim_checker_reasons"
+    out = []
+    for p in points:
+        row = {renamed.get(k, k): v for k, v in p.items()}
+        for key in ("rater", "created_by"):
+            if row.get(key) == VERIFIER:
+                row[key] = rater_name(VERIFIER)
+        if row.get("rationale"):
+            row["rationale"] = rationale_words(row["rationale"])
+        if row.get("claim_checker_reasons"):
+            row["claim_checker_reasons"] = checks_in_words(row["claim_checker_reasons"])
+        out.append(row)
+    return out
+
+
 def export_csv(project: Project, out: Path, redact: Redact = keep_everything) -> None:
     """Every data point with every rater's tag, comment, citations, who and when."""
     import pandas as pd
 
-    frame = pd.DataFrame(_points(project, redact, verifier=True))
+    frame = pd.DataFrame(_for_people(_points(project, redact, verifier=True)))
     if not frame.empty:
         frame["citations"] = frame["citations"].map(" ".join)
     write_csv(frame, out)  # no cell a formula
@@ -121,7 +141,7 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
     """One sheet each: answers (scores), data points, agreement, triage."""
     import pandas as pd
 
-    points = pd.DataFrame(_points(project, redact, verifier=True))
+    points = pd.DataFrame(_for_people(_points(project, redact, verifier=True)))
     if not points.empty:
         points["citations"] = points["citations"].map(" ".join)
     agreement = redact(_safe(lambda: stats.agreement(project)))

@@ -60,6 +60,53 @@ def rater_name(name: str) -> str:
     return name
 
 
+def role_name(name: str | None) -> str:
+    """What a rater that tags answers is, in one word a column header or a sentence can use: "Claim
+    checker" for the checker (never "Judge"), "Jury" for a jury, else "Judge"."""
+    if name == VERIFIER:
+        return "Claim checker"
+    return "Jury" if name and name.startswith("jury:") else "Judge"
+
+
+# The claim checker's verdicts and checks, as its stored rationale names them ("verifier incorrect:
+# value_mismatch: …"), in a reader's words; the ids stay in what machines read (JSONL).
+VERDICT_WORDS = {
+    "incorrect": "flagged",
+    "supported": "found in the document",
+    "quoted": "quotation confirmed word for word",
+    "unconfirmed": "not confirmed",
+    "needs_review": "needs review",
+    "unverifiable": "nothing in the document to check this against",
+}
+CHECK_WORDS = {
+    "value_mismatch": "a different value",
+    "misquote": "not the document's words",
+    "negation": "the document says the opposite",
+    "modality": "may and must differ",
+    "exclusivity": "only or exclusively differs",
+    "swapped_roles": "the parties' roles swapped",
+    "bad_citation": "the cited section does not say this",
+    "exception": "an exception left out",
+}
+_CHECK = re.compile(r"\b(" + "|".join(CHECK_WORDS) + r")\b:")
+
+
+def rationale_words(rationale: str) -> str:
+    """A rater's stored rationale as a reader reads it: the claim checker's "verifier incorrect:
+    value_mismatch: the answer says …" becomes "flagged — a different value: the answer says …"."""
+    if not rationale.startswith(VERIFIER + " "):
+        return rationale
+    verdict, _, rest = rationale.removeprefix(VERIFIER + " ").partition(": ")
+    words = VERDICT_WORDS.get(verdict, verdict.replace("_", " "))
+    rest = checks_in_words(rest)
+    return f"{words} — {rest}" if rest else words
+
+
+def checks_in_words(text: str) -> str:
+    """The claim checker's reasons with each check's id in words: "value_mismatch: …" → "a different value: …"."""
+    return _CHECK.sub(lambda m: CHECK_WORDS[m.group(1)] + ":", text)
+
+
 def jurors_of(name: str) -> list[str]:
     """The internal names of a jury's jurors, read from its name; [] for a rater that is no jury."""
     if not name.startswith("jury:"):

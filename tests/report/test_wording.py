@@ -215,3 +215,17 @@ def test_generators_compared_say_worse_once(checked: Rendered, capsys) -> None:
     assert outcomes == f"{found['wins']} / {found['ties']} / {found['losses']}"
     assert row[-1] == str(len(found["regressions"])) and headings[-1] == "Questions with a regression"
     assert len(found["regressions"]) != found["losses"]  # two counts: the table must not call both "worse"
+
+
+def test_agreement_is_read_from_the_most_conservative_figure_and_says_when_they_disagree() -> None:
+    from app.export.report.gather import agreement_meaning, standing_words
+
+    said = agreement_meaning(0.85, 0.9, 0.45, 0.66)  # issue 63: "almost perfect" from AC1 alone
+    assert "moderate" in said and "almost perfect" not in said
+    assert "do not agree (AC1 0.85, κ 0.45, α 0.66)" in said
+    assert agreement_meaning(0.85, 0.9, 0.82, 0.83).endswith("almost perfect; the figures agree.")
+
+    class Installed:  # a model the user installed, never measured here
+        demonstration, real, figures = True, None, None
+
+    assert standing_words(Installed()).startswith("never measured on this project")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 
+from app.figures.rater_names import rationale_words, role_name
 from app.figures.scores import shown
 from app.judging.standing import Standing
 from app.review import keymap
@@ -96,8 +97,9 @@ def rationale_html(point: ReviewPoint, standing: Standing | None) -> str:
     why = point.judge_rationale or (f"tagged {point.judge_tag.value}" if point.judge_tag is not None else "")
     if not why:
         return ""
-    text = f"<i>Judge: {html.escape(why)}</i>"
+    who = role_name(point.judge)  # the claim checker by its one name, its verdict in words, not its ids
+    text = f"<i>{who}: {html.escape(rationale_words(why))}</i>"
     if standing and point.judge_tag is not None:
-        text += f'<br><span style="color: #5a5446;">The judge’s standing: {html.escape(standing.text)}</span>'
+        text += f'<br><span style="color: #5a5446;">The {who.lower()}’s standing: {html.escape(standing.text)}</span>'
     capable = ' — <a href="judge">use a capable model…</a>' if standing and standing.demonstration else ""
     return text + capable

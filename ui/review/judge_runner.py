@@ -71,7 +71,7 @@ class JudgeRunner(QObject):
     def start(self, worker: JudgeWorker, settings: JudgeSettings) -> JudgeWorker:
         """Start `worker` unless a run is going on (then that run's worker is returned)."""
         if self.worker is not None:
-            self.say("A judge run is already in progress.")
+            self.say(f"A {self.worker.RUN} is already in progress.")
             return self.worker
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_worker_progressed)
@@ -86,6 +86,7 @@ class JudgeRunner(QObject):
             self.network_banner.show()
         self.progress.setRange(0, 0)
         self.progress.show()
+        self.cancel_button.setText(f"Cancel {worker.RUN}")
         self.cancel_button.show()
         self.say("Judging… the window stays usable.")
         QThreadPool.globalInstance().start(worker)
@@ -94,7 +95,7 @@ class JudgeRunner(QObject):
     def cancel(self) -> None:
         if self.worker is not None:
             self.worker.cancel.set()
-            self.say("Stopping the judge after the answer in flight…")
+            self.say(f"Stopping {self.worker.DOER} after the answer in flight…")
 
     def stop_and_wait(self) -> None:
         """On closing the window: cancel a run and wait for the answer in flight to be saved."""

@@ -260,15 +260,28 @@ def _rule(result: dict[str, Any], key: str) -> Number:
     return Number(value, f"{value:g}", "triage", f"rule.{key}")
 
 
-def agreement_meaning(ac1: float | None, percent: float | None) -> str:
+def agreement_meaning(
+    ac1: float | None, percent: float | None, kappa: float | None = None, alpha: float | None = None
+) -> str:
     """What a chance-corrected agreement says, on the bands reviewers of annotation quote (Landis and
-    Koch 1977, read for Gwet's AC1 as in Gwet 2014)."""
-    if ac1 is None:
+    Koch 1977, read for Gwet's AC1 as in Gwet 2014): the band of the most conservative of AC1, κ and α,
+    and whether the three figures agree (AC1 reads high where one tag is rare, κ and α low)."""
+    figures = {name: value for name, value in (("AC1", ac1), ("κ", kappa), ("α", alpha)) if value is not None}
+    if not figures:
         return "Agreement beyond chance cannot be computed: the raters used a single tag."
     bands = ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
-    band = next((word for floor, word in bands if ac1 >= floor), "worse than chance")
-    said = f"Beyond what chance would give, the raters' agreement is {band}."
-    if ac1 < 0.6:
+
+    def band(value: float) -> str:
+        return next((word for floor, word in bands if value >= floor), "worse than chance")
+
+    lowest = min(figures, key=lambda name: figures[name])
+    said = f"Beyond what chance would give, the raters' agreement is {band(figures[lowest])}"
+    if len({band(value) for value in figures.values()}) > 1:
+        listed = ", ".join(f"{name} {value:.2f}" for name, value in figures.items())
+        said += f" by the most conservative figure ({lowest}); the figures do not agree ({listed})."
+    else:
+        said += "; the figures agree." if len(figures) > 1 else "."
+    if figures[lowest] < 0.6:
         said += " The tags depend on who reviews: sharpen the guidelines before comparing scores between people."
     return said
 
@@ -304,7 +317,12 @@ def _agreement(project: Project, redact: Redact) -> tuple[Agreement | None, str 
             ac1=n("gwet_ac1"),
             kappa=n("cohen_kappa") or n("fleiss_kappa"),
             alpha=n("krippendorff_alpha"),
-            meaning=agreement_meaning(result.get("gwet_ac1"), result.get("percent_agreement")),
+            meaning=agreement_meaning(
+                result.get("gwet_ac1"),
+                result.get("percent_agreement"),
+                result.get("cohen_kappa") if result.get("cohen_kappa") is not None else result.get("fleiss_kappa"),
+                result.get("krippendorff_alpha"),
+            ),
             left_out=[rater_name(r) for r in redact(list(result.get("left_out", {})))],
             by_source=by_source if len(sources) > 1 else None,
         ),
@@ -373,8 +391,10 @@ def _standings(project: Project, redact: Redact) -> tuple[Table | None, Table | 
 def standing_words(s: Any) -> str:
     """A judge's standing in a few words that agree with its figures beside them: a judge that raised
     an alarm on most correct answers is not "measured" and left at that."""
+    if s.demonstration and not (s.real or s.figures):  # a model the user installed, say, not yet measured
+        return "never measured on this project: do not rely on its tags yet"
     if s.demonstration:
-        return "demonstration model: do not rely on its tags"
+        return "near chance on this project: do not rely on its tags"
     real = s.real or {}
     if real.get("correct") and real.get("false_alarm_rate") is not None and real["false_alarm_rate"] >= 0.5:
         most = "every" if real["false_alarms"] == real["correct"] else "most"
