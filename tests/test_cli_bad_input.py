@@ -268,6 +268,7 @@ CASES: list[tuple[list[str], str]] = [
     (["qualification", "--gold-raters", "nobody"], "no human rater named 'nobody' to take as gold"),
     (["qualification", "--gold-raters", "run1"], "no human rater named 'run1' to take as gold"),
     (["qualification", "--training", "maybe"], "invalid choice: 'maybe'"),
+    (["export", "--format", "pdf", "{missing}.pdf", "--sign", "--reviewer", "é" * 40], "at most 64 bytes of UTF-8"),
     # checking a signed report (issue 62)
     (["report", "--check", "{missing}.pdf"], "cannot read it: no such file or folder"),
     (["report", "--check", "{file}"], "cannot read this signed PDF"),

@@ -470,3 +470,31 @@ def test_a_document_name_longer_than_the_system_allows_is_one_sentence(tmp_path:
     qa.write_text(json.dumps({"id": "a", "document": "x" * 300, "question": "Q?", "answer": "A."}) + "\n")
     with pytest.raises(InvalidInput, match=r"qa.jsonl line 1: field 'document': not a file it can open"):
         read_dataset(qa)
+
+
+_FULL_DISK = """
+import resource, signal, sys
+from app.cli import main
+from app.project import Project
+from storage.db import url_for_path
+held = Project.open(url_for_path(sys.argv[1]))  # its files are as large as they get before the limit
+held.counts()
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))
+sys.exit(main(["--project", sys.argv[1], "export", "--format", sys.argv[2], sys.argv[3]]))
+"""
+
+
+def test_an_xlsx_export_that_fills_the_disk_says_so_in_one_sentence(sample_project: Project, tmp_path: Path) -> None:
+    """Issue 62 §11: a write that fails part-way (a full disk; here a file-size limit) is one sentence,
+    without the traceback of the spreadsheet's writer or the `Exception ignored` noise of its zip."""
+    path = sqlite_path(sample_project.url)
+    sample_project.close()
+    out = tmp_path / "out.xlsx"
+    run = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(path), "xlsx", str(out)],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent,
+    )  # fmt: skip
+    assert run.returncode == 2, run.stderr[-3000:]
+    assert run.stderr == f"assay: {out}: cannot write it: file too large\n"
+    assert not out.exists()

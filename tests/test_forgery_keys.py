@@ -111,7 +111,7 @@ def test_a_report_signer_named_over_64_characters_is_one_sentence(
     name = "a" * 65
     status, out = _cli(capsys, project, "export", "--format", "pdf", str(report), "--sign", "--reviewer", name)
     assert status == 2 and out.strip().count("\n") == 0, out
-    assert "a report is signed under a name of at most 64 characters, not 65" in out
+    assert "a report is signed under a name of at most 64 bytes of UTF-8 (an accented letter takes two), not 65" in out
     assert not report.exists() and keys.local_keys() == []
 
 

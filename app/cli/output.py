@@ -86,13 +86,53 @@ def writing(
             where is None or not (where == target or where in target.parents or (folder and target in where.parents))
         ):
             raise
+        _release(exc)
         if not existed and not folder and out.is_file():
             out.unlink(missing_ok=True)
         raise InvalidInput(str(out), f"cannot write {'there' if folder else 'it'}: {file_problem(exc)}") from exc
+    except Exception as exc:
+        said = _LXML_IO.get(str(exc)) if type(exc).__name__ == "SerialisationError" else None
+        if said is not None:  # lxml under openpyxl: an .xlsx's sheet could not be written out
+            _release(exc)
+        if not existed and not folder and out.is_file():
+            out.unlink(missing_ok=True)
+        if said is None:
+            raise
+        raise InvalidInput(str(out), f"cannot write it: {said}") from exc
     except BaseException:
         if not existed and not folder and out.is_file():
             out.unlink(missing_ok=True)
         raise
+
+
+_LXML_IO = {  # lxml's words for a failed write (its SerialisationError), as file_problem says them
+    "IO_ENOSPC": "no space left on device",
+    "IO_EFBIG": "file too large",
+    "IO_EDQUOT": "disk quota exceeded",
+    "IO_EIO": "input/output error",
+    "IO_EROFS": "read-only file system",
+}
+
+
+def _release(exc: BaseException) -> None:
+    """Let go, now and quietly, of what a failed writer held: a half-written zip or sheet whose own
+    clean-up, run later by the garbage collector, fails on the same full disk and prints `Exception
+    ignored in …` tracebacks after our one sentence."""
+    import gc
+    import traceback
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _unraisable: None
+    try:
+        seen: set[int] = set()
+        current: BaseException | None = exc
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            traceback.clear_frames(current.__traceback__)
+            current = current.__context__
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
 
 
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}{unit} [{elapsed}<{remaining}{postfix}]"

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 CA_PASSPHRASE_ENV = "ASSAY_CA_PASSPHRASE"  # the firm CA key's passphrase, when it has one
 FIELD = "AssayReviewer"
 YEARS = 3
-NAME_LIMIT = 64  # characters in an X.509 common name (RFC 5280 ub-common-name)
+NAME_LIMIT = 64  # an X.509 common name (RFC 5280 ub-common-name), as UTF-8 bytes: what cryptography checks
 # The certificate extension carrying the reviewer's Ed25519 signature of their report key (an OID
 # made from a UUID, ITU-T X.667: no registration needed), and what that signature is over.
 BINDING_OID = x509.ObjectIdentifier("2.25.25036381623890724416081851422173626981")
@@ -152,9 +152,12 @@ def report_signer(
     KeyProblem or InvalidInput when it cannot be."""
     if (ca_cert is None) != (ca_key is None):
         raise InvalidInput("--cert", "give the CA's certificate and its key together (--cert and --cert-key)")
-    if len(reviewer) > NAME_LIMIT:  # X.509 holds a common name of at most 64 characters
+    size = len(reviewer.encode("utf-8", "surrogatepass"))
+    if size > NAME_LIMIT:  # X.509 holds a common name of at most 64 (cryptography counts UTF-8 bytes)
         raise InvalidInput(
-            "--reviewer", f"a report is signed under a name of at most {NAME_LIMIT} characters, not {len(reviewer)}"
+            "--reviewer",
+            f"a report is signed under a name of at most {NAME_LIMIT} bytes of UTF-8 (an accented letter takes "
+            f"two), not {size}",
         )
     ca = _load_ca(ca_cert, ca_key) if ca_cert is not None and ca_key is not None else None
     held = local_keys(reviewer)
