@@ -224,6 +224,11 @@ def test_a_bundle_carries_signoffs_and_the_guidelines_they_name(
     lead = Project.open(new_project_url("lead"))
     try:
         import_dataset(lead.sessions, SAMPLE_DATASET)
+        # A version the project lacks is taken only with its author's key (issue 62; test_bundle_signed.py):
+        # the lead's own guidelines are in the lead's project.
+        with pytest.raises(AssayError, match="its guideline version 1 by 'lead' is not signed with a key of theirs"):
+            import_bundle(lead, bundle)
+        lead.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "lead")
         import_bundle(lead, bundle)
         guidelines = lead.guidelines()
         assert guidelines is not None and guidelines.version == 1
