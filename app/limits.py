@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import BinaryIO
 from pathlib import Path
+from typing import BinaryIO
 
 from app.errors import InvalidInput, file_problem
 
