@@ -120,21 +120,33 @@ class Exemplars:
     wrong: np.ndarray
     documents: np.ndarray
 
-    def votes(self, vector: tuple[float, ...] | None, document: str | None, prior: float) -> list[float]:
-        """How the firm tagged claims like this one in its other documents: the share wrong of those that ask
-        the same thing (the prior where none), how many, the share wrong of the nearest, the closest cosine."""
-        if vector is None or not len(self.wrong):
-            return [prior, 0.0, prior, 0.0]
-        mask = self.documents != document
-        if not mask.any():
-            return [prior, 0.0, prior, 0.0]
-        sims = self.vectors[mask] @ np.asarray(vector, dtype=np.float32)
-        wrong = self.wrong[mask]
+    def votes(self, points: Sequence[Observation], prior: float, *, exclude_own: bool = True) -> np.ndarray:
+        """How the firm tagged claims like each one in its other documents (`exclude_own`): the share wrong of
+        those that ask the same thing (with one vote of the prior: never 0 or 1 on few), how many, the share
+        wrong of the nearest NEIGHBOURS, the closest cosine; the prior's where there is nothing to compare."""
+        out = np.tile([prior, 0.0, prior, 0.0], (len(points), 1))
+        have = [i for i, o in enumerate(points) if o.vector is not None]
+        if not have or not len(self.wrong):
+            return out
+        sims = np.asarray([points[i].vector for i in have], dtype=np.float32) @ self.vectors.T
+        if exclude_own:
+            own = np.asarray([points[i].document for i in have], dtype=object)[:, None] == self.documents[None, :]
+            sims[own] = -np.inf
         same = sims >= SAME_CLAIM
-        k = min(NEIGHBOURS, len(sims))
-        nearest = np.argsort(-sims, kind="stable")[:k]
-        share_same = float((wrong[same].sum() + prior) / (same.sum() + 1))  # one prior vote: never 0 or 1 on few
-        return [share_same, math.log1p(float(same.sum())), float(wrong[nearest].mean()), float(sims[nearest[0]])]
+        count = same.sum(axis=1)
+        k = min(NEIGHBOURS, sims.shape[1])
+        nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        near = np.take_along_axis(sims, nearest, axis=1)
+        valid = np.isfinite(near)
+        seen = valid.any(axis=1)
+        wrong = self.wrong.astype(float)
+        share_near = (wrong[nearest] * valid).sum(axis=1) / np.maximum(valid.sum(axis=1), 1)
+        found = np.column_stack(
+            [(same @ wrong + prior) / (count + 1), np.log1p(count), share_near, np.where(valid, near, -1.0).max(axis=1)]
+        )
+        rows = np.asarray(have)
+        out[rows[seen]] = found[seen]
+        return out
 
 
 def _exemplars(points: Sequence[Observation], wrong: np.ndarray) -> Exemplars:
@@ -195,11 +207,14 @@ class CheckerHead:
 
     def fit(self, points: Sequence[Observation], labels: Sequence[bool]) -> CheckerHead:
         """Fit on points and their tags (True: the point is wrong)."""
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
         wrong = np.asarray(labels, dtype=bool)
         if len(points) != len(wrong) or wrong.all() or not wrong.any():
             raise ValueError("a checker is fitted on right and wrong points both")
-        self._fit_head(points, wrong)
-        held = self._inner_probabilities(points, wrong)
+        with threadpool_limits(1):  # matrices of a few hundred rows: BLAS threads on a busy laptop cost seconds
+            self._fit_head(points, wrong)
+            held = self._inner_probabilities(points, wrong)
         self.flag_ = _flag_threshold(held, wrong, self.false_alarms)
         self.support_ = _support_threshold(held, wrong, self.support_precision)
         self.card_ = {
@@ -216,10 +231,14 @@ class CheckerHead:
 
         self.prior_ = float(wrong.mean())
         self.exemplars_ = _exemplars(points, wrong)
-        rows = np.asarray([_row(o, self.exemplars_.votes(o.vector, o.document, self.prior_)) for o in points])
+        votes = self.exemplars_.votes(points, self.prior_)
+        rows = np.asarray([_row(o, list(v)) for o, v in zip(points, votes, strict=True)])
         self.mean_ = rows.mean(axis=0)
         self.scale_ = np.where(rows.std(axis=0) > 1e-9, rows.std(axis=0), 1.0)
-        fit = LogisticRegression(C=self.C, max_iter=1000).fit((rows - self.mean_) / self.scale_, wrong)
+        # liblinear: lbfgs took seconds a fit on a loaded two-core laptop, and the test fits 36 heads
+        fit = LogisticRegression(C=self.C, solver="liblinear", max_iter=1000, random_state=self.seed).fit(
+            (rows - self.mean_) / self.scale_, wrong
+        )
         self.coef_, self.intercept_ = fit.coef_[0].astype(float), float(fit.intercept_[0])
 
     def _inner_probabilities(self, points: Sequence[Observation], wrong: np.ndarray) -> np.ndarray:
@@ -244,9 +263,8 @@ class CheckerHead:
         do not vote, as when it was fitted)."""
         if not points:
             return np.zeros(0)
-        rows = np.asarray(
-            [_row(o, self.exemplars_.votes(o.vector, o.document if exclude_own else None, self.prior_)) for o in points]
-        )
+        votes = self.exemplars_.votes(points, self.prior_, exclude_own=exclude_own)
+        rows = np.asarray([_row(o, list(v)) for o, v in zip(points, votes, strict=True)])
         z = ((rows - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
         return np.asarray(1 / (1 + np.exp(-z)))
 
