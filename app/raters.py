@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import AssayError
 from models.vocabulary import RaterKind
-from storage import audit, raters, reviews, statistics
+from storage import audit, learned_checker, raters, reviews, statistics
 
 if TYPE_CHECKING:  # numpy is imported by the figures that pass a table, not by every command
     from storage.scoring import ScoreTable
@@ -202,6 +202,9 @@ def standing(
     """`table`: every rater's scores where the caller has read them (the figures do), so that the human
     labels are weighed from its counts (storage.statistics.real_label_figures)."""
     rated = _rated(session, rater.id) if rated is None else rated
+    if rater.config.get("backend") == "verifier" and (fitted := learned_checker.held_out_counts(session)) is not None:
+        # a checker fitted to these reviews speaks: its held-out figures, never its verdicts on what it learnt
+        return standing_from_counts(rater.name, "project", rated=rated, rater_id=rater.id, **fitted)
     real = statistics.real_label_figures(session, rater.name, table)
     if real is not None and real["with_errors"] and real["correct"]:
         return standing_from_counts(

@@ -120,7 +120,8 @@ def adopt(
     session: Session, matter_id: int | None, actor: str, model: str, sha256: str, summary: dict[str, Any]
 ) -> None:
     """The fitted model speaks for the scope from now on, pinned by its SHA-256 in the audit entry."""
-    session.merge(SettingRow(key=key_of(matter_id), value={"sha256": sha256, "model": model}))
+    kept = {"sha256": sha256, "model": model, "held_out": summary.get("held_out")}
+    session.merge(SettingRow(key=key_of(matter_id), value=kept))
     entity, entity_id = subject_of(matter_id)
     append_audit(session, actor, ADOPTED, entity, entity_id, {"sha256": sha256} | summary)
 
@@ -133,3 +134,20 @@ def reset(session: Session, matter_id: int | None, actor: str) -> str | None:
     sha = None if was is None else str(was.get("sha256"))
     append_audit(session, actor, RESET, entity, entity_id, {"sha256": sha})
     return sha
+
+
+def held_out_counts(session: Session) -> dict[str, int] | None:
+    """The fitted checkers' own held-out figures on this project's tags, summed over the scopes this session
+    sees where one speaks (None: none does): what the verifier's standing rests on then, never its verdicts
+    on the points it was fitted to."""
+    totals = {"with_errors": 0, "caught": 0, "correct": 0, "alarms": 0}
+    like = SettingRow.key.like("model\\_check.learned.%", escape="\\")
+    for (kept,) in session.execute(select(SettingRow.value).where(like)):
+        refit = (kept or {}).get("held_out", {}).get("refit") if isinstance(kept, dict) else None
+        if not isinstance(refit, dict):
+            continue
+        totals["with_errors"] += refit["wrong"]
+        totals["caught"] += refit["flagged_wrong"]
+        totals["correct"] += refit["points"] - refit["wrong"]
+        totals["alarms"] += refit["flagged_right"]
+    return totals if totals["with_errors"] and totals["correct"] else None

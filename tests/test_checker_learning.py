@@ -10,6 +10,7 @@ measures the neural engine.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from pathlib import Path
@@ -24,6 +25,7 @@ from app.judging.fitted import CheckerAltered
 from app.judging.learning import fit_checker, reset_checker, show_checker
 from app.judging.verification import VERIFIER, Verifier, verify_project
 from app.project import Project
+from app.raters import standings
 from storage import audit, judgements, raters, reviews
 from storage import learned_checker as store
 from storage.db import url_for_path
@@ -34,14 +36,17 @@ NDAS = 13
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason="the shared ContractNLI dev set is not on this machine")
 
 
-def write_firm(folder: Path, shuffled: bool = False) -> tuple[Path, Path, list[str]]:
-    """The first NDAS NDAs with every statement in one of the held-out wordings, and their labels as one
-    person's reviews (`shuffled`: the labels dealt to other statements at random)."""
+def write_firm(
+    folder: Path, shuffled: bool = False, first: int = 0, last: int = NDAS, name: str = "firm"
+) -> tuple[Path, Path, list[str]]:
+    """The first NDAS NDAs (or those from `first` to `last`) with every statement in one of the held-out
+    wordings, and their labels as one person's reviews (`shuffled`: the labels dealt to other statements
+    at random)."""
     spec = json.loads(WORDINGS.read_text())
     rows = [json.loads(r) for r in (REAL / "qa.jsonl").read_text().splitlines() if r.strip()]
     truth = {t["id"]: t["labels"] for t in map(json.loads, (REAL / "truth.jsonl").read_text().splitlines())}
-    kept = sorted({r["document"] for r in rows})[:NDAS]
-    data = folder / "firm"
+    kept = sorted({r["document"] for r in rows})[first:last]
+    data = folder / name
     data.mkdir(parents=True)
     (data / "documents").mkdir()
     for name in kept:
@@ -60,7 +65,7 @@ def write_firm(folder: Path, shuffled: bool = False) -> tuple[Path, Path, list[s
         for line, label in zip(labels, said, strict=True):
             line["spans"][0]["label"] = label
     (data / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in qa))
-    path = folder / "labels.jsonl"
+    path = folder / f"{name}-labels.jsonl"
     path.write_text(
         "".join(json.dumps({"answer_id": t["id"], "spans": t["spans"], "rater": "ana"}) + "\n" for t in labels)
     )
@@ -142,6 +147,20 @@ def test_the_refit_is_adopted_where_it_beats_the_shipped_checker_held_out(adopte
     assert shown["last_fit"]["held_out"]["shipped"]["points"] == shown["last_fit"]["held_out"]["refit"]["points"]
     _verify(project)
     assert _checker_that_spoke(project) == {f"fitted {result.sha256}"}
+    # the verifier's standing (triage, the default rater) rests on the refit's held-out figures, not on its
+    # verdicts on the very answers it learnt from
+    with project.sessions() as session:
+        (verifier,) = [s for s in standings(session) if s.name == VERIFIER]
+    assert verifier.recall == pytest.approx(held.refit.recall)
+    assert verifier.false_alarm_rate == pytest.approx(held.refit.false_alarms)
+
+
+def test_checker_show_prints_both_standings(adopted, capsys: pytest.CaptureFixture[str]) -> None:
+    project, result = adopted
+    assert main(["--db", project.url, "checker", "show"]) == 0
+    printed = capsys.readouterr().out
+    assert f"the fitted {result.sha256[:12]} checker speaks" in printed
+    assert "shipped  flags" in printed and "fitted   flags" in printed and "McNemar" in printed
 
 
 def test_shuffled_tags_are_not_adopted_and_nothing_changes(tmp_path: Path) -> None:
@@ -213,3 +232,47 @@ def test_a_matters_checker_learns_from_that_matter_alone_and_speaks_for_it_alone
         matter_of = answer_matters(session, list(spoke))
     assert {spoke[x] for x in spoke if matter_of[x] == a.id} == {f"fitted {result.sha256}"}
     assert {spoke[x] for x in spoke if matter_of[x] != a.id} == {"shipped"}
+
+
+SERVER = os.environ.get("ASSAY_TEST_POSTGRES")
+
+
+@pytest.mark.skipif(not SERVER, reason="no PostgreSQL server: run under tests/with_postgres.sh")
+def test_a_matters_fitted_checker_is_neither_used_nor_seen_by_a_walled_login(tmp_path: Path) -> None:
+    """Three real logins: lead (owner), ana on Acme's matter A, ben on Birch's B (walled from A)."""
+    from tests.test_matters_postgres import Server
+
+    server = Server(tag="ck")
+    assert server.assay("lead", "init") == 0
+    server.grant_everything()
+    assert server.assay("lead", "matters", "--create", "A-1", "--client", "Acme", "--name", "Acme diligence") == 0
+    assert server.assay("lead", "matters", "--create", "B-1", "--client", "Birch", "--name", "Birch diligence") == 0
+    assert server.assay("lead", "matters", "--add", server.logins["ana"], "--to", "A-1") == 0
+    assert server.assay("lead", "matters", "--add", server.logins["ben"], "--to", "B-1") == 0
+    for key, first, last in (("A", 0, 12), ("B", 12, 13)):
+        data, labels, _ = write_firm(tmp_path, first=first, last=last, name=f"firm{key}")
+        assert server.assay("lead", "import", str(data), "--matter", f"{key}-1") == 0
+        assert server.assay("lead", "import-labels", str(labels)) == 0
+    lead = Project.open(server.url("lead"))
+    try:
+        a = matters.find(lead, "A-1")
+        result = fit_checker(lead, a, "lead", neural=False)
+        assert result.adopted, result.standing
+        with lead.sessions() as session:
+            assert store.stored(session, a.id) is not None
+    finally:
+        lead.close()
+    key = store.key_of(a.id)
+    assert server.value("lead", f"SELECT count(*) FROM settings WHERE key = '{key}'") == "1"
+    assert server.value("ben", "SELECT count(*) FROM settings WHERE key LIKE 'model\\_check.%'") == "0"
+    assert server.value("ben", "SELECT count(*) FROM audit_log WHERE action LIKE 'checker.%'") == "0"
+    ben = Project.open(server.url("ben"))
+    try:
+        with ben.sessions() as session:
+            assert store.stored(session, a.id) is None and store.last_fit(session, a.id) is None
+        reports = verify_project(ben.sessions, verifier=Verifier(ben.sessions, neural=False))
+        assert reports and all(r.answer_id.startswith("cnli-") for r in reports)
+        assert _checker_that_spoke(ben) == {"shipped"}
+    finally:
+        ben.close()
+    assert server.assay("ben", "checker", "show", "--matter", "A-1") == 2  # no such matter, for him
