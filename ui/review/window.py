@@ -46,6 +46,7 @@ from ui.dashboard import Dashboard
 from ui.export_dialog import export_from_dialog, export_project
 from ui.help import about_dialog, shortcut_sheet
 from ui.judge_dialog import JudgeWorker
+from ui.learn_dialog import open_learn_dialog
 from ui.matter_picker import add_matter_picker
 from ui.raters_dialog import open_raters_dialog
 from ui.review import review_actions
@@ -201,6 +202,8 @@ class ReviewWindow(QMainWindow):
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
         project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper, session).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self.queue_pane, session))
+        checker = project.addMenu("Claim checker")
+        checker.addAction("Learn from reviews…", lambda: open_learn_dialog(self, self.project, session.reviewer))
         help_menu = self.menuBar().addMenu("&Help")
         action("guidelines", lambda: open_guidelines(self, self.guidelines_panel, self.document_pane), help_menu)
         action("shortcuts", self.show_shortcuts, help_menu)
