@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 
 from tests.test_matters import DOCUMENTS, answer_ids, write_dataset, write_labels
-from tests.test_matters_postgres import SERVER, Server, _key
+from tests.test_matters_postgres import SERVER, Server, _key, _psql
 
 pytestmark = pytest.mark.skipif(not SERVER, reason="no PostgreSQL server: run under tests/with_postgres.sh")
 
@@ -236,7 +237,7 @@ def test_one_login_breaks_only_its_own_entries_and_verify_names_it(
         entry(ana, payload="[1]"),  # a payload verify cannot read as an object
         entry(ana, digest="'junk'"),
         entry(ana, prev="'" + "1" * 64 + "'"),  # linked to no entry: a fork
-        entry(ana, payload=json.dumps({"reviewer": ben})),
+        entry(ana, payload=json.dumps({"reviewer": ben}), action="review.signed"),  # a sign-off in ben's name
         # a second key of hers, with its audit entry, but no rotation
         "BEGIN;\n"
         + entry(ana, payload=registered, action="key.registered", id=second_fingerprint)
@@ -267,3 +268,70 @@ def test_one_login_breaks_only_its_own_entries_and_verify_names_it(
     assert {c["reviewer"]: c["matches"] for c in report["signoffs"]} == {ana: True, ben: True}
     assert server.assay("lead", "audit", "verify") == 1
     assert f"{ana} broke" in capsys.readouterr().out
+
+
+def test_a_login_still_reopens_and_rotates_its_own(firm: Firm, capsys: pytest.CaptureFixture[str]) -> None:
+    server, answers = firm
+    ben = server.logins["ben"]
+    if (
+        server.value(
+            "lead", f"SELECT count(*) FROM signoffs s JOIN raters r ON r.id = s.rater_id WHERE r.name = '{ben}'"
+        )
+        == "0"
+    ):
+        assert server.assay("ben", "signoff", answers["B"][1]) == 0, capsys.readouterr()
+    # a reopening behind Assay's back (no audit entry) is refused when the transaction ends
+    bare = server.psql("ben", f"UPDATE signoffs SET reopened_at = now(), reopened_by = '{ben}'")
+    assert bare.returncode != 0 and "reopened with its audit entry" in bare.stderr
+    assert server.assay("ben", "reopen", answers["B"][0], "--reason", "point 1 is wrong") == 0, capsys.readouterr()
+    assert server.value("lead", "SELECT count(*) FROM signoffs WHERE reopened_at IS NOT NULL") == "1"
+    assert server.assay("ben", "keys", "create") == 0, capsys.readouterr()  # a rotation: his new key retires the old
+    assert (
+        server.value("lead", f"SELECT count(*) FROM reviewer_keys WHERE reviewer = '{ben}' AND retired_at IS NULL")
+        == "1"
+    )
+    assert server.value("lead", f"SELECT count(*) FROM reviewer_keys WHERE reviewer = '{ben}'") == "2"
+
+
+def test_two_writers_at_once_do_not_fork_the_log(firm: Firm) -> None:
+    server, _ = firm
+    first = subprocess.Popen(
+        [_psql(), "-h", server.socket, "-U", server.logins["ben"], "-d", server.database, "-tAX"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert first.stdin is not None and first.stdout is not None
+    first.stdin.write("BEGIN;\nSELECT 'head', public.assay_audit_head() IS NOT NULL;\n")
+    first.stdin.flush()
+    assert first.stdout.readline().strip() == "BEGIN"
+    assert first.stdout.readline().strip() == "head|t"  # it holds the log's lock until it ends
+    second = subprocess.Popen(
+        [
+            _psql(),
+            "-h",
+            server.socket,
+            "-U",
+            server.logins["ana"],
+            "-d",
+            server.database,
+            "-tAX",
+            "-c",
+            "SELECT public.assay_audit_head()",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+    while server.value("lead", waiting) != "1":  # the second writer waits for the first to end
+        assert second.poll() is None, second.communicate()
+    _, failed = first.communicate(
+        "INSERT INTO audit_log (at, actor, action, entity, entity_id, payload, prev_hash, hash) "
+        "VALUES (now(), session_user, 'note', 'project', 'x', '{}', public.assay_audit_head(), repeat('b', 64));\n"
+        "COMMIT;\n"
+    )
+    assert first.returncode == 0 and "ERROR" not in failed, failed
+    out, err = second.communicate()
+    assert out.strip() == "b" * 64, err  # it links to the first one's entry, not to the one before it

@@ -18,14 +18,16 @@ one login cannot break for everyone.
   whether the parent exists or not (a foreign key's error said which).
 - The audit log, for a login that does not administer (the owner's role excepted: it imports bundles
   and can drop any trigger anyway): an entry is the login's own (its `actor`, or its payload's
-  `login` where the actor is a tool such as import-labels, and any reviewer its payload names are
-  `session_user`), its payload a JSON object, its hash 64 hex digits, and it links to the
-  newest entry of the log; writers of the log take one lock until they commit, so two never fork it.
-  A key beyond a reviewer's first comes with the rotation that retires their key in force (one key
-  in force each). A sign-off is signed with the login's key in force; once written only its reopening
-  is written, once, with its audit entry; a sign-off is removed only by the owner's role. What the
-  database cannot check (an Ed25519 signature, the content behind a hash) `assay audit verify` names
-  as that login's own doing.
+  `login` where the actor is a tool such as import-labels; the reviewer a sign-off's or a key's entry
+  names, but a lead retiring a lost key), its payload a JSON object, its hash 64 hex digits, and it
+  links to the newest entry of the log; writers of the log take one lock until they commit, so two
+  never fork it. A key beyond a reviewer's first comes with the rotation that retires their key in
+  force (one key in force each), or after a lead retired their last key (a lost key). A sign-off is
+  signed with the login's key in force; once written, only its reopening is written, once, with its
+  audit entry; a sign-off is removed only by the owner's role. What the database cannot check (an
+  Ed25519 signature, the content behind a hash) `assay audit verify` names as that login's doing.
+- Policies are not made again: PostgreSQL keeps a policy's tables and functions by identity, not by
+  name, when it is created.
 
 Revision ID: 0021
 Revises: 0020
@@ -224,10 +226,19 @@ def _audit_log_rules() -> None:
         "IF COALESCE(NEW.payload ->> 'login', NEW.actor) IS DISTINCT FROM session_user::text THEN "
         + _refuse("an audit entry names its own login: as its actor, or as its login beside a tool''s name")
         + " END IF; "
-        "IF NEW.payload IS NULL OR pg_catalog.json_typeof(NEW.payload) <> 'object' "
-        "OR (NEW.payload -> 'reviewer') IS NOT NULL "
+        "IF NEW.payload IS NULL OR pg_catalog.json_typeof(NEW.payload) <> 'object' THEN "
+        + _refuse("an audit entry''s payload is an object")
+        + " END IF; "
+        # A sign-off or a key is the login's own; a key is retired by its reviewer or by a lead.
+        f"IF NEW.action IN ('{REVIEW_SIGNED}', '{KEY_REGISTERED}') "
         "AND (NEW.payload ->> 'reviewer') IS DISTINCT FROM session_user::text "
-        "THEN " + _refuse("an audit entry''s payload is an object naming no reviewer but its login") + " END IF; "
+        f"OR NEW.action = '{KEY_RETIRED}' AND NOT EXISTS (SELECT 1 FROM public.reviewer_keys k "
+        "WHERE k.fingerprint = NEW.entity_id AND k.reviewer = session_user) "
+        "AND NOT ((NEW.payload ->> 'lead') = session_user::text "
+        "AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = 'assay_lead') "
+        "AND pg_catalog.pg_has_role(session_user, 'assay_lead', 'MEMBER')) THEN "
+        + _refuse("a sign-off or a key is its own login''s (a key is retired by its reviewer or a lead)")
+        + " END IF; "
         "IF NEW.hash IS NULL OR NEW.hash !~ '^[0-9a-f]{64}$' THEN "
         + _refuse("an audit entry''s hash is 64 hexadecimal digits")
         + " END IF; "
@@ -266,7 +277,13 @@ def _key_rules() -> None:
         f"AND NOT EXISTS (SELECT 1 FROM public.audit_log l WHERE l.action = '{KEY_RETIRED}' "
         "AND l.entity_id = rotated AND l.id < entry) "
         f"AND EXISTS (SELECT 1 FROM public.audit_log l WHERE l.action = '{KEY_RETIRED}' "
-        "AND l.entity_id = rotated AND l.id > entry)) THEN "
+        "AND l.entity_id = rotated AND l.id > entry)) "
+        # a lost key: a lead retired the last of their keys, and the next is a first key again
+        "AND NOT (rotated IS NULL AND NOT EXISTS (SELECT 1 FROM public.reviewer_keys k "
+        "WHERE k.reviewer = NEW.reviewer AND k.fingerprint <> NEW.fingerprint AND k.retired_at IS NULL) "
+        "AND COALESCE((SELECT (l.payload ->> 'lead') IS NOT NULL FROM public.audit_log l "
+        f"WHERE l.action = '{KEY_RETIRED}' AND l.id < entry AND l.entity_id IN (SELECT k.fingerprint "
+        "FROM public.reviewer_keys k WHERE k.reviewer = NEW.reviewer) ORDER BY l.id DESC LIMIT 1), false)) THEN "
         "RAISE EXCEPTION 'a later key of % is registered with a rotation from their key in force, which it retires', "
         "NEW.reviewer USING ERRCODE = 'insufficient_privilege'; END IF; "
         "RETURN NULL; END $$"
