@@ -276,3 +276,29 @@ def test_a_matters_fitted_checker_is_neither_used_nor_seen_by_a_walled_login(tmp
     finally:
         ben.close()
     assert server.assay("ben", "checker", "show", "--matter", "A-1") == 2  # no such matter, for him
+
+
+def test_learn_from_reviews_in_the_window_says_why_it_was_not_adopted(qtbot, tmp_path: Path) -> None:
+    """Reviews of two NDAs: too few to hold some out, which the dialog says, after a progress bar that ran
+    to its end while the window stayed free."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QWidget
+
+    from ui.learn_dialog import LearnDialog
+
+    data, labels, _ = write_firm(tmp_path, last=2)
+    sample_project = Project.open(url_for_path(tmp_path / "two.assay"))
+    import_dataset(sample_project.sessions, data)
+    import_labels(sample_project, labels, "ana")
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    dialog = LearnDialog(parent, sample_project, "ana")
+    qtbot.addWidget(dialog)
+    qtbot.mouseClick(dialog.start, Qt.MouseButton.LeftButton)
+    assert not dialog.start.isEnabled()  # running, off the GUI thread
+    qtbot.waitUntil(dialog.start.isEnabled, timeout=600_000)
+    assert "Not adopted" in dialog.message.text() and "at least 4 are needed" in dialog.message.text()
+    assert dialog.progress.value() == dialog.progress.maximum() > 0
+    assert show_checker(sample_project, None)["speaks"] == "shipped"
+    sample_project.close()
