@@ -159,7 +159,68 @@ def test_a_pdf_of_nested_forms_drawn_a_million_times_is_refused(tmp_path: Path) 
     bomb = tmp_path / "forms.pdf"
     bomb.write_bytes(_form_bomb())
     said = _import_in_a_child(bomb)
-    assert said == f"refused: {bomb}: page 1 draws over 16 MiB of content: not a document's page (a PDF bomb)"
+    assert said == f"refused: {bomb}: page 1 runs over 250,000 drawing operators: not a document's page (a PDF bomb)"
+
+
+# Issue 62 §9: bytes alone do not bound a page's work. Each of these is refused in moments.
+
+FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+def _drawing(content: bytes, pages: int = 1, form: bytes | None = None) -> bytes:
+    """`pages` pages sharing one content stream, with Helvetica as /F1 and `form` (if any) as /X."""
+    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
+    kids = b" ".join(b"%d 0 R" % (6 + n) for n in range(pages))
+    tree = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages)
+    resources = b"<< /XObject << /X 5 0 R >> /Font << /F1 4 0 R >> >>"
+    extra = b"/Type /XObject /Subtype /Form /BBox [0 0 600 800] /Resources << /Font << /F1 4 0 R >> >>"
+    form_object = _stream(form or b"", extra)
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources 3 0 R >>" % (6 + pages)
+    return _pdf([catalog, tree, resources, FONT, form_object, *[page] * pages, _stream(content)])
+
+
+def _text(characters: int) -> bytes:
+    return b"BT /F1 8 Tf 10 10 Td (" + b"x" * characters + b") Tj ET"
+
+
+DRAWINGS = {  # what the page does: (the PDF, what the refusal says)
+    "a small form drawn 15,000 times a page (the sweep's 92 KB file: 245 s, 17 GB)": (
+        _drawing(b"/X Do\n" * 15_000, pages=3, form=_text(60)),
+        "draws forms over 2,000 times",
+    ),
+    "1,500 draws of a form of 60 characters (34 s, 2 GB)": (
+        _drawing(b"/X Do\n" * 1_500, pages=3, form=_text(60)),
+        "shows over 40,000 characters",
+    ),
+    "characters hidden in nested parentheses": (
+        _drawing(b"BT /F1 8 Tf (" + b"(" * 20 + b"x" * 45_000 + b")" * 20 + b") Tj ET"),
+        "shows over 40,000 characters",
+    ),
+    "30,000 lines": (_drawing(b"0 0 m 1 1 l S\n" * 30_000), "draws over 10,000 shapes"),
+    "300,000 operators that draw nothing": (_drawing(b"q Q\n" * 150_001), "runs over 250,000 drawing operators"),
+}
+
+
+@pytest.mark.parametrize("what", list(DRAWINGS))
+def test_a_page_that_makes_pdfminer_work_too_much_is_refused_in_moments(tmp_path: Path, what: str) -> None:
+    import time
+
+    data, says = DRAWINGS[what]
+    bomb = tmp_path / "bomb.pdf"
+    bomb.write_bytes(data)
+    assert bomb.stat().st_size < 100_000
+    started = time.monotonic()
+    said = _import_in_a_child(bomb)
+    assert said == f"refused: {bomb}: page 1 {says}: not a document's page (a PDF bomb)"
+    assert time.monotonic() - started < 30
+
+
+def test_a_dense_page_of_text_is_still_read(tmp_path: Path) -> None:
+    lines = b"".join(b"(" + b"word " * 20 + b") '\n" for _ in range(100))  # 10,000 characters
+    document = tmp_path / "dense.pdf"
+    document.write_bytes(_drawing(b"BT /F1 6 Tf 10 780 Td 7 TL\n" + lines + b"ET"))
+    text, units = pdf_reading.pdf_units(document)
+    assert text.count("word") == 2_000 and units
 
 
 def test_a_pdf_of_too_many_pages_is_refused_before_they_are_read(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.errors import InvalidInput, PasswordRequired
 from app.ingest.ocr import OcrParagraph, starts_section
+from app.ingest.pdf_budget import check_drawing
 from app.ingest.pdf_layout import Line, PageText, read_page
 from app.ingest.units import TERMINAL, Unit, normalise_running
 
@@ -45,7 +46,7 @@ def pdf_units(
         clock = _Clock(path, _page_count(path, pdf))
         sizes: list[float] = []
         for number, page in enumerate(pdf.pages, start=1):
-            _check_drawing(path, number, page.page_obj)
+            check_drawing(path, number, page.page_obj)  # app/ingest/pdf_budget.py: bytes, forms, operators…
             sizes += [float(c["size"]) for c in page.chars if c["text"].strip() and c["upright"]]
             clock.check(number)
         if not sizes:
@@ -72,16 +73,10 @@ def pdf_units(
 # ---------------------------------------------------------------- limits
 
 # Far above a real document, far below what hurts: the longest contract with its exhibits or a
-# deposition runs to a few thousand pages; a text page draws tens of KB, a dense drawing a few MB.
+# deposition runs to a few thousand pages. What one page may draw: app/ingest/pdf_budget.py.
 MAX_PAGES = 5_000
-PAGE_DRAWING = 16 * 2**20  # what one page draws, decoded, a form drawn ten times counted ten times
 SECONDS = 120  # to open a PDF and read its first pages
 SECONDS_A_PAGE = 10  # and each page more (OCR of a scanned page takes a few seconds)
-_DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![^\s/\[\]()<>{}%])")
-
-
-def _size(count: int) -> str:
-    return f"{count / 2**20:,.0f} MiB" if count >= 2**20 else f"{count:,} bytes"
 
 
 def _page_count(path: Path, pdf: Any) -> int:
@@ -111,90 +106,6 @@ class _Clock:
                 f"reading it took over {self.limit:,} s (stopped at page {page} of {self.pages}); a PDF is given "
                 f"{SECONDS} s and {SECONDS_A_PAGE} s a page",
             )
-
-
-def _check_drawing(path: Path, number: int, page: Any) -> None:
-    """Refuse a page that draws more than PAGE_DRAWING (its content streams, and each form it draws as
-    often as it draws it), before pdfminer reads it: each stream is decompressed only up to the limit."""
-    budget = _Budget(PAGE_DRAWING)
-    try:
-        for stream in page.contents:
-            budget.draw(stream, page.resources, depth=0)
-    except _TooMuch:
-        raise InvalidInput(
-            str(path), f"page {number} draws over {_size(PAGE_DRAWING)} of content: not a document's page (a PDF bomb)"
-        ) from None
-
-
-class _TooMuch(Exception):
-    pass
-
-
-class _Budget:
-    """What a page draws, counted against a limit; a form's size is found once (a form drawing
-    another a hundred times, nested, is counted without being drawn)."""
-
-    DEPTH = 12  # forms inside forms: deeper is refused as too much
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.used = limit, 0
-        self.forms: dict[int, int] = {}  # id of a form: what drawing it once costs
-
-    def draw(self, stream: Any, resources: Any, depth: int) -> None:
-        self.used += self._cost(stream, resources, depth)
-        if self.used > self.limit:
-            raise _TooMuch
-
-    def _cost(self, stream: Any, resources: Any, depth: int) -> int:
-        from pdfminer.pdftypes import PDFStream, resolve1
-
-        stream = resolve1(stream)
-        if not isinstance(stream, PDFStream):
-            return 0
-        if depth > self.DEPTH:
-            raise _TooMuch
-        data = _decoded(stream, self.limit)
-        cost = len(data)
-        drawn: dict[bytes, int] = {}
-        for match in _DO.finditer(data):
-            drawn[match.group(1)] = drawn.get(match.group(1), 0) + 1
-        resources = resolve1(resources)
-        xobjects = resolve1(resources.get("XObject")) if isinstance(resources, dict) else None
-        for name, times in drawn.items():
-            form = resolve1(xobjects.get(name.decode("latin-1"))) if isinstance(xobjects, dict) else None
-            if not isinstance(form, PDFStream) or getattr(resolve1(form.get("Subtype")), "name", None) != "Form":
-                continue
-            key = id(form)
-            if key not in self.forms:
-                self.forms[key] = self.limit + 1  # a form that draws itself costs too much
-                self.forms[key] = self._cost(form, form.get("Resources") or resources, depth + 1)
-            cost += times * self.forms[key]
-            if cost > self.limit:
-                raise _TooMuch
-        return cost
-
-
-def _decoded(stream: Any, limit: int) -> bytes:
-    """A stream's bytes decoded, zlib decompressed no further than `limit` (a few hundred KB of
-    deflate can hold gigabytes); other filters through pdfminer."""
-    import zlib
-
-    from pdfminer.pdftypes import LITERALS_FLATE_DECODE, resolve1
-
-    filters = [resolve1(f) for f, _ in stream.get_filters()]
-    if stream.data is not None or not filters or any(f not in LITERALS_FLATE_DECODE for f in filters):
-        return bytes(stream.get_data())
-    data = stream.rawdata
-    if stream.decipher:
-        data = stream.decipher(stream.objid, stream.genno, data, stream.attrs)
-    for _ in filters:
-        try:
-            data = zlib.decompressobj().decompress(data, limit + 1)
-        except zlib.error:
-            return bytes(stream.get_data())  # pdfminer's own recovery of a damaged stream
-        if len(data) > limit:
-            raise _TooMuch
-    return bytes(data)
 
 
 # ---------------------------------------------------------------- ordinary pages
