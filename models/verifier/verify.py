@@ -1,7 +1,8 @@
 """One verdict per claim: find the passages it is about, run every check, and say what was found.
 
-`incorrect` when any check flags; `needs_review` when every check passed but the passage makes an
-exception the claim leaves out; `supported` when the claim's words are found in a passage and every
+`incorrect` when any check flags; `needs_review` when every check passed but values compete (the
+statement of the claim's duty holds the claim's value and another) or the passage makes an exception the
+claim leaves out; `supported` when the claim's words are found in a passage and every
 check passed (shown, never counted as a reviewer's `correct`); `unverifiable` otherwise.
 """
 
@@ -16,7 +17,7 @@ from models.verifier.checks.exceptions import exception_in
 from models.verifier.checks.polarity import check_opposites, check_polarity
 from models.verifier.checks.quotations import check_quotes
 from models.verifier.checks.roles import check_roles
-from models.verifier.checks.values import check_values
+from models.verifier.checks.values import check_values, statements
 from models.verifier.document import CitedRef, Document, aligned
 from models.verifier.text import canonical, content_words
 from models.verifier.values import read_values
@@ -37,6 +38,7 @@ class ClaimResult:
     reasons: list[Reason] = field(default_factory=list)
     passage: str | None = None  # the matched passage
     checked: list[str] = field(default_factory=list)
+    values_read: bool = False  # one statement whose every value is the one its duty's statement gives
 
     @property
     def summary(self) -> str:
@@ -63,15 +65,17 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
     check_citations(claim, cited, best, document, out)
     matched = quoted_in[:1] or ([best[0]] if best and best[1] >= MIN_SHARED else [])
     plain = without_citations(claim, cited)
-    decided: set[str] = set()
+    near = [matched[0]] + [p for s, p in scored[1:3] if s >= MIN_SHARED] if matched else []
+    # a value's statement is found wherever the document makes it, not only in a passage like the claim
+    decided = check_values(plain, near, document, out)
+    _check_values_by_clause(plain, pool, document, out, decided)
+    values = {v.surface for v in read_values(plain).values}
+    values_read = bool(values) and len(statements(plain)) == 1 and values <= {surface for surface, _, _ in out.read}
+    if values_read and not matched:  # the statement that gives the claim's values is the passage it is about
+        matched = [out.read[0][1]]
     if matched:
         pid = matched[0]
-        passage = document.by_id[pid].text
-        window = aligned(canonical(claim), document.canonical[pid], passage, margin=80)
-        near = [pid] + [p for s, p in scored[1:3] if s >= MIN_SHARED]
-        decided = check_values(plain, near, document, out)
-    _check_values_by_clause(plain, pool, document, out, decided)
-    if matched:
+        window = aligned(canonical(claim), document.canonical[pid], document.by_id[pid].text, margin=80)
         check_polarity(claim, window, pid, out)
         others = [p for p in pool if p != pid]
         check_opposites(claim, [document.canonical[p] for p in [pid, *others]], window, pid, out)
@@ -87,9 +91,16 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
         )
     if out.flags:
         return ClaimResult(INCORRECT, out.flags, out.flags[0].passage or (matched[0] if matched else None), out.checked)
+    if out.doubts:  # values that compete: the claim is not confirmed, and the pane says which
+        return ClaimResult(NEEDS_REVIEW, out.doubts, out.doubts[0].passage, out.checked)
     if not matched:
         return ClaimResult(UNVERIFIABLE, [], None, out.checked)
-    exception = exception_in(window, claim)
+    # A claim of values, each the one its duty's statement gives: that statement's exceptions are the ones
+    # that matter, not those of the words around where the claim's words align.
+    exception = next((e for _, _, said in out.read if (e := exception_in(said, claim))), None) if values_read else None
+    if values_read and not exception:
+        return ClaimResult(SUPPORTED, [], matched[0], out.checked, values_read=True)
+    exception = exception or exception_in(window, claim)
     if exception:
         reason = Reason("exception", claim.strip()[:200], window.strip(), matched[0], ("case",))
         return ClaimResult(NEEDS_REVIEW, [reason], matched[0], out.checked)

@@ -4,8 +4,8 @@ reasons for a flag (none when the claim passed) and what it compared and found t
 What lives where:
 - `quotations`: every quotation in the claim must occur in the document (ellipses as gaps, one-letter
   slips forgiven);
-- `values`: amounts, dates, periods and numbers must be among the passage's values of the same kind
-  (the values themselves are read by models/verifier/values.py);
+- `values`: amounts, dates, periods and numbers must be those of the statement of the same duty (the
+  values themselves are read by models/verifier/values.py); competing values are a doubt, not a flag;
 - `polarity`: negation and modality of verbs ("shall not" for "shall", "may" for "shall"), and the
   paired opposites: exclusivity, revocability, transferability, sublicensability, consent;
 - `roles`: a party where the passage names its counterpart (Licensor for Licensee);
@@ -48,6 +48,9 @@ class Reason:
 class Outcome:
     flags: list[Reason] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)  # what was compared and found to agree
+    doubts: list[Reason] = field(default_factory=list)  # what keeps a claim from being confirmed, not a flag
+    # (value, passage, statement): a value the same as the one its duty's statement gives
+    read: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def differences(claim: str, document: str) -> tuple[tuple[str, str], ...]:

@@ -1,11 +1,130 @@
-"""Values: an amount, date, period or number in a claim must be among the same kind of values in the
-passages it is about. Reading values from text is models/verifier/values.py's work."""
+"""Values: an amount, date, period or number in a claim is compared with the statement of the same duty in
+the passages it is about, never with any value of the same kind that happens to stand nearby. Reading values
+from text is models/verifier/values.py's work.
+
+A passage is cut into statements (sentences, and their clauses at semicolons and at ", and", ", provided" ...).
+The statement of the same duty is the one that holds most of the claim's words around the value, each word
+weighed by how rare it is in the document ("agreement" says little, "dispute" much): the same subject and the
+same action (HERMAN; issue 63: "resolve the dispute within 30 days" is not confirmed by a "30 days" about
+another duty in the same section, where the dispute is to be resolved in 15). Then:
+- every value of that statement (and of any as close to the claim) agrees: the value is checked;
+- none agrees: contradicted, and the reason shows both values;
+- some agree, some do not: the values compete, and the claim is not confirmed (a doubt, never a flag);
+- no statement of the document is close enough to be the same duty: the passages the claim is about decide
+  only when they state one value of that kind; with several, the claim's is not confirmed if it is among
+  them, and left unchecked if not.
+"""
 
 from __future__ import annotations
 
+import math
+import re
+import statistics
+from dataclasses import dataclass
+from datetime import date
+from functools import cached_property, lru_cache
+
 from models.verifier.checks import Outcome, Reason
+from models.verifier.checks.term_end import START, iso, term_ends
 from models.verifier.document import Document
-from models.verifier.values import Value, read_values
+from models.verifier.text import content_words, stem
+from models.verifier.values import Value, digits, read_values
+
+END = "end"  # the concept of the words that say when something ends (_CONCEPTS)
+SAME_DUTY = 0.5  # weighed share of the claim's words a statement must hold to state the same duty
+TIE = 0.1  # statements this close to the best one state the same duty too
+# Where a passage's statements part: a sentence's end, a semicolon, a colon before a list, and a comma before
+# a conjunction that starts another duty ("..., and the Supplier shall ...", "..., provided that ..."); not at
+# ", or", which offers another value for the same duty ("5 days after sending, or 10 days by mail").
+_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[(\"'A-Z0-9])|;\s*")
+_CLAUSE_START = re.compile(
+    r",\s+(?=(?i:and|but|provided|except|unless|whereupon|if|in which case|after which|thereafter)\b)"
+)
+_VALUE_WORDS = """one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion first
+january february march april may june july august september october november december"""
+_NUMBER_WORDS = frozenset(_VALUE_WORDS.split())  # a value's own words say nothing of the duty it belongs to
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a passage: its words (as stems, without the values' own), its typed values, and the
+    words right around each value ("commencing on [June 1] and ending on [May 31]")."""
+
+    text: str
+    stems: frozenset[str]
+    values: tuple[Value, ...]
+    normalisations: tuple[str, ...]
+    around: tuple[frozenset[str], ...]  # one for each value
+    sentence: str  # the sentence it is part of: where its exceptions ("..., unless ...") are
+
+    def near(self, value: Value) -> frozenset[str]:
+        return self.around[self.values.index(value)]
+
+
+NEAR_BEFORE, NEAR_AFTER = 60, 30  # characters: the words around a value that say what it is
+
+
+@lru_cache(maxsize=8192)  # a passage is read by every claim about it
+def statements(text: str) -> tuple[Statement, ...]:
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        for piece in _CLAUSE_START.split(sentence):
+            if piece.strip():
+                reading = read_values(piece)
+                plain = digits(piece)[0]
+                around = tuple(_around(plain, v, reading.values) for v in reading.values)
+                values, notes = tuple(reading.values), tuple(reading.normalisations)
+                out.append(Statement(piece, _context(piece), values, notes, around, sentence))
+    return tuple(out)
+
+
+def _around(plain: str, value: Value, values: list[Value]) -> frozenset[str]:
+    """The words just before a value and just after it, not reaching past a neighbouring value."""
+    at = plain.find(value.surface)
+    if at < 0:
+        return frozenset()
+    end = at + len(value.surface)
+    start, stop = max(0, at - NEAR_BEFORE), min(len(plain), end + NEAR_AFTER)
+    for other in values:  # a neighbour with words between them bounds it; "10 days or 20 days" share theirs
+        where = plain.find(other.surface)
+        if other is value or where < 0:
+            continue
+        if where + len(other.surface) <= at and _context(plain[where + len(other.surface) : at]):
+            start = max(start, where + len(other.surface))
+        elif where >= end and _context(plain[end:where]):
+            stop = min(stop, where)
+    return _context(plain[start:at] + " " + plain[end:stop])
+
+
+def _context(text: str) -> frozenset[str]:
+    """The words that say what a statement is about: its content words as stems, the words of a contract's
+    terms folded to one concept each ("signed", "entered", "dated" are all the making of it), and not its
+    numbers or dates."""
+    return frozenset(
+        _concept(w) for w in content_words(text) if not any(c.isdigit() for c in w) and w not in _NUMBER_WORDS
+    )
+
+
+def _concept(word: str) -> str:
+    stemmed = stem(word)
+    return _CONCEPTS.get(stemmed, stemmed)
+
+
+def _concepts(**groups: str) -> dict[str, str]:
+    return {stem(word): concept for concept, words in groups.items() for word in words.split()}
+
+
+# Words that say the same of a contract's dates and terms; everything else is compared as its stem.
+_CONCEPTS = _concepts(
+    agreement="agreement contract",
+    made="made make entered enter executed execute signed sign dated concluded",
+    start="effective commence commences commenced commencement begin begins began start starts started force",
+    end="expire expires expired expiration expiry end ends ended until terminate terminates terminated through",
+    renew="renew renews renewed renewal renewals extend extends extended extension successive",
+    notice="notice notify notifies notified notification",
+    pay="pay pays paid payment payments payable invoice invoices invoiced",
+)
 
 
 def _agrees(value: Value, other: Value) -> bool:
@@ -28,35 +147,162 @@ def _comparable(value: Value, other: Value) -> bool:
     return any(a and a == b for a, b in zip(mine, theirs, strict=True))
 
 
+@dataclass(frozen=True)
+class _Said:
+    """A value of the document's that a claim's value may be compared with, and where it stands."""
+
+    passage: str
+    value: Value
+    normalisations: tuple[str, ...]
+    near: frozenset[str]  # the words around it
+    sentence: str  # the sentence that gives it
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A document as the values check reads it: how rare each word is, and every statement with a value."""
+
+    rarity: dict[str, float]
+    unknown: float  # the weight of a word the document never uses
+    valued: list[tuple[str, Statement]]
+
+    @cached_property
+    def effective(self) -> date | None:
+        """The first date the document says something starts on: when it takes effect."""
+        return next(
+            (d for _, st in self.valued for v, near in zip(st.values, st.around, strict=True)
+             if v.kind == "date" and START in near and (d := iso(v.amount)) is not None),
+            None,
+        )  # fmt: skip
+
+    @cached_property
+    def ends(self) -> dict[date, tuple[str, str]]:
+        """When the term ends, where the document gives its length from a start (term_end.py)."""
+        return term_ends(
+            [(pid, st.stems, list(zip(st.values, st.around, strict=True))) for pid, st in self.valued], self.effective
+        )
+
+
+_MAY_HOLD_A_VALUE = re.compile(rf"\d|\b(?:{'|'.join(sorted(_NUMBER_WORDS))})\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=16)  # a document is read once for every claim about it
+def _read(document: Document) -> _Read:
+    held: dict[str, int] = {}
+    valued = []
+    for passage in document.passages:
+        for word in {_concept(w) for w in document.content[passage.id]}:
+            held[word] = held.get(word, 0) + 1
+        if _MAY_HOLD_A_VALUE.search(passage.text):
+            valued += [(passage.id, st) for st in statements(passage.text) if st.values]
+    n = len(document.passages)
+    rarity = {w: math.log(1 + n / k) for w, k in held.items()}
+    # a word the document never uses weighs as a typical word of it: a paraphrase is not a different duty
+    return _Read(rarity, statistics.median(rarity.values()) if rarity else 1.0, valued)
+
+
+def _same_duty(
+    context: frozenset[str], theirs: list[tuple[str, Statement]], read: _Read
+) -> list[tuple[str, Statement]]:
+    """The statements that state the duty `context` describes: each holds at least SAME_DUTY of its words
+    (weighed by rarity), and is within TIE of the one that holds most."""
+    weights = {s: read.rarity.get(s, read.unknown) for s in context}
+    total = sum(weights.values())
+    if not total:
+        return []
+    shares = [(sum(w for s, w in weights.items() if s in st.stems) / total, pid, st) for pid, st in theirs]
+    best = max((share for share, _, _ in shares), default=0.0)
+    if best < SAME_DUTY:
+        return []
+    return [(pid, st) for share, pid, st in shares if share >= best - TIE]
+
+
+def _nearest(said: list[_Said], near: frozenset[str], read: _Read) -> list[_Said]:
+    """Of the values the statements of the duty give, those with most of the words around the claim's value
+    around them too, where that tells them apart: "ending on [May 31]" for a claim of when it ends."""
+    if len(said) < 2 or not near:
+        return said
+    weights = {w: read.rarity.get(w, read.unknown) for w in near}
+    scores = [sum(w for word, w in weights.items() if word in s.near) for s in said]
+    best = max(scores)
+    return [s for s, score in zip(said, scores, strict=True) if score == best] if best > 0 else said
+
+
 def check_values(
     claim: str, passages: list[str], document: Document, out: Outcome, decided: frozenset[str] = frozenset()
 ) -> set[str]:
-    """A value in the claim must be among the same kind of values in the matched passages. Returns the
-    values it decided (agreed or flagged), by their surface; those in `decided` are left alone."""
-    reading = read_values(claim)
+    """Each value in the claim against the statement of the same duty, wherever the document makes it; where
+    none is, against the passages the claim is about. Returns the values it decided (agreed, flagged or found
+    competing), by their surface; those in `decided` are left alone."""
     done: set[str] = set()
-    values = [v for v in reading.values if v.surface not in decided]
-    if not values:
-        return done
-    theirs: list[tuple[str, Value, tuple[str, ...]]] = []
-    for pid in passages:
-        r = document.values(pid)
-        theirs += [(pid, v, tuple(r.normalisations)) for v in r.values]
-    agreeing = [v for v in values if any(_agrees(v, t) for _, t, _ in theirs)]
-    for value in values:
-        if value in agreeing:
-            out.checked.append(f"{value.surface} agrees with the document")
+    read = _read(document)
+    nearby = [(pid, st) for pid in passages for st in statements(document.by_id[pid].text)]
+    notes = tuple(read_values(claim).normalisations)
+    for mine in statements(claim):
+        for value in mine.values:
+            if value.surface in decided or value.surface in done:
+                continue
+            theirs = [(pid, st) for pid, st in read.valued if any(_comparable(value, v) for v in st.values)]
+            duty = _same_duty(mine.stems, theirs, read)
+            said = [
+                _Said(pid, v, st.normalisations, near, st.sentence)
+                for pid, st in duty
+                for v, near in zip(st.values, st.around, strict=True)
+                if _comparable(value, v)
+            ]
+            said = _nearest(said, mine.near(value), read)
+            by_duty = bool(said)
+            if not said:  # no statement of that duty: the passages' own value decides, if they state one
+                said = [
+                    _Said(pid, v, st.normalisations, near, st.sentence)
+                    for pid, st in nearby
+                    for v, near in zip(st.values, st.around, strict=True)
+                    if _comparable(value, v)
+                ]
+                if len({s.value.amount for s in said}) > 1 and not any(_agrees(value, s.value) for s in said):
+                    said = []  # several values, none the claim's, none known to be of its duty: unchecked
+            agreeing = [s for s in said if _agrees(value, s.value)]
+            if value.kind == "date" and END in mine.stems and not (agreeing and len(agreeing) == len(said)):
+                end = read.ends.get(iso(value.amount) or date.min)
+                if end is not None:  # the end the term's length gives, though no statement writes it
+                    length, pid = end
+                    out.checked.append(f"{value.surface} is when the term of {length} ends ({pid})")
+                    out.read.append((value.surface, pid, document.by_id[pid].text))
+                    done.add(value.surface)
+                    continue
+                sources = set(read.ends.values())
+                if not said and len(sources) == 1:  # one term, one length, one start: its end is not the claim's
+                    (length, pid), last = sources.pop(), max(read.ends)
+                    said = [
+                        _Said(
+                            pid,
+                            Value(
+                                "date",
+                                last.isoformat(),
+                                f"{last:%B} {last.day}, {last.year} (the end of the term of {length})",
+                                "",
+                            ),
+                            (),
+                            frozenset(),
+                            document.by_id[pid].text,
+                        )
+                    ]
+            if not said:
+                continue  # nothing to compare it with: unchecked, never called verified
+            if agreeing and len(agreeing) == len(said):
+                out.checked.append(f"{value.surface} agrees with the document ({agreeing[0].passage})")
+                if by_duty:
+                    out.read.append((value.surface, agreeing[0].passage, agreeing[0].sentence))
+            elif agreeing:
+                rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
+                out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
+            else:
+                _flag(value, said, notes, out)
             done.add(value.surface)
-            continue
-        rivals = [(pid, v, notes) for pid, v, notes in theirs if _comparable(value, v)]
-        if not rivals and agreeing and value.kind == "number":
-            # The claim's other values are this passage's (a table row): its numbers are the rivals.
-            rivals = [(pid, v, notes) for pid, v, notes in theirs if v.kind == "number"]
-        if not rivals:
-            continue  # nothing to compare it with: unchecked, never called verified
-        pid = rivals[0][0]
-        notes = tuple(dict.fromkeys(reading.normalisations + [n for _, _, ns in rivals for n in ns]))
-        shown = ", ".join(dict.fromkeys(v.surface for _, v, _ in rivals))
-        out.flags.append(Reason("value_mismatch", value.surface, shown, pid, notes))
-        done.add(value.surface)
     return done
+
+
+def _flag(value: Value, said: list[_Said], notes: tuple[str, ...], out: Outcome) -> None:
+    normalised = tuple(dict.fromkeys(notes + tuple(n for s in said for n in s.normalisations)))
+    shown = ", ".join(dict.fromkeys(s.value.surface for s in said))
+    out.flags.append(Reason("value_mismatch", value.surface, shown, said[0].passage, normalised))

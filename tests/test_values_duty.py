@@ -1,0 +1,92 @@
+"""A value agrees only with the statement of the same duty (issue 63, issue 65): "resolve the dispute within
+30 days" is not "found in the document" because a "30 days" about another duty stands in the same section;
+the document's own value for that duty contradicts it, and the lawyer is shown both; two values that compete
+in the statement of that duty leave the claim not confirmed; a date the contract writes "the 1st day of June,
+2020" is June 1, 2020."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.ingest.datasets import import_dataset
+from app.project import Project
+from models.verifier import Document, Source, verify_claim
+
+DISPUTES = (
+    "4.6 Dispute Resolution. The parties shall attempt in good faith to resolve any dispute within 15 days of "
+    "written notice of the dispute. If the dispute is not resolved in that time, either party may, within 30 "
+    "days after the end of that period, submit the dispute to binding arbitration."
+)
+CONTRACT = f"""CLOUD SERVICE AGREEMENT
+
+This Agreement is dated as of the 1st day of June, 2020 between Acme Inc. ("Provider") and Beta LLC ("Customer").
+
+3.2 Payment. Customer shall pay each invoice within 30 days of receipt.
+
+{DISPUTES}
+
+5.1 Delivery. Provider shall deliver the Equipment within 10 days or 20 days of the order, as the parties agree.
+"""
+
+
+def _verdict(claim: str) -> tuple[str, str]:
+    passages = [Source(f"par_{i}", p) for i, p in enumerate(CONTRACT.split("\n\n"), start=1)]
+    document = Document(passages)
+    result = verify_claim(claim, document, document.search(claim, 5), [])
+    return result.verdict, result.summary
+
+
+def test_a_value_of_another_duty_in_the_same_section_confirms_nothing() -> None:
+    verdict, summary = _verdict("The parties must resolve the dispute within 30 days.")
+    assert verdict == "incorrect"
+    assert "'30 days'" in summary and "'15 days'" in summary  # both values, for the lawyer to compare
+    assert _verdict("The parties must try to resolve a dispute within 15 days.")[0] == "supported"
+    assert _verdict("Either party may submit the dispute to arbitration within 30 days after that period.")[0] == (
+        "supported"
+    )
+
+
+def test_values_that_compete_in_the_statement_of_the_duty_leave_the_claim_not_confirmed() -> None:
+    verdict, summary = _verdict("Provider must deliver the Equipment within 10 days of the order.")
+    assert verdict == "needs_review"
+    assert "competing_values" in summary and "20 days" in summary
+
+
+def test_a_date_written_as_the_first_day_of_june_is_june_1() -> None:
+    assert _verdict("The agreement is dated June 1, 2020.")[0] == "supported"
+    verdict, summary = _verdict("The agreement is dated June 1, 2021.")
+    assert verdict == "incorrect" and "1st day of June, 2020" in summary
+
+
+@pytest.fixture
+def cloud_project(project: Project, tmp_path: Path) -> Project:
+    folder = tmp_path / "cloud"
+    (folder / "documents").mkdir(parents=True)
+    (folder / "documents" / "cloud.txt").write_text(CONTRACT)
+    rows = [
+        {"id": "wrong", "document": "cloud.txt", "question": "How long do the parties have to resolve a dispute?",
+         "answer": "The parties must resolve the dispute within 30 days of written notice of the dispute."},
+        {"id": "dated", "document": "cloud.txt", "question": "When was the agreement made?",
+         "answer": "The agreement is dated June 1, 2020."},
+    ]  # fmt: skip
+    (folder / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    import_dataset(project.sessions, folder)
+    return project
+
+
+def test_the_claim_checker_never_calls_a_wrong_value_found_in_the_document(
+    cloud_project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole cascade, the contract checker by meaning included: a value read in its duty's statement
+    stands over a model's "supported"."""
+    assert main(["--db", cloud_project.url, "verify", "--json"]) == 0
+    answers = {a["answer_id"]: a["points"] for a in json.loads(capsys.readouterr().out)["answers"]}
+    (wrong,) = answers["wrong"]
+    assert wrong["verdict"] == "incorrect"
+    assert wrong["reasons"][0]["check"] == "value_mismatch" and wrong["reasons"][0]["document"] == "15 days"
+    (dated,) = answers["dated"]
+    assert dated["verdict"] == "supported"  # read, not guessed: the date the contract gives
