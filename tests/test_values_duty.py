@@ -90,3 +90,18 @@ def test_the_claim_checker_never_calls_a_wrong_value_found_in_the_document(
     assert wrong["reasons"][0]["check"] == "value_mismatch" and wrong["reasons"][0]["document"] == "15 days"
     (dated,) = answers["dated"]
     assert dated["verdict"] == "supported"  # read, not guessed: the date the contract gives
+
+
+def test_the_pane_says_the_contracts_value_first_and_which_reading_decided(
+    cloud_project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from models.checker.engine import PointReport
+    from ui.review.verifier_flags import describe
+
+    assert main(["--db", cloud_project.url, "verify", "--json"]) == 0
+    answers = {a["answer_id"]: a["points"] for a in json.loads(capsys.readouterr().out)["answers"]}
+    wrong = describe(PointReport.from_dict(answers["wrong"][0]))
+    assert "The contract says “15 days”; the answer says “30 days”" in wrong
+    assert "Decided by the contract&#x27;s values, read" in wrong
+    dated = describe(PointReport.from_dict(answers["dated"][0]))
+    assert "found in the document" in dated and "June 1, 2020 agrees with the document" in dated

@@ -39,6 +39,11 @@ _BADGE = {
     "unconfirmed": ("· Claim checker: not confirmed — the closest passage is evidence, not a verdict", "#555"),
     "unverifiable": ("· Claim checker: nothing in the document to check this against", "#666"),
 }
+# The values check's reasons, the contract's value first.
+_VALUES = {
+    "value_mismatch": "The contract says “{document}”; the answer says “{claim}”",
+    "competing_values": "Values compete: the contract gives “{document}” for this; the answer says “{claim}”",
+}
 UNCHECKED = ("unconfirmed", "unverifiable")  # verdicts that say nothing of the point: a conclusion, if a quote precedes
 
 
@@ -228,6 +233,8 @@ def describe(point: PointReport, answer: AnswerReport | None = None) -> str:
         elif point.verdict == "unconfirmed" and point.reasons:  # a rule objects; the checker weighed it
             said += "; it weighs the objection below, which alone flags too many correct answers"
         lines.append(f"<small>{html.escape(said)}</small>")
+    if point.reading:  # which reading decided: the contract's values, a rule, or a model
+        lines.append(f"<small>Decided by {html.escape(point.reading)}</small>")
     if point.definitions:  # the definitions the claim relies on, one click away
         links = ", ".join(f"“{html.escape(d['term'])}” ({_link(d['passage'])})" for d in point.definitions)
         lines.append(f"<small>read with the definitions of {links}</small>")
@@ -242,6 +249,9 @@ def describe(point: PointReport, answer: AnswerReport | None = None) -> str:
         claim, document = _highlighted(reason)
         where = reason.get("passage")
         link = f' · <a href="passage:{html.escape(where)}">show {html.escape(where)}</a>' if where else ""
+        if reason["check"] in _VALUES:  # the contract's value first: it is what the lawyer checks against
+            lines.append(_VALUES[reason["check"]].format(document=document, claim=claim) + link)
+            continue
         lines.append(
             f"{html.escape(reason['check'].replace('_', ' '))}: the answer says “{claim}”, "
             f"the document “{document}”{link}"
