@@ -18,7 +18,8 @@ project never overwrite each other's anchor. `anchor_problems` then checks that:
 
 Legitimate copies and moves: a moved or copied file holds what was anchored where it came from; once
 written to, a copy has its own anchor and goes its own way (copies of one project worked on apart
-are not compared with each other). `restore` moves the anchors of the file it replaces to where
+are not compared with each other, wherever they were written; one copied back over the file here is
+that file now, once this computer has anchored its entries elsewhere). `restore` moves the anchors of the file it replaces to where
 that file is kept aside, and records the restore in the restored log, whose entry becomes the
 anchor here. A project made new at the place of an old one forgets the old one's anchor there
 (`opened`). A verify that finds nothing wrong moves the anchor to the newest entry it saw, which
@@ -41,7 +42,7 @@ import json
 import os
 import threading
 import time
-from contextlib import suppress
+from contextlib import closing, suppress
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -154,17 +155,27 @@ def _anchors_of(identity: str) -> list[Anchor]:
     return [a for a in found if a is not None and a.identity == identity]
 
 
+def _anchors_with_paths(identity: str) -> list[tuple[Path, Anchor]]:
+    folder = _root() / _name(identity)
+    found = [(p, _read(p)) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return [(p, a) for p, a in found if a is not None and a.identity == identity]
+
+
 def _anchors_at(place: str) -> list[tuple[Path, Anchor]]:
     root = _root()
     found = [(p, _read(p)) for p in sorted(root.glob(f"*/{_name(place)}.json"))] if root.is_dir() else []
     return [(p, a) for p, a in found if a is not None and a.place == place]
 
 
-def _record(anchor: Anchor) -> None:
-    """Keep the anchor, unless one as new or newer is kept for its log and place (another process)."""
+def _record(anchor: Anchor, replace: bool = False) -> None:
+    """Keep the anchor, unless one as new or newer is kept for its log and place (another process);
+    `replace`: whatever is kept (a verify saw this entry as the newest and found nothing wrong)."""
     path = _path(anchor.identity, anchor.place)
     known = _read(path)
-    if known is not None and known.mark.entry_id >= anchor.mark.entry_id:
+    if known is not None and known.mark == anchor.mark:
+        _newest[(anchor.identity, anchor.place)] = known.mark
+        return
+    if not replace and known is not None and known.mark.entry_id >= anchor.mark.entry_id:
         _newest[(anchor.identity, anchor.place)] = known.mark
         return
     _newest[(anchor.identity, anchor.place)] = anchor.mark
@@ -329,9 +340,10 @@ def log_state(session: Session) -> LogState:
 
 
 def note_verified(state: LogState) -> None:
-    """A verify found nothing wrong: the newest entry it saw becomes the anchor here."""
+    """A verify found nothing wrong: the newest entry it saw becomes the anchor here (even an older
+    one than was anchored: a copy put in this file's place, found to be one, is this file now)."""
     if state.newest is not None:
-        _record(Anchor(identity=state.identity, place=state.place, mark=state.newest))
+        _record(Anchor(identity=state.identity, place=state.place, mark=state.newest), replace=True)
 
 
 def anchor_problems(session: Session) -> list[str]:
@@ -341,7 +353,7 @@ def anchor_problems(session: Session) -> list[str]:
     identity = _identity(session, where)
     last = last_entry_id(session)
     own = [a for a in (_read(_path(identity, where)), _legacy_at(session, where)) if a is not None]
-    problems = [p for a in own if (p := _own_problem(session, a, last))]
+    problems = [p for a in own if (p := _own_problem(session, a, last)) and not _copied_here(session, a, where)]
     if not own:
         problems += _copy_problems(session, identity, where, last)
     for _, other in _anchors_at(where):
@@ -372,8 +384,31 @@ def _own_problem(session: Session, anchor: Anchor, last: int) -> str | None:
     return None
 
 
+def _copied_here(session: Session, anchor: Anchor, where: str) -> bool:
+    """Whether the file at `where`, whose log no longer holds the entry anchored here (`anchor`), is a
+    copy of another file of its log that this computer wrote or verified since: its log holds the
+    entry anchored at that other place, anchored after this place's own. A copy worked on elsewhere,
+    checked here, then copied back over this file is that (its entries past the copy's making were
+    written elsewhere, so this place's anchored entry is not in it); a log cut or rewritten in place
+    is not, unless this computer had anchored the rewritten entries at another place."""
+    own = _path(anchor.identity, where)
+    try:
+        since = own.stat().st_mtime_ns
+    except OSError:
+        return False  # a legacy anchor, or none kept: nothing newer to compare with
+    for path, other in _anchors_with_paths(anchor.identity):
+        if other.place == where or entry_hash_of(session, other.mark.entry_id) != other.mark.entry_hash:
+            continue
+        with suppress(OSError):
+            if path.stat().st_mtime_ns > since and _still_there(other.place):
+                return True
+    return False
+
+
 def _copy_problems(session: Session, identity: str, where: str, last: int) -> list[str]:
-    """A copy never written here, against what was anchored for its log at its other places."""
+    """A copy never written here, against what was anchored for its log at its other places. A copy
+    whose log went its own way (worked on elsewhere: its newest entry is not in that other file's log)
+    is not compared with that file; one that is that file's log cut short, or an older copy, is named."""
     others = [a for a in _anchors_of(identity) if a.place != where]
     newest = entry_hash_of(session, last) if last else None
     for other in others:
@@ -384,6 +419,8 @@ def _copy_problems(session: Session, identity: str, where: str, last: int) -> li
         found = entry_hash_of(session, other.mark.entry_id)
         if found == other.mark.entry_hash:
             continue
+        if newest is not None and _went_its_own_way(other.place, last, newest):
+            continue  # worked on apart from that file: copies of one project are not compared
         what, there = describe(other.mark), _shown(other.place)
         if found is None and last < other.mark.entry_id:
             problems.append(
@@ -396,6 +433,22 @@ def _copy_problems(session: Session, identity: str, where: str, last: int) -> li
                 "was: this copy's log was rewritten from there"
             )
     return problems
+
+
+def _went_its_own_way(place: str, last: int, newest: str) -> bool:
+    """Whether the file at `place` (still there, readable) does not hold this copy's newest entry (`last`,
+    with hash `newest`): the copy was written apart from it. False when that cannot be told."""
+    import sqlite3
+
+    path = _sqlite_file(place)
+    if path is None or not path.is_file():
+        return False
+    try:
+        with closing(sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=1)) as db:
+            row = db.execute("SELECT hash FROM audit_log WHERE id = ?", (last,)).fetchone()
+    except (sqlite3.Error, OSError, ValueError):
+        return False  # encrypted, damaged or busy: compared as before
+    return row is None or row[0] != newest
 
 
 def _still_there(place: str) -> bool:
