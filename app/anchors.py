@@ -19,10 +19,10 @@ project never overwrite each other's anchor. `anchor_problems` then checks that:
 Legitimate copies and moves: a moved or copied file holds what was anchored where it came from; once
 written to, a copy has its own anchor and goes its own way (copies of one project worked on apart
 are not compared with each other, wherever they were written; one copied back over the file here is
-that file now, once this computer has anchored its entries elsewhere). `restore` moves the anchors of the file it replaces to where
-that file is kept aside, and records the restore in the restored log, whose entry becomes the
-anchor here. A project made new at the place of an old one forgets the old one's anchor there
-(`opened`). A verify that finds nothing wrong moves the anchor to the newest entry it saw, which
+that file now, once this computer has anchored its entries elsewhere). `restore` moves the anchors
+of the file it replaces to where that file is kept aside, and records the restore in the restored
+log, whose entry becomes the anchor here. A project made new at the place of an old one forgets the
+old one's anchor there (`opened`). A verify that finds nothing wrong moves the anchor to the newest entry it saw, which
 covers entries written on another computer.
 
 An anchor never moves past an anchored entry that is gone: a log cut and then written to stays
