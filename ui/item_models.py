@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -71,8 +72,10 @@ class AnswerQueueModel(_TableModel):
         count_judge_tags: Callable[[Sequence[str] | None], dict[str, JudgeCounts]],
         triage_rule: tuple[float, float] = (1.0, 0.8),
         sampled: dict[str, int] | None = None,
+        judge_role: Callable[[], str] = lambda: "Judge",
     ) -> None:
         super().__init__()
+        self.judge_role = judge_role  # the word for the rater that speaks: "Claim checker" is never "Judge"
         self.count_judge_tags = count_judge_tags  # of these answers, or of every answer if None
         self.triage_rule = triage_rule  # (min correctness, min relevance): the user's thresholds
         # Per answer: the judge's calibrated certainty, and the random draw it belongs to (app results).
@@ -231,7 +234,10 @@ class AnswerQueueModel(_TableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return self.HEADER_TIPS[section]
+            role_word = self.judge_role()  # "The judge's correctness" → "The claim checker's correctness"
+            return re.sub(r"\bThe judge(?=[ '])", f"The {role_word.lower()}", self.HEADER_TIPS[section])
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and section == 1:
+            return self.judge_role()
         return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 
-from app.figures.rater_names import rater_name, role_name
+from app.figures.rater_names import abstention_cell, rater_name, role_name
 from app.judging.standing import Standing, figure_lines, real_label_note
 from app.plain_text import plain_text
 from app.review.service import RaterTag, ReviewPoint
@@ -178,6 +178,8 @@ class DataPointTableModel(QStandardItemModel):
             if column == 2:
                 if point.judge_tag:
                     return tag_text(point.judge_tag)
+                if said := abstention_cell(point.judge_rationale):  # read, not tagged: never "—" (not checked)
+                    return said
                 earlier = self.tag_of(row, point.judge or "")
                 return _earlier_text(earlier) if earlier else "—"
             if column == 3:

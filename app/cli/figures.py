@@ -122,6 +122,9 @@ def _raters(project: Project, args: argparse.Namespace) -> int:
         name = args.default.strip()
         if not name:
             raise InvalidInput("--default", "no rater named: write --default verifier, or --default auto")
+        if name != "auto":  # the name shown ("Claim checker") chooses as well as the stored id ("verifier")
+            shown_as = {rater_name(s.name).casefold(): s.name for s in raters.standings(project.sessions)}
+            name = shown_as.get(name.casefold(), name)
         raters.set_default(project.sessions, None if name == "auto" else name, getpass.getuser())
     standings = raters.standings(project.sessions)
     default = raters.default_rater(project.sessions)
@@ -138,12 +141,23 @@ def _raters(project: Project, args: argparse.Namespace) -> int:
             )
         )
         return 0
-    for s in standings:
-        mark = "*" if default is not None and s.name == default.name else " "
-        print(f"{mark} {s.name[:48]:48} {s.rated:6} answers rated  {s.words}")
+    print("\n".join(rater_lines(standings, default.name if default else None)))
     how = "chosen by the lead" if chosen else "the best measured (assay raters --default NAME to choose)"
-    print(f"default rater: {default.name if default else 'none yet'} ({how})")
+    print(f"default rater: {rater_name(default.name) if default else 'none yet'} ({how})")
     return 0
+
+
+def rater_lines(standings: list[raters.RaterStanding], default: str | None) -> list[str]:
+    """One line a rater, named as the window names it and never cut: a name is as wide as the longest, and a
+    run's stored id (what --default and the JSON take) follows a name that does not say it whole."""
+    names = [rater_name(s.name) for s in standings]
+    width = max((len(n) for n in names), default=0)
+    lines = []
+    for s, name in zip(standings, names, strict=True):
+        mark = "*" if s.name == default else " "
+        said = f"{mark} {name:{width}} {s.rated:6} answers rated  {s.words}"
+        lines.append(said + (f"\n  {'':{width}} id {s.name}" if name not in (s.name, "Claim checker") else ""))
+    return lines
 
 
 def _triage(project: Project, args: argparse.Namespace) -> int:
@@ -158,7 +172,8 @@ def _triage(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"rater: {result['rater'] or 'none'} ({result['rater_standing']})")
+    who = rater_name(result["rater"]) if result["rater"] else "none"  # "Claim checker", as the window says
+    print(f"rater: {who} ({result['rater_standing']})")
     print(f"judged {result['judged']}, cleared {len(result['cleared'])} ({pct(result['cleared_share'])})")
     print(
         f"miss rate among {result['reviewed_cleared']} randomly reviewed cleared answers: {result['missed']} missed; "

@@ -80,6 +80,7 @@ VERDICT_WORDS = {
 }
 CHECK_WORDS = {
     "value_mismatch": "a different value",
+    "competing_values": "values compete",
     "misquote": "not the document's words",
     "negation": "the document says the opposite",
     "modality": "may and must differ",
@@ -100,6 +101,25 @@ def rationale_words(rationale: str) -> str:
     words = VERDICT_WORDS.get(verdict, verdict.replace("_", " "))
     rest = checks_in_words(rest)
     return f"{words} — {rest}" if rest else words
+
+
+# Where the claim checker gives no tag, its verdict in a table cell: never "—", which means "not checked".
+ABSTENTION_CELLS = {
+    "quoted": "❝ quotation confirmed",
+    "needs_review": "⚠ needs review",
+    "unconfirmed": "○ not confirmed",
+    "supported": "○ not confirmed",  # the rules' "supported" without the checker's probability: no tag
+    "unverifiable": "○ nothing to check",
+}
+
+
+def abstention_cell(rationale: str | None) -> str | None:
+    """What a table cell says for a point the claim checker read but did not tag ("⚠ needs review"); None
+    for another rater's rationale."""
+    if not rationale or not rationale.startswith(VERIFIER + " "):
+        return None
+    verdict = rationale.removeprefix(VERIFIER + " ").partition(":")[0]
+    return ABSTENTION_CELLS.get(verdict)
 
 
 def checks_in_words(text: str) -> str:

@@ -104,6 +104,7 @@ class ReviewService:
         self._standings_read_at: tuple[int, int] | None = None
         event.listen(project.sessions, "after_commit", self._on_commit)
         self.judge_rater: int | None = None  # the rater whose tags the reviewer sees beside theirs
+        self.judge_rater_name: str | None = None  # and its name ("verifier" for the claim checker)
         self.refresh_judge_rater()
         self.on_step: Callable[[Step], None] = lambda _step: None
 
@@ -185,6 +186,7 @@ class ReviewService:
         with self.project.sessions() as session:
             found = project_raters.speaker(session, every)
         self.judge_rater = None if found is None else found.rater_id
+        self.judge_rater_name = None if found is None else found.name
         self._rater_read_at = self.label_changes
 
     def judge_counts(self, answer_ids: Sequence[str] | None = None) -> dict[str, JudgeCounts]:

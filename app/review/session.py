@@ -20,7 +20,7 @@ from typing import Any
 
 from app import raters
 from app.errors import AssayError
-from app.figures.rater_names import rater_name
+from app.figures.rater_names import rater_name, role_name
 from app.ingest.citations import Citation, find_citations
 from app.ingest.contract_terms import ContractReading
 from app.project import Passage, Project
@@ -403,6 +403,10 @@ class ReviewSession(ProjectSession):
     def judge_rater(self) -> int | None:
         """The id of the rater that speaks for the project, as the service last read it."""
         return self.judge.rater
+
+    def judge_role(self) -> str:
+        """What the rater that speaks for the project is, in a header's word: "Claim checker", "Jury" or "Judge"."""
+        return role_name(self.service.judge_rater_name)
 
     def doubtful_raters(self) -> dict[str, str]:
         """The automatic raters that speak as no finding, with their standing in words (JudgeBeside)."""

@@ -111,7 +111,13 @@ class QueuePane(QWidget):
         self.session = session
         self._following = False  # the row is being selected to follow the session, not chosen
         # The random draws are given with the rows: arranging 100,000 rows once, not twice, to open.
-        self.model = AnswerQueueModel(session.queue(), session.judge_counts, triage_rule=triage_rule, sampled=sampled)
+        self.model = AnswerQueueModel(
+            session.queue(),
+            session.judge_counts,
+            triage_rule=triage_rule,
+            sampled=sampled,
+            judge_role=session.judge_role,
+        )
         self.model.titles = session.document_titles()
         self.filter = QLineEdit(placeholderText="Filter: id, question, flagged, reviewed…")
         # Filtered once the typing pauses, and nothing opens until the reviewer picks a row (Enter or a

@@ -1,0 +1,71 @@
+"""One name for the claim checker wherever a person reads (issue 63 §6): the answer queue's column header,
+the points table's cells where it read a point without tagging it (never "—", which says "not checked"),
+and the text of `assay triage` and `assay raters`; the JSON keeps the stored id."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.cli import main
+from app.judging.verification import VERIFIER, verify_project
+from app.project import Project
+from app.review.service import ReviewPoint
+from models.vocabulary import Tag
+from storage.reviews import PointSnapshot
+from ui.point_model import DataPointTableModel
+from ui.review.window import ReviewWindow
+
+ANSWER = "contractnli-027"  # a DoiT NDA answer
+
+
+def _point(tag: Tag | None, rationale: str) -> ReviewPoint:
+    snapshot = PointSnapshot(
+        id=1, ordinal=0, text="x", span_start=0, span_end=1, source_id=None, comment=None, tag=None, passage_ids=()
+    )
+    return ReviewPoint(
+        point=snapshot, citations=(), judge_tag=tag, judge_confidence=None, judge_rationale=rationale, judge=VERIFIER
+    )
+
+
+def test_a_point_the_checker_read_but_did_not_tag_says_what_it_found(qapp) -> None:
+    model = DataPointTableModel()
+    model.set_points(
+        [
+            _point(None, "verifier quoted: the quotation is the document's words; the rest is not checked"),
+            _point(None, "verifier needs_review: two values compete in par_4"),
+            _point(None, "verifier unconfirmed: nothing close enough"),
+            _point(Tag.INCORRECT, "verifier incorrect: value_mismatch: 30 days against 15 days"),
+        ]
+    )
+    cells = [model.data(model.index(row, model.JUDGE)) for row in range(4)]
+    assert cells == ["❝ quotation confirmed", "⚠ needs review", "○ not confirmed", "✗ incorrect"]  # were "—" thrice
+
+
+def test_the_queue_calls_the_claim_checker_by_its_name(qtbot, sample_project: Project) -> None:
+    verify_project(sample_project.sessions, [ANSWER])  # the claim checker speaks for the project out of the box
+    window = ReviewWindow(sample_project, "ana")
+    qtbot.addWidget(window)
+    model = window.queue_pane.model
+    header = model.headerData(1, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+    tip = model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert header == "Claim checker" and tip.startswith("The claim checker's correctness")
+
+
+def test_triage_and_raters_name_the_claim_checker_and_cut_no_name(
+    sample_project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verify_project(sample_project.sessions, [ANSWER])
+    capsys.readouterr()
+    assert main(["--db", sample_project.url, "triage"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("rater: Claim checker (") and "verifier" not in said
+    assert main(["--db", sample_project.url, "raters"]) == 0
+    said = capsys.readouterr().out
+    assert "* Claim checker " in said and "default rater: Claim checker" in said and "verifier" not in said
+    assert main(["--db", sample_project.url, "raters", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["default"] == VERIFIER  # what scripts read keeps the id
+    assert main(["--db", sample_project.url, "raters", "--default", "Claim checker"]) == 0  # the name shown chooses
+    assert "chosen by the lead" in capsys.readouterr().out
