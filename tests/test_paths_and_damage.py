@@ -75,6 +75,22 @@ def test_a_project_path_through_a_symbolic_link_loop_is_one_sentence(
             ), out
 
 
+def test_a_file_to_write_through_a_symbolic_link_loop_is_one_sentence(
+    sample_project: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for argv in (["export", "--format", "csv"], ["export", "--format", "xlsx"], ["audit", "export"]):
+        for where in (loop, loop / "out.csv"):
+            status, out = _run(capsys, "--db", sample_project.url, *argv, str(where))
+            assert (
+                status == 2
+                and out.strip() == f"assay: {where}: cannot write it: a symbolic link in its path points to itself"
+            ), out
+    status, out = _run(capsys, "--db", sample_project.url, "models", "--add-folder", str(loop))
+    assert status == 2 and "not a folder: a symbolic link in its path points to itself" in out
+
+
 # ---------------------------------------------------------------- §6 a damaged file
 
 
@@ -190,3 +206,27 @@ def test_the_passages_digest_is_of_what_reviewers_read(
     passages = json.dumps({"passages": [[c, t] for c, t in rows]}, sort_keys=True, separators=(",", ":"),
                           ensure_ascii=False)  # fmt: skip
     assert record["document"]["passages_sha256"] == hashlib.sha256(passages.encode()).hexdigest()
+
+
+def test_a_sign_off_made_before_passages_were_covered_says_so(
+    sample_project: Project, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sign-off whose record was made by an Assay before issue 62 (no passages digest in it): it still
+    matches, and verify says what it does not cover. The old record is made by the signing code of
+    today with the digest left out, as the old code wrote it."""
+    from storage import signoffs
+
+    today = signoffs.live_content
+
+    def as_before(session, answer_id, rater_id):  # type: ignore[no-untyped-def]
+        content = today(session, answer_id, rater_id)
+        del content["document"]["passages_sha256"]
+        return content
+
+    submitted(sample_project, ANSWER)
+    with monkeypatch.context() as patched:
+        patched.setattr(signoffs, "live_content", as_before)
+        assert _run(capsys, "--db", sample_project.url, "signoff", ANSWER, "--reviewer", "ana")[0] == 0
+    status, out = _run(capsys, "--db", sample_project.url, "audit", "verify")
+    assert status == 0, out
+    assert "matches (it was signed before sign-offs covered the document's passages: an edit to the words " in out

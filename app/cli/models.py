@@ -133,7 +133,12 @@ def _remember(args: argparse.Namespace) -> None:
     """A folder or a server, added once to the settings (the same one twice is kept once)."""
     settings = load_settings()
     if args.add_folder is not None:
-        folder = args.add_folder.expanduser().resolve()
+        try:
+            folder = args.add_folder.expanduser().resolve()
+        except RuntimeError:  # Python 3.11's word for a symbolic link that loops
+            raise InvalidInput(
+                str(args.add_folder), "not a folder: a symbolic link in its path points to itself"
+            ) from None
         if not folder.is_dir():
             raise InvalidInput(str(args.add_folder), "not a folder")
         if str(folder) not in settings.model_folders:

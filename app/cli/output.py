@@ -67,7 +67,11 @@ def writing(
     missing folder is no error, the writer makes it (once it has checked what it writes)."""
     if problem := destinations.name_problem(out):
         raise InvalidInput(destinations.shown(out), problem)
-    if not folder and (problem := protected_problem(out, project, kind)):
+    try:
+        problem = None if folder else protected_problem(out, project, kind)
+    except RuntimeError:  # Python 3.11's word for a symbolic link that loops, met resolving the path
+        raise InvalidInput(str(out), "cannot write it: a symbolic link in its path points to itself") from None
+    if problem:
         raise InvalidInput(str(out), problem)
     if out.is_dir() and not folder:
         raise InvalidInput(str(out), "it is a folder: give the name of the file to write")
