@@ -68,6 +68,9 @@ CASES: list[tuple[list[str], str]] = [
     (["matters", "--export", "Z-9", "{missing}"], "matter 'Z-9': no such matter"),
     (["matters", "--delete", "Z-9"], "matter 'Z-9': no such matter"),
     (["scores", "--matter", "Z-9"], "matter 'Z-9': no such matter"),
+    # the claim checker fitted to the reviews: ana and ben disagree on every point, so no tag is a label
+    (["checker", "fit", "--matter", "Z-9"], "matter 'Z-9': no such matter"),
+    (["checker", "fit"], "no person has tagged a point of the project"),
     (["import-labels", "{missing}"], "{missing}"),
     (["import-labels", "{folder}"], "{folder}"),
     (["import-labels", "{file}"], "file.txt"),
