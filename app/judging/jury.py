@@ -8,8 +8,11 @@ human labels (app/raters.py: Youden's J; the checker's held-out figures stand fo
 has no labels; a juror not measured or near chance never wins); `irrelevant` and the `missing` points
 come from the LLM judge, the checker having no opinion there. An `incorrect` from the correctness juror
 outranks the LLM's `irrelevant` (a wrong claim is wrong, relevant or not). Where the correctness juror
-abstains (the verifier's unconfirmed points) the other's correct/incorrect stands only if it is
-trusted; else the point stays undecided. The jury's name says the rule: `jury:roles:verifier+<judge>`."""
+abstains (the verifier's unconfirmed points) the other's correct/incorrect stands if it is trusted;
+a model not measured yet (one the user just installed) keeps its `incorrect` there, as a flag for a
+reviewer ("not confirmed" is no `correct` to prefer over it), never its `correct`, which would clear
+the point; else the point stays undecided. A `missing` point that only repeats the question is no
+omission and is dropped. The jury's name says the rule: `jury:roles:verifier+<judge>`."""
 
 from __future__ import annotations
 
@@ -140,6 +143,7 @@ def combine_roles(
     name = name or roles_jury(model)
     order = correctness_jurors(sessions, model)
     with sessions() as session:
+        unmeasured = any(s.name == model and s.trusted is None for s in standings(session))
         found = {n: raters.rater_named(session, n) for n in (VERIFIER, model)}
         if missing_jurors := [n for n, r in found.items() if r is None]:
             raise AssayError(f"no judge run named {', '.join(missing_jurors)}")
@@ -157,9 +161,11 @@ def combine_roles(
         with sessions.begin() as session:
             passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
             checker = {p.span_start: p for p in judgements.data_points_of(session, answer_id, ids[VERIFIER])}
+            question = _question(session, answer_id)
             points = [
-                _by_role(p, checker.get(p.span_start), model, order, passages)
+                _by_role(p, checker.get(p.span_start), model, order, passages, flags=unmeasured)
                 for p in judgements.data_points_of(session, answer_id, ids[model])
+                if not (p.span_start is None and repeats_question(p.text, question))
             ]
             outcome = COMBINED
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
@@ -172,9 +178,12 @@ def _by_role(
     model: str,
     order: list[str],
     passages: dict[str, int],
+    *,
+    flags: bool = False,
 ) -> judgements.NewDataPoint:
-    """One point of the roles jury: `order` the trusted jurors, better on correctness first (the rule
-    is in the module docstring)."""
+    """One point of the roles jury: `order` the trusted jurors, better on correctness first; `flags`,
+    the model is not measured yet: its `incorrect` stands where no trusted juror decided (the rule is in
+    the module docstring)."""
     if llm.span_start is None:  # a missing point: the LLM judge's alone
         tag, why = llm.tag, "missing: from the LLM judge"
     else:
@@ -186,6 +195,11 @@ def _by_role(
         else:
             tag = correctness
             why = f"correctness: from {decider}" if decider else "undecided: no trusted juror decided it"
+            if decider is None and flags and llm.tag is Tag.INCORRECT:  # a catch kept for a reviewer to read
+                tag, why = (
+                    Tag.INCORRECT,
+                    f"incorrect: flagged by {model} (not measured yet), not confirmed by the checker",
+                )
     cited = [c for c in llm.citations if c in passages]
     if checker is not None and checker.citations:  # the checker's evidence first: the passage that decides
         cited = list(dict.fromkeys([checker.citations[0], *cited]))
@@ -229,7 +243,15 @@ def combine_jury(
     for answer_id in sorted(common):
         with sessions.begin() as session:
             passages = {p.citation_id: p.id for p in documents.passages_of(session, _document(session, answer_id))}
-            by_juror = {n: judgements.data_points_of(session, answer_id, rater) for n, rater in juror_ids.items()}
+            question = _question(session, answer_id)
+            by_juror = {
+                n: [
+                    p
+                    for p in judgements.data_points_of(session, answer_id, rater)
+                    if not (p.span_start is None and repeats_question(p.text, question))
+                ]
+                for n, rater in juror_ids.items()
+            }
             points = _combined_points(by_juror, how, priority, passages)
             outcome = COMBINED
             judgements.save_judgement(session, rater_id, answer_id, points, outcome, "jury")
@@ -251,6 +273,17 @@ def _verify_juror(sessions: sessionmaker[Session], models: list[str], answer_ids
         ids = [a for a in ids if a in answer_ids] if judged else list(answer_ids)
     reports = verify_project(sessions, ids)
     return RunSummary(VERIFIER, judged=len(reports), failed=0)
+
+
+def repeats_question(text: str, question: str) -> bool:
+    """A proposed `missing` point that only asks or restates the question: no omission of the answer."""
+    said, asked = (" ".join(t.lower().rstrip("?.! ").split()) for t in (text, question))
+    return text.rstrip().endswith("?") or fuzz.token_sort_ratio(said, asked) >= 85
+
+
+def _question(session: Session, answer_id: str) -> str:
+    answer = answers.answer_detail(session, answer_id)
+    return answer.question if answer is not None else ""
 
 
 def _document(session: Session, answer_id: str) -> int:
