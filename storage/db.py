@@ -24,9 +24,6 @@ from storage.schema import AnswerRow, DataPointRow, DocumentRow, LabelRow, Passa
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
 def url_for_path(path: str | Path) -> str:
     """A project file's address: `sqlite:///` and its absolute path, exactly as given (`%`, `?` and `#`
     are letters of the name here, never URL syntax: `sqlite_path` and `connect` read it back so)."""

@@ -14,7 +14,6 @@ same functions serve one project and a 500-repetition simulation (the last axis 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -173,7 +172,3 @@ def _interval(estimate: Any, half: Any, **extra: Any) -> dict[str, Any]:
         out |= {key: float(value) for key, value in extra.items()}
         return out
     return {"estimate": estimate, "ci": np.stack([estimate - half, estimate + half], axis=-1), **extra}
-
-
-def finite(value: float) -> float | None:
-    return value if value is not None and math.isfinite(value) else None

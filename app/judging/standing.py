@@ -143,15 +143,6 @@ def standing_of_run(sessions: sessionmaker[Session], rater: str) -> Standing:
     return found
 
 
-def reference_standing(sessions: sessionmaker[Session], answer_id: str, preferred: int | None) -> Standing | None:
-    """The standing of the judge run whose tags the reviewer sees on this answer (None: no judge ran),
-    `preferred` the id of the project's default rater (app/raters.py), which the caller holds."""
-    with sessions() as session:
-        rater_id = reviews.reference_judge(session, answer_id, preferred)
-        names = {r.id: r.name for r in raters.raters(session)}
-    return None if rater_id is None else standing_of_run(sessions, names[rater_id])
-
-
 def model_key(config: dict[str, Any]) -> tuple[str, str | None, str | None]:
     """What a run's model is, whatever way it was chosen: backend, model (a file's name), host."""
     backend = config.get("backend", "local")

@@ -25,6 +25,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -266,7 +267,7 @@ def read_rows(git_dir: Path) -> list[tuple[int, str, str, dict[str, str]]]:
     return rows
 
 
-def _jsonl(path: Path, rows: list[dict[str, object]]) -> None:
+def _jsonl(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 

@@ -51,10 +51,6 @@ class CellsModel(QAbstractTableModel):
         self.rows = [list(row) for row in rows]
         self.endResetModel()
 
-    def set_row(self, row: int, cells: Sequence[Cell]) -> None:
-        self.rows[row] = list(cells)
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.headers) - 1))
-
     def cell(self, row: int, column: int) -> Cell:
         return self.rows[row][column]
 
