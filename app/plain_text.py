@@ -18,3 +18,8 @@ def plain_text(markdown: str) -> str:
     for pattern, words in _MARKS:
         markdown = pattern.sub(words, markdown)
     return markdown
+
+
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """A count with its noun in the right number: "1 new document", "2 new documents", "0 answers"."""
+    return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"

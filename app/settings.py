@@ -45,6 +45,9 @@ class Settings:
     backup_minutes: float = 15  # while a project is open, a backup this often if anything changed
     model_folders: list[str] = field(default_factory=list)  # where else to look for GGUF models
     model_servers: list[str] = field(default_factory=list)  # model servers on the network, added by URL
+    export_format: str | None = None  # the last export's format and folder: the export dialog's first choice
+    export_folder: str | None = None
+    last_answers: dict[str, str] = field(default_factory=dict)  # where each reviewer was (app/review/last_answer.py)
 
     def remember_project(self, path: str | Path) -> None:
         path = str(Path(path).expanduser().resolve())

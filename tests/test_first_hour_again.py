@@ -8,9 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.errors import InvalidInput
 from app.figures.rater_names import rater_name
-from app.keys import KeyProblem
 from app.project import Project
 
 
@@ -29,18 +27,43 @@ def _typed(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
     return shown
 
 
-def test_a_new_signing_passphrase_is_asked_twice_and_a_mismatch_refused(qtbot, monkeypatch) -> None:
-    from ui.main import _ask_key_passphrase, _ask_passphrase
+def _type_new(qtbot, *typed: str, cancel: bool = False) -> list[str]:
+    """The next new-passphrase dialog gets `typed` in its two fields, then OK (or Cancel); what it said
+    in itself (a mismatch, the warning) is returned."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
 
-    shown = _typed(monkeypatch, "correct horse", "correct horse")
+    from ui.passphrase_dialog import NewPassphraseDialog
+
+    said: list[str] = []
+
+    def answer() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, NewPassphraseDialog)
+        dialog.first.setText(typed[0])
+        dialog.again.setText(typed[1])
+        said.extend([dialog.problem.text() if dialog.problem.isVisibleTo(dialog) else "", dialog.warning.text()])
+        said.append(str(dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()))
+        dialog.accept()  # Enter: refused in the dialog where they differ
+        if dialog.isVisible():
+            dialog.reject()
+
+    QTimer.singleShot(0, answer)
+    return said
+
+
+def test_a_new_signing_passphrase_is_asked_twice_and_a_mismatch_said_in_the_dialog(qtbot, monkeypatch) -> None:
+    from ui.main import _ask_key_passphrase, _ask_passphrase
+    from ui.passphrase_dialog import DIFFERENT
+
+    said = _type_new(qtbot, "correct horse", "correct horse")
     assert _ask_key_passphrase("ana's signing key", True) == "correct horse"
-    assert len(shown) == 2 and "again" in shown[1]
-    _typed(monkeypatch, "correct horse", "correct hose")
-    with pytest.raises(KeyProblem, match=r"^the two passphrases differ: nothing was made$"):
-        _ask_key_passphrase("ana's signing key", True)
-    _typed(monkeypatch, "one", "two")
-    with pytest.raises(InvalidInput, match="the two passphrases differ"):
-        _ask_passphrase("/tmp/new.assay", True)  # a new encrypted project too
+    assert said[0] == "" and "cannot be recovered" in said[1] and said[2] == "True"
+    said = _type_new(qtbot, "correct horse", "correct hose")
+    assert _ask_key_passphrase("ana's signing key", True) is None  # never a passphrase its owner did not type twice
+    assert said == [DIFFERENT, said[1], "False"]  # said in the dialog itself, OK refused
+    said = _type_new(qtbot, "one", "two")
+    assert _ask_passphrase("/tmp/new.assay", True) is None and said[0] == DIFFERENT  # a new encrypted project too
     shown = _typed(monkeypatch, "correct horse")
     assert _ask_key_passphrase("ana's signing key", False) == "correct horse" and len(shown) == 1  # unlocking: once
 

@@ -110,7 +110,7 @@ def test_cli_import_names_the_protected_pdf_and_takes_its_password(tmp_path: Pat
         capsys.readouterr().err
     )
     assert main([*project, "import", str(dataset), "--pdf-password", "manual.pdf=test"]) == 0
-    assert "1 new documents" in capsys.readouterr().out
+    assert "1 new document," in capsys.readouterr().out
 
 
 def test_damaged_pdf_still_names_the_file(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from app.errors import AssayError
 from app.export.formats import FORMATS, Redact, export
 from app.export.redaction import Redaction, keep_everything
 from app.project import Project
+from app.settings import load_settings, save_settings
 from ui.screen_fit import fit_to_screen
 
 DESCRIPTIONS = {
@@ -41,6 +42,7 @@ assert set(DESCRIPTIONS) == set(FORMATS)
 REPORTS = ("report", "pdf")  # the formats the first page is previewed for
 PREVIEW_WIDTH = 680  # pixels at most: an A4 page's 10-point text at about 11 pixels, readable on a laptop
 PREVIEW_DPI = 160  # drawn finer than shown, then scaled down: sharp letters
+NO_PAGES = "No preview: this format has no pages. The report formats (HTML and PDF) are previewed here."
 
 
 class PreviewSignals(QObject):
@@ -71,8 +73,13 @@ class ExportDialog(QDialog):
     previewed = Signal()  # the preview shows the first page of the report as it would be exported now
 
     def __init__(
-        self, parent: QWidget | None = None, folder: Path | None = None, project: Project | None = None
+        self,
+        parent: QWidget | None = None,
+        folder: Path | None = None,
+        project: Project | None = None,
+        fmt: str | None = None,
     ) -> None:
+        """`folder` and `fmt`: where the file goes and its format at first (the last export's, remembered)."""
         super().__init__(parent)
         self.project = project
         self.pool = QThreadPool(self)
@@ -90,8 +97,8 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export the reviewed set")
         self.folder = folder or Path.home()
         self.format = QComboBox()
-        for fmt, (text, _suffix) in DESCRIPTIONS.items():
-            self.format.addItem(text, fmt)
+        for name, (text, _suffix) in DESCRIPTIONS.items():
+            self.format.addItem(text, name)
         self.path = QLineEdit()
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._on_browse_clicked)
@@ -124,12 +131,18 @@ class ExportDialog(QDialog):
         row = QHBoxLayout(self)
         row.addWidget(choices, 1, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self.preview_area, 0)
+        if fmt in DESCRIPTIONS:
+            self.format.setCurrentIndex(self.format.findData(fmt))
         self.format.currentIndexChanged.connect(self._on_format_changed)
         self.path.textChanged.connect(lambda text: self.export_button.setEnabled(bool(text.strip())))
         self.redact.toggled.connect(self._on_report_options_changed)
         self.page_size.currentIndexChanged.connect(self._on_report_options_changed)
         self.names.editingFinished.connect(self._on_report_options_changed)
+        # The preview's place is kept whatever the format (a workbook says it has no pages there): the
+        # dialog is sized once and never grows or shrinks under the mouse as formats are tried.
+        self.preview_area.setVisible(project is not None)
         self._on_format_changed()
+        self._fit()
 
     @property
     def fmt(self) -> str:
@@ -152,11 +165,16 @@ class ExportDialog(QDialog):
         stem = Path(current).stem if current else "assay-export"
         parent = Path(current).parent if current else self.folder
         self.path.setText(str(parent / f"{stem}.{suffix}"))
-        self.preview_area.setVisible(self.project is not None and self.fmt in REPORTS)
-        self._fit()
         self.page_size.setEnabled(self.fmt in REPORTS)
-        if self.preview_area.isVisibleTo(self) and self.page.isNull():
+        if self.project is None:
+            return
+        if self.fmt not in REPORTS:
+            self.preview.setPixmap(QPixmap())
+            self.preview.setText(NO_PAGES)
+        elif self.page.isNull():
             self.refresh_preview()
+        else:  # the page drawn before, for the same options
+            self._show_page()
 
     def _on_report_options_changed(self, *_: object) -> None:
         if self.project is not None and self.fmt in REPORTS:
@@ -179,6 +197,10 @@ class ExportDialog(QDialog):
             return
         self.page = QPixmap()
         self.page.loadFromData(png, "PNG")
+        if self.fmt in REPORTS:  # else shown when a report format is chosen again
+            self._show_page()
+
+    def _show_page(self) -> None:
         width = self.preview_area.viewport().width()
         self.preview.setPixmap(self.page.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation))
         self.previewed.emit()
@@ -188,7 +210,7 @@ class ExportDialog(QDialog):
             self.preview.setText(sentence)
 
     def _fit(self) -> None:
-        """As tall as the screen leaves room for when a page is previewed, compact when not; on screen."""
+        """As tall as the screen leaves room for where a page can be previewed, compact when not; on screen."""
         screen = self.screen() or QApplication.primaryScreen()
         room = screen.availableGeometry().height() - 80 if screen is not None else 700
         self.layout().activate()
@@ -234,9 +256,15 @@ def export_from_dialog(parent: QWidget, project: Project, say: Callable[[str], N
     """Ask for the format, the file (beside the project file at first) and the redaction; export."""
     url = project.url
     folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
-    dialog = ExportDialog(parent, folder, project)
+    settings = load_settings()  # the last export's format and folder, where it still exists
+    if settings.export_folder and Path(settings.export_folder).is_dir():
+        folder = Path(settings.export_folder)
+    dialog = ExportDialog(parent, folder, project, settings.export_format)
     try:
         if dialog.exec():
+            settings = load_settings()
+            settings.export_format, settings.export_folder = dialog.fmt, str(dialog.out().parent)
+            save_settings(settings)
             export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say, dialog.paper)
     finally:
         dialog.deleteLater()  # its preview thread pool goes with it now, not in Python's teardown at quit

@@ -14,7 +14,6 @@ from app.cli import main as cli_main
 from app.cli import prepare_gui
 from app.cli.parser import build_parser
 from app.destinations import refuse_protected
-from app.errors import InvalidInput
 from app.judging.sample_tour import sample_tour
 from app.project import ICON, Project
 from app.settings import load_settings, save_settings
@@ -55,42 +54,30 @@ def _fit_to_screen(window) -> None:
     window.resize(min(max(window.width(), 1800), screen.width()), min(max(window.height(), 1000), screen.height()))
 
 
-DIFFERENT_PASSPHRASES = "the two passphrases differ: nothing was made"
-
-
 def _ask_secret(title: str, prompt: str, new: bool) -> str | None:
     """A passphrase typed in a dialog; a new one twice, the same both times (a slip would lock its owner
-    out). None when cancelled; a mismatch raises ValueError(DIFFERENT_PASSPHRASES)."""
+    out: the dialog says so and accepts only the same twice). None when cancelled."""
     from PySide6.QtWidgets import QInputDialog, QLineEdit
 
+    from ui.passphrase_dialog import NewPassphraseDialog
+
     _application()
+    if new:  # both fields in one dialog, which says a mismatch itself and that a lost one is lost
+        dialog = NewPassphraseDialog(title, prompt)
+        return dialog.passphrase() if dialog.exec() else None
     text, ok = QInputDialog.getText(None, title, prompt, QLineEdit.EchoMode.Password)
-    if not ok:
-        return None
-    if new and text:
-        again, ok = QInputDialog.getText(None, title, "Type the same passphrase again", QLineEdit.EchoMode.Password)
-        if not ok:
-            return None
-        if again != text:
-            raise ValueError(DIFFERENT_PASSPHRASES)
-    return text
+    return text if ok else None
 
 
 def _ask_passphrase(where: str, new: bool) -> str | None:
     prompt = f"Choose a passphrase for the new encrypted project\n{where}" if new else f"Passphrase for\n{where}"
-    try:
-        return _ask_secret("Assay: encrypted project", prompt, new)
-    except ValueError as exc:
-        raise InvalidInput(where, str(exc)) from None
+    return _ask_secret("Assay: encrypted project", prompt, new)
 
 
 def _ask_key_passphrase(what: str, new: bool) -> str | None:
     """The passphrase of a reviewer's signing key, where there is no OS keyring to keep it."""
     prompt = f"This computer has no keyring: choose a passphrase to protect {what}" if new else f"Passphrase for {what}"
-    try:
-        return _ask_secret("Assay: signing key", prompt, new)
-    except ValueError as exc:
-        raise keys.KeyProblem(str(exc)) from None
+    return _ask_secret("Assay: signing key", prompt, new)
 
 
 def welcome() -> int:

@@ -27,7 +27,8 @@ def _compare(project: Project, args: argparse.Namespace) -> int:
             return 0
     if args.a is None or args.b is None:
         pairs = ", ".join(f"{x} {y}" for x, y in generator_pairs(project)) or "none: no question has two answers"
-        raise InvalidInput("assay compare", f"name the baseline and the candidate generator, A B (pairs here: {pairs})")
+        # "compare:", not "assay compare:": the message is printed after "assay: " already
+        raise InvalidInput("compare", f"name the baseline and the candidate generator, A B (pairs here: {pairs})")
     if args.export is not None:  # the file checked first: a wrong path is said before the figures are computed
         with writing(args.export, project=project):
             result = comparison(project, args.a, args.b)

@@ -15,6 +15,7 @@ from app.ingest.citations import find_citations
 from app.ingest.datasets import import_dataset
 from app.ingest.labels import import_labels
 from app.ingest.segments import segment_report
+from app.plain_text import counted
 from app.project import Project
 
 
@@ -43,7 +44,8 @@ def _import(project: Project, args: argparse.Namespace) -> int:
         summary,
         args.json,
         lambda: (
-            f"imported {args.path}: {summary.documents_added} new documents, {summary.answers_added} new answers, "
+            f"imported {args.path}: {counted(summary.documents_added, 'new document')}, "
+            f"{counted(summary.answers_added, 'new answer')}, "
             f"{summary.answers_updated} updated, {summary.answers_unchanged} unchanged"
         ),
     )

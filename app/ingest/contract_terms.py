@@ -91,6 +91,7 @@ class Party:
     role: str | None  # "Disclosing Party", "receiving party", "Producer" …
     passage: str
     signs: bool  # its name appears in a signature block
+    blank: bool = False  # no name: the contract leaves a blank for it ("… by and between, …, and (“Vendor”)")
 
 
 @dataclass(frozen=True)
@@ -419,6 +420,8 @@ _PREAMBLE = re.compile(
     r"(?i:\b(?:between|among)\b).{0,600}?\((?:[^()]{0,200}?[\"“”]|(?:the\s+)?[a-z]+\s+party\))", re.S
 )
 _SIGNATURES = re.compile(r"IN\s+WITNESS\s+WHEREOF", re.IGNORECASE)
+# A form's party left unnamed: the role's bracket right after "and" or "between", a comma or a line to fill in.
+_BLANK_BEFORE = re.compile(r"(?:\b(?:and|between|among|by)|[,:;]|_{2,}|\.{3,}|\[\s*\])\s*$", re.IGNORECASE)
 
 
 def parties(passages: Sequence[Passage], terms: Sequence[DefinedTerm] | None = None) -> list[Party]:
@@ -457,7 +460,8 @@ def parties(passages: Sequence[Passage], terms: Sequence[DefinedTerm] | None = N
                 continue
             role = next((n for n in reversed(names) if _is_role(n)), None)
             signs = bool(name) and name.split()[0].strip(",").casefold() in signatures.casefold()
-            found.append(Party(name, tuple(names), role, p.citation_id, signs))
+            blank = not name and bool(_BLANK_BEFORE.search(p.text[max(0, m.start() - 40) : m.start()]))
+            found.append(Party(name, tuple(names), role, p.citation_id, signs, blank))
     return found
 
 

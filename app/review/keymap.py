@@ -119,6 +119,13 @@ KEYMAP: tuple[Binding, ...] = (
         short="tie",
         view=SIDE_BY_SIDE,
     ),
+    Binding(
+        keys=("Esc", "Ctrl+W"),
+        action="close",
+        label="Close the side-by-side window (back to the review)",
+        short="close",
+        view=SIDE_BY_SIDE,
+    ),
     # A disputed answer's points (ui/review/adjudication_view.py): a key decides the selected point.
     Binding(
         keys=("1",), action="decide", argument=Tag.CORRECT, label="Decide: correct", short="correct", view=ADJUDICATION

@@ -16,6 +16,7 @@ from pathlib import Path
 from app.errors import AssayError
 from app.figures import calibration
 from app.ingest.datasets import import_dataset
+from app.plain_text import counted
 from app.project import Guidelines, Project, SearchHit
 from app.review import adjudication, sampling
 from app.review.adjudication import Case
@@ -101,8 +102,8 @@ class ProjectSession:
         self.notify(
             Changes(
                 queue=True,
-                message=f"Imported {path.name}: {summary.answers_added} new answers, "
-                f"{summary.documents_added} new documents, {summary.answers_updated} updated.",
+                message=f"Imported {path.name}: {counted(summary.answers_added, 'new answer')}, "
+                f"{counted(summary.documents_added, 'new document')}, {summary.answers_updated} updated.",
             )
         )
         return True

@@ -155,16 +155,18 @@ def test_long_document_names_take_two_lines_at_most(checked: Rendered, checked_f
 
 
 def test_the_export_dialog_previews_the_first_page(qtbot, reviewed_file: Path, tmp_path: Path) -> None:
-    from ui.export_dialog import ExportDialog
+    from ui.export_dialog import NO_PAGES, ExportDialog
 
     project = Project.open(url_for_path(reviewed_file))
     try:
         dialog = ExportDialog(None, tmp_path, project)
         qtbot.addWidget(dialog)
         dialog.show()
-        assert not dialog.preview.isVisible()  # the first format, a workbook, has no pages to preview
-        with qtbot.waitSignal(dialog.previewed, timeout=120_000):
+        assert dialog.preview.text() == NO_PAGES  # the first format, a workbook, has no pages to preview
+        size = dialog.size()
+        with qtbot.waitSignal(dialog.previewed, timeout=None):  # the event, however busy the machine
             dialog.format.setCurrentIndex(dialog.format.findData("pdf"))
+        assert dialog.size() == size  # the dialog does not grow under the mouse as formats are tried
         page = dialog.preview.pixmap()
         assert dialog.preview.isVisible() and not page.isNull()
         assert page.height() / page.width() == pytest.approx(297 / 210, abs=0.01)  # an A4 page, whole
@@ -176,7 +178,7 @@ def test_the_export_dialog_previews_the_first_page(qtbot, reviewed_file: Path, t
         )
         assert dark > 100  # words on it, not a blank page
         assert dialog.out() == tmp_path / "assay-export.pdf"
-        with qtbot.waitSignal(dialog.previewed, timeout=120_000):
+        with qtbot.waitSignal(dialog.previewed, timeout=None):
             dialog.page_size.setCurrentIndex(dialog.page_size.findData("letter"))
         letter = dialog.preview.pixmap()
         assert letter.height() / letter.width() == pytest.approx(11 / 8.5, abs=0.01) and dialog.paper == "letter"

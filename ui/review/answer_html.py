@@ -40,6 +40,8 @@ def keys_html(view: str) -> str:
         if b.view != view or (b.action == "move" and b.argument != 1):
             continue
         key = "J / K" if b.action == "move" else ("Enter" if b.keys[0] == "Return" else b.keys[0])
+        if b.action == "close":
+            key = " / ".join(b.keys)  # "Esc / Ctrl+W": either closes
         does = "next / previous" if b.action == "move" else (b.short or b.label)
         parts.append(f"<b>{html.escape(key)}</b>&nbsp;=&nbsp;{html.escape(does)}")
     if view == keymap.REVIEW:

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -25,6 +24,7 @@ from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus
 from ui.point_model import DataPointTableModel
 from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html, rubrics_html, scores_html
 from ui.review.answer_view import AnswerView, RenderedAnswer
+from ui.review.comment_box import CommentBox
 from ui.review.point_table import PointTable
 from ui.review.verifier_flags import VerifierFlagLabel
 
@@ -100,10 +100,10 @@ class AnswerPane(QWidget):
         for combo in (self.correctness, self.relevance):  # narrow enough for the queue and the document beside
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(10)
-        self.comment = QLineEdit(placeholderText="Comment on the whole answer (saved as you leave it)")
+        self.comment = CommentBox("Comment on the whole answer (saved as you leave it)")
         self.correctness.activated.connect(lambda: session.rate(*self.ratings()))
         self.relevance.activated.connect(lambda: session.rate(*self.ratings()))
-        self.comment.editingFinished.connect(lambda: session.comment(self.comment.text()))
+        self.comment.editingFinished.connect(lambda: session.comment(self.comment.text()))  # on leaving it
         self.submit_button = QPushButton("Submit review  (Ctrl+Enter)")
         self.submit_button.clicked.connect(self.submitRequested)
         ratings = QHBoxLayout()  # the ratings, then the comment with the button: narrow enough for a laptop

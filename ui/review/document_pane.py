@@ -173,7 +173,7 @@ def parties_html(parties: tuple[Party, ...] | list[Party]) -> str:
     one line each: Acme Corp. — “Acme”, Disclosing Party."""
     lines = []
     for party in parties:
-        name = html.escape(party.name or "(name not read)")
+        name = html.escape(party.name or ("(name left blank in the contract)" if party.blank else "(name not read)"))
         short = [f"“{html.escape(n)}”" for n in party.short_names if n != party.role]
         said = ", ".join(short + ([html.escape(party.role)] if party.role else []))
         lines.append(

@@ -134,12 +134,22 @@ class QueuePane(QWidget):
         self.table.setModel(self.model)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("<b>Answers</b>"))
+        self.heading = QLabel()
+        layout.addWidget(self.heading)
         layout.addWidget(self.documents)
         layout.addWidget(self.filter)
         layout.addWidget(self.table)
         fit_queue_columns(self.table, self)
+        self.model.modelReset.connect(self._show_count)
+        self.model.layoutChanged.connect(self._show_count)  # a filter or a sort
+        self._show_count()
         session.subscribe(self._on_changes)
+
+    def _show_count(self) -> None:
+        """The answers shown, and of how many when a filter (a document, words) hides some."""
+        shown, every = self.model.rowCount(), len(self.model.rows)
+        counted = f"{every:,}" if shown == every else f"{shown:,} of {every:,} shown"
+        self.heading.setText(f"<b>Answers</b> · {counted}")
 
     def _on_changes(self, changes: Changes) -> None:
         if changes.queue or changes.project:

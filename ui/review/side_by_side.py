@@ -59,6 +59,7 @@ class SideBySideWindow(QMainWindow):
         self.questions: list[SharedQuestion] = []
         self.setWindowTitle(f"Assay — side by side — {session.reviewer}")
         self.resize(1500, 900)
+        self._leave_room()
         fit_to_screen(self)  # never larger than a laptop's screen
         self.message = QLabel()
         self.statusBar().addWidget(self.message, 1)
@@ -131,6 +132,25 @@ class SideBySideWindow(QMainWindow):
         self._add_keys()
         session.subscribe(self._on_changes)
 
+    def _leave_room(self) -> None:
+        """A window over the review, not in place of it: at most nine tenths of the screen each way, so the
+        review window shows around it (at 1366 × 768 it covered the whole screen)."""
+        screen = self.screen()
+        if screen is not None:
+            room = screen.availableGeometry()
+            self.resize(min(self.width(), room.width() * 9 // 10), min(self.height(), room.height() * 9 // 10))
+
+    def place_over(self, window: QWidget) -> None:
+        """Over the middle of `window` (the review), within the screen: the review shows around it."""
+        frame = self.frameGeometry()
+        frame.moveCenter(window.frameGeometry().center())
+        screen = self.screen()
+        if screen is not None:  # moved back inside where the review hangs off the screen
+            room = screen.availableGeometry()
+            frame.moveLeft(min(max(frame.left(), room.left()), room.right() - frame.width() + 1))
+            frame.moveTop(min(max(frame.top(), room.top()), room.bottom() - frame.height() + 1))
+        QMainWindow.move(self, frame.topLeft())  # QWidget's move: this window's own move() goes to a question
+
     def _on_changes(self, changes: Changes) -> None:
         """A tag given in the review window (or undone there) shows here when its answer is shown."""
         if changes.source is self:  # shown already; a refusal is said here
@@ -155,6 +175,9 @@ class SideBySideWindow(QMainWindow):
         # A, B and T anywhere in this window but a text field (one takes its letters as text): after
         # Enter in the reason field, wherever the focus went, the next key records the preference.
         for b in keymap.KEYMAP:
+            if b.view == keymap.SIDE_BY_SIDE and b.action == "close":  # Esc and Ctrl+W, wherever the focus is
+                for shortcut in b.keys:
+                    key(shortcut, self.close)
             if b.view == keymap.SIDE_BY_SIDE and b.action == "prefer":
                 # QAction.triggered passes `checked` first: the choice must not take its place
                 key(b.keys[0], lambda _checked=False, choice=str(b.argument): self.prefer(choice))
@@ -300,6 +323,8 @@ class SideBySideWindow(QMainWindow):
             self._change(lambda answer, point: self.session.tag(answer, point, tag, source=self))  # type: ignore[arg-type]
         elif binding.action == "accept_judge":
             self._change(lambda answer, point: self.session.accept_judge_of(answer, point, source=self))
+        elif binding.action == "close":
+            self.close()
 
     def _change(self, change: Callable[[str, int], bool]) -> None:
         selected = self._selected()

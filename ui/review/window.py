@@ -38,6 +38,7 @@ from app.judging.standing import standing_of_run
 from app.judging.verification import claim_checker
 from app.project import Project
 from app.review import keymap, sampling
+from app.review.last_answer import remember_answer, remembered_answer
 from app.review.service import BLIND, ReviewState
 from app.review.session import Changes, ReviewSession
 from app.settings import Settings, save_settings
@@ -81,6 +82,7 @@ class ReviewWindow(QMainWindow):
         super().__init__()
         self.project = project
         self.settings = settings or Settings()
+        self._keeps_place = settings is not None  # the user's settings: the answer open at closing is kept
         self.session = session = ReviewSession(  # the judge beside an answer: the run whose tags it shows
             project,
             reviewer,
@@ -125,7 +127,8 @@ class ReviewWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(session.add_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
-        if first_answer:
+        first_answer = remembered_answer(self.settings, project.url, reviewer) or first_answer  # where they were
+        if first_answer and self.queue_pane.model.row_of(first_answer) is not None:
             self.open_answer(first_answer)
         else:
             self.queue_pane.move(1)  # the first row, if there is one
@@ -304,6 +307,8 @@ class ReviewWindow(QMainWindow):
             self.side_by_side = SideBySideWindow(self.session, self)
         side = self.side_by_side
         if side.open_question(answer_id or self.session.answer_id, (a, b) if a and b else None):
+            if not side.isVisible():
+                side.place_over(self)
             side.show()
             side.raise_()
             side.activateWindow()
@@ -396,6 +401,9 @@ class ReviewWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         """Nothing to save: every action already is. Record the last active seconds, stop a run."""
         self.finish_opening()
+        if self._keeps_place:  # reopened at the next launch
+            remember_answer(self.settings, self.project.url, self.session.reviewer, self.session.answer_id)
+            save_settings(self.settings)
         self.clock.flush()
         QApplication.instance().removeEventFilter(self.clock)
         self._prepare_timer.stop()
