@@ -29,7 +29,7 @@ from models.segmentation import segment_answer
 from models.vocabulary import Tag
 from ui.item_models import DataPointTableModel, tag_text
 
-from .judge_helpers import wait_for
+from .test_judge import first_outcome_or_exit
 
 NDA = "DoiT-ICN-NonDisclosure-Agreement.txt"  # the shortest real contract: it fits a small context whole
 TAGS = [t.value for t in Tag]
@@ -257,15 +257,15 @@ def test_limit_is_the_first_answers_in_dataset_order_even_after_sigkill(sample_p
 
     process = subprocess.Popen([*command, "--limit", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert wait_for(lambda: len(judged()) >= 1, timeout=300)
+        first_outcome_or_exit(process, lambda: len(judged()) >= 1)  # the event, however busy the machine
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
     assert len(judged()) == 1  # killed half-way
-    again = subprocess.run([*command, "--limit", "2", "--json"], capture_output=True, text=True, timeout=600)
+    again = subprocess.run([*command, "--limit", "2", "--json"], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert judged() == set(ids[:2]) and json.loads(again.stdout)["judged"] == 1
-    same = subprocess.run([*command, "--limit", "2", "--json"], capture_output=True, text=True, timeout=600)
+    same = subprocess.run([*command, "--limit", "2", "--json"], capture_output=True, text=True)
     assert json.loads(same.stdout)["judged"] == 0 and judged() == set(ids[:2])  # nothing new
-    more = subprocess.run([*command, "--more", "1", "--json"], capture_output=True, text=True, timeout=600)
+    more = subprocess.run([*command, "--more", "1", "--json"], capture_output=True, text=True)
     assert json.loads(more.stdout)["judged"] == 1 and judged() == set(ids[:3])

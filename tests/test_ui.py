@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEventLoop, Qt, SignalInstance
 from PySide6.QtGui import QTextCursor
 
 from app.judging.runs import JudgeSettings, run_judge
@@ -174,17 +175,34 @@ def test_submit_after_a_judge_run_ended_goes_to_the_next_answer_not_the_top(qtbo
 
 def test_judge_run_from_the_window_can_be_cancelled(qtbot, window: ReviewWindow, sample_project: Project) -> None:
     ids = [a.id for a in sample_project.answers() if a.document.startswith("DoiT")][2:5]
-    window.start_judge(JudgeSettings(context_tokens=4096, threads=2), ids)  # the embedded model, for real
+    worker = window.start_judge(JudgeSettings(context_tokens=4096, threads=2), ids)  # the embedded model, for real
     assert window.judge_runner.cancel_button.isVisible()
     qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_1)  # the window stays usable while the judge works
     assert _tags(sample_project)[0] is Tag.CORRECT
-    qtbot.waitUntil(lambda: window.judge_runner.progress.maximum() > 0, timeout=240_000)  # the first answer is judged
+    runner = window.judge_runner
+    judged_or_failed = lambda: runner.progress.maximum() > 0 or window.worker is None  # noqa: E731
+    _until(judged_or_failed, runner.answerJudged, worker.signals.failed)  # the first answer is judged
     assert "Judged 1/3" in window.message.text() and "tokens/s" in window.message.text()
     qtbot.mouseClick(window.judge_runner.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.worker is None, timeout=240_000)
+    _until(lambda: window.worker is None, runner.runEnded, worker.signals.failed)
     assert "cancelled: run it again to resume" in window.message.text()
     judged = int(window.message.text().split(": ")[1].split(" judged")[0])
     assert 1 <= judged < len(ids) and not window.judge_runner.cancel_button.isVisible()
+
+
+def _until(happened: Callable[[], bool], *events: SignalInstance) -> None:
+    """Wait for an event, however long a busy machine takes (no deadline): `happened` is looked at after
+    each of `events` (connected before the first look, so none is missed); one of them must be the end of
+    what is waited for, failure included, or this waits for ever."""
+    loop = QEventLoop()
+    for event in events:
+        event.connect(loop.quit)
+    try:
+        while not happened():
+            loop.exec()
+    finally:
+        for event in events:
+            event.disconnect(loop.quit)
 
 
 def test_gui_command_opens_an_answer_and_saves_a_screenshot(sample_project: Project, tmp_path: Path) -> None:
