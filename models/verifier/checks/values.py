@@ -33,6 +33,7 @@ from models.verifier.values import Value, digits, read_values
 END = "end"  # the concept of the words that say when something ends (_CONCEPTS)
 SAME_DUTY = 0.5  # weighed share of the claim's words a statement must hold to state the same duty
 TIE = 0.1  # statements this close to the best one state the same duty too
+MAY_BE_DUTY = 0.25  # a statement this close to the best one may state the duty too: its value is no rival
 # Where a passage's statements part: a sentence's end, a semicolon, a colon before a list, and a comma before
 # a conjunction that starts another duty ("..., and the Supplier shall ...", "..., provided that ..."); not at
 # ", or", which offers another value for the same duty ("5 days after sending, or 10 days by mail").
@@ -42,8 +43,9 @@ _CLAUSE_START = re.compile(
 )
 _VALUE_WORDS = """one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
 seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion first
-january february march april may june july august september october november december"""
-_NUMBER_WORDS = frozenset(_VALUE_WORDS.split())  # a value's own words say nothing of the duty it belongs to
+january february march april may june july august september october november december day days week weeks month
+months year years hour hours business calendar percent dollars"""
+_NUMBER_WORDS = frozenset(_VALUE_WORDS.split())  # a value's own words and units say nothing of its duty
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,10 @@ def _around(plain: str, value: Value, values: list[Value]) -> frozenset[str]:
             start = max(start, where + len(other.surface))
         elif where >= end and _context(plain[end:where]):
             stop = min(stop, where)
+    while 0 < start < at and plain[start - 1].isalnum():  # whole words only
+        start += 1
+    while end < stop < len(plain) and plain[stop].isalnum():
+        stop -= 1
     return _context(plain[start:at] + " " + plain[end:stop])
 
 
@@ -118,6 +124,7 @@ def _concepts(**groups: str) -> dict[str, str]:
 # Words that say the same of a contract's dates and terms; everything else is compared as its stem.
 _CONCEPTS = _concepts(
     agreement="agreement contract",
+    party="party parties",
     made="made make entered enter executed execute signed sign dated concluded",
     start="effective commence commences commenced commencement begin begins began start starts started force",
     end="expire expires expired expiration expiry end ends ended until terminate terminates terminated through",
@@ -203,18 +210,19 @@ def _read(document: Document) -> _Read:
 
 def _same_duty(
     context: frozenset[str], theirs: list[tuple[str, Statement]], read: _Read
-) -> list[tuple[str, Statement]]:
+) -> tuple[list[tuple[str, Statement]], list[tuple[str, Statement]]]:
     """The statements that state the duty `context` describes: each holds at least SAME_DUTY of its words
-    (weighed by rarity), and is within TIE of the one that holds most."""
+    (weighed by rarity), and is within TIE of the one that holds most; and those that may (within MAY_BE_DUTY)."""
     weights = {s: read.rarity.get(s, read.unknown) for s in context}
     total = sum(weights.values())
     if not total:
-        return []
+        return [], []
     shares = [(sum(w for s, w in weights.items() if s in st.stems) / total, pid, st) for pid, st in theirs]
     best = max((share for share, _, _ in shares), default=0.0)
+    maybe = [(pid, st) for share, pid, st in shares if share >= max(MAY_BE_DUTY, best - MAY_BE_DUTY)]
     if best < SAME_DUTY:
-        return []
-    return [(pid, st) for share, pid, st in shares if share >= best - TIE]
+        return [], maybe
+    return [(pid, st) for share, pid, st in shares if share >= best - TIE], maybe
 
 
 def _nearest(said: list[_Said], near: frozenset[str], read: _Read) -> list[_Said]:
@@ -243,7 +251,7 @@ def check_values(
             if value.surface in decided or value.surface in done:
                 continue
             theirs = [(pid, st) for pid, st in read.valued if any(_comparable(value, v) for v in st.values)]
-            duty = _same_duty(mine.stems, theirs, read)
+            duty, maybe = _same_duty(mine.stems, theirs, read)
             said = [
                 _Said(pid, v, st.normalisations, near, st.sentence)
                 for pid, st in duty
@@ -294,6 +302,12 @@ def check_values(
                 if by_duty:
                     out.read.append((value.surface, agreeing[0].passage, agreeing[0].sentence))
             elif agreeing:
+                rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
+                out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
+            elif by_duty and any(
+                _agrees(value, v) for said_so in maybe if said_so not in duty for v in said_so[1].values
+            ):
+                # the claim's value stands in a statement nearly as close to its duty: not a contradiction
                 rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
                 out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
             else:
