@@ -105,3 +105,28 @@ def test_the_pane_says_the_contracts_value_first_and_which_reading_decided(
     assert "Decided by the contract&#x27;s values, read" in wrong
     dated = describe(PointReport.from_dict(answers["dated"][0]))
     assert "found in the document" in dated and "June 1, 2020 agrees with the document" in dated
+
+
+def test_a_term_given_by_its_length_ends_where_the_calendar_says() -> None:
+    """'for twenty (20) years, commencing on January 1, 2016' ends on January 1, 2036 (or the day before);
+    no statement writes that date, so it is computed (dateutil), and another end date is contradicted."""
+    franchise = [
+        Source("par_1", "FRANCHISE AGREEMENT made as of the 17th day of November, 2015 between Acme and Beta."),
+        Source(
+            "par_2", "2. TERM. The term of the Franchise shall be twenty (20) years, commencing on January 1, 2016."
+        ),
+        Source("par_3", "3. FEES. Franchisee shall pay a fee of $5,000 within 30 days of each anniversary."),
+    ]
+    document = Document(franchise)
+
+    def verdict(claim: str) -> tuple[str, str]:
+        result = verify_claim(claim, document, document.search(claim, 5), [])
+        return result.verdict, result.summary
+
+    assert verdict("The agreement expires on 1 January 2036.") == (
+        "supported",
+        "every check passed: 1 January 2036 is when the term of 20 years ends (par_2)",
+    )
+    assert verdict("The franchise term runs until December 31, 2035.")[0] == "supported"
+    wrong, summary = verdict("The agreement expires on the 2nd day of January, 2036.")
+    assert wrong == "incorrect" and "January 1, 2036 (the end of the term of" in summary
