@@ -121,6 +121,8 @@ def _concepts(**groups: str) -> dict[str, str]:
     return {stem(word): concept for concept, words in groups.items() for word in words.split()}
 
 
+# The events of a contract's life a date or period belongs to.
+_EVENTS = frozenset({"made", "start", END, "renew", "notice", "pay"})
 # Words that say the same of a contract's dates and terms; everything else is compared as its stem.
 _CONCEPTS = _concepts(
     agreement="agreement contract",
@@ -217,6 +219,9 @@ def _same_duty(
     total = sum(weights.values())
     if not total:
         return [], []
+    events = context & _EVENTS
+    if events:  # a date of the agreement's end is never read from a statement of its start, nor the reverse
+        theirs = [(pid, st) for pid, st in theirs if st.stems & events]
     shares = [(sum(w for s, w in weights.items() if s in st.stems) / total, pid, st) for pid, st in theirs]
     best = max((share for share, _, _ in shares), default=0.0)
     maybe = [(pid, st) for share, pid, st in shares if share >= max(MAY_BE_DUTY, best - MAY_BE_DUTY)]
