@@ -191,9 +191,10 @@ def _import_web_answers(project: Project, tmp_path: Path, answers: dict[str, str
 
 
 def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(project: Project, tmp_path: Path) -> None:
-    """On RAGTruth's answers the rules flag 15 % of correct answers (a quoted question is not in the
-    passages: "misquote"); outside contracts the checker weighs a rule's outcome instead. In a contract a
-    rule's flag still stands (tests/test_verifier.py)."""
+    """On RAGTruth's answers the rules flagged 15 % of correct answers (a quoted question is not in the
+    passages: "misquote"); the quotations check now reads the question's words as such, and outside
+    contracts the checker weighs a rule's outcome. In a contract a rule's flag still stands
+    (tests/test_verifier.py), and a misquote of the document stands everywhere (tests/test_stress_goals.py)."""
     answer = (
         'Here is a brief answer to the question "how do you quickly season a cast iron skillet": wash the pan, dry'
         " it, coat it thinly with vegetable oil and bake it upside down at 450 degrees for one hour."
@@ -201,7 +202,7 @@ def test_outside_contracts_a_rule_alone_does_not_flag_quoting_the_question(proje
     _import_web_answers(project, tmp_path, {"pan-1": answer})
     rules = Verifier(project.sessions, rules_only=True)
     [by_rules] = verify_project(project.sessions, ["pan-1"], save=False, verifier=rules)[0].points
-    assert by_rules.verdict == "incorrect" and by_rules.reasons[0]["check"] == "misquote"
+    assert by_rules.verdict != "incorrect" and not by_rules.reasons
     [point] = verify_project(project.sessions, ["pan-1"], save=False)[0].points
     assert point.verdict != "incorrect" and point.probability is not None
     assert point.probability < shipped().thresholds["flag"]["other"]

@@ -101,8 +101,9 @@ def _quotes_word_for_word(claim: str, document: Document) -> bool:
 
 
 def test_on_the_sample_no_verbatim_quotation_is_flagged(sample_project: Project) -> None:
-    """Every point of the sample whose quotations are its document's words is confirmed as quoted; the one
-    exception is a point flagged for what it says besides its quotation, which keeps the quotation confirmed."""
+    """Every point of the sample whose quotations are its document's words is confirmed as quoted, unless it
+    is flagged for where it says the quotation is from (a section that does not hold it: issue 67) or for
+    what it says besides its quotation; a flagged point keeps its quotation confirmed beside the flag."""
     quoting = [
         a for a in sample_project.answers() if re.search(r"[“\"][^”\"]{30,}[”\"]", sample_project.answer(a.id).text)
     ]
@@ -117,10 +118,11 @@ def test_on_the_sample_no_verbatim_quotation_is_flagged(sample_project: Project)
                     continue
                 verbatim += 1
                 if point.verdict != QUOTED:
-                    flagged.append((answer.id, point.verdict, point.text[:80], point.quote))
+                    attribution = any(r["check"] == "bad_citation" for r in point.reasons)
+                    flagged.append((answer.id, point.verdict, point.text[:80], point.quote, attribution))
     assert verbatim >= 100, "the sample's answers quote their contracts often"
-    assert all(v == INCORRECT and q and q["rest"] for _a, v, _t, q in flagged), flagged
-    assert len(flagged) <= 1, flagged
+    assert all(v == INCORRECT and q and (q["rest"] or attribution) for _a, v, _t, q, attribution in flagged), flagged
+    assert sum(not attribution for *_, attribution in flagged) <= 1, flagged
 
 
 def test_the_cited_column_keeps_the_answers_citations_apart_from_the_checkers_evidence(

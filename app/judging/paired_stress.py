@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import AssayError
-from app.ingest.citations import CitationIndex, find_citations
+from app.ingest.citations import CITATION, CitationIndex
 from app.judging.standing import STRESS_SETTING
 from app.judging.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
@@ -88,22 +88,31 @@ def supported(point: str, facts: _DocumentFacts) -> bool:
     if len(own) < 3:
         return False
     by_id = dict(facts.passages)
-    for citation in find_citations(point, facts.sources):
-        # A point that cites a passage not holding it is not supported as written.
-        if not _in_quotes(point, citation.start) and not any(
-            len(own & by_id.get(c, set())) >= 0.3 * len(own) for c in citation.passages
-        ):
+    for at, section in _cited_sections(point, facts):
+        if _in_quotes(point, at):
+            continue
+        # A point that cites a section not holding it is not supported as written: the section is its
+        # heading and text with every clause under it, as the claim checker reads a citation.
+        if not any(len(own & by_id.get(c, set())) >= 0.3 * len(own) for c in section):
             return False
         # Nor is one whose quotation comes from elsewhere than the section it cites.
-        if citation.passages and not _in_quotes(point, citation.start):
-            kind = "section" if re.match(r"(?i)sections?|clauses?|paragraphs?", citation.written) else "other"
-            section = facts.index.resolve_whole(kind, citation.target) if kind == "section" else citation.passages
-            cited = " " + " ".join(_plain(facts.text_of[c]) for c in section) + " "
-            for quoted in _QUOTED.findall(point):
-                pieces = [_plain(p) for p in re.split(r"\.\.\.|…|\[[^\]]*\]", quoted)]
-                if any(len(p.split()) >= 5 and f" {p} " not in cited for p in pieces):
-                    return False
+        cited = " " + " ".join(_plain(facts.text_of[c]) for c in section) + " "
+        for quoted in _QUOTED.findall(point):
+            pieces = [_plain(p) for p in re.split(r"\.\.\.|…|\[[^\]]*\]", quoted)]
+            if any(len(p.split()) >= 5 and f" {p} " not in cited for p in pieces):
+                return False
     return max(len(own & words) / len(own) for _, words in facts.passages) >= SUPPORT
+
+
+def _cited_sections(point: str, facts: _DocumentFacts) -> list[tuple[int, tuple[str, ...]]]:
+    """Where the point cites, and the passages of what it cites: a section with every clause under it
+    (CitationIndex.resolve_whole, the claim checker's reading of a citation); none where the document
+    lacks it."""
+    found = []
+    for m in CITATION.finditer(point):
+        kind = next(name for name, value in m.groupdict().items() if value)
+        found.append((m.start(), facts.index.resolve_whole(kind, m.group(kind))))
+    return found
 
 
 def _in_quotes(text: str, at: int) -> bool:

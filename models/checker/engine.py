@@ -40,6 +40,7 @@ from models.verifier import (
     Source,
     verify_claim,
 )
+from models.verifier.checks.polarity import WORD_FOR_WORD
 from models.verifier.checks.verbatim import verbatim_quote
 from models.vocabulary import Tag
 
@@ -198,7 +199,9 @@ class ClaimEngine:
                 by_meaning = {i for i, _ in read}
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
-            rule_stands = i not in by_meaning and a is not None and a.kind in self.checker.rules_stand
+            rule_stands = _reads_the_words(r) or (
+                i not in by_meaning and a is not None and a.kind in self.checker.rules_stand
+            )
             point = _decided(
                 s, e, text[s:e], r, a, document, f, rules_flag=rule_stands, rules_object=i not in by_meaning
             )
@@ -263,6 +266,23 @@ def _decided(
     return report
 
 
+# The rules that compare what the answer writes with the document's own words: a quotation the document
+# does not hold, a section it lacks or one that holds neither the point nor its quotation. No model reads
+# these (the checkers read meaning, never which section a point cites or a quotation's exact words), so
+# their flag stands wherever the contract checker decides too: without it the stress test's planted
+# misquotes and wrong sections were caught half as often (issue 67).
+_WORD_FOR_WORD = frozenset({"misquote", "bad_citation"})
+
+
+def _reads_the_words(result: ClaimResult) -> bool:
+    """A rule's flag read from the words themselves: a misquote, a bad citation, or the passage's own
+    sentence with its negation changed (the checkers' features count words, not which way a verb goes)."""
+    return result.verdict == INCORRECT and any(
+        r.check in _WORD_FOR_WORD or (r.check == "negation" and WORD_FOR_WORD in r.normalisations)
+        for r in result.reasons
+    )
+
+
 # A rule's objection that a verbatim quote does not answer: the quotation's words are right, where they
 # are said to come from is not.
 _ABOUT_THE_ATTRIBUTION = ("bad_citation", "misquote")
@@ -271,17 +291,19 @@ _ABOUT_THE_ATTRIBUTION = ("bad_citation", "misquote")
 def _quoted(report: PointReport, document: Document) -> PointReport:
     """A point that quotes its document word for word is confirmed as quoted (models/verifier/checks/
     verbatim.py): the quotation checked, what the answer draws from it (`quote["rest"]`) not. A point that
-    is only a quotation and where it comes from is never flagged but for its attribution; one that also
-    claims something of its own keeps a flag on it, with its quotation confirmed beside the flag."""
+    is only a quotation and where it comes from is never flagged but for its attribution: a section that
+    does not hold it, or a shorter quotation beside it that the document does not hold; that flag stands,
+    with the long quotation confirmed beside it. One that also claims something of its own keeps a flag
+    on it too."""
     found = verbatim_quote(report.text, document)
     if found is None:
         return report
     report.quote = found.as_dict()
     about_its_own_claim = [r for r in report.reasons if r.get("check") not in _ABOUT_THE_ATTRIBUTION]
-    if report.verdict == INCORRECT and about_its_own_claim and found.rest:
-        return report  # the flag is on what the point says besides its quotation
-    notes = [r for r in report.reasons if r.get("check") in _ABOUT_THE_ATTRIBUTION]
-    report.verdict, report.passage, report.reasons = QUOTED, found.passage, notes
+    attribution = [r for r in report.reasons if r.get("check") in _ABOUT_THE_ATTRIBUTION]
+    if report.verdict == INCORRECT and (attribution or (about_its_own_claim and found.rest)):
+        return report  # the flag is on where the quotation is said to be from, or on what the point adds
+    report.verdict, report.passage, report.reasons = QUOTED, found.passage, attribution
     report.summary = f"quotation found word for word in {found.passage}" + (
         f"; not checked: {found.rest[:160]}" if found.rest else ""
     )

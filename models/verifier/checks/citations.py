@@ -1,5 +1,10 @@
 """Citations: a cited section must exist, share something with the claim, carry the title the claim
-gives it, and hold the quotations the claim attributes to it."""
+gives it, and hold the quotations the claim attributes to it.
+
+One rule for what a cited section is, in every check here and in the stress test's choice of supported
+points: the section's own passages with every clause under it ("Section 10" is 10 and 10.1, 10.2…, as
+`CitedRef.passages` resolves it), its heading the caption of its first passage ("10. Confidentiality"),
+its clauses' captions beside it ("10.1 Use and Nondisclosure.")."""
 
 from __future__ import annotations
 
@@ -55,27 +60,47 @@ _TITLE_AFTER = re.compile(
     r"|\(([A-Z][\w\-]*(?: (?:[A-Z][\w\-]*|of|and|or|the|to|for|in))*)\)"
     r'|,?\s+(?:is|was)\s+(?:titled|entitled|headed|captioned)\s+["“]([^"”]{3,60})["”])'
 )
+# A caption after a passage's number: ended by a full stop, a colon, a line break or the passage itself
+# ("10. Confidentiality" is a heading of its own, with no full stop).
 _HEADING = re.compile(
-    r"^\s*(?:(?:section|article|clause|§)\s*)?(?:[\dIVX]+(?:\.\d+)*\.?|\([a-z0-9]{1,4}\))\s+([^.;:]{3,80})\.", re.I
+    r"^\s*(?:(?i:section|article|clause|§)\s*)?(?:[\dIVX]+(?:\.\d+)*\.*|\([a-z0-9]{1,4}\))\s+"
+    r"([A-Z][^.;:\n]{2,79}?)\s*(?:[.;:\n]|$)"
 )
+MAX_CAPTION_WORDS = 8  # a longer "caption" is a clause's first sentence, not its heading
 
 
-def _headings(c: CitedRef, document: Document) -> list[str]:
-    """The captions of the cited section and of its clauses ("Section 10.01. Termination." -> "Termination")."""
-    found = [_HEADING.match(document.by_id[pid].text) for pid in c.passages if pid in document.by_id]
-    return [m.group(1) for m in found if m and len(m.group(1).split()) <= 8]
+def caption(text: str) -> str | None:
+    """A passage's caption: "10. Confidentiality" -> "Confidentiality", "10.1. Use and Nondisclosure. …"
+    -> "Use and Nondisclosure"; None for a passage that starts without one."""
+    found = _HEADING.match(text)
+    if found is None or len(found.group(1).split()) > MAX_CAPTION_WORDS:
+        return None
+    return found.group(1).strip()
+
+
+def section_headings(c: CitedRef, document: Document) -> list[str]:
+    """The cited section's own heading first (its first passage's caption), then its clauses' captions."""
+    found = [caption(document.by_id[pid].text) for pid in c.passages if pid in document.by_id]
+    return [h for h in found if h]
+
+
+def _same_word(a: str, b: str) -> bool:
+    """ "confidentiality" names what "confidential" does; "terminates" what "termination" does."""
+    a, b = stem(a), stem(b)
+    return a == b or (min(len(a), len(b)) >= 6 and (a.startswith(b) or b.startswith(a)))
 
 
 def _misnamed(claim: str, c: CitedRef, document: Document, out: Outcome) -> bool:
-    """A title written with the citation that none of the cited section's captions shares a word with."""
+    """A title written with the citation that shares no word with the cited section's heading or any of its
+    clauses' captions."""
     title = _TITLE_AFTER.match(claim, c.end)
     if title is None:
         return False
     written = next(g for g in title.groups() if g)
-    headings = _headings(c, document)
-    theirs = {stem(w) for h in headings for w in content_words(h)}
-    mine = {stem(w) for w in content_words(written)}
-    if not headings or not mine or mine & theirs:
+    headings = section_headings(c, document)
+    theirs = {w for h in headings for w in content_words(h)}
+    mine = content_words(written)
+    if not headings or not mine or any(_same_word(a, b) for a in mine for b in theirs):
         return False
     shown = "; ".join(dict.fromkeys(headings))[:200]
     out.flags.append(

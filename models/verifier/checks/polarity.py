@@ -35,6 +35,11 @@ _NEGATORS = {"not", "never", "no", "nothing", "neither", "nor", "none"}
 _FILLERS = {"also", "only", "in", "any", "event", "be", "been", "have", "at", "time", "hereby", "further", "to"}
 _PRONOUNS = {"you", "your", "we", "our", "us", "they", "it", "he", "she", "itself"}
 MIN_ALIGNMENT = 60.0  # below this the claim paraphrases too freely for word-level comparison
+# Said of a negation flag where the claim is the passage's own words but for a negation added or dropped
+# ("You may not choose to share certain information" against "You may choose to share certain
+# information"): read word for word, not a paraphrase, so no model's reading of meaning overrules it.
+WORD_FOR_WORD = "the passage's words, but for the negation"
+MIN_LITERAL_WORDS = 5  # a shorter stretch ("may not disclose") is too common to be the same sentence
 
 
 def _verbs(tokens: list[str], only_after_aux: bool) -> list[tuple[str, bool, str | None, frozenset[str]]]:
@@ -77,7 +82,8 @@ def check_polarity(claim: str, window: str, pid: str, out: Outcome) -> None:
         alike = [(n, m) for n, m, lead in there if lead & leads] or [(n, m) for n, m, _ in there]
         shown = f"{root}… ({'negated' if said[0][0] else 'affirmed'})"
         if not {n for n, _, _ in said} & {n for n, _ in alike}:
-            out.flags.append(Reason("negation", shown, window.strip(), pid, ("case",), differences(claim, window)))
+            notes = ("case",) + ((WORD_FOR_WORD,) if _but_for_negation(mine, theirs) else ())
+            out.flags.append(Reason("negation", shown, window.strip(), pid, notes, differences(claim, window)))
             return
         if all(n for n, _, _ in said):
             out.checked.append(f"'{root}' has the passage's polarity")
@@ -88,6 +94,16 @@ def check_polarity(claim: str, window: str, pid: str, out: Outcome) -> None:
             out.flags.append(Reason("modality", shown, window.strip(), pid, ("case",), differences(claim, window)))
             return
         out.checked.append(f"'{root}' has the passage's polarity")
+
+
+def _but_for_negation(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim's words without its negators are a stretch of the passage's without theirs, while
+    the claim as written is not: the passage's sentence with its negation changed."""
+    bare = [w for w in mine if w not in _NEGATORS]
+    if len(bare) < MIN_LITERAL_WORDS:
+        return False
+    passage = " " + " ".join(w for w in theirs if w not in _NEGATORS) + " "
+    return f" {' '.join(bare)} " in passage and f" {' '.join(mine)} " not in f" {' '.join(theirs)} "
 
 
 _OPPOSITES = (

@@ -1,11 +1,21 @@
-"""Quotations: every quotation in a claim must occur in the document."""
+"""Quotations: every quotation in a claim must occur in the document.
+
+Quotation marks also set off what is not a quotation of the document: an example ('e.g. "December 31,
+2024"'), the question's words ('the question "how do you…"') and a label the answer gives ('the
+"Mandatory Disclosure" exception'). An example or the question is never checked as a quotation; a short
+quotation (fewer words than a clause quoted, verbatim.MIN_QUOTE_WORDS) the document does not hold is a
+misquote only where the document holds it but for one word ("Separate Proposal" for its "Superior
+Proposal"), and otherwise the answer's own words, not a misquote of some unrelated clause.
+"""
 
 from __future__ import annotations
 
+import re
+
 from models.verifier.checks import Outcome, Reason, differences
-from models.verifier.checks.verbatim import misquote_forgiven
+from models.verifier.checks.verbatim import MIN_QUOTE_WORDS, misquote_forgiven
 from models.verifier.document import Document
-from models.verifier.text import fragments, quotations, words
+from models.verifier.text import Quotation, fragments, quotations, typographic, words
 
 QUOTE_NORMALISATIONS = ("case", "typographic quotes and dashes", "whitespace and line breaks", "punctuation")
 
@@ -15,10 +25,21 @@ def check_quotes(claim: str, document: Document, out: Outcome) -> list[str]:
     A short piece between ellipses ("Vendor … shall not") must occur in the passage of the rest."""
     found_in: list[str] = []
     for quotation in quotations(claim, min_words=2):
+        before = typographic(claim[: quotation.start])
+        if _EXAMPLE.search(before[-24:]):
+            out.checked.append(f"“{quotation.text.strip()}” is given as an example, not quoted")
+            continue
+        if _THE_QUESTION.search(before):
+            out.checked.append(f"“{quotation.text.strip()}” quotes the question, not the document")
+            continue
+        label = len(words(quotation.text)) < MIN_QUOTE_WORDS and len(fragments(quotation.text)) == 1
+        if label and document.find_words(words(quotation.text)) is None and not _nearly_held(quotation, document):
+            out.checked.append(f"“{quotation.text.strip()}” is the answer's own label, not the document's words")
+            continue
         pieces = fragments(quotation.text)
         notes = QUOTE_NORMALISATIONS + (("ellipses and [insertions] as gaps",) if len(pieces) > 1 else ())
         long = [p for p in pieces if len(words(p)) >= MIN_FRAGMENT_WORDS] or pieces[:1]
-        short = [p for p in pieces if p not in long]
+        brief = [p for p in pieces if p not in long]
         complete, here = True, []
         for piece in long:
             passage = document.find_words(words(piece))
@@ -38,7 +59,7 @@ def check_quotes(claim: str, document: Document, out: Outcome) -> list[str]:
                 continue
             complete = False
             out.flags.append(Reason("misquote", piece.strip(), text, where, notes, diffs))
-        for piece in short:
+        for piece in brief:
             wanted = " " + " ".join(words(piece)) + " "
             if here and not any(wanted in " " + " ".join(words(document.by_id[p].text)) + " " for p in here):
                 complete = False
@@ -68,3 +89,35 @@ def _typo(claim: str, document: str) -> bool:
 
 def _shown(diffs: tuple[tuple[str, str], ...]) -> str:
     return ", ".join(f"'{a}' for '{b}'" for a, b in diffs)
+
+
+# What says the quotation is the question's words ("the question \"how do you…\"", "your question focuses
+# on the \"no Material Adverse Effect\" representation"), earlier in its sentence.
+_THE_QUESTION = re.compile(r"\b(?:question|you ask(?:ed)?)\b[^.;!?\n]*$", re.I)
+# What introduces an example rather than a quotation, just before its opening mark.
+_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.?|for example|for instance|such as)\s*[,:]?\s*\(?\s*[\"“]?$", re.I)
+
+
+def _nearly_held(quotation: Quotation, document: Document) -> bool:
+    """Whether the document holds this short quotation but for one word changed, dropped or added: a
+    misquote of the document's words. Of a two-word quotation one word is too little to say so, unless
+    both are written as a name (capitals) and the document writes such a name with that word."""
+    mine = words(quotation.text)
+    patterns = []
+    for i in range(len(mine)):
+        patterns.append([*mine[:i], _ANY, *mine[i + 1 :]])  # one word changed
+        patterns.append([*mine[:i], *mine[i + 1 :]])  # one word added
+        if i:
+            patterns.append([*mine[:i], _ANY, *mine[i:]])  # one of the document's words left out
+    for pattern in patterns:
+        if sum(w != _ANY for w in pattern) >= 2 and re.search(f" {' '.join(pattern)} ", document.joined):
+            return True
+    named = [w.strip(",.;:!?") for w in typographic(quotation.text).split()]
+    if len(mine) != 2 or len(named) != 2 or not all(w[:1].isupper() for w in named):
+        return False
+    first, second = (re.escape(w) for w in named)
+    name = re.compile(rf"\b(?:{first}\s+[A-Z][\w\-]+|[A-Z][\w\-]+\s+{second})\b")
+    return any(name.search(typographic(p.text)) for p in document.passages)
+
+
+_ANY = "[a-z0-9]+"
