@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import InvalidInput, PassphraseNeeded
-from storage import audit, documents, judgements, raters, reviews
+from storage import analytics, audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail, AnswerSummary, answer_detail, list_answers
 from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_project, sqlite_path, url_for_path
 from storage.documents import Passage, SearchHit
@@ -110,8 +110,10 @@ class Project:
         anchors.flush()  # the newest entries' witness, where quick edits held it back
 
     def counts(self) -> dict[str, int]:
+        """How many of each thing the project holds; `claims`: the data points the answers make, each
+        once (`data_points` counts every rater's record of a point: the judge's, the jury's, each copy)."""
         with self.sessions() as session:
-            return counts(session)
+            return counts(session) | {"claims": analytics.claims_made(session)}
 
     # The per-project opt-in for API judges: a host texts may be sent to, recorded and audited.
 

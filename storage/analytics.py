@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, String, func, select, text
 from sqlalchemy.orm import Session, aliased
 
 from models.vocabulary import RaterKind, ReviewStatus
@@ -215,3 +215,12 @@ def labelled_points(session: Session) -> list[dict[str, Any]]:
         point["citations"] = cited.get(point["data_point_id"], [])
         point["labelled_at"] = point["labelled_at"].isoformat() if point["labelled_at"] else None
     return points
+
+
+def claims_made(session: Session) -> int:
+    """The data points the answers make, each counted once: every rater keeps its own record of a point
+    (the judge's, the jury's, each reviewer's copy), and records that say the same thing share a
+    point_key. Points added as missing are not claims an answer makes."""
+    key = func.coalesce(DataPointRow.point_key, func.cast(DataPointRow.id, String))
+    found = select(DataPointRow.answer_id, key).where(DataPointRow.span_start.is_not(None)).distinct().subquery()
+    return session.scalar(select(func.count()).select_from(found)) or 0

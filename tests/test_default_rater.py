@@ -229,10 +229,10 @@ def test_the_report_has_no_headline_from_a_rater_near_chance_and_names_it(labell
     _judge(sample_project, labelled, FLAGS_EVERYTHING, ["incorrect"])
     pdf = export(sample_project, "pdf", tmp_path / "report.pdf")
     text = " ".join(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(pdf).pages)
-    assert "The automatic figures come from Claim checker, trusted on human labels." in text  # the summary
+    assert "The automatic figures come from the claim checker, trusted on human labels." in text  # the summary
     assert "Left out of the headline figures, triage and the queue: flags-everything (near chance)" in text
-    assert "Claim checker speaks for the project: trusted: caught" in text  # the judges' section: the figures
-    assert "flags-everything: near chance on 34 human-labelled answers" in text
+    assert "The claim checker speaks for the project. It is trusted; it caught" in text  # the judges' section
+    assert "The judge flags-everything is left out, near chance on 34 human-labelled answers" in text
     assert "Fisher's exact test" in text
 
 

@@ -60,6 +60,25 @@ def rater_name(name: str) -> str:
     return name
 
 
+def rater_phrase(name: str) -> str:
+    """A rater as a sentence names it, with its article and no colon: "the claim checker", "the judge
+    SmolLM2-135M (two-stage)", "the jury of the claim checker and the judge …"; people and imported labels
+    by their names."""
+    if name == VERIFIER:
+        return "the claim checker"
+    if _judge_parts(name):
+        return f"the judge {rater_name(name)}"
+    if jurors := jurors_of(name):
+        by_role = " by role" if name.startswith("jury:roles:") else ""
+        return f"the jury{by_role} of " + " and ".join(rater_phrase(juror) for juror in jurors)
+    return rater_name(name)
+
+
+def sentence_start(phrase: str) -> str:
+    """A phrase that opens a sentence: its first letter capital ("the claim checker" → "The claim checker")."""
+    return phrase[:1].upper() + phrase[1:]
+
+
 def role_name(name: str | None) -> str:
     """What a rater that tags answers is, in one word a column header or a sentence can use: "Claim
     checker" for the checker (never "Judge"), "Jury" for a jury, else "Judge"."""

@@ -86,13 +86,14 @@ def test_figures_fit_the_page_and_no_label_overlaps(reviewed_file: Path, paper: 
 
     from app.export.report.figures import TEXT_WIDTH, report_figures
     from app.figures import analytics as stats
+    from app.figures.triage import triage
     from storage import analytics
 
     project = Project.open(url_for_path(reviewed_file))
     try:
         with project.sessions() as session:
             points = analytics.labelled_points(session)
-        figures = report_figures(stats.scores(project), points, stats.triage(project), paper)
+        figures = report_figures(stats.scores(project), points, triage(project), paper)
     finally:
         project.close()
     assert [title for title, _, _ in figures] == ["Scores by rater", "Tags by rater", "What triage would let through"]

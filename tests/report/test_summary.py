@@ -79,8 +79,10 @@ def t_interval(rows: list[dict[str, Any]], rater: str, metric: str) -> tuple[flo
     from scipy import stats
 
     values = np.array([r[metric] for r in rows if r["rater"] == rater and r[metric] is not None])
-    if values.std() == 0:  # every answer the same score: no spread, no width
-        return values[0], values[0]
+    if values.std() == 0:  # every answer the same score: the Wilson interval of that share, never no width
+        from app.export.report.tables import wilson
+
+        return wilson(float(values[0]), len(values))
     low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
     return max(0.0, low), min(1.0, high)
 

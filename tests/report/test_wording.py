@@ -222,7 +222,7 @@ def test_agreement_is_read_from_the_most_conservative_figure_and_says_when_they_
 
     said = agreement_meaning(0.85, 0.9, 0.45, 0.66)  # issue 63: "almost perfect" from AC1 alone
     assert "moderate" in said and "almost perfect" not in said
-    assert "do not agree (AC1 0.85, κ 0.45, α 0.66)" in said
+    assert "by the most conservative figure (κ); AC1, κ, α do not agree." in said
     assert agreement_meaning(0.85, 0.9, 0.82, 0.83).endswith("almost perfect; the figures agree.")
 
     class Installed:  # a model the user installed, never measured here

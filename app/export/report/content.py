@@ -33,6 +33,7 @@ class Headline:
     high: Number | None
     basis: list[str | Number]  # words and figures, in the order read
     whole_set: bool = False  # an estimate for every answer, not only for those a person tagged
+    no_interval: str = "—"  # what the interval's cell says where there is none ("too few answers …")
 
 
 @dataclass(frozen=True)

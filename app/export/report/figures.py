@@ -28,8 +28,10 @@ def report_figures(
     triage: dict[str, Any],
     paper: str = "a4",
     redact: Callable[[Any], Any] = lambda text: text,
+    cannot_tag: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[tuple[str, Any, str]]:
-    """(title, Figure, caption) of each figure; raters by their readable names, redacted."""
+    """(title, Figure, caption) of each figure; raters by their readable names, redacted; `cannot_tag`, the
+    raters that tag correct or incorrect only (no relevance is drawn for them, and the plot says why)."""
     width = TEXT_WIDTH[paper]
 
     def label(rater: str) -> str:
@@ -37,7 +39,7 @@ def report_figures(
 
     figures = []
     if per_answer:
-        figures.append(("Scores by rater", scores_figure(per_answer, width, label), _SCORES_CAPTION))
+        figures.append(("Scores by rater", scores_figure(per_answer, width, label, cannot_tag), _SCORES_CAPTION))
     if points:
         figures.append(("Tags by rater", tags_figure(points, width, label), _TAGS_CAPTION))
     if triage["judged"]:
@@ -63,7 +65,12 @@ def _figure(width: float, height: float) -> Any:
     return fig
 
 
-def scores_figure(per_answer: list[dict[str, Any]], width: float, label: Callable[[str], str]) -> Any:
+def scores_figure(
+    per_answer: list[dict[str, Any]],
+    width: float,
+    label: Callable[[str], str],
+    cannot_tag: set[str] = frozenset(),  # type: ignore[assignment]
+) -> Any:
     by_rater: dict[str, dict[str, list[float]]] = {r["rater"]: {"correctness": [], "f1": []} for r in per_answer}
     for r in per_answer:
         for metric in ("correctness", "f1"):
@@ -77,12 +84,21 @@ def scores_figure(per_answer: list[dict[str, Any]], width: float, label: Callabl
         for y, rater in enumerate(raters):
             values = by_rater[rater][metric]
             if not values:
-                ax.text(0.02, y, "not defined", va="center", fontsize=FONT - 1, color="#666")
+                why = "cannot tag irrelevant or missing" if metric == "f1" and rater in cannot_tag else "not defined"
+                ax.text(0.02, y, why, va="center", fontsize=FONT - 1, color="#666")
                 continue
             mean = sum(values) / len(values)
             low, high = mean_interval(values)
             if low is not None and high is not None:
-                ax.errorbar(mean, y, xerr=[[mean - low], [high - mean]], fmt="o", color="#1d3557", capsize=3, ms=4)
+                ax.errorbar(
+                    mean,
+                    y,
+                    xerr=[[max(0.0, mean - low)], [max(0.0, high - mean)]],
+                    fmt="o",
+                    color="#1d3557",
+                    capsize=3,
+                    ms=4,
+                )
             else:
                 ax.plot(mean, y, "o", color="#1d3557", ms=4)
         ax.set_xlim(-0.03, 1.03)

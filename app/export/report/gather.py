@@ -25,11 +25,20 @@ from app.export.report.content import (
     Triage,
 )
 from app.export.report.errors import ERROR_TAGS, error_answers
-from app.export.report.tables import appendix_tables, comparisons, correctness_only, mean_interval, scores_table
+from app.export.report.tables import (
+    TOO_FEW,
+    appendix_tables,
+    comparisons,
+    correctness_only,
+    mean_interval,
+    scores_table,
+    without_untaggable,
+)
 from app.export.report.words import heading, share
 from app.figures import analytics as stats
 from app.figures import estimates
-from app.figures.rater_names import rater_name
+from app.figures.rater_names import rater_name, rater_phrase, sentence_start
+from app.figures.triage import triage as lemaj_triage
 from app.project import Project
 from storage import analytics
 
@@ -44,7 +53,7 @@ def gather(project: Project, redact: Redact) -> Report:
         points = analytics.labelled_points(session)
     by_rater = stats.scores(project, by="rater")
     per_answer = stats.scores(project)
-    triage = stats.triage(project)
+    triage = lemaj_triage(project)
     speaker = raters.speaks_as_finding(project.sessions)  # the rater the whole-set figures may come from
     estimate_all = estimates.estimate(project, "all")
 
@@ -72,7 +81,7 @@ def gather(project: Project, redact: Redact) -> Report:
         documents=info("documents"),
         answers=info("answers"),
         questions=info("questions"),
-        points=info("data_points"),
+        points=info("claims"),  # each once: not the judge's, the jury's and the reviewers' records of it
         labels=info("labels"),
         reviewers=reviewers,
         judges=judges,
@@ -97,7 +106,9 @@ def gather(project: Project, redact: Redact) -> Report:
     report.error_answers_total, report.error_answers = error_answers(project, points, kinds, redact)
     report.comparisons, report.comparison_notes = comparisons(project, redact)
     report.appendix = appendix_tables(project, per_answer, triage, redact)
-    report.figures_data = (per_answer, points, triage)
+    # a rater that tags correct or incorrect only is drawn with no relevance, never one of 1.00
+    drawn = [without_untaggable(r) if r["rater"] in only else r for r in per_answer]
+    report.figures_data = (drawn, points, triage, only)
     report.calibration = _calibration(project)
     _speaker(project, speaker, redact, report)
     return report
@@ -111,13 +122,22 @@ def _speaker(project: Project, speaker: Any, redact: Redact, report: Report) -> 
     if speaker is not None:
         why = {"project": "trusted on human labels", "data card": "trusted on the held-out labels of its data card"}
         reason = "chosen by the lead" if chosen == speaker.name else why.get(speaker.basis, "trusted")
-        report.speaker = (redact(rater_name(speaker.name)), reason)
-        report.speaker_standing = f"{redact(rater_name(speaker.name))} speaks for the project: {speaker.words}."
+        phrase = redact(rater_phrase(speaker.name))  # "the claim checker": a sentence's words, one colon a sentence
+        report.speaker = (phrase, reason)
+        report.speaker_standing = f"{sentence_start(phrase)} speaks for the project. It is {_clause(speaker.words)}."
     left = raters.left_out(project.sessions)
     why_not = {True: "measured less well", False: "near chance", None: "not measured yet"}
     report.left_out = [(redact(rater_name(s.name)), why_not[s.trusted]) for s in left]
-    report.left_out_standing = [f"{redact(rater_name(s.name))}: {s.words}" for s in left]
+    report.left_out_standing = [
+        f"{sentence_start(redact(rater_phrase(s.name)))} is left out, {_clause(s.words)}." for s in left
+    ]
     report.left_out_rule = raters.RULE if left else ""
+
+
+def _clause(standing: str) -> str:
+    """A standing's words inside a sentence ("trusted: caught 57 % …" → "trusted; it caught 57 % …"): no
+    colon after the sentence's own."""
+    return standing.replace("trusted: ", "trusted; it ", 1)
 
 
 def report_title(project: Project) -> str:
@@ -216,6 +236,7 @@ def _reviewer_headlines(
                     ends[0],
                     ends[1],
                     ["answers picked, not drawn at random: true of these answers only"],
+                    no_interval=TOO_FEW if low is None else "—",
                 )
             )
     return out
@@ -277,8 +298,9 @@ def agreement_meaning(
     lowest = min(figures, key=lambda name: figures[name])
     said = f"Beyond what chance would give, the raters' agreement is {band(figures[lowest])}"
     if len({band(value) for value in figures.values()}) > 1:
-        listed = ", ".join(f"{name} {value:.2f}" for name, value in figures.items())
-        said += f" by the most conservative figure ({lowest}); the figures do not agree ({listed})."
+        # named, not quoted: the figures themselves stand beside the sentence, each traced to its command
+        listed = ", ".join(figures)
+        said += f" by the most conservative figure ({lowest}); {listed} do not agree."
     else:
         said += "; the figures agree." if len(figures) > 1 else "."
     if figures[lowest] < 0.6:

@@ -70,8 +70,8 @@ def report_html(project: Any, redact: Redact, paper: str = "a4", on_step: Step =
     on_step(0, STEPS, "gathering the figures")
     report = gather(project, redact)
     on_step(1, STEPS, "drawing the plots")
-    per_answer, points, triage = report.figures_data
-    drawn = report_figures(per_answer, points, triage, paper, redact)
+    per_answer, points, triage, only = report.figures_data
+    drawn = report_figures(per_answer, points, triage, paper, redact, cannot_tag=only)
     report.figures = [(title, data_uri(fig), caption) for title, fig, caption in drawn]
     if report.calibration:
         from app.figures.calibration import reliability_figure

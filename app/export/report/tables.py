@@ -21,16 +21,41 @@ NO_GENERATOR = ("unknown", "None")  # how the scores (and the estimates) key an 
 # ---------------------------------------------------------------- scores with intervals
 
 
+MIN_ANSWERS_FOR_INTERVAL = 3  # below this a t interval is either as wide as the scale or, when two agree, of no width
+TOO_FEW = "too few answers for an interval"
+
+
 def mean_interval(values: list[float]) -> tuple[float | None, float | None]:
-    """The 95 % t interval of a mean of scores in [0, 1], clipped to [0, 1]; none below two values."""
-    if len(values) < 2:
+    """The 95 % t interval of a mean of scores in [0, 1], clipped to [0, 1]; none below three values.
+    Where every score is the same (five answers all 1.00) the t interval has no width, which no sample
+    of five shows: the Wilson interval of that mean is used, the widest spread a score in [0, 1] with
+    that mean can have."""
+    if len(values) < MIN_ANSWERS_FOR_INTERVAL:
         return None, None
     import numpy as np
     from scipy import stats as scipy_stats
 
     data = np.asarray(values, dtype=float)
+    if float(data.std(ddof=1)) == 0.0:
+        low, high = wilson(float(data.mean()), len(data))
+        return min(low, float(data.mean())), max(high, float(data.mean()))  # the mean inside, to the last bit
     half = scipy_stats.t.ppf(0.975, len(data) - 1) * data.std(ddof=1) / np.sqrt(len(data))
     return max(0.0, float(data.mean() - half)), min(1.0, float(data.mean() + half))
+
+
+def wilson(share: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a share seen over n."""
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (share * (1 - share) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval_text(values: list[float]) -> str:
+    """A mean's 95 % interval as a table writes it, or why there is none."""
+    low, high = mean_interval(values)
+    if low is None and values:
+        return TOO_FEW
+    return words.interval(low, high, as_share=False)
 
 
 CANNOT_TAG = "—*"  # a figure of tags the rater cannot give: never a score of 1.00 or a count of 0
@@ -39,6 +64,19 @@ CANNOT_TAG_NOTE = (
     "say correct or incorrect only): its relevance and missing points are not figures of it, in this table "
     "and in those by source, document and generator."
 )
+CANNOT_TAG_ROWS_NOTE = (
+    "—* the rater cannot tag a point irrelevant or missing (the claim checker, and labels imported as spans, "
+    "say correct or incorrect only): its irrelevant and missing points and its relevance are not figures of it."
+)
+
+
+UNTAGGABLE = ("irrelevant", "missing", "precision", "recall", "f1")  # what a correct/incorrect rater cannot give
+
+
+def without_untaggable(row: dict[str, Any]) -> dict[str, Any]:
+    """A correct/incorrect rater's scores of an answer without the figures of tags it cannot give (its
+    relevance of 1.00 says only that it never tagged a point irrelevant or missing)."""
+    return row | {key: None for key in UNTAGGABLE if key in row}
 
 
 def correctness_only(project: Project) -> set[str]:
@@ -89,8 +127,7 @@ def scores_table(project: Project, by: str, per_answer: list[dict[str, Any]], re
             if metric == "f1" and cannot:
                 line += [CANNOT_TAG, CANNOT_TAG]
                 continue
-            low, high = mean_interval(found[metric])
-            line += [words.score(r[metric]), words.interval(low, high, as_share=False)]
+            line += [words.score(r[metric]), interval_text(found[metric])]
         line += [str(r["incorrect"]), CANNOT_TAG if cannot else str(r["missing"])]
         out.append(line)
     columns = [] if by == "rater" else [heading(by)]
@@ -170,10 +207,19 @@ def appendix_tables(
 ) -> dict[str, Table]:
     tables: dict[str, Table] = {}
     columns = ["answer_id", "rater", "correct", "incorrect", "irrelevant", "missing", "correctness", "f1"]
+    only = correctness_only(project)
     tables["Scores of every answer, by rater"] = Table(
         [heading(c) for c in columns],
-        [[r["answer_id"], rater_name(r["rater"]), *(words.cell(r[c]) for c in columns[2:])] for r in per_answer],
+        [
+            [
+                r["answer_id"],
+                rater_name(r["rater"]),
+                *(CANNOT_TAG if r["rater"] in only and c in UNTAGGABLE else words.cell(r[c]) for c in columns[2:]),
+            ]
+            for r in per_answer
+        ],
         [False, False, True, True, True, True, True, True],
+        CANNOT_TAG_ROWS_NOTE if any(r["rater"] in only for r in per_answer) else "",
         keep=[True] + [False] * 7,
     )
     rows = []
