@@ -222,3 +222,12 @@ def replace_outcome(session: Session, rater_id: int, answer_id: str, outcome: Ju
             rejected=dict(outcome.rejected) if outcome.rejected else None,
         )
     )
+
+
+def raw_output_of(session: Session, rater_id: int, answer_id: str) -> str | None:
+    """A rater's raw output on one answer (the claim checker's whole report, as JSON); None if none."""
+    return session.scalar(
+        select(JudgeOutcomeRow.raw_output).where(
+            JudgeOutcomeRow.rater_id == rater_id, JudgeOutcomeRow.answer_id == answer_id
+        )
+    )

@@ -51,7 +51,12 @@ def test_the_queue_calls_the_claim_checker_by_its_name(qtbot, sample_project: Pr
     model = window.queue_pane.model
     header = model.headerData(1, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
     tip = model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
-    assert header == "Claim checker" and tip.startswith("The claim checker's correctness")
+    assert header == "Claim\nchecker" and tip.startswith("The claim checker's correctness")
+    window.open_answer(ANSWER)
+    table = window.answer_pane.points_model
+    cells = [table.data(table.index(row, table.JUDGE)) for row in range(table.rowCount())]
+    assert cells and "—" not in cells  # every point was read: its verdict, tagged or not, is said
+    assert "○ not confirmed" in cells  # a point it left untagged (its verdict read back from its report)
 
 
 def test_triage_and_raters_name_the_claim_checker_and_cut_no_name(

@@ -237,7 +237,7 @@ class AnswerQueueModel(_TableModel):
             role_word = self.judge_role()  # "The judge's correctness" → "The claim checker's correctness"
             return re.sub(r"\bThe judge(?=[ '])", f"The {role_word.lower()}", self.HEADER_TIPS[section])
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and section == 1:
-            return self.judge_role()
+            return self.judge_role().replace(" ", "\n")  # "Claim / checker": the column as narrow as its cells
         return super().headerData(section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

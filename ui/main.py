@@ -130,7 +130,8 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
         save_settings(settings)
     # The sample's first open opens at the answer its judge run starts with (not with --open or a picture).
     tour = sample_tour(project) if not args.open_answer and args.screenshot is None else None
-    window = ReviewWindow(project, settings.reviewer, settings, first_answer=tour.first_answer if tour else None)
+    first = tour.first_answer if tour else None
+    window = ReviewWindow(project, settings.reviewer, settings, first, keep_place=args.screenshot is None)
     if args.screenshot is None:  # pictures keep the window's own size
         _fit_to_screen(window)
     window.show()

@@ -25,6 +25,7 @@ from app.figures.scores import Scores
 from app.project import Project
 from app.review import edits, qualification, roles
 from app.review.adjudication import refuse_consensus
+from app.review.checker_verdicts import with_checker_verdicts
 from app.review.starting_points import cited_passages, segmented, starting_points
 from models.segmentation import segment_answer, strip_span
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -236,6 +237,7 @@ class ReviewService:
         answer_id = answer.id
         review = reviews.review(session, answer_id, self.rater_id)
         points = reviews.review_points(session, answer_id, self.rater_id, self.judge_rater)
+        points = with_checker_verdicts(session, answer_id, points)  # "needs review" where it left no tag
         visible = reviews.setting(session, "review_mode", ASSISTED) == ASSISTED
         rubric = tuple(rubric_results(session, answer_id=answer_id))
         visible = visible or review.status is ReviewStatus.SUBMITTED

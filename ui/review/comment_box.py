@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy
 
-LINES = 3  # shown at once; a longer comment scrolls
+LINES = 2  # shown at once (a laptop has no room for more beside the points); a longer comment scrolls
 
 
 class CommentBox(QPlainTextEdit):

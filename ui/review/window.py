@@ -77,12 +77,20 @@ class ReviewWindow(QMainWindow):
     """One reviewer reviewing one project."""
 
     def __init__(
-        self, project: Project, reviewer: str, settings: Settings | None = None, first_answer: str | None = None
+        self,
+        project: Project,
+        reviewer: str,
+        settings: Settings | None = None,
+        first_answer: str | None = None,
+        *,
+        keep_place: bool = True,
     ) -> None:
+        """`keep_place`: with the user's `settings`, the answer open at closing is saved in them and reopened
+        at the next launch (not for a picture taken by `assay gui --screenshot`)."""
         super().__init__()
         self.project = project
         self.settings = settings or Settings()
-        self._keeps_place = settings is not None  # the user's settings: the answer open at closing is kept
+        self._keeps_place = settings is not None and keep_place
         self.session = session = ReviewSession(  # the judge beside an answer: the run whose tags it shows
             project,
             reviewer,
