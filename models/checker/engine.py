@@ -62,6 +62,7 @@ class PointReport:
     contradiction: float | None = None  # of that, the probability that it says the opposite
     definitions: list[dict[str, str]] = field(default_factory=list)  # {"term", "passage"} the point relies on
     quote: dict[str, Any] | None = None  # the quotation confirmed word for word (verbatim.Quoted.as_dict)
+    reading: str = ""  # which reading decided, in a lawyer's words ("the contract's value, read: ...")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +76,7 @@ class PointReport:
             "contradiction": None if self.contradiction is None else round(self.contradiction, 4),
             "definitions": self.definitions,
             "quote": self.quote,
+            "reading": self.reading,
         }
 
     @classmethod
@@ -92,6 +94,7 @@ class PointReport:
             p.get("contradiction"),
             p.get("definitions", []),
             p.get("quote"),
+            p.get("reading", ""),
         )
 
 
@@ -199,7 +202,7 @@ class ClaimEngine:
                 by_meaning = {i for i, _ in read}
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
-            rule_stands = _reads_the_words(r) or (
+            rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
                 i not in by_meaning and a is not None and a.kind in self.checker.rules_stand
             )
             point = _decided(
@@ -247,7 +250,12 @@ def _decided(
     p, contradiction = assessed.p_unsupported, assessed.p_contradicted
     # the passage the ranker found by meaning, where it read the claim; else the one the rules matched
     passage = by_meaning or result.passage or assessed.passage
-    if (result.verdict == INCORRECT and rules_flag) or result.verdict == NEEDS_REVIEW:
+    # A value that differs from the statement of the same duty stands wherever it is found: values are read,
+    # not learnt (models/verifier/checks/values.py), and a model's "supported" must not overrule the contract.
+    # So does a claim whose every value is the one its duty's statement gives.
+    value_differs = any(r.check == "value_mismatch" for r in result.reasons)
+    stands = (result.verdict == INCORRECT and (rules_flag or value_differs)) or result.verdict == NEEDS_REVIEW
+    if stands or (result.verdict == SUPPORTED and result.values_read):
         decided = result
     elif assessed.flagged:
         check = "contradicted" if contradiction >= 0.5 else "unsupported"
@@ -260,17 +268,34 @@ def _decided(
         decided = ClaimResult(UNCONFIRMED, result.reasons, passage, result.checked)
     report = _report(start, end, claim, decided)
     report.probability, report.contradiction = p, contradiction
+    report.reading = _reading(decided, assessed, by_meaning is not None)
     if decided.verdict == INCORRECT and not result.reasons:
         how = "contradicts" if contradiction >= 0.5 else "does not support"
         report.summary = f"claim checker: the document {how} this (probability {p:.2f}); closest passage {passage}"
     return report
 
 
+_BY_A_MODEL = ("unsupported", "contradicted")  # the reasons a model gives; every other is a rule's
+
+
+def _reading(decided: ClaimResult, assessed: Assessment, by_meaning: bool) -> str:
+    """Which reading decided a verdict: the contract's values, a rule, or a model (by meaning or by words)."""
+    if decided.values_read:
+        return "the contract's values, read: " + "; ".join(decided.checked)
+    if any(r.check in ("value_mismatch", "competing_values") for r in decided.reasons):
+        return "the contract's values, read"
+    if decided.verdict in (INCORRECT, NEEDS_REVIEW) and decided.reasons and decided.reasons[0].check not in _BY_A_MODEL:
+        return "a rule that compares the answer's words with the document's"
+    return "read by meaning" if by_meaning else "read by the claim checker's model of the words"
+
+
 # The rules that compare what the answer writes with the document's own words: a quotation the document
 # does not hold, a section it lacks or one that holds neither the point nor its quotation. No model reads
 # these (the checkers read meaning, never which section a point cites or a quotation's exact words), so
-# their flag stands wherever the contract checker decides too: without it the stress test's planted
-# misquotes and wrong sections were caught half as often (issue 67).
+# their flag stands where the contract checker decides and outside contracts too: without it the stress
+# test's planted misquotes and wrong sections were caught half as often (issue 67). Not in a summary: a
+# news summary's quoted speech, joined across "he said" or cut at a sentence's end, is no error to
+# RAGTruth's annotators.
 _WORD_FOR_WORD = frozenset({"misquote", "bad_citation"})
 
 
