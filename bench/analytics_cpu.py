@@ -34,8 +34,14 @@ FIGURES = (
     ("agreement", lambda analytics, project: analytics.agreement(project)),
     ("agreement_answers", lambda analytics, project: analytics.agreement(project, level="answer")),
     ("alignment", lambda analytics, project: analytics.alignment(project, "judge", "ana")),
-    ("triage", lambda analytics, project: analytics.triage(project, target_miss_rate=0.05)),
+    ("triage", lambda _analytics, project: _triage(project)),
 )
+
+
+def _triage(project: object) -> object:
+    from app.figures.triage import triage  # its own module: analytics no longer forwards it
+
+    return triage(project, target_miss_rate=0.05)  # type: ignore[arg-type]
 
 
 def one_round(url: str, profile: str | None) -> dict[str, tuple[float, float]]:

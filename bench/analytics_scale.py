@@ -228,6 +228,7 @@ def _import_libraries() -> None:
 
 def measure(url: str, quiet: bool) -> dict:
     from app.figures import analytics
+    from app.figures.triage import triage as triage_of
     from app.project import Project
 
     project = Project.open(url)
@@ -253,7 +254,7 @@ def measure(url: str, quiet: bool) -> dict:
     )
     triage, seconds["triage"] = timed(
         "triage: sweep, bounds, recommendation for 5 %",
-        lambda: analytics.triage(project, target_miss_rate=0.05),
+        lambda: triage_of(project, target_miss_rate=0.05),
         quiet,
     )
     project.close()

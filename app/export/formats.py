@@ -15,6 +15,7 @@ from app.errors import AssayError, InvalidInput
 from app.export.redaction import keep_everything
 from app.figures import analytics as stats
 from app.figures.rater_names import VERIFIER, checks_in_words, rater_name, rationale_words
+from app.figures.triage import triage as lemaj_triage
 from app.project import Project
 from app.spreadsheets import texts_as_text, write_csv
 from models.prompts import EvidencePassage, Strictness, one_pass_prompt
@@ -145,7 +146,7 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
     if not points.empty:
         points["citations"] = points["citations"].map(" ".join)
     agreement = redact(_safe(lambda: stats.agreement(project)))
-    triage = redact(stats.triage(project))
+    triage = redact(lemaj_triage(project))
     agreement_rows = [{"measure": k, "value": v} for k, v in agreement.items() if not isinstance(v, dict | list)]
     triage_rows = [{"measure": k, "value": v} for k, v in triage.items() if not isinstance(v, dict | list)]
     with pd.ExcelWriter(out, engine="openpyxl") as writer:

@@ -464,13 +464,3 @@ def _alignment_result(
             ) / len(xs)
         result[metric] = stats
     return result
-
-
-# ---------------------------------------------------------------- triage
-
-
-def triage(project: Project, *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """LeMAJ triage with a guaranteed miss rate: see app/figures/triage.py."""
-    from app.figures.triage import triage as run
-
-    return run(project, *args, **kwargs)

@@ -18,6 +18,7 @@ from typing import Any
 
 from app.errors import AssayError
 from app.figures import analytics, calibration, columnar, estimates
+from app.figures.triage import triage as triage_of
 from app.project import Project
 
 SLICES = ("rater", "source", "document", "generator", "question")
@@ -81,7 +82,7 @@ def compute(
         out.generators = [comparison(project, a, b) for a, b in generator_pairs(project)]
 
     def triage() -> None:
-        out.triage = analytics.triage(project, *triage_rule)
+        out.triage = triage_of(project, *triage_rule)
 
     def reliability() -> None:
         out.calibration = calibration.reliability(project)

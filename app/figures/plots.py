@@ -11,6 +11,7 @@ from typing import Any
 from app.figures import analytics as stats
 from app.figures.rater_names import rater_name
 from app.figures.tag_colours import STRONG
+from app.figures.triage import triage as lemaj_triage
 from app.project import Project
 from storage import analytics
 from storage.adjudication import CONSENSUS
@@ -101,7 +102,7 @@ def report_figures(project: Project, redact: Redact | None = None) -> list[tuple
             fig.tight_layout()
             figures.append(("Judge versus human", fig))
 
-    sweep = [s for s in stats.triage(project)["sweep"] if s["min_correctness"] == 1.0]
+    sweep = [s for s in lemaj_triage(project)["sweep"] if s["min_correctness"] == 1.0]
     fig = Figure(figsize=(6, 3))
     ax = fig.subplots()
     ax.plot([s["min_relevance"] for s in sweep], [s["cleared_share"] or 0 for s in sweep], marker="o", label="cleared")
