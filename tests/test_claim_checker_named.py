@@ -70,6 +70,10 @@ def test_triage_and_raters_name_the_claim_checker_and_cut_no_name(
     assert main(["--db", sample_project.url, "raters"]) == 0
     said = capsys.readouterr().out
     assert "* Claim checker " in said and "default rater: Claim checker" in said and "verifier" not in said
+    assert main(["--db", sample_project.url, "scores", "--by", "rater"]) == 0
+    said = capsys.readouterr().out
+    (line,) = [line for line in said.splitlines() if line.startswith("Claim checker ")]
+    assert "verifier" not in said and line.endswith("precision —  recall —  F1 —")  # never 1.00 on tags it cannot give
     assert main(["--db", sample_project.url, "raters", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["default"] == VERIFIER  # what scripts read keeps the id
     assert main(["--db", sample_project.url, "raters", "--default", "Claim checker"]) == 0  # the name shown chooses

@@ -31,19 +31,34 @@ def _scores(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
+    from app.export.report.tables import correctness_only
+
     key = "answer_id" if args.by == "answer" else args.by
     # Whole names, the columns as wide as the longest: a rater cut mid-word ("judge:Qwen2.5-7B-Instr") is
-    # another rater to a reader.
-    keys = [str(r[key]) for r in rows]
+    # another rater to a reader. By rater, the rater is named once, as the window names it.
+    keys = [] if args.by == "rater" else [str(r[key]) for r in rows]
     names = [rater_name(r["rater"]) for r in rows]
     key_width, name_width = max(map(len, keys), default=0), max(map(len, names), default=0)
-    for r, shown_key, name in zip(rows, keys, names, strict=True):
+    only = correctness_only(project)  # the claim checker tags correct or incorrect only: no relevance of it
+    for n, (r, name) in enumerate(zip(rows, names, strict=True)):
+        cannot = r["rater"] in only
+        untaggable = "  —" if cannot else ""
         print(
-            f"{shown_key:{key_width}}  {name:{name_width}}  C{r['correct']:3} I{r['incorrect']:3} "
-            f"Irr{r['irrelevant']:3} M{r['missing']:3}  correctness {shown(r['correctness'])}  "
-            f"precision {shown(r['precision'])}  recall {shown(r['recall'])}  F1 {shown(r['f1'])}"
+            (f"{keys[n]:{key_width}}  " if keys else "")
+            + f"{name:{name_width}}  C{r['correct']:3} I{r['incorrect']:3} "
+            + (f"Irr{untaggable or r['irrelevant']:>3} M{untaggable or r['missing']:>3}  ")
+            + f"correctness {shown(r['correctness'])}  "
+            + " ".join(f"{what} {'—' if cannot else shown(r[field])} " for what, field in UNTAGGABLE_FIGURES).rstrip()
+        )
+    if any(r["rater"] in only for r in rows):
+        print(
+            "— a rater that tags points correct or incorrect only (the claim checker, labels imported as spans): "
+            "no irrelevant or missing, so no precision, recall or F1"
         )
     return 0
+
+
+UNTAGGABLE_FIGURES = (("precision", "precision"), ("recall", "recall"), ("F1", "f1"))
 
 
 AGREEMENT_FIGURES = (  # (key, what a reader calls it), in the order printed
