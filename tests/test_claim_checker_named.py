@@ -78,3 +78,17 @@ def test_triage_and_raters_name_the_claim_checker_and_cut_no_name(
     assert json.loads(capsys.readouterr().out)["default"] == VERIFIER  # what scripts read keeps the id
     assert main(["--db", sample_project.url, "raters", "--default", "Claim checker"]) == 0  # the name shown chooses
     assert "chosen by the lead" in capsys.readouterr().out
+
+
+def test_the_workbook_names_the_claim_checker_and_gives_it_no_relevance(sample_project: Project, tmp_path) -> None:
+    import pandas as pd
+
+    from app.export.formats import export
+
+    verify_project(sample_project.sessions, [ANSWER])
+    sheets = pd.read_excel(export(sample_project, "xlsx", tmp_path / "set.xlsx"), sheet_name=None)
+    mine = sheets["answers"][sheets["answers"]["rater"] == "Claim checker"]
+    assert len(mine) == 1 and "verifier" not in set(sheets["answers"]["rater"])
+    assert mine[["irrelevant", "missing", "precision", "recall", "f1"]].isna().all(axis=None)  # never 0 and 1.00
+    triage = dict(zip(sheets["triage"]["measure"], sheets["triage"]["value"], strict=False))
+    assert triage["rater"] == "Claim checker"

@@ -148,9 +148,10 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
     agreement = redact(_safe(lambda: stats.agreement(project)))
     triage = redact(lemaj_triage(project))
     agreement_rows = [{"measure": k, "value": v} for k, v in agreement.items() if not isinstance(v, dict | list)]
+    triage["rater"] = rater_name(triage["rater"]) if triage.get("rater") else triage.get("rater")
     triage_rows = [{"measure": k, "value": v} for k, v in triage.items() if not isinstance(v, dict | list)]
     with pd.ExcelWriter(out, engine="openpyxl") as writer:
-        pd.DataFrame(redact(stats.scores(project))).to_excel(writer, sheet_name="answers", index=False)
+        pd.DataFrame(_scores_for_people(project, redact)).to_excel(writer, sheet_name="answers", index=False)
         points.to_excel(writer, sheet_name="data_points", index=False)
         pd.DataFrame(agreement_rows).to_excel(writer, sheet_name="agreement", index=False)
         sheet = pd.DataFrame(triage_rows)
@@ -160,6 +161,17 @@ def export_xlsx(project: Project, out: Path, redact: Redact = keep_everything) -
         if rubric_rows:  # a fifth sheet only when other rubrics ran
             pd.DataFrame(rubric_rows).to_excel(writer, sheet_name="rubrics", index=False)
         texts_as_text(writer.book)
+
+
+def _scores_for_people(project: Project, redact: Redact) -> list[dict[str, Any]]:
+    """Each answer's scores by rater, the rater as the window names it ("Claim checker"), and no figure of
+    tags a rater cannot give (the claim checker's relevance of 1.00 says only that it never tags a point
+    irrelevant or missing): those cells are left empty."""
+    from app.export.report.tables import correctness_only, without_untaggable
+
+    only = correctness_only(project)
+    rows = [without_untaggable(r) if r["rater"] in only else r for r in stats.scores(project)]
+    return redact([r | {"rater": rater_name(r["rater"])} for r in rows])
 
 
 def _rubric_rows(project: Project, redact: Redact) -> list[dict[str, Any]]:
