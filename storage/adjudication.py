@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from models.vocabulary import RaterKind, ReviewStatus, Tag
@@ -167,19 +167,7 @@ def write_consensus(session: Session, answer_id: str, points: list[tuple[PointSn
     keyed as the reviewers' point it settles, and submit its review."""
     rater_id = consensus_id(session, actor)
     assert rater_id is not None
-    reviews.restore(session, answer_id, rater_id, [p for p, _, _ in points])
-    ids = session.scalars(
-        select(DataPointRow.id)
-        .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
-        .order_by(DataPointRow.ordinal)
-    ).all()
-    for point_id, (_, key, rationale) in zip(ids, points, strict=True):
-        session.execute(update(DataPointRow).where(DataPointRow.id == point_id).values(point_key=key))
-        session.execute(
-            update(LabelRow)
-            .where(LabelRow.data_point_id == point_id, LabelRow.rater_id == rater_id)
-            .values(rationale=rationale)
-        )
+    reviews.restore(session, answer_id, rater_id, [p for p, _, _ in points], [(k, r) for _, k, r in points])
     reviews.update_review(session, answer_id, rater_id, status=ReviewStatus.SUBMITTED)
     append_audit(
         session,

@@ -11,8 +11,15 @@ from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, Tag
 from storage.audit import append_audit
-from storage.point_fields import made_citation, point_row, point_values
-from storage.points import key_points
+from storage.point_fields import (
+    Evidence,
+    PointLabel,
+    PointRecord,
+    WholePoint,
+    made_citation,
+    point_record,
+    write_points,
+)
 from storage.schema import AnswerRow, CitationRow, DataPointRow, JudgeOutcomeRow, LabelRow, PassageRow, QuestionRow
 
 
@@ -51,8 +58,8 @@ def answers_to_judge(
 
 @dataclass(frozen=True, kw_only=True)
 class NewDataPoint:
-    """A judge's data point to save, with its label and evidence. Its point fields are `PointFields`'
-    (storage/point_fields.py), written there."""
+    """A judge's data point to save, with its label and evidence: written as a `WholePoint`
+    (storage/point_fields.py)."""
 
     text: str
     span_start: int | None
@@ -80,34 +87,36 @@ class JudgeOutcome:
     rejected: dict[str, int] | None = None  # judge points refused by validation, by reason
 
 
+def _whole(rater_id: int, ordinal: int, point: NewDataPoint) -> WholePoint:
+    bases = dict(zip(point.passage_ids, point.bases, strict=False))
+    return WholePoint(
+        rater_id=rater_id,
+        ordinal=ordinal,
+        record=PointRecord(
+            text=point.text,
+            span_start=point.span_start,
+            span_end=point.span_end,
+            context_start=point.context_start,
+            context_end=point.context_end,
+            unverified_citations=point.unverified_citations,
+        ),
+        label=None
+        if point.tag is None
+        else PointLabel(tag=point.tag, confidence=point.confidence, rationale=point.rationale),
+        evidence=tuple(
+            Evidence(passage_id=pid, rank=rank, basis=bases.get(pid))
+            for rank, pid in enumerate(dict.fromkeys(point.passage_ids))
+        ),
+    )
+
+
 def save_judgement(
     session: Session, rater_id: int, answer_id: str, points: list[NewDataPoint], outcome: JudgeOutcome, actor: str
 ) -> None:
     """Replace what this rater said about the answer: data points, labels, citations and the outcome."""
     old = select(DataPointRow.id).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
     session.execute(delete(DataPointRow).where(DataPointRow.id.in_(old)))
-    new_ids = []
-    for ordinal, point in enumerate(points):
-        row = point_row(point, answer_id=answer_id, rater_id=rater_id, ordinal=ordinal)
-        session.add(row)
-        session.flush()
-        new_ids.append(row.id)
-        if point.tag is not None:
-            session.add(
-                LabelRow(
-                    data_point_id=row.id,
-                    rater_id=rater_id,
-                    tag=point.tag.value,
-                    confidence=point.confidence,
-                    rationale=point.rationale,
-                )
-            )
-        bases = dict(zip(point.passage_ids, point.bases, strict=False))
-        session.add_all(
-            CitationRow(data_point_id=row.id, passage_id=pid, rank=rank, basis=bases.get(pid))
-            for rank, pid in enumerate(dict.fromkeys(point.passage_ids))
-        )
-    key_points(session, answer_id, new_ids)  # the same points as other raters' get their keys
+    write_points(session, answer_id, [_whole(rater_id, ordinal, point) for ordinal, point in enumerate(points)])
     replace_outcome(session, rater_id, answer_id, outcome)
     append_audit(
         session,
@@ -121,8 +130,8 @@ def save_judgement(
 
 @dataclass(frozen=True)
 class StoredDataPoint:
-    """A rater's stored data point with that rater's label and evidence. Its point fields are
-    `PointFields`' (storage/point_fields.py), read there."""
+    """A rater's stored data point with that rater's label and evidence (its row read as a `PointRecord`,
+    storage/point_fields.py)."""
 
     id: int
     ordinal: int
@@ -165,18 +174,31 @@ def data_points_of(session: Session, answer_id: str, rater_id: int) -> list[Stor
         cited.setdefault(point_id, []).append(
             {"citation_id": citation, "rank": rank, "basis": basis, "section": section}
         )
-    return [
-        StoredDataPoint(
-            **point_values(point, StoredDataPoint),
-            tag=Tag(label.tag) if label else None,
-            confidence=label.confidence if label else None,
-            rationale=label.rationale if label else None,
-            citations=tuple(e["citation_id"] for e in cited.get(point.id, ())),
-            evidence=tuple(cited.get(point.id, ())),
-            context=context_text(answer or "", point.context_start, point.context_end),
+    stored = []
+    for point, label in rows:
+        r = point_record(point)
+        stored.append(
+            StoredDataPoint(
+                id=point.id,
+                ordinal=point.ordinal,
+                key=point.point_key,
+                text=r.text,
+                span_start=r.span_start,
+                span_end=r.span_end,
+                unverified_citations=r.unverified_citations,
+                source_id=r.source_id,
+                comment=r.comment,
+                context_start=r.context_start,
+                context_end=r.context_end,
+                tag=Tag(label.tag) if label else None,
+                confidence=label.confidence if label else None,
+                rationale=label.rationale if label else None,
+                citations=tuple(e["citation_id"] for e in cited.get(point.id, ())),
+                evidence=tuple(cited.get(point.id, ())),
+                context=context_text(answer or "", point.context_start, point.context_end),
+            )
         )
-        for point, label in rows
-    ]
+    return stored
 
 
 def context_text(answer: str, start: int | None, end: int | None) -> str:

@@ -15,7 +15,15 @@ from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, RaterKind, ReviewStatus, Tag
 from storage import audit, documents, raters
-from storage.point_fields import PointFields, point_row
+from storage.point_fields import (
+    PointLabel,
+    PointRecord,
+    RaterLabel,
+    WholePoint,
+    cite_points,
+    label_points,
+    write_points,
+)
 from storage.points import key_points
 from storage.schema import (
     AnswerRow,
@@ -23,7 +31,6 @@ from storage.schema import (
     CitationRow,
     DataPointRow,
     JudgeOutcomeRow,
-    LabelRow,
     PassageRow,
     QuestionRow,
     ReviewRow,
@@ -111,7 +118,7 @@ class LabelWriter:
     def answer(self, answer: AnswerText, lines: list[tuple[str, dict[str, Any]]]) -> None:
         session = self.session
         points = _Points(session, answer, self.locate)
-        chosen: list[tuple[raters.Rater, DataPointRow, dict[str, Any]]] = []
+        chosen: list[tuple[raters.Rater, _Point, dict[str, Any]]] = []
         for place, record in lines:
             rater = self.rater(record)
             used: dict[str, int] = {}
@@ -121,62 +128,40 @@ class LabelWriter:
                 else:
                     row = points.target(place, i, point, rater.id, used)
                 chosen.append((rater, row, point))
-        session.flush()  # the new points' ids, once for the answer
+        points.write()  # the new points, with their ids, once for the answer
         self.written.points_created += len(points.new)
         self._labels(chosen)
         self._citations(answer, chosen)
-        key_points(session, answer.id, [row.id for row in points.new])  # after citations: a missing point's
+        # after the citations: a missing point's identity is its words and the passage it cites
+        key_points(session, answer.id, [p.id for p in points.new if p.id is not None])
         self._reviews(answer.id, [(self.rater(record), record) for _, record in lines])
         counts: dict[str, int] = {}
         for _, record in lines:
             counts[record["rater"]] = counts.get(record["rater"], 0) + len(record["data_points"])
         audit.append_audit(session, self.actor, "labels.imported", "answer", answer.id, {"raters": counts})
 
-    def _labels(self, chosen: list[tuple[raters.Rater, DataPointRow, dict[str, Any]]]) -> None:
+    def _labels(self, chosen: list[tuple[raters.Rater, _Point, dict[str, Any]]]) -> None:
         """One label a point and rater: a point given twice takes its last tag, as a re-import does."""
-        wanted: dict[tuple[int, int], dict[str, Any]] = {}
+        labels, comments = [], {}
         for rater, row, point in chosen:
-            wanted[(row.id, rater.id)] = {
-                "tag": point["tag"],
-                "confidence": point.get("confidence"),
-                "rationale": point.get("rationale"),
-            }
-            if point.get("comment"):
-                row.comment = point["comment"]
-            self.written.labels += 1
-        ids = {point_id for point_id, _ in wanted}
-        here = {
-            (row.data_point_id, row.rater_id): row.id
-            for row in self.session.execute(
-                select(LabelRow.id, LabelRow.data_point_id, LabelRow.rater_id).where(LabelRow.data_point_id.in_(ids))
+            assert row.id is not None  # written
+            label = PointLabel(
+                tag=Tag(point["tag"]), confidence=point.get("confidence"), rationale=point.get("rationale")
             )
-        }
-        new = [{"data_point_id": p, "rater_id": r, **v} for (p, r), v in wanted.items() if (p, r) not in here]
-        old = [{"id": here[(p, r)], **v} for (p, r), v in wanted.items() if (p, r) in here]
-        if new:
-            self.session.execute(insert(_table(LabelRow)), new)
-        if old:  # by primary key, in one statement
-            self.session.execute(update(LabelRow), old)
+            labels.append(RaterLabel(point_id=row.id, rater_id=rater.id, label=label))
+            if point.get("comment"):
+                comments[row.id] = point["comment"]
+            self.written.labels += 1
+        label_points(self.session, labels, comments)
 
-    def _citations(self, answer: AnswerText, chosen: list[tuple[raters.Rater, DataPointRow, dict[str, Any]]]) -> None:
+    def _citations(self, answer: AnswerText, chosen: list[tuple[raters.Rater, _Point, dict[str, Any]]]) -> None:
         pairs: set[tuple[int, int]] = set()
         for _, row, point in chosen:
             if point.get("citations"):
+                assert row.id is not None  # written
                 passages = self.citations_of(answer.document_id)
                 pairs |= {(row.id, passages[c]) for c in point["citations"] if c in passages}
-        if not pairs:
-            return
-        here = {
-            (row[0], row[1])
-            for row in self.session.execute(
-                select(CitationRow.data_point_id, CitationRow.passage_id).where(
-                    CitationRow.data_point_id.in_({p for p, _ in pairs})
-                )
-            ).all()
-        }
-        new = [{"data_point_id": p, "passage_id": q} for p, q in sorted(pairs - here)]
-        if new:
-            self.session.execute(insert(_table(CitationRow)), new)
+        cite_points(self.session, pairs)
 
     def _reviews(self, answer_id: str, lines: list[tuple[raters.Rater, dict[str, Any]]]) -> None:
         """A human's line is a submitted review of the answer; a judge's, that judge's run on it."""
@@ -207,6 +192,31 @@ class LabelWriter:
             _judged(session, rater_id, answer_id)
 
 
+@dataclass(eq=False)
+class _New:
+    """A point an import adds, until it is written (then it has its id)."""
+
+    rater_id: int
+    ordinal: int
+    record: PointRecord
+    id: int | None = None
+
+    @property
+    def text(self) -> str:
+        return self.record.text
+
+    @property
+    def span_start(self) -> int | None:
+        return self.record.span_start
+
+    @property
+    def span_end(self) -> int | None:
+        return self.record.span_end
+
+
+_Point = DataPointRow | _New
+
+
 class _Points:
     """An answer's data points while an import writes to it: those stored, and those it adds."""
 
@@ -214,23 +224,29 @@ class _Points:
         self.session, self.answer, self.locate = session, answer, locate
         rows = list(session.scalars(select(DataPointRow).where(DataPointRow.answer_id == answer.id)))
         self.by_id = {row.id: row for row in rows}
-        self.all: list[DataPointRow] = list(rows)
-        self.new: list[DataPointRow] = []
-        self.cited: dict[int, set[str]] = {}  # a new point's citations, by id(row), before they are stored
+        self.all: list[_Point] = list(rows)
+        self.new: list[_New] = []
+        self.cited: dict[int, set[str]] = {}  # a new point's citations, by id(point), before they are stored
         # A text that occurs twice in an answer names its points in order: first, then second.
-        self.by_text: dict[str, list[DataPointRow]] = {}
+        self.by_text: dict[str, list[_Point]] = {}
         for row in sorted(rows, key=lambda r: (r.rater_id, r.ordinal, r.id)):
             self.by_text.setdefault(" ".join(row.text.split()), []).append(row)
 
-    def _add(self, row: DataPointRow, text: str | None = None) -> DataPointRow:
-        self.session.add(row)
-        self.all.append(row)
-        self.new.append(row)
+    def _add(self, rater_id: int, record: PointRecord, text: str | None = None) -> _New:
+        point = _New(rater_id, len(self.all), record)
+        self.all.append(point)
+        self.new.append(point)
         if text is not None:
-            self.by_text.setdefault(text, []).append(row)
-        return row
+            self.by_text.setdefault(text, []).append(point)
+        return point
 
-    def own(self, rater_id: int, point: dict[str, Any]) -> DataPointRow:
+    def write(self) -> None:
+        """Write the points added (keyed later: after the citations the lines make)."""
+        whole = [WholePoint(rater_id=p.rater_id, ordinal=p.ordinal, record=p.record) for p in self.new]
+        for point, point_id in zip(self.new, write_points(self.session, self.answer.id, whole, key=False), strict=True):
+            point.id = point_id
+
+    def own(self, rater_id: int, point: dict[str, Any]) -> _Point:
         """The rater's own record of a segment, found again on a re-import: their review then holds every
         point of the answer, and key_points pairs it with other raters' points of the same span."""
         start, end = point["span"]
@@ -238,26 +254,22 @@ class _Points:
             if row.rater_id == rater_id and (row.span_start, row.span_end) == (start, end):
                 return row
         return self._add(
-            point_row(
-                PointFields(
-                    text=point["text"],
-                    span_start=start,
-                    span_end=end,
-                    context_start=point["context"][0],
-                    context_end=point["context"][1],
-                ),
-                answer_id=self.answer.id,
-                rater_id=rater_id,
-                ordinal=len(self.all),
-            )
+            rater_id,
+            PointRecord(
+                text=point["text"],
+                span_start=start,
+                span_end=end,
+                context_start=point["context"][0],
+                context_end=point["context"][1],
+            ),
         )
 
-    def _cited(self, row: DataPointRow) -> set[str]:
+    def _cited(self, row: _Point) -> set[str]:
         if id(row) in self.cited:
             return self.cited[id(row)]
         return _cited(self.session, row.id) if row.id is not None else set()
 
-    def target(self, place: str, i: int, point: dict[str, Any], rater_id: int, used: dict[str, int]) -> DataPointRow:
+    def target(self, place: str, i: int, point: dict[str, Any], rater_id: int, used: dict[str, int]) -> _Point:
         if isinstance(point.get("data_point_id"), int):
             return self.by_id[point["data_point_id"]]  # checked before anything was written
         text = " ".join(point["text"].split())
@@ -272,17 +284,8 @@ class _Points:
         if nth < len(same):
             return same[nth]
         start, end = self.locate(place, i, point, self.answer.text)
-        row = self._add(
-            point_row(
-                PointFields(
-                    text=point["text"] if start is None else self.answer.text[start:end], span_start=start, span_end=end
-                ),
-                answer_id=self.answer.id,
-                rater_id=rater_id,
-                ordinal=len(self.all),
-            ),
-            text,
-        )
+        words = point["text"] if start is None else self.answer.text[start:end]
+        row = self._add(rater_id, PointRecord(text=words, span_start=start, span_end=end), text)
         if point.get("citations"):
             self.cited[id(row)] = {c for c in point["citations"] if isinstance(c, str)}
         return row

@@ -11,8 +11,17 @@ from sqlalchemy import ClauseElement, Connection, case, delete, func, select
 from sqlalchemy.orm import Session
 
 from models.vocabulary import OutcomeStatus, ReviewStatus, Tag
-from storage.point_fields import CARRIED, made_citation, point_row, point_values
-from storage.points import RaterTag, key_points, tags_by_key, tags_of_point
+from storage.point_fields import (
+    CARRIED,
+    Evidence,
+    PointLabel,
+    PointRecord,
+    WholePoint,
+    made_citation,
+    point_record,
+    write_points,
+)
+from storage.points import RaterTag, tags_by_key, tags_of_point
 from storage.schema import (
     AnswerRow,
     CitationRow,
@@ -43,8 +52,8 @@ def set_setting(session: Session, key: str, value: Any) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class PointSnapshot:
-    """Everything a reviewer's data point holds: what undo restores. Its point fields are `PointFields`'
-    (storage/point_fields.py), written and read there."""
+    """Everything a reviewer's data point holds: what undo restores. Written as a `WholePoint`, read
+    from a `PointRecord` (storage/point_fields.py)."""
 
     id: int
     ordinal: int
@@ -143,44 +152,76 @@ def point_snapshot(
     carried: dict[int, list[int]] | None = None,
 ) -> PointSnapshot:
     """A stored point as a review sees it, with this rater's tag and comment."""
+    r = point_record(p)
     return PointSnapshot(
-        **(point_values(p, PointSnapshot) | {"comment": comment}),
+        id=p.id,
+        ordinal=p.ordinal,
+        key=p.point_key,
+        text=r.text,
+        span_start=r.span_start,
+        span_end=r.span_end,
+        context_start=r.context_start,
+        context_end=r.context_end,
+        source_id=r.source_id,
+        replaces=r.replaces,
+        comment=comment,
         tag=Tag(tag) if tag else None,
         passage_ids=tuple(cited.get(p.id, ())),
         evidence_ids=tuple((carried or {}).get(p.id, ())),
     )
 
 
-def restore(session: Session, answer_id: str, rater_id: int, points: list[PointSnapshot]) -> None:
-    """Make the rater's points on the answer exactly these (ids kept, so undo/redo are exact)."""
+def whole_point(
+    p: PointSnapshot, rater_id: int, ordinal: int, *, key: str | None = None, rationale: str | None = None
+) -> WholePoint:
+    """What the rater writes of a snapshot: its id kept (a new point's is 0 or less), its tag, the passages
+    the reviewer cited, then those it came with that the reviewer did not cite (CARRIED)."""
+    carried = tuple(
+        Evidence(passage_id=pid, rank=rank, basis=CARRIED)
+        for rank, pid in enumerate(dict.fromkeys(p.evidence_ids))
+        if pid not in p.passage_ids
+    )
+    return WholePoint(
+        rater_id=rater_id,
+        ordinal=ordinal,
+        id=p.id if p.id > 0 else None,
+        key=key,
+        record=PointRecord(
+            text=p.text,
+            span_start=p.span_start,
+            span_end=p.span_end,
+            context_start=p.context_start,
+            context_end=p.context_end,
+            source_id=p.source_id,
+            comment=p.comment,
+            replaces=p.replaces,
+        ),
+        label=None if p.tag is None else PointLabel(tag=p.tag, rationale=rationale),
+        evidence=tuple(Evidence(passage_id=pid, rank=rank) for rank, pid in enumerate(dict.fromkeys(p.passage_ids)))
+        + carried,
+    )
+
+
+def restore(
+    session: Session,
+    answer_id: str,
+    rater_id: int,
+    points: list[PointSnapshot],
+    settled: Sequence[tuple[str, str]] | None = None,
+) -> None:
+    """Make the rater's points on the answer exactly these (ids kept, so undo/redo are exact).
+    `settled`: each point's identity key and rationale, as a consensus gives them (else keys are found)."""
     session.execute(delete(DataPointRow).where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id))
     session.flush()
-    # Points that had ids get them back first, so that a new point's fresh id cannot take one.
-    for new in (False, True):
-        session.add_all(
-            point_row(p, answer_id=answer_id, rater_id=rater_id, ordinal=ordinal, id=None if new else p.id)
-            for ordinal, p in enumerate(points)
-            if (p.id <= 0) == new
-        )
-        session.flush()
-    ids = session.scalars(
-        select(DataPointRow.id)
-        .where(DataPointRow.answer_id == answer_id, DataPointRow.rater_id == rater_id)
-        .order_by(DataPointRow.ordinal)
-    ).all()
-    for point_id, p in zip(ids, points, strict=True):
-        if p.tag is not None:
-            session.add(LabelRow(data_point_id=point_id, rater_id=rater_id, tag=p.tag.value))
-        session.add_all(
-            CitationRow(data_point_id=point_id, passage_id=pid, rank=rank)
-            for rank, pid in enumerate(dict.fromkeys(p.passage_ids))
-        )
-        session.add_all(  # what the point came with and the reviewer did not cite, apart from their citations
-            CitationRow(data_point_id=point_id, passage_id=pid, rank=rank, basis=CARRIED)
-            for rank, pid in enumerate(dict.fromkeys(p.evidence_ids))
-            if pid not in p.passage_ids
-        )
-    key_points(session, answer_id, ids)
+    given: Sequence[tuple[str | None, str | None]] = settled or [(None, None)] * len(points)
+    write_points(
+        session,
+        answer_id,
+        [
+            whole_point(p, rater_id, ordinal, key=key, rationale=rationale)
+            for ordinal, (p, (key, rationale)) in enumerate(zip(points, given, strict=True))
+        ],
+    )
 
 
 def review_points(
