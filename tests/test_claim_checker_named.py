@@ -92,3 +92,10 @@ def test_the_workbook_names_the_claim_checker_and_gives_it_no_relevance(sample_p
     assert mine[["irrelevant", "missing", "precision", "recall", "f1"]].isna().all(axis=None)  # never 0 and 1.00
     triage = dict(zip(sheets["triage"]["measure"], sheets["triage"]["value"], strict=False))
     assert triage["rater"] == "Claim checker"
+
+
+def test_side_by_side_calls_the_claim_checker_by_its_name(qapp) -> None:
+    from ui.review.side_by_side import _cells
+
+    _text, tags = _cells(_point(Tag.CORRECT, "verifier supported: found in par_3"), False, True)
+    assert tags.text.endswith("claim checker: ✓ correct") and "judge" not in tags.text

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
+from app.figures.rater_names import role_name
 from app.review import keymap
 from app.review.pairwise import PairwiseReview, SharedQuestion, SideBySide
 from app.review.service import ReviewPoint, ReviewState
@@ -362,7 +363,7 @@ def _cells(point: ReviewPoint | None, alone: bool, judge_visible: bool) -> list[
     tag = point.point.tag
     shown = [f"you: {TAG_STYLE[tag][0]}" if tag else "you: —"]
     if judge_visible and point.judge_tag is not None:
-        shown.append(f"judge: {TAG_STYLE[point.judge_tag][0]}")
+        shown.append(f"{role_name(point.judge).lower()}: {TAG_STYLE[point.judge_tag][0]}")  # "claim checker: …"
     others = [f"{t.rater}: {t.tag.value}" for t in point.others]
     return [
         Cell(
