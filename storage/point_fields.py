@@ -54,9 +54,16 @@ class PointRecord:
 # The row's columns that are not the record's: its place and identity, written by write_points from
 # WholePoint, and those the database fills (matter_id by a trigger, created_at by default).
 NOT_RECORDED = frozenset({"id", "answer_id", "matter_id", "rater_id", "ordinal", "point_key", "created_at"})
-_unrecorded = {c.name for c in DataPointRow.__table__.columns} - NOT_RECORDED ^ {f.name for f in fields(PointRecord)}
-if _unrecorded:  # at import, so that no write can lose a column: add it to PointRecord, _row and point_record
-    raise TypeError(f"PointRecord and DataPointRow differ in {sorted(_unrecorded)}")
+
+
+def check_record(columns: Iterable[str]) -> None:
+    """Refuse a data point table whose own columns are not exactly `PointRecord`'s fields."""
+    differ = (set(columns) - NOT_RECORDED) ^ {f.name for f in fields(PointRecord)}
+    if differ:
+        raise TypeError(f"PointRecord and the data point's row differ in {sorted(differ)}: add each to both")
+
+
+check_record(c.name for c in DataPointRow.__table__.columns)  # at import: no write can leave a column out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
