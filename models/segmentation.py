@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 
 CONTEXT_MAX_WORDS = 60  # a longer "lead-in" is a statement of its own, not a context
 
+# The segmentation is stored with each answer under this version (storage/answers.py) and an answer
+# stored under another is segmented again when next read: raise it with every change to what
+# segment_answer returns. 2: a sentence ending on a section number, and a lead-in that grants, obliges
+# or forbids is a point of its own (issue 63); 1: before.
+SEGMENTER_VERSION = 2
+
 
 @dataclass(frozen=True)
 class Segment:

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
+from models.segmentation import SEGMENTER_VERSION, Segment, segment_answer
 from storage.schema import AnswerRow, DataPointRow, DocumentRow, QuestionRow
 
 
@@ -65,12 +66,68 @@ def add_answer(session: Session, answer_id: str, position: int, fields: dict[str
 
 
 def update_answer(session: Session, answer_id: str, changes: dict[str, Any]) -> None:
-    """Set these columns of an existing answer."""
+    """Set these columns of an existing answer (a new text is segmented again when next read)."""
     row = session.get(AnswerRow, answer_id)
     if row is None:
         raise LookupError(f"no answer {answer_id}")
     for name, value in changes.items():
         setattr(row, name, value)
+    if "text" in changes:
+        row.segmentation = None
+
+
+def segmentations(session: Session, answer_ids: Iterable[str]) -> dict[str, list[Segment]]:
+    """The answers' data points as the segmenter cuts them, read as stored with each answer; an answer
+    never segmented, or stored by another segmenter version, is segmented now and stored in the
+    caller's transaction (committed with it, else segmented again next time). Unknown ids are left out."""
+    found: dict[str, list[Segment]] = {}
+    wanted = list(dict.fromkeys(answer_ids))
+    for at in range(0, len(wanted), 500):
+        stale = []
+        for answer_id, text, stored in session.execute(
+            select(AnswerRow.id, AnswerRow.text, AnswerRow.segmentation).where(AnswerRow.id.in_(wanted[at : at + 500]))
+        ):
+            segments = _stored_segments(text, stored)
+            if segments is None:
+                segments = segment_answer(text)
+                stale.append({"answer": answer_id, "segmentation": _stored_form(segments)})
+            found[answer_id] = segments
+        _store(session, stale)
+    return found
+
+
+def keep_segmentations(session: Session, segmentations: dict[str, list[Segment]]) -> None:
+    """Store these answers' segmentations (read in another transaction) under this segmenter version."""
+    _store(session, [{"answer": a, "segmentation": _stored_form(segments)} for a, segments in segmentations.items()])
+
+
+def _store(session: Session, values: list[dict[str, Any]]) -> None:
+    if values:  # Core, by id: a login whose matter wall hides the answer updates nothing, and no error
+        table = AnswerRow.metadata.tables[AnswerRow.__tablename__]
+        session.execute(
+            update(table).where(table.c.id == bindparam("answer")).values(segmentation=bindparam("segmentation")),
+            values,
+        )
+
+
+def segmentation(session: Session, answer_id: str) -> list[Segment]:
+    """One answer's data points (`segmentations`); none for an unknown answer."""
+    return segmentations(session, [answer_id]).get(answer_id, [])
+
+
+def _stored_form(segments: list[Segment]) -> dict[str, Any]:
+    points = [[s.start, s.end, s.context_start, s.context_end] for s in segments]
+    return {"version": SEGMENTER_VERSION, "points": points}
+
+
+def _stored_segments(text: str, stored: dict[str, Any] | None) -> list[Segment] | None:
+    """The stored segmentation, or None when there is none of this segmenter version."""
+    if not stored or stored.get("version") != SEGMENTER_VERSION:
+        return None
+    return [
+        Segment(s, e, text[s:e], cs, ce, text[cs:ce] if cs is not None and ce is not None else "")
+        for s, e, cs, ce in stored["points"]
+    ]
 
 
 def has_data_points(session: Session, answer_id: str) -> bool:

@@ -101,6 +101,9 @@ class AnswerRow(Base):
     gold_spans: Mapped[list[Any] | None] = mapped_column(JSON)
     meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     position: Mapped[int | None] = mapped_column(Integer, index=True)  # its place in the dataset: `judge --limit`
+    # Its data points as the segmenter cut them, {"version": SEGMENTER_VERSION, "points": [[start, end,
+    # context_start, context_end], ...]}: None until first read (storage/answers.segmentations)
+    segmentation: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -40,7 +40,7 @@ from app import limits
 from app.errors import InvalidInput
 from app.ingest.datasets import jsonl_objects
 from app.project import Project
-from models.segmentation import Segment, segment_answer
+from models.segmentation import Segment
 from models.verdict import align
 from models.vocabulary import RaterKind, Tag
 from storage import answers, raters, signoffs, statistics
@@ -196,7 +196,7 @@ def _checked_spans(place: str, record: dict[str, Any]) -> list[dict[str, Any]]:
     return spans
 
 
-def _span_points(place: str, answer: str, spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _span_points(place: str, answer: str, spans: list[dict[str, Any]], segments: list[Segment]) -> list[dict[str, Any]]:
     """The answer's segmentation as data points, each tagged from the spans it shares text with
     (the rule is in the module docstring); refuses spans that do not fit this answer's text."""
     for i, span in enumerate(spans, start=1):
@@ -205,7 +205,7 @@ def _span_points(place: str, answer: str, spans: list[dict[str, Any]]) -> list[d
         if span.get("text") is not None and span["text"] != answer[span["start"] : span["end"]]:
             raise InvalidInput(place, f"span {i}: its text is not the answer's text at {span['start']}-{span['end']}")
     points = []
-    for segment in segment_answer(answer) or [Segment(0, len(answer), answer)]:
+    for segment in segments or [Segment(0, len(answer), answer)]:
         hits = [s for s in spans if _shares_text(answer, segment, s)]
         errors = [s for s in hits if s["label"] != "supported"]
         reasons = [f"span label {s['label']}: '{answer[s['start'] : s['end']]}'" for s in errors or hits]
@@ -231,12 +231,14 @@ Progress = Callable[[int, int], None]  # (lines done, lines in all): a progress 
 
 def _check_against_project(
     session, records: list[tuple[str, dict[str, Any]]]
-) -> tuple[dict[str, AnswerText], list[tuple[str, dict[str, Any]]]]:
+) -> tuple[dict[str, AnswerText], list[tuple[str, dict[str, Any]]], dict[str, list[Segment]]]:
     """The second half of the check, against the project, before anything is written: the answers
     exist and the spans fit them, no rater changes kind, no line writes under the consensus's name,
     no line changes a review its reviewer signed off, and no line contradicts another. Returns the
-    answers and the lines to write (a line repeated word for word, once)."""
+    answers, the lines to write (a line repeated word for word, once) and the segmentations of the
+    answers span labels are given to (as stored, else segmented now, to be stored with the labels)."""
     found = answer_texts(session, {r["answer_id"] for _, r in records if "preference" not in r})
+    segmented = answers.segmentations(session, [r["answer_id"] for _, r in records if "spans" in r])
     known: dict[str, raters.Rater | None] = {}
     first_of: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (answer, rater): its line
     kind_of: dict[str, tuple[str, str]] = {}  # rater: (kind, the line that said so)
@@ -260,7 +262,7 @@ def _check_against_project(
         if answer is None:
             raise InvalidInput(place, f"no answer {record['answer_id']!r} in the project")
         if "spans" in record:
-            record["data_points"] = _span_points(place, answer.text, record["spans"])
+            record["data_points"] = _span_points(place, answer.text, record["spans"], segmented[answer.id])
         else:
             _check_points(session, place, answer, record["data_points"])
         kind = record.get("kind")
@@ -276,7 +278,7 @@ def _check_against_project(
                 )
         if not _repeated(place, record, first_of, kind_of):
             kept.append((place, record))
-    return found, kept
+    return found, kept, segmented
 
 
 def _check_points(session, place: str, answer: AnswerText, points: list[dict[str, Any]]) -> None:
@@ -309,7 +311,7 @@ def import_labels(
         raise InvalidInput(str(path), "no such file")
     limits.check_regular(path, limits.LABELS, "a labels file")
     with project.sessions() as session:
-        found, records = _check_against_project(session, _records(path, default_rater))
+        found, records, segmented = _check_against_project(session, _records(path, default_rater))
     summary = LabelImportSummary(lines=len(records))
     groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # by answer, lines in file order
     for place, record in records:
@@ -317,6 +319,7 @@ def import_labels(
             groups.setdefault(record["answer_id"], []).append((place, record))
     done, total = 0, len(records)
     with project.sessions.begin() as session:
+        answers.keep_segmentations(session, segmented)  # segmented once: a judge or the checker reads it
         writer = LabelWriter(session, path.name, actor, _located)
         for answer_id, lines in groups.items():
             writer.answer(found[answer_id], lines)

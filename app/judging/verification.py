@@ -90,10 +90,13 @@ class Verifier:
         return engine.assess(prepared, text, spans, cited, question)
 
     def verify_answer(self, session: Session, answer_id: str, text: str | None = None) -> AnswerReport:
+        """Check the answer's points as stored with it (storage/answers.segmentations), or those of
+        `text` in its place (the paired stress test changes answers)."""
         answer = answers.answer_detail(session, answer_id)
         assert answer is not None
+        segments = answers.segmentation(session, answer_id) if text is None else segment_answer(text)
         text = answer.text if text is None else text
-        spans = [(s.start, s.end) for s in segment_answer(text)]
+        spans = [(s.start, s.end) for s in segments]
         return AnswerReport(answer_id, self.check(session, answer.document_id, text, spans, answer.question))
 
 
@@ -127,6 +130,9 @@ def verify_project(
     rater_id = open_run(sessions, VERIFIER, {"backend": "verifier", "version": VERSION}, VERIFIER) if save else None
     # which files and kernels made each answer's findings: a project moves between laptops
     made_by = {"encoders": encoder_files(), "kernels": kernels()} if verifier.engine.encoders else {}
+    for at in range(0, len(ids), 500):  # segmented once, stored: the check and the save read it
+        with sessions.begin() as session:
+            answers.segmentations(session, ids[at : at + 500])
     reports = []
     for done, answer_id in enumerate(ids, start=1):
         with sessions() as session:
@@ -144,7 +150,7 @@ def _save(session: Session, rater_id: int, report: AnswerReport, made_by: dict[s
     assert answer is not None
     ids = documents.passage_ids_by_citation(session, answer.document_id)
     # each point with its lead-in, as the segmentation read it: a lead-in is context, never uncovered text
-    lead_ins = {(s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer.text)}
+    lead_ins = {(s.start, s.end): (s.context_start, s.context_end) for s in answers.segmentation(session, answer.id)}
     points = [
         judgements.NewDataPoint(
             text=p.text,
@@ -187,15 +193,18 @@ def stored_report(session: Session, answer_id: str) -> AnswerReport | None:
 
 
 def claim_checker(sessions: sessionmaker[Session]) -> Callable[[str], AnswerReport]:
-    """An answer's findings as stored by the last `verify`, else checked now (nothing stored) by one Verifier,
+    """An answer's findings as stored by the last `verify`, else checked now (no findings stored) by one Verifier,
     made when first needed (it loads the checker) and kept, so that each document is prepared once."""
     made: list[Verifier] = []
 
     def claims(answer_id: str) -> AnswerReport:
         with sessions() as session:
             stored = stored_report(session, answer_id)
-            if stored is not None:
-                return stored
+        if stored is not None:
+            return stored
+        with sessions.begin() as session:  # its segmentation stored first, in a transaction of its own
+            answers.segmentation(session, answer_id)
+        with sessions() as session:
             if not made:
                 made.append(Verifier(sessions))
             return made[0].verify_answer(session, answer_id)

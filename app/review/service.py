@@ -27,8 +27,9 @@ from app.review import edits, qualification, roles
 from app.review.adjudication import refuse_consensus
 from app.review.checker_verdicts import with_checker_verdicts
 from app.review.starting_points import cited_passages, segmented, starting_points
-from models.segmentation import segment_answer, strip_span
+from models.segmentation import strip_span
 from models.vocabulary import RaterKind, ReviewStatus, Tag
+from storage import answers as stored
 from storage import audit, documents, reviews, signoffs
 from storage.answers import AnswerDetail
 from storage.documents import Passage
@@ -276,7 +277,9 @@ class ReviewService:
                 return None
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
                 return None
-            untouched = segmented(answer, documents.passages_of(session, answer.document_id))
+            untouched = segmented(
+                answer, documents.passages_of(session, answer.document_id), stored.segmentation(session, answer_id)
+            )
             if [replace(p, id=0, ordinal=0, key=None) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
                 return None
             reviews.restore(session, answer_id, self.rater_id, starting_points(session, answer, self.judge_rater))
@@ -327,10 +330,12 @@ class ReviewService:
         if start >= end:
             raise AssayError("select the answer text to make a data point of")
         text = answer.text[start:end]
+        with self.project.sessions() as session:  # stored when the answer was opened
+            segments = stored.segmentation(session, answer_id)
         context = next(
             (
                 (s.context_start, s.context_end)
-                for s in segment_answer(answer.text)
+                for s in segments
                 if s.start < end and start < s.end and s.context_end is not None and s.context_end <= start
             ),
             (None, None),

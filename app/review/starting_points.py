@@ -7,8 +7,8 @@ from sqlalchemy.orm import Session
 
 from app.ingest.citations import find_citations
 from app.review import edits
-from models.segmentation import segment_answer
-from storage import documents, judgements, reviews
+from models.segmentation import Segment
+from storage import answers, documents, judgements, reviews
 from storage.answers import AnswerDetail
 from storage.documents import Passage
 from storage.reviews import PointSnapshot
@@ -23,7 +23,7 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
         # A judge that kept no lead-in (the claim checker's runs before issue 56): the segmentation's, for
         # the same span, so that a lead-in never reads as text in no data point.
         lead_ins: dict[tuple[int, int | None], tuple[int | None, int | None]] = {
-            (s.start, s.end): (s.context_start, s.context_end) for s in segment_answer(answer.text)
+            (s.start, s.end): (s.context_start, s.context_end) for s in answers.segmentation(session, answer.id)
         }
         return [
             edits.new_point(
@@ -42,12 +42,14 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
             if p.span_start is not None  # the judge's missing points are its claims, not the answer's
             for context in [lead_ins.get((p.span_start, p.span_end), (None, None))]
         ]
-    return segmented(answer, documents.passages_of(session, answer.document_id))
+    return segmented(
+        answer, documents.passages_of(session, answer.document_id), answers.segmentation(session, answer.id)
+    )
 
 
-def segmented(answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapshot]:
-    """The answer's sentences as points, each with the passages it names (segment_answer's split): the
-    answer's citations, shown beside the point, not the reviewer's."""
+def segmented(answer: AnswerDetail, passages: list[Passage], segments: list[Segment]) -> list[PointSnapshot]:
+    """The answer's sentences as points (its segmentation, as stored with it), each with the passages it
+    names: the answer's citations, shown beside the point, not the reviewer's."""
     return [
         edits.new_point(
             ordinal=i,
@@ -58,7 +60,7 @@ def segmented(answer: AnswerDetail, passages: list[Passage]) -> list[PointSnapsh
             context_start=s.context_start,
             context_end=s.context_end,
         )
-        for i, s in enumerate(segment_answer(answer.text))
+        for i, s in enumerate(segments)
     ] or [edits.new_point(text=answer.text, span_start=0, span_end=len(answer.text))]
 
 
