@@ -53,10 +53,12 @@ class _DocumentFacts:
     sources: list[documents.Passage]
     index: CitationIndex = field(init=False)
     text_of: dict[str, str] = field(init=False)
+    whole: dict[str, set[str]] = field(init=False)  # section number -> its passages with every clause under it
 
     def __post_init__(self) -> None:
         self.index = CitationIndex(self.sources)
         self.text_of = {p.citation_id: p.text for p in self.sources}
+        self.whole = {s: set(self.index.resolve_whole("section", s)) for s in self.sections}
 
 
 def _facts(passages: list[documents.Passage]) -> _DocumentFacts:
@@ -125,9 +127,7 @@ def _unrelated_section(point: str, facts: _DocumentFacts) -> str | None:
     # A short section (a long one, "1.01 Definitions", holds nearly everything) sharing least with the point.
     # Never a section that holds the point's own passage: "Section 11" is 11 with 11.1, 11.2… (its clauses).
     home = max(facts.passages, key=lambda p: len(own & p[1]))[0] if facts.passages else None
-    short = [
-        s for s, ids in facts.sections.items() if len(ids) <= 3 and home not in facts.index.resolve_whole("section", s)
-    ]
+    short = [s for s, ids in facts.sections.items() if len(ids) <= 3 and home not in facts.whole[s]]
     if short:
         number = min(short, key=lambda s: (sum(len(own & by_id.get(i, set())) for i in facts.sections[s]), s))
         return f"Section {number}"
@@ -323,14 +323,14 @@ def paired_stress_test(
         for r in raters:
             tallies[r.name].unperturbed += len(spans)
             tallies[r.name].false_alarms += sum(before[r.name])
+        contexts = [
+            Context(
+                facts.context_pairs, tuple(facts.sections), _unrelated_section(answer.text[s:e], facts), facts.count
+            )
+            for s, e in spans
+        ]
         for kind in types:
-            for i, span in enumerate(spans):
-                ctx = Context(
-                    facts.context_pairs,
-                    tuple(facts.sections),
-                    _unrelated_section(answer.text[span[0] : span[1]], facts),
-                    facts.count,
-                )
+            for i, (span, ctx) in enumerate(zip(spans, contexts, strict=True)):
                 planted = plant(kind, answer.text, span, ctx, random.Random(f"{seed}:{answer_id}:{kind}:{i}"))
                 if planted is None:
                     continue

@@ -15,7 +15,7 @@ import re
 from models.verifier.checks import Outcome, Reason, differences
 from models.verifier.checks.verbatim import MIN_QUOTE_WORDS, misquote_forgiven
 from models.verifier.document import Document
-from models.verifier.text import Quotation, fragments, quotations, typographic, words
+from models.verifier.text import STOPWORDS, Quotation, fragments, quotations, typographic, words
 
 QUOTE_NORMALISATIONS = ("case", "typographic quotes and dashes", "whitespace and line breaks", "punctuation")
 
@@ -110,14 +110,21 @@ def _nearly_held(quotation: Quotation, document: Document) -> bool:
         if i:
             patterns.append([*mine[:i], _ANY, *mine[i:]])  # one of the document's words left out
     for pattern in patterns:
-        if sum(w != _ANY for w in pattern) >= 2 and re.search(f" {' '.join(pattern)} ", document.joined):
+        kept = [w for w in pattern if w != _ANY]
+        said = len(kept) >= 2 and any(w not in STOPWORDS for w in kept)
+        if said and re.search(f" {' '.join(pattern)} ", document.joined):
             return True
     named = [w.strip(",.;:!?") for w in typographic(quotation.text).split()]
     if len(mine) != 2 or len(named) != 2 or not all(w[:1].isupper() for w in named):
         return False
     first, second = (re.escape(w) for w in named)
-    name = re.compile(rf"\b(?:{first}\s+[A-Z][\w\-]+|[A-Z][\w\-]+\s+{second})\b")
-    return any(name.search(typographic(p.text)) for p in document.passages)
+    alternatives = []  # the word kept must say something: "The Hobbit" is not "The Hollywood" misquoted
+    if mine[0] not in STOPWORDS:
+        alternatives.append(rf"{first}\s+[A-Z][\w\-]+")
+    if mine[1] not in STOPWORDS:
+        alternatives.append(rf"[A-Z][\w\-]+\s+{second}")
+    name = re.compile(rf"\b(?:{'|'.join(alternatives)})\b")
+    return bool(alternatives) and any(name.search(typographic(p.text)) for p in document.passages)
 
 
 _ANY = "[a-z0-9]+"
