@@ -20,14 +20,15 @@ def test_the_checkers_headline_counts_the_answers_it_rated_and_is_not_an_error_r
         m: {"reviewed": 0, "judged": 126, "ppi": None, "judge_only": judge_only}
         for m in ("any_incorrect", "correctness")
     }
-    headlines = _headlines({"groups": [{"metrics": metrics}]}, "Claim checker", 168)
-    assert [h.words for h in headlines] == [
-        "Answers in which Claim checker flagged a point",
-        "Share of points Claim checker found correct",
+    headlines = _headlines({"groups": [{"metrics": metrics}]}, "the claim checker", 168)
+    assert [h.words for h in headlines] == [  # with its article (issue 63 §7)
+        "Answers in which the claim checker flagged a point",
+        "Share of points the claim checker found correct",
     ]
     for h in headlines:
         said = "".join(p if isinstance(p, str) else p.text for p in h.basis)
-        assert "126 answers it rated of the 168" in said and "not an error rate" in said and not h.whole_set
+        assert said.startswith("The claim checker alone, over the 126 answers it rated of the 168")
+        assert "not an error rate" in said and not h.whole_set
 
 
 def test_no_rater_is_scored_on_tags_it_cannot_give(sample_project: Project) -> None:

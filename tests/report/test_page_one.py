@@ -56,6 +56,7 @@ def test_the_claim_checker_has_no_relevance_figures(checked: Rendered, checked_f
 def test_the_rater_that_speaks_is_named_with_its_article(checked: Rendered) -> None:
     text = _plain(checked.text)
     assert "The automatic figures come from the claim checker," in text
+    assert "Answers in which the claim checker flagged a point" in text and "of the claim checker, which" in text
     assert "The claim checker speaks for the project. It is trusted; it caught" in text
     assert not re.search(r"\w: (trusted|near chance|not measured)\b", text)  # no "project: trusted: caught"
 

@@ -134,7 +134,7 @@ def test_the_reviewed_project_has_headlines_with_intervals_and_a_triage_bound(re
 
 
 def test_triage_names_its_rater_and_counts_from_one_result(checked: Rendered, capsys) -> None:
-    from app.figures.rater_names import rater_name
+    from app.figures.rater_names import rater_name, rater_phrase
 
     triage = cli_json(checked.url, "triage", capsys)
     rated = next(r for r in cli_json(checked.url, "scores --by rater", capsys) if r["rater"] == triage["rater"])
@@ -143,8 +143,8 @@ def test_triage_names_its_rater_and_counts_from_one_result(checked: Rendered, ca
     name = rater_name(triage["rater"])
     assert f"Which judges. {name} (tags in {rated['answers']} answers)" in page
     assert (
-        f"Triage reads the tags of {name}, which judged {triage['judged']} answers and tagged points in "
-        f"{rated['answers']} of them" in page
+        f"Triage reads the tags of {rater_phrase(triage['rater'])}, which judged {triage['judged']} answers and "
+        f"tagged points in {rated['answers']} of them" in page
     )
     assert f"would clear {len(triage['cleared'])} of them" in page and "a judge tagged" not in page
 

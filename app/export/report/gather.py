@@ -85,7 +85,7 @@ def gather(project: Project, redact: Redact) -> Report:
         labels=info("labels"),
         reviewers=reviewers,
         judges=judges,
-        headlines=(_headlines(estimate_all, redact(rater_name(speaker.name)), counts["answers"]) if speaker else [])
+        headlines=(_headlines(estimate_all, redact(rater_phrase(speaker.name)), counts["answers"]) if speaker else [])
         + _reviewer_headlines(by_rater, per_answer, kinds, redact, only),
         triage=_triage(triage, by_rater, speaker.name if speaker else None, redact),
         agreement=agreement,
@@ -162,7 +162,8 @@ def report_title(project: Project) -> str:
 
 def _headlines(result: dict[str, Any], speaker: str, answers: int) -> list[Headline]:
     """Share of answers with an error and mean correctness, each with its 95 % interval: over the whole
-    set, prediction-powered, where answers drawn at random were reviewed; else the `speaker`'s own tags,
+    set, prediction-powered, where answers drawn at random were reviewed; else the `speaker`'s own tags
+    (`speaker` as a sentence names it: "the claim checker"),
     named as such, over the answers it rated (of `answers`): its flags, not an error rate."""
     if not result["groups"]:
         return []
@@ -187,7 +188,7 @@ def _headlines(result: dict[str, Any], speaker: str, answers: int) -> list[Headl
         elif figures["judge_only"]:
             kind = "judge_only"
             what = alone
-            basis = [f"{speaker} alone, over the ", judged, " answers it rated of the ", total]
+            basis = [f"{sentence_start(speaker)} alone, over the ", judged, " answers it rated of the ", total]
             basis += [": no random review corrects it yet, so it is not an error rate"]
         else:
             continue
@@ -260,7 +261,7 @@ def _triage(result: dict[str, Any], by_rater: list[dict[str, Any]], speaker: str
     )
     return Triage(
         judged=n("judged"),
-        rater=redact(rater_name(result["rater"])),
+        rater=redact(rater_phrase(result["rater"])),  # "the claim checker", in the sentence that names it
         tagged=tagged,
         trusted=result["rater"] == speaker,
         cleared=Number(len(result["cleared"]), str(len(result["cleared"])), "triage", "cleared.length"),
