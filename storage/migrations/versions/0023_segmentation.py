@@ -19,6 +19,8 @@ down_revision = "0022"
 
 
 def upgrade() -> None:
+    if "segmentation" in {c["name"] for c in sa.inspect(op.get_bind()).get_columns("answers")}:
+        return  # a project whose revision was set back to replay an earlier migration has it already
     # ALTER TABLE, not a batch's copy of the table: a copy on SQLite would drop 0019's triggers on answers
     op.add_column("answers", sa.Column("segmentation", sa.JSON(), nullable=True))
 
