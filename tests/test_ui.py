@@ -104,24 +104,24 @@ def test_missing_point_from_text_selected_in_the_document(qtbot, window: ReviewW
 
 
 def test_clicking_a_citation_scrolls_to_and_highlights_its_passage(qtbot, window: ReviewWindow) -> None:
-    cited = next(p for p in window.state.points if p.citations)
+    cited = next(p for p in window.state.points if p.passages)  # the judge's evidence: no reviewer cited yet
     row = window.state.points.index(cited)
     window.answer_pane.points.selectRow(row)
     window.document_pane.view.verticalScrollBar().setValue(window.document_pane.view.verticalScrollBar().maximum())
     rect = window.answer_pane.points.visualRect(window.answer_pane.points_model.index(row, 5))
     qtbot.mouseClick(window.answer_pane.points.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert window.document_pane.view.focused == cited.citations[0]
+    assert window.document_pane.view.focused == cited.passages[0]
     cursor_rect = window.document_pane.view.cursorRect(window.document_pane.view.textCursor())
     assert 0 <= cursor_rect.top() < window.document_pane.view.viewport().height()
     _shot(window, "review-citation.png")
 
 
 def test_selecting_a_point_scrolls_to_its_evidence(qtbot, window: ReviewWindow) -> None:
-    assert all(p.citations for p in window.state.points)  # every judge tag carries its passages
+    assert all(p.passages for p in window.state.points)  # every judge tag carries its passages (its evidence)
     window.document_pane.view.verticalScrollBar().setValue(window.document_pane.view.verticalScrollBar().maximum())
     qtbot.keyClick(window.answer_pane.points, Qt.Key.Key_J)
     point = window.state.points[window.answer_pane.points.currentIndex().row()]
-    assert window.document_pane.view.focused == point.citations[0]  # the most relevant passage, highlighted
+    assert window.document_pane.view.focused == point.passages[0]  # the most relevant passage, highlighted
     cursor_rect = window.document_pane.view.cursorRect(window.document_pane.view.textCursor())
     assert 0 <= cursor_rect.top() < window.document_pane.view.viewport().height()
 
