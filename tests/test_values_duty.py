@@ -130,3 +130,23 @@ def test_a_term_given_by_its_length_ends_where_the_calendar_says() -> None:
     assert verdict("The franchise term runs until December 31, 2035.")[0] == "supported"
     wrong, summary = verdict("The agreement expires on the 2nd day of January, 2036.")
     assert wrong == "incorrect" and "January 1, 2036 (the end of the term of" in summary
+
+
+def test_a_rate_in_a_table_is_read_in_its_own_row() -> None:
+    """A royalty schedule gives one rate a tier (CUAD's GoPage licence, as the shared set's answer reads
+    it): 7.00% is the rate of 7,501 - 10,000 subscribers, not a rival of the tiers around it."""
+    schedule = Source(
+        "par_1",
+        '5.2 Licensee shall pay a royalty to Licensor according to the following schedule ("Royalty Schedule"): '
+        "Subscribers Royalty Payable as Percentage of Gross Revenue 0 - 5000 6.25% 5001 - 7500 6.75% "
+        "7501 - 10,000 7.00% 10,001 - 15,000 8.00% 15,001 - 20,000 8.50%",
+    )
+    document = Document([schedule, Source("par_2", "5.3 Reports. Licensee shall report Gross Revenue quarterly.")])
+
+    def verdict(claim: str) -> str:
+        return verify_claim(claim, document, document.search(claim, 5), []).verdict
+
+    assert verdict("7,501 – 10,000 subscribers: 7.00% of gross revenue") != "incorrect"
+    assert verdict("10,001 – 15,000 subscribers: 8.00% of gross revenue") != "incorrect"
+    assert verdict("7,501 – 10,000 subscribers: 8.50% of gross revenue") == "incorrect"
+    assert verdict("5,001 – 7,501 subscribers: 6.75% of gross revenue") == "incorrect"  # the tier's bound, read

@@ -59,6 +59,8 @@ class Statement:
     normalisations: tuple[str, ...]
     around: tuple[frozenset[str], ...]  # one for each value
     sentence: str  # the sentence it is part of: where its exceptions ("..., unless ...") are
+    beside: tuple[tuple[Value, ...], ...] = ()  # for each value, the values next to it: its row of a table
+    in_order: tuple[Value, ...] = ()  # its values as the text gives them
 
     def near(self, value: Value) -> frozenset[str]:
         return self.around[self.values.index(value)]
@@ -77,8 +79,21 @@ def statements(text: str) -> tuple[Statement, ...]:
                 plain = digits(piece)[0]
                 around = tuple(_around(plain, v, reading.values) for v in reading.values)
                 values, notes = tuple(reading.values), tuple(reading.normalisations)
-                out.append(Statement(piece, _context(piece), values, notes, around, sentence))
+                beside = _beside(plain, values)
+                in_order = tuple(sorted(values, key=lambda v: plain.find(v.surface)))
+                out.append(Statement(piece, _context(piece), values, notes, around, sentence, beside, in_order))
     return tuple(out)
+
+
+def _beside(plain: str, values: tuple[Value, ...]) -> tuple[tuple[Value, ...], ...]:
+    """For each value, the two before it and the one after it in the text: "7,501 - 10,000 subscribers:
+    7.00%" puts 7.00% beside 7,501 and 10,000, the row that says which rate it is."""
+    order = sorted(range(len(values)), key=lambda i: plain.find(values[i].surface))
+    rank = {i: r for r, i in enumerate(order)}
+    return tuple(
+        tuple(values[order[r]] for r in (rank[i] - 2, rank[i] - 1, rank[i] + 1) if 0 <= r < len(order))
+        for i in range(len(values))
+    )
 
 
 def _around(plain: str, value: Value, values: list[Value]) -> frozenset[str]:
@@ -164,6 +179,7 @@ class _Said:
     value: Value
     normalisations: tuple[str, ...]
     near: frozenset[str]  # the words around it
+    beside: tuple[Value, ...]  # the values next to it
     sentence: str  # the sentence that gives it
 
 
@@ -241,6 +257,14 @@ def _nearest(said: list[_Said], near: frozenset[str], read: _Read) -> list[_Said
     return [s for s, score in zip(said, scores, strict=True) if score == best] if best > 0 else said
 
 
+def _same_row(said: list[_Said], others: tuple[Value, ...]) -> list[_Said]:
+    """Of the values, those beside the claim's other values, where some are: the row of a table the claim
+    reads ("7,501 - 10,000 subscribers: 7.00%" is the rate of that tier, not of the tiers around it)."""
+    rows = [sum(1 for o in others if any(_agrees(o, b) for b in s.beside)) for s in said]
+    best = max(rows, default=0)
+    return [s for s, row in zip(said, rows, strict=True) if row == best] if best else said
+
+
 def check_values(
     claim: str, passages: list[str], document: Document, out: Outcome, decided: frozenset[str] = frozenset()
 ) -> set[str]:
@@ -251,6 +275,8 @@ def check_values(
     read = _read(document)
     nearby = [(pid, st) for pid in passages for st in statements(document.by_id[pid].text)]
     notes = tuple(read_values(claim).normalisations)
+    claimed = [v for st in statements(claim) for v in st.values]
+    claimed_in_order = [v for st in statements(claim) for v in st.in_order]
     for mine in statements(claim):
         for value in mine.values:
             if value.surface in decided or value.surface in done:
@@ -258,20 +284,22 @@ def check_values(
             theirs = [(pid, st) for pid, st in read.valued if any(_comparable(value, v) for v in st.values)]
             duty, maybe = _same_duty(mine.stems, theirs, read)
             said = [
-                _Said(pid, v, st.normalisations, near, st.sentence)
+                _Said(pid, v, st.normalisations, near, beside, st.sentence)
                 for pid, st in duty
-                for v, near in zip(st.values, st.around, strict=True)
+                for v, near, beside in zip(st.values, st.around, st.beside, strict=True)
                 if _comparable(value, v)
             ]
-            said = _nearest(said, mine.near(value), read)
+            others = tuple(v for v in claimed if v != value)  # the claim's other values: its row of a table
+            said = _nearest(_same_row(said, others), mine.near(value), read)
             by_duty = bool(said)
             if not said:  # no statement of that duty: the passages' own value decides, if they state one
                 said = [
-                    _Said(pid, v, st.normalisations, near, st.sentence)
+                    _Said(pid, v, st.normalisations, near, beside, st.sentence)
                     for pid, st in nearby
-                    for v, near in zip(st.values, st.around, strict=True)
+                    for v, near, beside in zip(st.values, st.around, st.beside, strict=True)
                     if _comparable(value, v)
                 ]
+                said = _same_row(said, others)
                 if len({s.value.amount for s in said}) > 1 and not any(_agrees(value, s.value) for s in said):
                     said = []  # several values, none the claim's, none known to be of its duty: unchecked
             agreeing = [s for s in said if _agrees(value, s.value)]
@@ -297,6 +325,7 @@ def check_values(
                             ),
                             (),
                             frozenset(),
+                            (),
                             document.by_id[pid].text,
                         )
                     ]
@@ -318,7 +347,39 @@ def check_values(
             else:
                 _flag(value, said, notes, out)
             done.add(value.surface)
+    _check_row(claimed_in_order, passages, document, notes, out, done | decided)
     return done
+
+
+MIN_ROW = 3  # values a claim gives in a row of a table ("7,501 - 10,000 subscribers: 7.00%")
+
+
+def _check_row(
+    claimed: list[Value], passages: list[str], document: Document, notes: tuple[str, ...], out: Outcome, done: set[str]
+) -> None:
+    """A row of a table read as a row: the claim's values in their order against every run of as many values
+    of the same kinds in a passage's statements. Where the closest run differs in one value only, that value
+    is contradicted ("5,001 - 7,501 subscribers: 6.75%" where the schedule says 5001 - 7500 6.75%)."""
+    if len(claimed) < MIN_ROW:
+        return
+    kinds = [v.kind for v in claimed]
+    best: tuple[int, str, tuple[Value, ...]] | None = None
+    for pid in passages:
+        for st in statements(document.by_id[pid].text):
+            run = st.in_order
+            for at in range(len(run) - len(claimed) + 1):
+                window = run[at : at + len(claimed)]
+                if [v.kind for v in window] != kinds:
+                    continue
+                same = sum(_agrees(mine, theirs) for mine, theirs in zip(claimed, window, strict=True))
+                if best is None or same > best[0]:
+                    best = (same, pid, window)
+    if best is None or best[0] != len(claimed) - 1:
+        return
+    _, pid, window = best
+    for mine, theirs in zip(claimed, window, strict=True):
+        if not _agrees(mine, theirs) and mine.surface not in done:
+            out.flags.append(Reason("value_mismatch", mine.surface, theirs.surface, pid, notes))
 
 
 def _flag(value: Value, said: list[_Said], notes: tuple[str, ...], out: Outcome) -> None:
