@@ -243,7 +243,7 @@ def test_the_window_shows_evidence_without_a_verdict_and_the_definitions_as_link
     reason = {"check": "value_mismatch", "claim": "2 hours", "document": "1 hour", "passage": "par_3"}
     objected = describe(PointReport(0, 10, "Bake it for two hours.", "unconfirmed", [reason], "par_3", "", 0.05, 0.2))
     assert "not confirmed" in objected and "weighs the objection below" in objected
-    assert "value mismatch: the answer says “2 hours”, the document “1 hour”" in objected
+    assert "The document says “1 hour”; the answer says “2 hours”" in objected
 
 
 def test_one_manifest_pins_every_artefact_and_an_altered_one_is_refused(

@@ -101,7 +101,7 @@ def test_the_pane_says_the_contracts_value_first_and_which_reading_decided(
     assert main(["--db", cloud_project.url, "verify", "--json"]) == 0
     answers = {a["answer_id"]: a["points"] for a in json.loads(capsys.readouterr().out)["answers"]}
     wrong = describe(PointReport.from_dict(answers["wrong"][0]))
-    assert "The contract says “15 days”; the answer says “30 days”" in wrong
+    assert "The document says “15 days”; the answer says “30 days”" in wrong
     assert "Decided by the contract&#x27;s values, read" in wrong
     dated = describe(PointReport.from_dict(answers["dated"][0]))
     assert "found in the document" in dated and "June 1, 2020 agrees with the document" in dated

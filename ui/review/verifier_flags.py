@@ -39,10 +39,10 @@ _BADGE = {
     "unconfirmed": ("· Claim checker: not confirmed — the closest passage is evidence, not a verdict", "#555"),
     "unverifiable": ("· Claim checker: nothing in the document to check this against", "#666"),
 }
-# The values check's reasons, the contract's value first.
+# The values check's reasons, the document's value first.
 _VALUES = {
-    "value_mismatch": "The contract says “{document}”; the answer says “{claim}”",
-    "competing_values": "Values compete: the contract gives “{document}” for this; the answer says “{claim}”",
+    "value_mismatch": "The document says “{document}”; the answer says “{claim}”",
+    "competing_values": "Values compete: the document gives “{document}” for this; the answer says “{claim}”",
 }
 UNCHECKED = ("unconfirmed", "unverifiable")  # verdicts that say nothing of the point: a conclusion, if a quote precedes
 
@@ -249,7 +249,7 @@ def describe(point: PointReport, answer: AnswerReport | None = None) -> str:
         claim, document = _highlighted(reason)
         where = reason.get("passage")
         link = f' · <a href="passage:{html.escape(where)}">show {html.escape(where)}</a>' if where else ""
-        if reason["check"] in _VALUES:  # the contract's value first: it is what the lawyer checks against
+        if reason["check"] in _VALUES:  # the document's value first: it is what the lawyer checks against
             lines.append(_VALUES[reason["check"]].format(document=document, claim=claim) + link)
             continue
         lines.append(
