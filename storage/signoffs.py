@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from storage import reviews
+from storage import learned_checker, reviews
 from storage.audit import append_audit, newest_entry
 from storage.guidelines import current_guidelines, text_sha256
 from storage.integrity import refuse_damaged
@@ -144,6 +144,15 @@ def standing_signoff(session: Session, answer_id: str, rater_id: int) -> SignOff
     return _stored(row)
 
 
+def checker_that_spoke(session: Session, answer_id: str) -> str:
+    """Which claim checker speaks for the answer's matter (or the unfiled answers): "shipped", or the one
+    fitted on this project's reviews, by the SHA-256 its adoption pinned ("fitted 3f2a…"). A sign-off
+    records it: a signed review says which checker's findings the reviewer saw."""
+    matter = session.scalar(select(AnswerRow.matter_id).where(AnswerRow.id == answer_id))
+    sha = learned_checker.pinned_sha256(session, matter)
+    return "shipped" if sha is None else f"fitted {sha}"
+
+
 def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer: Signer) -> SignOff:
     """Sign the reviewer's review of the answer as it is now, under the current guidelines, with the
     reviewer's key: the record names the key and the audit log's head, and the signature covers it.
@@ -165,6 +174,7 @@ def sign(session: Session, answer_id: str, rater_id: int, reviewer: str, signer:
         "signed_at": at.isoformat(),
         "key": signer.fingerprint,
         "audit_head": None if head is None else {"entry": head[0], "hash": head[1]},
+        "claim_checker": checker_that_spoke(session, answer_id),
     }
     digest = record_digest(record)
     version = guidelines.version if guidelines else None

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from app import matters
 from app.cli import main
@@ -29,6 +30,7 @@ from app.raters import standings
 from storage import audit, judgements, raters, reviews
 from storage import learned_checker as store
 from storage.db import url_for_path
+from storage.schema import AnswerRow
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real_errors" / "contractnli-dev"
 WORDINGS = Path(__file__).resolve().parents[1] / "packaging" / "training" / "data" / "nda_wordings.json"
@@ -302,3 +304,17 @@ def test_learn_from_reviews_in_the_window_says_why_it_was_not_adopted(qtbot, tmp
     assert dialog.progress.value() == dialog.progress.maximum() > 0
     assert show_checker(sample_project, None)["speaks"] == "shipped"
     sample_project.close()
+
+
+def test_a_signoff_records_the_fitted_checker_that_speaks(adopted) -> None:
+    """Issue 64 §4: a sign-off records which checker spoke, by the SHA-256 its adoption pinned."""
+    from storage.signoffs import checker_that_spoke
+
+    project, _ = adopted
+    with project.sessions() as session:
+        answer = session.scalars(select(AnswerRow.id)).first()
+        assert answer is not None
+        assert checker_that_spoke(session, answer) == f"fitted {store.pinned_sha256(session, None)}"
+    reset_checker(project, None, "lead")
+    with project.sessions() as session:
+        assert checker_that_spoke(session, answer) == "shipped"

@@ -109,6 +109,7 @@ def test_a_signed_review_edited_in_the_database_is_reported_by_audit_verify(
     canonical = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert hashlib.sha256(canonical.encode()).hexdigest() == signed["digest"]
     assert record["reviewer"] == "ana" and record["guidelines"]["version"] == 1
+    assert record["claim_checker"] == "shipped"  # no checker was fitted on this project's reviews
     assert {p["tag"] for p in record["points"]} == {"correct"} and record["points"][0]["comment"] == "clause 3 says so"
     assert _actions(sample_project, "review.signed")[0]["digest"] == signed["digest"]
 
