@@ -23,6 +23,7 @@ from typing import Any
 
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
+from models.checker.kinds import KindReader, KindReading, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
 from models.evidence import is_evidence
@@ -154,6 +155,8 @@ class ClaimEngine:
                 self.encoders = loaded
         self.checker = None if rules_only else (checker or shipped())
         self.reads_meaning = self.encoders is not None and (checker is None or checker is shipped())
+        kinds = shipped_kinds() if self.reads_meaning else None  # kind_reading: a kind of clause there or not
+        self.kinds = kinds if isinstance(kinds, KindReader) else None
 
     def prepare(self, passages: list[Passage], definitions: list[Definition]) -> PreparedDocument:
         evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {d.term: d.definition for d in definitions})
@@ -200,6 +203,7 @@ class ClaimEngine:
                 for (i, _), a in zip(read, again, strict=True):
                     assessed[i] = a
                 by_meaning = {i for i, _ in read}
+        kinds = self._kinds_read(prepared, [c for c, _ in claims]) if evidence.kind == "contract" else {}
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
@@ -208,11 +212,25 @@ class ClaimEngine:
             point = _decided(
                 s, e, text[s:e], r, a, document, f, rules_flag=rule_stands, rules_object=i not in by_meaning
             )
+            if i in kinds:
+                point = kind_reading(point, kinds[i], document)
             point = _quoted(point, document)
             used = [prepared.defined[t] for t in evidence.defined_in(point.text)]  # read with them: evidence too
             point.definitions = [{"term": term, "passage": passage} for term, passage in used]
             reports.append(point)
         return reports
+
+    def _kinds_read(self, prepared: PreparedDocument, claims: list[str]) -> dict[int, KindReading]:
+        """The kind reading of each claim about a kind of clause that gives a verdict (models/checker/kinds.py)."""
+        if self.kinds is None or self.encoders is None or not claims:
+            return {}
+        vectors = self.encoders.embed([recognition_text(c) for c in claims])
+        index = prepared.index
+        read = {
+            i: self.kinds.read(c, v, index.ids, index.texts)
+            for i, (c, v) in enumerate(zip(claims, vectors, strict=True))
+        }
+        return {i: r for i, r in read.items() if r is not None and r.verdict}
 
 
 def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointReport:
@@ -287,6 +305,33 @@ def _reading(decided: ClaimResult, assessed: Assessment, by_meaning: bool) -> st
     if decided.verdict in (INCORRECT, NEEDS_REVIEW) and decided.reasons and decided.reasons[0].check not in _BY_A_MODEL:
         return "a rule that compares the answer's words with the document's"
     return "read by meaning" if by_meaning else "read by the claim checker's model of the words"
+
+
+# ---------------------------------------------------------------- kind_reading (issue 65)
+
+
+def kind_reading(point: PointReport, reading: KindReading, document: Document) -> PointReport:
+    """A claim that a kind of clause is there or not is decided by what the contract's clauses are
+    (models/checker/kinds.py): "supported" citing the clause of that kind, or flagged as never made ("no
+    clause of this kind in the contract"), or contradicted where it denies a clause the contract has. It
+    stands over the models' verdict, not over a rule's flag, a quotation or the contract's values read."""
+    by_a_rule = point.verdict == NEEDS_REVIEW or (
+        point.verdict == INCORRECT and any(r.get("check") not in ("unsupported", "contradicted") for r in point.reasons)
+    )
+    if by_a_rule or point.reading.startswith("the contract's values"):
+        return point
+    claim, cited = point.text.strip()[:200], reading.passage
+    if reading.verdict == "supported":
+        decided = ClaimResult(SUPPORTED, [], cited or point.passage, [reading.words])
+    else:
+        said = document.by_id[cited].text[:300] if cited in document.by_id else "no clause of this kind in the contract"
+        decided = ClaimResult(INCORRECT, [Reason(reading.verdict, claim, said, cited)], cited or point.passage)
+    report = _report(point.start, point.end, point.text, decided)
+    # the probability that the contract does not hold the claim: of the clause there, for a claim denying one
+    report.probability = reading.present if reading.negated else 1 - reading.present
+    report.contradiction = 1.0 if reading.verdict == "contradicted" else 0.0
+    report.reading = reading.words
+    return report
 
 
 # The rules that compare what the answer writes with the document's own words: a quotation the document

@@ -1,0 +1,187 @@
+"""The kind reading (issue 65, item 1): a claim that a kind of clause is there or not is decided by what the
+contract's clauses are, with the clause cited; a claim of no known kind is left to the general reader.
+The shipped encoders and kinds.json, a supply agreement written here; no doubles."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.checker import kinds as kinds_module
+from models.checker.encoder import Encoders, shipped_encoders
+from models.checker.engine import ClaimEngine, Passage, PointReport, tag_of
+from models.checker.kinds import KindReader, negated, passage_probabilities, recognised, shipped_kinds
+from models.checker.manifest import RESOURCES, pinned
+from models.verifier.verify import INCORRECT, SUPPORTED
+from models.vocabulary import Tag
+
+CONTRACT = [
+    ("title", "SUPPLY AGREEMENT"),
+    (
+        "preamble",
+        'This Supply Agreement (the "Agreement") is entered into by and between Acme Components, Inc., a'
+        ' Delaware corporation ("Supplier"), and Northwind Devices LLC ("Customer").',
+    ),
+    (
+        "§2.1",
+        "2.1 Supply. Supplier shall manufacture and sell to Customer, and Customer shall purchase from Supplier,"
+        " the Products set forth in Exhibit A in the quantities stated in each purchase order issued hereunder.",
+    ),
+    (
+        "§3.1",
+        "3.1 Prices. The prices for the Products are set forth in Exhibit A. Customer shall pay each invoice"
+        " within thirty (30) days after the date of invoice.",
+    ),
+    (
+        "§5.1",
+        "5.1 Delivery. Supplier shall deliver the Products FCA Supplier's facility. Title and risk of loss shall"
+        " pass to Customer upon delivery to the carrier.",
+    ),
+    (
+        "§9.1",
+        "9.1 Confidentiality. Each party shall hold the other party's Confidential Information in confidence and"
+        " shall not disclose it to any third party except as permitted by this Agreement.",
+    ),
+    (
+        "§10.1",
+        "10.1 Insurance. Supplier shall maintain, at its own expense, commercial general liability insurance and"
+        " product liability insurance with reputable insurers, and shall furnish certificates of insurance to"
+        " Customer upon request.",
+    ),
+    (
+        "§12.2",
+        "12.2 Limitation of Liability. EXCEPT FOR BREACHES OF SECTION 9, IN NO EVENT SHALL EITHER PARTY'S"
+        " AGGREGATE LIABILITY ARISING OUT OF OR RELATED TO THIS AGREEMENT EXCEED THE TOTAL AMOUNTS PAID BY"
+        " CUSTOMER TO SUPPLIER UNDER THIS AGREEMENT IN THE TWELVE MONTHS PRECEDING THE CLAIM. IN NO EVENT SHALL"
+        " EITHER PARTY BE LIABLE FOR ANY INDIRECT, INCIDENTAL, SPECIAL OR CONSEQUENTIAL DAMAGES.",
+    ),
+    (
+        "§14.1",
+        "14.1 Notices. All notices under this Agreement shall be in writing and shall be deemed given when"
+        " delivered personally or by overnight courier to the addresses set forth above.",
+    ),
+    (
+        "§14.3",
+        "14.3 Entire Agreement. This Agreement constitutes the entire agreement between the parties with respect"
+        " to its subject matter and supersedes all prior agreements and understandings.",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def engine() -> ClaimEngine:
+    assert isinstance(shipped_encoders(), Encoders)
+    assert isinstance(shipped_kinds(), KindReader)
+    return ClaimEngine()
+
+
+def _check(engine: ClaimEngine, claim: str) -> PointReport:
+    prepared = engine.prepare([Passage(pid, text) for pid, text in CONTRACT], [])
+    assert prepared.evidence.kind == "contract"
+    text = f"Yes. {claim}"
+    (point,) = engine.assess(prepared, text, [(5, len(text))], [[]])
+    return point
+
+
+def test_a_clause_the_contract_has_is_confirmed_with_its_citation(engine: ClaimEngine) -> None:
+    point = _check(engine, "Liability under the agreement is capped.")
+    assert point.verdict == SUPPORTED and tag_of(point) is Tag.CORRECT
+    assert point.passage == "§12.2"
+    assert point.reading == "the kind of clause, read: limitation of liability; clause of this kind found: §12.2"
+
+
+def test_a_clause_the_contract_lacks_is_flagged_never_made(engine: ClaimEngine) -> None:
+    point = _check(engine, "The contract contains a non-compete clause.")
+    assert point.verdict == INCORRECT and tag_of(point) is Tag.INCORRECT
+    assert point.reasons[0]["check"] == "unsupported"
+    assert point.reading.endswith("no clause of this kind in the contract")
+
+
+def test_denying_a_clause_the_contract_has_is_contradicted(engine: ClaimEngine) -> None:
+    point = _check(engine, "The agreement does not require either party to carry insurance.")
+    assert point.verdict == INCORRECT
+    assert point.reasons[0]["check"] == "contradicted" and point.reasons[0]["passage"] == "§10.1"
+    assert point.contradiction == 1.0
+    assert point.reading.endswith("clause of this kind found: §10.1")
+
+
+def test_a_claim_of_no_known_kind_is_left_to_the_general_reader(engine: ClaimEngine) -> None:
+    point = _check(engine, "The Products are delivered FCA Supplier's facility.")
+    assert not point.reading.startswith("the kind of clause")
+
+
+def test_a_value_is_the_values_readers_not_the_kind_readings(engine: ClaimEngine) -> None:
+    point = _check(engine, "Customer pays each invoice within 30 days.")
+    assert not point.reading.startswith("the kind of clause")
+
+
+@pytest.mark.parametrize(
+    ("claim", "denies"),
+    [
+        ("There is no non-compete.", True),
+        ("The agreement does not contain a non-solicitation clause.", True),
+        ("Liability is not capped.", True),
+        ("No license is granted.", True),
+        ("A party may not solicit the other party's employees.", False),
+        ("Neither party may compete with the other.", False),
+        ("A party cannot freely transfer the agreement to a third party.", False),
+    ],
+)
+def test_a_claim_that_denies_a_clause_is_told_from_one_that_states_a_restriction(claim: str, denies: bool) -> None:
+    assert negated(claim) is denies
+
+
+def test_an_altered_kinds_file_is_refused_in_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = json.loads((RESOURCES / "kinds.json").read_text())
+    spec["thresholds"]["present"] = 0.0  # everything "there"
+    changed = tmp_path / "claim_checker"
+    changed.mkdir()
+    (changed / "kinds.json").write_text(json.dumps(spec))
+    (changed / "manifest.json").write_text(json.dumps({"files": pinned()}))
+    monkeypatch.setattr("models.checker.manifest.RESOURCES", changed)
+    monkeypatch.setattr("models.checker.manifest.MANIFEST", changed / "manifest.json")
+    kinds_module.shipped_kinds.cache_clear()
+    try:
+        said = kinds_module.shipped_kinds()
+    finally:
+        kinds_module.shipped_kinds.cache_clear()
+    assert isinstance(said, str)
+    assert said.endswith("reinstall Assay with `make install`") and "kinds.json is altered" in said
+    assert said.count(". ") == 0
+
+
+def test_the_shipped_file_is_the_one_pinned() -> None:
+    data = (RESOURCES / "kinds.json").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == pinned()["kinds.json"]
+
+
+def test_int8_and_float_vectors_recognise_the_same_kinds() -> None:
+    """The recogniser is float numpy over the bi-encoder's vectors (the clause classifier reads words): the
+    int8 encoder's vectors and the float reference vectors of tests/fixtures/encoder_reference.json give the
+    same decision for every text there: the same kind where one is recognised, none where none is (below the
+    threshold two kinds can tie, and which is nearest decides nothing)."""
+    reference = json.loads((Path(__file__).parent / "fixtures" / "encoder_reference.json").read_text())
+    reader = shipped_kinds()
+    encoders = shipped_encoders()
+    assert isinstance(reader, KindReader) and isinstance(encoders, Encoders)
+    floats = np.asarray(reference["float"]["embed"], dtype=np.float32)
+    ints = encoders.embed(reference["texts"])
+    for f, i in zip(floats, ints, strict=True):
+        kind_f, cosine_f = recognised(reader.prototypes, reader.owner, f, len(reader.keys))
+        kind_i, cosine_i = recognised(reader.prototypes, reader.owner, i, len(reader.keys))
+        assert abs(cosine_f - cosine_i) < 0.03
+        assert (cosine_f >= reader.recognise) == (cosine_i >= reader.recognise)
+        assert cosine_f < reader.recognise or kind_f == kind_i
+
+
+def test_the_classifier_reads_words_as_it_was_trained() -> None:
+    """The TF-IDF the reader computes is scikit-learn's: a passage that names the clause scores high."""
+    reader = shipped_kinds()
+    assert isinstance(reader, KindReader)
+    p = passage_probabilities(reader.weights, reader.bias, reader.vocabulary, reader.idf, [t for _, t in CONTRACT])
+    cap = reader.keys.index("cap-on-liability")
+    assert int(np.argmax(p[:, cap])) == [pid for pid, _ in CONTRACT].index("§12.2")
