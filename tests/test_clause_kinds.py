@@ -13,10 +13,11 @@ import pytest
 
 from models.checker import kinds as kinds_module
 from models.checker.encoder import Encoders, shipped_encoders
-from models.checker.engine import ClaimEngine, Passage, PointReport, tag_of
-from models.checker.kinds import KindReader, negated, passage_probabilities, recognised, shipped_kinds
+from models.checker.engine import ClaimEngine, Passage, PointReport, kind_reading, tag_of
+from models.checker.kinds import KindReader, KindReading, negated, passage_probabilities, recognised, shipped_kinds
 from models.checker.manifest import RESOURCES, pinned
-from models.verifier.verify import INCORRECT, SUPPORTED
+from models.verifier import Document, Source
+from models.verifier.verify import INCORRECT, SUPPORTED, UNCONFIRMED
 from models.vocabulary import Tag
 
 CONTRACT = [
@@ -185,3 +186,14 @@ def test_the_classifier_reads_words_as_it_was_trained() -> None:
     p = passage_probabilities(reader.weights, reader.bias, reader.vocabulary, reader.idf, [t for _, t in CONTRACT])
     cap = reader.keys.index("cap-on-liability")
     assert int(np.argmax(p[:, cap])) == [pid for pid, _ in CONTRACT].index("§12.2")
+
+
+def test_where_the_kind_reading_gives_no_verdict_an_unconfirmed_point_shows_the_clause_most_like_it() -> None:
+    """Between `absent` and `present` the kind reading decides nothing, but the passage most like a clause of
+    the kind is the evidence shown for a point left unconfirmed (not for one a model or a rule decided)."""
+    document = Document([Source(pid, text) for pid, text in CONTRACT])
+    unsure = KindReading("insurance", "insurance requirement", "", None, 0.2, False, "§10.1")
+    left = PointReport(5, 40, "A party must keep insurance.", UNCONFIRMED, [], "§14.3", "")
+    assert kind_reading(left, unsure, document).passage == "§10.1"
+    flagged = PointReport(5, 40, "A party must keep insurance.", INCORRECT, [], "§14.3", "")
+    assert kind_reading(flagged, unsure, document).passage == "§14.3"

@@ -230,7 +230,7 @@ class ClaimEngine:
             i: self.kinds.read(c, v, index.ids, index.texts)
             for i, (c, v) in enumerate(zip(claims, vectors, strict=True))
         }
-        return {i: r for i, r in read.items() if r is not None and r.verdict}
+        return {i: r for i, r in read.items() if r is not None}
 
 
 def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointReport:
@@ -314,18 +314,24 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
     """A claim that a kind of clause is there or not is decided by what the contract's clauses are
     (models/checker/kinds.py): "supported" citing the clause of that kind, or flagged as never made ("no
     clause of this kind in the contract"), or contradicted where it denies a clause the contract has. It
-    stands over the models' verdict, not over a rule's flag, a quotation or the contract's values read."""
+    stands over the models' verdict, not over a rule's flag, a quotation or the contract's values read. Where
+    it gives no verdict, a point left unconfirmed shows the passage most like such a clause as its evidence
+    (held out on CUAD it was the experts' clause more often than the ranker's first passage)."""
+    if not reading.verdict:
+        if point.verdict == UNCONFIRMED and reading.best:
+            point.passage = reading.best
+        return point
     by_a_rule = point.verdict == NEEDS_REVIEW or (
         point.verdict == INCORRECT and any(r.get("check") not in ("unsupported", "contradicted") for r in point.reasons)
     )
     if by_a_rule or point.reading.startswith("the contract's values"):
         return point
-    claim, cited = point.text.strip()[:200], reading.passage
+    claim, cited, shown = point.text.strip()[:200], reading.passage, reading.passage or reading.best or point.passage
     if reading.verdict == "supported":
-        decided = ClaimResult(SUPPORTED, [], cited or point.passage, [reading.words])
+        decided = ClaimResult(SUPPORTED, [], shown, [reading.words])
     else:
         said = document.by_id[cited].text[:300] if cited in document.by_id else "no clause of this kind in the contract"
-        decided = ClaimResult(INCORRECT, [Reason(reading.verdict, claim, said, cited)], cited or point.passage)
+        decided = ClaimResult(INCORRECT, [Reason(reading.verdict, claim, said, cited)], shown)
     report = _report(point.start, point.end, point.text, decided)
     # the probability that the contract does not hold the claim: of the clause there, for a claim denying one
     report.probability = reading.present if reading.negated else 1 - reading.present

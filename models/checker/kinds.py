@@ -116,6 +116,7 @@ class KindReading:
     passage: str | None  # the clause of this kind found (cited), where there is one
     present: float  # the best passage's P(clause of this kind)
     negated: bool
+    best: str = ""  # the passage most like a clause of this kind, there or not: the closest evidence
 
     @property
     def words(self) -> str:
@@ -187,7 +188,8 @@ class KindReader:
             verdict = "supported" if denied else "unsupported"
         else:
             verdict = ""
-        return KindReading(self.keys[k], self.names[k], verdict, ids[best] if there else None, present, denied)
+        cited = ids[best] if there else None
+        return KindReading(self.keys[k], self.names[k], verdict, cited, present, denied, ids[best])
 
 
 @lru_cache(maxsize=1)
