@@ -167,10 +167,13 @@ class KindReader:
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         """(passages, kinds) for one document's passages; the last document's are kept (an answer's claims
-        are read one after another against the same contract)."""
-        if self._last is None or self._last[0] != texts:
-            self._last = (list(texts), passage_probabilities(self.weights, self.bias, self.vocabulary, self.idf, texts))
-        return self._last[1]
+        are read one after another against the same contract). Read into a local first: the window and a
+        verification may read two contracts at once, and neither may return the other's."""
+        last = self._last
+        if last is None or last[0] != texts:
+            last = (list(texts), passage_probabilities(self.weights, self.bias, self.vocabulary, self.idf, texts))
+            self._last = last
+        return last[1]
 
     def read(self, claim: str, vector: np.ndarray, ids: list[str], texts: list[str]) -> KindReading | None:
         """The kind reading of one claim (the bi-encoder vector of its recognition_text given) against a
