@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
 from models.segmentation import SEGMENTER_VERSION, Segment, segment_answer
@@ -102,12 +103,20 @@ def keep_segmentations(session: Session, segmentations: dict[str, list[Segment]]
 
 
 def _store(session: Session, values: list[dict[str, Any]]) -> None:
-    if values:  # Core, by id: a login whose matter wall hides the answer updates nothing, and no error
+    if values and _may_update_answers(session):  # Core, by id: a matter wall makes a hidden answer's a no-op
         table = AnswerRow.metadata.tables[AnswerRow.__tablename__]
         session.execute(
             update(table).where(table.c.id == bindparam("answer")).values(segmentation=bindparam("segmentation")),
             values,
         )
+
+
+def _may_update_answers(session: Session) -> bool:
+    """Whether this login may write answers: on a server a reviewer may not (0018's grants), and keeps no
+    segmentation then, segmenting again when next asked (about 0.1 ms an answer)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    return bool(session.scalar(sql("SELECT has_table_privilege('public.answers', 'UPDATE')")))
 
 
 def segmentation(session: Session, answer_id: str) -> list[Segment]:
