@@ -77,10 +77,12 @@ def update_answer(session: Session, answer_id: str, changes: dict[str, Any]) -> 
         row.segmentation = None
 
 
-def segmentations(session: Session, answer_ids: Iterable[str]) -> dict[str, list[Segment]]:
+def segmentations(session: Session, answer_ids: Iterable[str], *, keep: bool = True) -> dict[str, list[Segment]]:
     """The answers' data points as the segmenter cuts them, read as stored with each answer; an answer
-    never segmented, or stored by another segmenter version, is segmented now and stored in the
-    caller's transaction (committed with it, else segmented again next time). Unknown ids are left out."""
+    never segmented, or stored by another segmenter version, is segmented now and, with `keep`, stored in
+    the caller's transaction (committed with it, else segmented again next time). The window reads with
+    `keep=False`: a read that writes would take the project's write lock from a pool thread, and the
+    window would no longer see another process's saves as they come. Unknown ids are left out."""
     found: dict[str, list[Segment]] = {}
     wanted = list(dict.fromkeys(answer_ids))
     for at in range(0, len(wanted), 500):
@@ -93,7 +95,8 @@ def segmentations(session: Session, answer_ids: Iterable[str]) -> dict[str, list
                 segments = segment_answer(text)
                 stale.append({"answer": answer_id, "segmentation": _stored_form(segments)})
             found[answer_id] = segments
-        _store(session, stale)
+        if keep:
+            _store(session, stale)
     return found
 
 
@@ -119,9 +122,9 @@ def _may_update_answers(session: Session) -> bool:
     return bool(session.scalar(sql("SELECT has_table_privilege('public.answers', 'UPDATE')")))
 
 
-def segmentation(session: Session, answer_id: str) -> list[Segment]:
+def segmentation(session: Session, answer_id: str, *, keep: bool = True) -> list[Segment]:
     """One answer's data points (`segmentations`); none for an unknown answer."""
-    return segmentations(session, [answer_id]).get(answer_id, [])
+    return segmentations(session, [answer_id], keep=keep).get(answer_id, [])
 
 
 def _stored_form(segments: list[Segment]) -> dict[str, Any]:

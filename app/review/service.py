@@ -278,7 +278,9 @@ class ReviewService:
             if reviews.review(session, answer_id, self.rater_id).status is ReviewStatus.SUBMITTED:
                 return None
             untouched = segmented(
-                answer, documents.passages_of(session, answer.document_id), stored.segmentation(session, answer_id)
+                answer,
+                documents.passages_of(session, answer.document_id),
+                stored.segmentation(session, answer_id, keep=False),
             )
             if [replace(p, id=0, ordinal=0, key=None) for p in mine] != [replace(p, ordinal=0) for p in untouched]:
                 return None
@@ -331,7 +333,7 @@ class ReviewService:
             raise AssayError("select the answer text to make a data point of")
         text = answer.text[start:end]
         with self.project.sessions() as session:  # stored when the answer was opened
-            segments = stored.segmentation(session, answer_id)
+            segments = stored.segmentation(session, answer_id, keep=False)
         context = next(
             (
                 (s.context_start, s.context_end)

@@ -23,7 +23,8 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
         # A judge that kept no lead-in (the claim checker's runs before issue 56): the segmentation's, for
         # the same span, so that a lead-in never reads as text in no data point.
         lead_ins: dict[tuple[int, int | None], tuple[int | None, int | None]] = {
-            (s.start, s.end): (s.context_start, s.context_end) for s in answers.segmentation(session, answer.id)
+            (s.start, s.end): (s.context_start, s.context_end)
+            for s in answers.segmentation(session, answer.id, keep=False)
         }
         return [
             edits.new_point(
@@ -43,7 +44,7 @@ def starting_points(session: Session, answer: AnswerDetail, judge_rater: int | N
             for context in [lead_ins.get((p.span_start, p.span_end), (None, None))]
         ]
     return segmented(
-        answer, documents.passages_of(session, answer.document_id), answers.segmentation(session, answer.id)
+        answer, documents.passages_of(session, answer.document_id), answers.segmentation(session, answer.id, keep=False)
     )
 
 
