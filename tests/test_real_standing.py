@@ -179,7 +179,7 @@ def test_the_sample_ships_a_labelled_set_the_verifier_has_judged(qtbot, tmp_path
             window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal).split()
         )  # over lines
         tip = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
-        assert header == f"Judge ({standing.short})" and "real errors" in header
+        assert header == f"Claim checker ({standing.short})" and "real errors" in header  # its one name (issue 63)
         assert tip.startswith(f"verifier: {standing.text}") and "Human labels by ContractNLI annotators" in tip
     finally:
         project.close()
