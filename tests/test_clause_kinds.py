@@ -197,3 +197,11 @@ def test_where_the_kind_reading_gives_no_verdict_an_unconfirmed_point_shows_the_
     assert kind_reading(left, unsure, document).passage == "§10.1"
     flagged = PointReport(5, 40, "A party must keep insurance.", INCORRECT, [], "§14.3", "")
     assert kind_reading(flagged, unsure, document).passage == "§14.3"
+
+
+def test_an_exception_in_the_clause_does_not_stop_the_kind_reading(engine: ClaimEngine) -> None:
+    """§12.2 caps liability "EXCEPT FOR BREACHES OF SECTION 9": the rules' exception check asks for a review of
+    any claim it aligns with, but the clause is no less a cap, and denying it is contradicted."""
+    point = _check(engine, "There is no cap on liability.")
+    assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
+    assert point.reasons[0]["passage"] == "§12.2"

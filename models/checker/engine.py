@@ -321,8 +321,11 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
         if point.verdict == UNCONFIRMED and reading.best:
             point.passage = reading.best
         return point
-    by_a_rule = point.verdict == NEEDS_REVIEW or (
-        point.verdict == INCORRECT and any(r.get("check") not in ("unsupported", "contradicted") for r in point.reasons)
+    # A clause's "except ..." (the rules' exception check) makes it no less a clause of its kind: that doubt
+    # does not stand over the kind reading; every other rule's does
+    doubts = [r.get("check") for r in point.reasons]
+    by_a_rule = (point.verdict == NEEDS_REVIEW and doubts != ["exception"]) or (
+        point.verdict == INCORRECT and any(c not in ("unsupported", "contradicted") for c in doubts)
     )
     if by_a_rule or point.reading.startswith("the contract's values"):
         return point
