@@ -13,6 +13,13 @@ another duty in the same section, where the dispute is to be resolved in 15). Th
 - no statement of the document is close enough to be the same duty: the passages the claim is about decide
   only when they state one value of that kind; with several, the claim's is not confirmed if it is among
   them, and left unchecked if not.
+A date or period of one event of a contract's life (made, start, end, renewal, notice, payment) is read only
+from a statement about that event. Among the values of the duty's statements, the words right around each
+value choose ("commencing on [June 1] and ending on [May 31]"), and so do the claim's other values: in a
+table, the row they stand in; a claim of three or more values is read as a row against the run of values it
+matches most. Where the claim's value stands in a statement nearly as close to the duty, it competes rather
+than contradicts. A term's end, where the contract gives its length and start but not the date, is computed
+(term_end.py).
 """
 
 from __future__ import annotations
