@@ -38,7 +38,8 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
     if args.action in ("list", "create") and (args.key or args.out):
         raise AssayError(f"keys {args.action} takes no fingerprint or file")
     if args.action in ("export", "retire") and not args.key:
-        raise InvalidInput("assay keys", f"{args.action}: give the key's fingerprint (`assay keys` lists them)")
+        # "keys", not "assay keys": the message is printed after "assay: " already
+        raise InvalidInput("keys", f"{args.action}: give the key's fingerprint (`assay keys` lists them)")
     here = {k.fingerprint for k in keys.local_keys()}
     if args.action == "create":
         reviewer = roles.default_reviewer(project, args.reviewer)
@@ -74,7 +75,7 @@ def _keys(project: Project, args: argparse.Namespace) -> int:
             owner = keys.find_key(session, args.key).reviewer
             lead = "lead" in roles.roles_of(project)
             if owner != actor and roles.database_login(project) is not None and not lead:
-                raise InvalidInput("assay keys retire", f"the key is {owner}'s: only they or a lead may retire it")
+                raise InvalidInput("keys retire", f"the key is {owner}'s: only they or a lead may retire it")
             retired = keys.retire(session, args.key, actor, lead=lead)
             other = keys.held_signer(session, actor)
             head = audit.sign_head(session, other) if other is not None else None
