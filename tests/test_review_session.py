@@ -35,9 +35,8 @@ def _judged(project: Project, answer_ids: list[str], tag: str = "incorrect") -> 
 def _press(session: ReviewSession, key: str) -> None:
     """A key of the review's points table, as the keymap binds it (what the window's table does)."""
     binding = keymap.binding(keymap.REVIEW, key)
-    assert binding is not None, key
-    action = getattr(session, binding.action)
-    action() if binding.argument is None else action(binding.argument)
+    assert binding is not None and binding.owner is ReviewSession, key
+    binding.action(session, binding.argument) if binding.takes_argument else binding.action(session)
 
 
 def _tags(project: Project, answer_id: str = ANSWER) -> list[Tag | None]:
@@ -156,13 +155,14 @@ def test_the_next_answer_is_prepared_and_a_save_makes_it_stale(session) -> None:
 
 def test_the_keymap_is_one_table_the_help_and_legends_read() -> None:
     assert keymap.binding(keymap.REVIEW, "2").argument is Tag.INCORRECT
-    assert keymap.binding(keymap.ADJUDICATION, "Del").action == "decide"
+    assert keymap.binding(keymap.ADJUDICATION, "Del").action is keymap.AdjudicationKeys.decide
     assert keymap.binding(keymap.SIDE_BY_SIDE, "B").argument == "right"
     assert keymap.binding(keymap.ADJUDICATION, "B").argument == keymap.BOTH_DEFENSIBLE
     assert keymap.binding(keymap.REVIEW, "X") is None
     rows = dict(keymap.help_rows(keymap.REVIEW))
     assert rows["J / K"] == "Next / previous data point" and rows["Enter"] == "Accept the judge's tag"
-    assert keymap.shortcut("undo") == "Ctrl+Z" and keymap.shortcut("next_answer", -1) == "Ctrl+Up"
+    assert keymap.shortcut(ReviewSession.undo) == "Ctrl+Z"
+    assert keymap.shortcut(keymap.WindowKeys.move_answer, -1) == "Ctrl+Up"
     assert keymap.legend(keymap.REVIEW).startswith("1 correct · 2 incorrect · 3 irrelevant · 4 missing")
     for view in (keymap.REVIEW, keymap.SIDE_BY_SIDE, keymap.ADJUDICATION, keymap.WINDOW):  # a key does one thing
         keys = [k for b in keymap.KEYMAP if b.view == view for k in b.keys]
@@ -198,22 +198,20 @@ def test_a_restore_leaves_no_listener_counting_commits(session: ReviewSession, s
 
 
 def test_every_review_key_reaches_a_session_action_that_changes_something(session, sample_project) -> None:
-    """Walks the keymap: each key of the review's points table names a ReviewSession method, and pressing
-    it on an open answer is announced as a change (4 asks the window for the selected text first)."""
+    """Walks the keymap: each key of the review's points table is bound to a ReviewSession method, and
+    pressing it on an open answer is announced as a change (4 asks the window for the selected text first,
+    then calls the session's add_missing)."""
     bindings = [b for b in keymap.KEYMAP if b.view == keymap.REVIEW]
     assert {b.keys[0] for b in bindings} >= {"1", "2", "3", "4", "Return", "J", "K"}
     heard: list[Changes] = []
     session.subscribe(heard.append)
     for binding in bindings:
-        action = getattr(session, binding.action, None)
-        assert callable(action), f"key {binding.keys[0]} names {binding.action!r}, no action of the session"
         assert session.open(ANSWER)
         session.move(1 if session.row == 0 else -1)  # never on the last point, so J and K both move
         before = len(heard)
-        if binding.action == "add_missing":
-            action("Confidential Information", [])
-        elif binding.argument is None:
-            action()
+        if binding.action is keymap.AnswerPaneKeys.add_missing_from_selection:
+            session.add_missing("Confidential Information", [])
         else:
-            action(binding.argument)
+            assert binding.owner is ReviewSession, binding
+            binding.action(session, binding.argument) if binding.takes_argument else binding.action(session)
         assert len(heard) > before, f"key {binding.keys[0]} ({binding.label}) changed nothing anyone heard"

@@ -24,7 +24,7 @@ from app.figures.rater_names import rater_name, role_name
 from app.ingest.citations import Citation, find_citations
 from app.ingest.contract_terms import ContractReading
 from app.project import Passage, Project
-from app.review import adjudication, keymap
+from app.review import adjudication
 from app.review.adjudication import Case
 from app.review.changes import Changes, Prepared, Shown, contract_reading_or_problem, read_ahead
 from app.review.judge_beside import JudgeBeside, StandingOfRater
@@ -479,13 +479,5 @@ def _signed_sentence(signed: SignOff) -> str:
         "Review ▸ Reopen signed review… to change it."
     )
 
-
-# Every key of the review's points table names a method of the session (app/review/keymap.py): checked once,
-# on import, so that a renamed method cannot leave a key that does nothing.
-_UNBOUND = [
-    b.action for b in keymap.KEYMAP if b.view == keymap.REVIEW and not callable(getattr(ReviewSession, b.action, None))
-]
-if _UNBOUND:
-    raise ImportError(f"review keys bound to no ReviewSession method: {', '.join(_UNBOUND)}")
 
 __all__ = ["Changes", "Prepared", "ReviewSession"]

@@ -80,13 +80,12 @@ class AdjudicationView(QDialog):
         for reason in REASONS:
             self.reason.addItem(reason, reason)
         self.model = CellsModel(self)
-        self.points = PointTable(keymap.ADJUDICATION, fit_rows=True)
+        self.points = PointTable(keymap.bind(keymap.ADJUDICATION, session, self), fit_rows=True)
         self.points.setModel(self.model)
         palette = self.points.palette()  # a light selection: the dark text and the tag cues stay readable
         palette.setColor(QPalette.ColorRole.Highlight, QColor("#cfe3fb"))
         palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#000000"))
         self.points.setPalette(palette)
-        self.points.keyPressed.connect(self._on_key_pressed)
         self.keys = QLabel(keys_html(keymap.ADJUDICATION), wordWrap=True)  # keys, never read as counts
         self.keys.setStyleSheet("color: #555")
         self.message = QLabel(wordWrap=True)
@@ -214,14 +213,14 @@ class AdjudicationView(QDialog):
     def _select(self, number: int) -> None:
         self.points.selectRow(number - 1)
 
-    def _on_key_pressed(self, binding: keymap.Binding) -> None:
-        if binding.action == "decide":
-            self.decide(binding.argument if isinstance(binding.argument, Tag) else None)
-        elif binding.action == "reason":
-            self.reason.setCurrentIndex(self.reason.findData(binding.argument))
-        elif binding.action == "move" and self.case is not None:
-            row = min(max(self.points.current_row() + int(str(binding.argument)), 0), len(self.case.points) - 1)
-            self.points.selectRow(row)
+    # The keys of the table (app/review/keymap.py AdjudicationKeys), beside `decide`.
+
+    def choose_reason(self, reason: str) -> None:
+        self.reason.setCurrentIndex(self.reason.findData(reason))
+
+    def move_point(self, step: int) -> None:
+        if self.case is not None:
+            self.points.selectRow(min(max(self.points.current_row() + step, 0), len(self.case.points) - 1))
 
     # ------------------------------------------------------------------ deciding
 

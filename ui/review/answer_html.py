@@ -10,6 +10,7 @@ from app.figures.scores import shown
 from app.judging.standing import Standing
 from app.review import keymap
 from app.review.service import ReviewPoint, ReviewState
+from app.review.session import ReviewSession
 from models.vocabulary import ReviewStatus
 from ui.cell_words import TAG_STYLE
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
@@ -36,16 +37,16 @@ def legend_html() -> str:
 def keys_html(view: str) -> str:
     """The view's keys as keys, never read as counts: "Keys: 1 = correct · 2 = incorrect …"."""
     parts: list[str] = []
-    for b in keymap.KEYMAP:
-        if b.view != view or (b.action == "move" and b.argument != 1):
+    for b in keymap.bindings(view):
+        if b.steps and b.argument != 1:
             continue
-        key = "J / K" if b.action == "move" else ("Enter" if b.keys[0] == "Return" else b.keys[0])
-        if b.action == "close":
+        key = "J / K" if b.steps else ("Enter" if b.keys[0] == "Return" else b.keys[0])
+        if b.action is keymap.SideBySideKeys.close:
             key = " / ".join(b.keys)  # "Esc / Ctrl+W": either closes
-        does = "next / previous" if b.action == "move" else (b.short or b.label)
+        does = "next / previous" if b.steps else (b.short or b.label)
         parts.append(f"<b>{html.escape(key)}</b>&nbsp;=&nbsp;{html.escape(does)}")
     if view == keymap.REVIEW:
-        parts.append(f"<b>{html.escape(keymap.shortcut('undo'))}</b>&nbsp;=&nbsp;undo")
+        parts.append(f"<b>{html.escape(keymap.shortcut(ReviewSession.undo))}</b>&nbsp;=&nbsp;undo")
     return "Keys: " + " · ".join(parts)
 
 

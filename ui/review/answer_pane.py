@@ -64,9 +64,8 @@ class AnswerPane(QWidget):
         self.answer_view.pointClicked.connect(session.select_point)
         self.answer_view.pointRequested.connect(self.add_point_from_selection)
         self.points_model = DataPointTableModel()
-        self.points = PointTable(keymap.REVIEW)
+        self.points = PointTable(keymap.bind(keymap.REVIEW, session, self))  # 4: add_missing_from_selection
         self.points.setModel(self.points_model)
-        self.points.keyPressed.connect(self._on_key_pressed)
         self.points.selectionModel().currentRowChanged.connect(self._on_row_changed)
         self.points.clicked.connect(self._on_point_clicked)
         # Rows as tall as their wrapped text: an answer has a handful of points, measuring them is cheap.
@@ -207,13 +206,9 @@ class AnswerPane(QWidget):
 
     # ------------------------------------------------------------------ the reviewer's input
 
-    def _on_key_pressed(self, binding: keymap.Binding) -> None:
-        if binding.action == "add_missing":
-            self.missingRequested.emit()
-        elif binding.argument is None:
-            getattr(self.session, binding.action)()
-        else:
-            getattr(self.session, binding.action)(binding.argument)
+    def add_missing_from_selection(self) -> None:
+        """4: the text selected in the document is a missing point (the window reads the document pane)."""
+        self.missingRequested.emit()
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not self._showing and current.isValid():

@@ -1,8 +1,8 @@
 """One points table for every review view: the open answer's points (answer_pane), two answers'
 points side by side (side_by_side) and a disputed answer's points (adjudication_view).
 
-`PointTable` is the view: rows of wrapped text, one selected, the review keys read from the keymap
-(app/review/keymap.py) of its view and announced as `keyPressed(binding)`; rows take the height
+`PointTable` is the view: rows of wrapped text, one selected; a key of its view's keymap
+(app/review/keymap.py) calls the function the key is bound to (keymap.Keys); rows take the height
 their text needs once the columns have settled. `keep_readable` keeps the column a lawyer reads (the
 point's text) at a readable width however many columns appear beside it: they wrap, then scroll.
 `CellsModel` is the model the side-by-side and adjudication tables fill with `Cell`s (as Orange's
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
@@ -87,15 +87,14 @@ def key_name(event: QKeyEvent) -> str | None:
 
 
 class PointTable(QTableView):
-    """A table of data points that reads the review keys of its view (keymap.REVIEW, SIDE_BY_SIDE or
-    ADJUDICATION) and announces each as keyPressed(binding); other keys are the table's own."""
+    """A table of data points that reads the keys of its view (keymap.REVIEW, SIDE_BY_SIDE or
+    ADJUDICATION), each calling what it is bound to (`keys`); other keys are the table's own."""
 
-    keyPressed = Signal(object)  # noqa: N815 - a keymap.Binding
     _fitting = False  # the columns are being sized: their resizing is ours
 
-    def __init__(self, view: str, *, select_rows: bool = True, fit_rows: bool = False) -> None:
+    def __init__(self, keys: keymap.Keys, *, select_rows: bool = True, fit_rows: bool = False) -> None:
         super().__init__()
-        self.view = view
+        self.keys = keys
         behaviour = QAbstractItemView.SelectionBehavior
         self.setSelectionBehavior(behaviour.SelectRows if select_rows else behaviour.SelectItems)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -171,11 +170,11 @@ class PointTable(QTableView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
         name = key_name(event)
-        found = keymap.binding(self.view, name) if name else None
+        found = self.keys.binding(name) if name else None
         if found is None:
             super().keyPressEvent(event)
         else:
-            self.keyPressed.emit(found)
+            self.keys.press(found)
 
     def current_row(self) -> int:
         return self.currentIndex().row()

@@ -36,6 +36,7 @@ from app.review import keymap
 from app.review.pairwise import PairwiseReview, SharedQuestion, SideBySide
 from app.review.service import ReviewPoint, ReviewState
 from app.review.session import Changes, ReviewSession
+from models.vocabulary import Tag
 from ui.cell_words import TAG_STYLE
 from ui.review.answer_html import keys_html
 from ui.review.point_table import Cell, CellsModel, PointTable
@@ -76,13 +77,13 @@ class SideBySideWindow(QMainWindow):
         self.answers = [QTextBrowser(), QTextBrowser()]
         self.model = CellsModel(self)
         self.model.set_rows(["", "tags", "", "tags"], [])
-        self.table = PointTable(keymap.SIDE_BY_SIDE, select_rows=False, fit_rows=True)
+        self.keys = keymap.bind(keymap.SIDE_BY_SIDE, session, self)
+        self.table = PointTable(self.keys, select_rows=False, fit_rows=True)
         self.table.setModel(self.model)
         self.table.setStyleSheet("QTableView::item { padding: 4px; }")  # rows of wrapped text need air
         header = self.table.horizontalHeader()
         for column, mode in enumerate((QHeaderView.ResizeMode.Stretch, QHeaderView.ResizeMode.ResizeToContents) * 2):
             header.setSectionResizeMode(column, mode)
-        self.table.keyPressed.connect(self._on_key_pressed)
         self.reason = QLineEdit(placeholderText="why (optional); Enter, then A, B or T")
         self.reason.returnPressed.connect(self._on_reason_entered)  # back to the keys
         self.buttons = {
@@ -171,17 +172,13 @@ class SideBySideWindow(QMainWindow):
             act.triggered.connect(slot)
             self.addAction(act)
 
-        key(keymap.shortcut("next_answer", 1), lambda: self.move(1))
-        key(keymap.shortcut("next_answer", -1), lambda: self.move(-1))
-        # A, B and T anywhere in this window but a text field (one takes its letters as text): after
-        # Enter in the reason field, wherever the focus went, the next key records the preference.
-        for b in keymap.KEYMAP:
-            if b.view == keymap.SIDE_BY_SIDE and b.action == "close":  # Esc and Ctrl+W, wherever the focus is
-                for shortcut in b.keys:
-                    key(shortcut, self.close)
-            if b.view == keymap.SIDE_BY_SIDE and b.action == "prefer":
-                # QAction.triggered passes `checked` first: the choice must not take its place
-                key(b.keys[0], lambda _checked=False, choice=str(b.argument): self.prefer(choice))
+        key(keymap.shortcut(keymap.WindowKeys.move_answer, 1), lambda: self.move(1))
+        key(keymap.shortcut(keymap.WindowKeys.move_answer, -1), lambda: self.move(-1))
+        # A, B, T, Esc and Ctrl+W anywhere in this window but a text field (one takes its letters as text):
+        # after Enter in the reason field, wherever the focus went, the next key records the preference.
+        for b in keymap.bindings(keymap.SIDE_BY_SIDE):
+            for shortcut in b.keys if b.anywhere else ():
+                key(shortcut, lambda _checked=False, b=b: self.keys.press(b))  # triggered passes `checked` first
 
     def _on_reason_entered(self) -> None:
         self.activateWindow()
@@ -205,7 +202,8 @@ class SideBySideWindow(QMainWindow):
             self.say(
                 f"Only one generator answered the question of the answer open in the review, so here is the "
                 f"first of the {len(self.questions)} questions two generators answered "
-                f"({keymap.shortcut('next_answer', 1)} / {keymap.shortcut('next_answer', -1)} for the others)."
+                f"({keymap.shortcut(keymap.WindowKeys.move_answer, 1)} / "
+                f"{keymap.shortcut(keymap.WindowKeys.move_answer, -1)} for the others)."
             )
         return True
 
@@ -314,18 +312,16 @@ class SideBySideWindow(QMainWindow):
             return None
         return column.state.answer.id, column.state.points[index]
 
-    def _on_key_pressed(self, binding: keymap.Binding) -> None:
-        if binding.action == "move":
-            self.table.select_cell(self.table.current_row() + int(str(binding.argument)), self.table.current_column())
-        elif binding.action == "prefer":
-            self.prefer(str(binding.argument))
-        elif binding.action == "tag_current":
-            tag = binding.argument
-            self._change(lambda answer, point: self.session.tag(answer, point, tag, source=self))  # type: ignore[arg-type]
-        elif binding.action == "accept_judge":
-            self._change(lambda answer, point: self.session.accept_judge_of(answer, point, source=self))
-        elif binding.action == "close":
-            self.close()
+    # The keys of the table (app/review/keymap.py SideBySideKeys: A, B and T are `prefer`, Esc `close`).
+
+    def move_cell(self, step: int) -> None:
+        self.table.select_cell(self.table.current_row() + step, self.table.current_column())
+
+    def tag_selected(self, tag: Tag) -> None:
+        self._change(lambda answer, point: self.session.tag(answer, point, tag, source=self))
+
+    def accept_judge_selected(self) -> None:
+        self._change(lambda answer, point: self.session.accept_judge_of(answer, point, source=self))
 
     def _change(self, change: Callable[[str, int], bool]) -> None:
         selected = self._selected()

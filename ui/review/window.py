@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QTabWidget,
-    QWidget,
 )
 
 from app.export.formats import Redact
@@ -44,7 +43,7 @@ from app.review.session import Changes, ReviewSession
 from app.settings import Settings, save_settings
 from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
-from ui.export_dialog import export_from_dialog, export_project
+from ui.export_dialog import export_project
 from ui.help import about_dialog, shortcut_sheet
 from ui.judge_dialog import JudgeWorker
 from ui.learn_dialog import open_learn_dialog
@@ -56,12 +55,13 @@ from ui.review.adjudication_view import AdjudicationView, open_adjudication
 from ui.review.answer_pane import AnswerPane
 from ui.review.document_pane import DocumentPane
 from ui.review.file_menu import add_file_menu
-from ui.review.guidelines_panel import GuidelinesPanel, open_guidelines
+from ui.review.guidelines_panel import GuidelinesPanel
 from ui.review.judge_runner import JudgeRunner
 from ui.review.qualification_dialog import QualificationDialog, show_training_feedback
 from ui.review.queue_pane import QueuePane
-from ui.review.sample_actions import draw_random_sample, least_certain_first
+from ui.review.sample_actions import draw_random_sample
 from ui.review.side_by_side import SideBySideWindow
+from ui.review.window_keys import WindowCommands
 from ui.thresholds_dialog import ThresholdsDialog
 
 PREPARE_AFTER_MS = 100  # a pause this long after a move: the reviewer reads, the next answer is prepared
@@ -169,36 +169,43 @@ class ReviewWindow(QMainWindow):
         self.guidelines_panel.visibilityChanged.connect(lambda shown: shown or self.document_pane.show())
 
     def _build_menus(self) -> None:
-        def action(name: str, slot: Callable[[], object], menu: QMenu, argument: object = None) -> QAction:
-            bound = keymap.bound(keymap.WINDOW, name, argument)
+        """The menus, their entries with a key taken from the keymap with the function the key calls;
+        every window key of the keymap must have its entry (checked here, as the window is built)."""
+        commands: keymap.WindowKeys = WindowCommands(self)
+        self.keys = keys = keymap.bind(keymap.WINDOW, self.session, commands)
+        placed: set[keymap.Binding] = set()
+
+        def action(function: Callable[..., object], menu: QMenu, argument: object = None) -> QAction:
+            bound = keymap.bound(keymap.WINDOW, function, argument)
             act = QAction(bound.label, self)
             act.setShortcut(QKeySequence(bound.keys[0]))
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            act.triggered.connect(slot)
+            act.triggered.connect(lambda _checked=False: keys.press(bound))  # triggered passes `checked`
             menu.addAction(act)
+            placed.add(bound)
             return act
 
-        session = self.session
+        session, window_keys = self.session, keymap.WindowKeys
         add_file_menu(self, lambda project: ReviewWindow(project, session.reviewer, self.settings))  # Ctrl+Q quits
         review = self.menuBar().addMenu("&Review")
-        self.undo_action = action("undo", session.undo, review)
-        self.redo_action = action("redo", session.redo, review)
+        self.undo_action = action(ReviewSession.undo, review)
+        self.redo_action = action(ReviewSession.redo, review)
         review.addSeparator()
-        action("add_point", self.answer_pane.add_point_from_selection, review)
-        action("edit_point", lambda: self._asking(review_actions.edit_point), review)
-        action("split_point", lambda: self._asking(review_actions.split_point), review)
-        action("merge_point", session.merge_current, review)
-        action("delete_point", session.delete_current, review)
-        action("comment_point", lambda: self._asking(review_actions.comment_point), review)
+        action(window_keys.add_point_from_selection, review)
+        action(window_keys.edit_point, review)
+        action(window_keys.split_point, review)
+        action(ReviewSession.merge_current, review)
+        action(ReviewSession.delete_current, review)
+        action(window_keys.comment_point, review)
         review.addSeparator()
-        action("submit", self.submit, review)
-        action("sign_off", self.confirm_sign_off, review)
+        action(window_keys.submit, review)
+        action(window_keys.sign_off, review)
         review.addAction("Reopen signed review…", lambda: review_actions.reopen(self, session))
-        action("search", self.document_pane.focus_search, review)
-        action("next_answer", lambda: self._move_answer(1), review, 1)
-        action("next_answer", lambda: self._move_answer(-1), review, -1)
-        action("least_certain_first", lambda: least_certain_first(self.queue_pane, session), review)
-        action("side_by_side", lambda: self.open_side_by_side(), review)
+        action(window_keys.search, review)
+        action(window_keys.move_answer, review, 1)
+        action(window_keys.move_answer, review, -1)
+        action(window_keys.least_certain_first, review)
+        action(window_keys.side_by_side, review)
         review.addSeparator()  # settling disagreements, and reviewers against gold
         review.addAction("Adjudicate disagreements…", self.open_adjudication)
         review.addAction("Reviewers against gold…", self.open_qualification)
@@ -207,8 +214,8 @@ class ReviewWindow(QMainWindow):
         self.blind_action.setChecked(session.mode == BLIND)
         self.blind_action.toggled.connect(session.set_blind)
         project.addAction(self.blind_action)
-        action("run_judge", self.open_judge_dialog, project)
-        action("export", lambda: export_from_dialog(self, self.project, self.say), project)
+        action(window_keys.run_judge, project)
+        action(window_keys.export, project)
         project.addAction("Raters…", lambda: open_raters_dialog(self, session))
         project.addAction("Triage thresholds…", self.open_thresholds_dialog)
         project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper, session).exec())
@@ -216,9 +223,12 @@ class ReviewWindow(QMainWindow):
         checker = project.addMenu("Claim checker")
         checker.addAction("Learn from reviews…", lambda: open_learn_dialog(self, self.project, session.reviewer))
         help_menu = self.menuBar().addMenu("&Help")
-        action("guidelines", lambda: open_guidelines(self, self.guidelines_panel, self.document_pane), help_menu)
-        action("shortcuts", self.show_shortcuts, help_menu)
+        action(window_keys.guidelines, help_menu)
+        action(window_keys.shortcuts, help_menu)
         help_menu.addAction("About Assay", lambda: about_dialog(self, self.settings.model).exec())
+        unplaced = [b.label for b in keymap.bindings(keymap.WINDOW) if b not in placed]
+        if unplaced:
+            raise LookupError(f"window keys in no menu: {', '.join(unplaced)}")
 
     def show_shortcuts(self) -> QDialog:
         sheet = shortcut_sheet(self)
@@ -287,7 +297,7 @@ class ReviewWindow(QMainWindow):
             self.document_pane.prepare(prepared)
             self.session.prepared = replace(prepared, rendered=self.answer_pane.prepare(prepared))
 
-    def _move_answer(self, step: int) -> None:
+    def move_answer(self, step: int) -> None:
         self._direction = 1 if step > 0 else -1
         self.queue_pane.move(step)
 
@@ -361,12 +371,6 @@ class ReviewWindow(QMainWindow):
         return self.judge_runner.start_judge(settings, answer_ids)
 
     # ------------------------------------------------------------------ the rest
-
-    def _asking(self, ask: Callable[[QWidget, ReviewSession], object]) -> None:
-        """A review action that asks first (a dialog); then the keys work on the table again at once."""
-        ask(self, self.session)
-        self.activateWindow()
-        self.answer_pane.points.setFocus()
 
     def confirm_sign_off(self) -> QMessageBox | None:
         """Ctrl+Shift+Enter asks first, naming what is signed: signing locks the review until reopened."""
