@@ -19,7 +19,8 @@ The project is built through the schema's own tables (Core bulk inserts), in a c
 peak RSS reported is that of computing the figures, not of making up the data. The figures are
 computed one after another in one process, as the dashboard computes its own: the first pays for
 reading the label columns and the others reuse them while the project is unchanged
-(storage/columns.py), on either store.
+(storage/columns.py), on either store. Each figure's wall-clock time is said with the CPU time the
+process spent on it: on a machine that other work shares, the CPU time is the one to compare.
 """
 
 from __future__ import annotations
@@ -198,12 +199,16 @@ def pandas_scores(url: str):
     )
 
 
-def timed(label: str, call, quiet: bool):
-    started = time.perf_counter()
+def timed(label: str, call, quiet: bool, cpu: dict[str, float] | None = None, key: str = ""):
+    """The value of `call` and its wall-clock seconds; with `cpu`, the CPU seconds this process spent
+    on it go there under `key` (the figure to compare where other work shares the machine)."""
+    started, cpu_started = time.perf_counter(), time.process_time()
     value = call()
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    if cpu is not None:
+        cpu[key] = cpu_seconds
     if not quiet:
-        print(f"  {label:52} {seconds:7.2f} s", flush=True)
+        print(f"  {label:52} {seconds:7.2f} s  (CPU {cpu_seconds:5.2f} s)", flush=True)
     return value, seconds
 
 
@@ -236,26 +241,32 @@ def measure(url: str, quiet: bool) -> dict:
     # Once per process, not per figure (the dashboard's worker and a CLI command pay it once): timed
     # apart, so that no figure is charged for being the first to need a library.
     _, imports = timed("importing scipy.stats, scipy.optimize and pandas (once)", _import_libraries, quiet)
-    fast, seconds["scores"] = timed("scores per answer and rater", lambda: analytics.scores(project), quiet)
+    cpu: dict[str, float] = {}
+
+    def figure(key: str, label: str, call):
+        value, seconds[key] = timed(label, call, quiet, cpu, key)
+        return value
+
+    fast = figure("scores", "scores per answer and rater", lambda: analytics.scores(project))
     base, pandas_s = timed("scores per answer and rater: pandas baseline", lambda: pandas_scores(url), quiet)
     check_scores(fast, base)
     del fast, base
-    _, seconds["scores_by_source"] = timed("scores by source", lambda: analytics.scores(project, "source"), quiet)
-    _, seconds["scores_by_rater"] = timed("scores by rater", lambda: analytics.scores(project, "rater"), quiet)
-    _, seconds["scores_by_document"] = timed("scores by document", lambda: analytics.scores(project, "document"), quiet)
-    agreement, seconds["agreement"] = timed(
-        "agreement over every data point (5 coefficients, by source)", lambda: analytics.agreement(project), quiet
+    figure("scores_by_source", "scores by source", lambda: analytics.scores(project, "source"))
+    figure("scores_by_rater", "scores by rater", lambda: analytics.scores(project, "rater"))
+    figure("scores_by_document", "scores by document", lambda: analytics.scores(project, "document"))
+    agreement = figure(
+        "agreement", "agreement over every data point (5 coefficients, by source)", lambda: analytics.agreement(project)
     )
-    _, seconds["agreement_answers"] = timed(
-        "agreement on answer scores (bucketed, holistic)", lambda: analytics.agreement(project, level="answer"), quiet
+    figure(
+        "agreement_answers",
+        "agreement on answer scores (bucketed, holistic)",
+        lambda: analytics.agreement(project, level="answer"),
     )
-    _, seconds["alignment"] = timed(
-        "judge–human alignment", lambda: analytics.alignment(project, "judge", "ana"), quiet
-    )
-    triage, seconds["triage"] = timed(
+    figure("alignment", "judge–human alignment", lambda: analytics.alignment(project, "judge", "ana"))
+    triage = figure(
+        "triage",
         "triage: sweep, bounds, recommendation for 5 %",
         lambda: triage_of(project, target_miss_rate=0.05),
-        quiet,
     )
     project.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -265,11 +276,16 @@ def measure(url: str, quiet: bool) -> dict:
             f"Gwet's AC1 {agreement['gwet_ac1']:.4f}; triage: {triage['reviews_used']} random reviews"
         )
         print(
+            f"  every figure: {sum(seconds.values()):.2f} s (CPU {sum(cpu.values()):.2f} s); load average "
+            f"{os.getloadavg()[0]:.1f}"
+        )
+        print(
             f"  scores: {seconds['scores']:.2f} s against pandas {pandas_s:.2f} s "
             f"({pandas_s / seconds['scores']:.1f}× faster); peak RSS {peak:.0f} MB"
         )
     return {
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "pandas_scores_seconds": pandas_s,
         "peak_rss_mb": round(peak),
         "import_seconds": imports,
