@@ -15,7 +15,7 @@ from app.figures import columnar
 from app.figures.rater_names import jurors_of
 from app.project import Project
 from models.vocabulary import Tag
-from storage import analytics, columns, scoring
+from storage import analytics, collector, columns, scoring
 from storage.adjudication import CONSENSUS
 
 TAG_ORDER = [Tag.CORRECT, Tag.INCORRECT, Tag.IRRELEVANT, Tag.MISSING]
@@ -34,6 +34,7 @@ def holistic(rating: int | None) -> float | None:
 # ---------------------------------------------------------------- scores
 
 
+@collector.held_off()  # rows and dicts by the hundred thousand (storage/collector.py)
 def scores(project: Project, by: str = "answer", raters: list[str] | None = None) -> list[dict[str, Any]]:
     if by not in analytics.SLICES:
         raise AssayError(f"scores by {by!r}: choose one of {', '.join(analytics.SLICES)}")
@@ -219,6 +220,7 @@ def independent_raters(names: list[str]) -> tuple[list[str], dict[str, list[str]
     return [name for name in names if name not in left_out], left_out
 
 
+@collector.held_off()  # rows and dicts by the hundred thousand (storage/collector.py)
 def agreement(project: Project, raters: list[str] | None = None, level: str = "data-point") -> dict[str, Any]:
     """Agreement between raters, human or judge, on data-point tags or answer-level scores. Every
     rater by default, less a jury when its jurors are there too (then `left_out`: jury → its jurors)."""
@@ -294,6 +296,7 @@ def _short(stats: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- judge versus human
 
 
+@collector.held_off()  # rows and dicts by the hundred thousand (storage/collector.py)
 def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     """The judge's tags against a human's: a confusion matrix per tag with per-class precision, recall
     and F1 (human = truth), LeMAJ Alignment where segmentations differ, and answer-score correlation.
@@ -321,31 +324,41 @@ def alignment(project: Project, judge: str, human: str) -> dict[str, Any]:
     j_points = labels.point[differ[:, 0]].tolist()
     with project.sessions() as session:
         details = analytics.pair_details(session, j_points, labels.point[differ[:, 1]].tolist(), judge_id)
-    tags = [t.value for t in TAG_ORDER]
     answer = labels.answer[differ[:, 0]]
-    ordinal, words, confidence = zip(*details, strict=True) if details else ((), (), ())
-    j_tags, h_tags = labels.tag[differ[:, 0]].tolist(), labels.tag[differ[:, 1]].tolist()
-    disagreeing = [
-        {"answer_id": labels.answers[a], "text": w, "judge": tags[j], "human": tags[h], "judge_confidence": c}
-        for a, w, j, h, c in zip(answer.tolist(), words, j_tags, h_tags, confidence, strict=True)
-    ]
-    by_words: list[tuple[int, int, int]] = []  # (answer, n, 0): the rows' order, as (answer, ordinal, id)
+    ordinal, words, confidence = (list(column) for column in zip(*details, strict=True)) if details else ([], [], [])
+    tags = np.array([t.value for t in TAG_ORDER], dtype=object)
+    j_tags, h_tags = tags[labels.tag[differ[:, 0]]].tolist(), tags[labels.tag[differ[:, 1]]].tolist()
+    by_words: list[dict[str, Any]] = []  # the answers matched by words, after the pairs
+    by_words_place: list[tuple[int, int, int]] = []  # (answer, n, 0): the rows' order, as (answer, ordinal, id)
     for n in sorted(untidy):
         by_rater = project.data_points(labels.answers[n])
         matched, disagreements = _match_answer(labels.answers[n], by_rater.get(judge), by_rater.get(human))
         for j, h in matched:
             counts[TAG_ORDER.index(Tag(h)), TAG_ORDER.index(Tag(j))] += 1
-        disagreeing += disagreements
-        by_words += [(n, k, 0) for k in range(len(disagreements))]
+        by_words += disagreements
+        by_words_place += [(n, k, 0) for k in range(len(disagreements))]
     place = np.concatenate(
         [
             np.stack([answer, np.array(ordinal, dtype=np.int64), labels.point[differ[:, 0]]], axis=1),
-            np.array(by_words, dtype=np.int64).reshape(-1, 3),
+            np.array(by_words_place, dtype=np.int64).reshape(-1, 3),
         ]
     )
-    # The most confident first, then in the rows' order: one sort of numbers, not of 100,000 dicts.
-    sure = np.nan_to_num(np.array([d["judge_confidence"] for d in disagreeing], dtype=np.float64))
-    shown = [disagreeing[n] for n in np.lexsort((place[:, 2], place[:, 1], place[:, 0], -sure)).tolist()]
+    # The most confident first, then in the rows' order: one sort of numbers, each dict made in its place.
+    sure = np.nan_to_num(np.array(confidence + [d["judge_confidence"] for d in by_words], dtype=np.float64))
+    order = np.lexsort((place[:, 2], place[:, 1], place[:, 0], -sure)).tolist()
+    paired_count, at = len(words), answer.tolist()
+    shown = [
+        {
+            "answer_id": labels.answers[at[n]],
+            "text": words[n],
+            "judge": j_tags[n],
+            "human": h_tags[n],
+            "judge_confidence": confidence[n],
+        }
+        if n < paired_count
+        else by_words[n - paired_count]
+        for n in order
+    ]
     paired = _paired_scores(scoring.scores_of(labels, names), judge, human)
     return _alignment_result(judge, human, counts, shown, paired)
 

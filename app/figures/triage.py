@@ -42,7 +42,7 @@ from app.figures.guarantees import (
 )
 from app.project import Project
 from app.raters import default_rater
-from storage import adjudication, analytics, columns, scoring, statistics
+from storage import adjudication, analytics, collector, columns, scoring, statistics
 
 SWEEP = [(c, r / 20) for c in (1.0, 0.75, 0.5) for r in range(20, 9, -1)]
 
@@ -52,6 +52,7 @@ def test_half(answer_id: str) -> bool:
     return hashlib.sha256(answer_id.encode()).digest()[0] % 2 == 0
 
 
+@collector.held_off()  # rows by the hundred thousand (storage/collector.py)
 def triage(
     project: Project,
     min_correctness: float = 1.0,
