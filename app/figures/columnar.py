@@ -97,10 +97,15 @@ def key_matches(labels: columns.Labels, judge_id: int, human_id: int) -> dict[st
     `human_alone` the tagged points with no partner; `untidy` the answers that need the row-by-row
     matching by words (points with no partner on both sides, or one rater's two points on one item)."""
     assert labels.item is not None and labels.point_creator is not None and labels.point_answer is not None
-    both = np.intersect1d(
-        labels.point_answer[labels.point_creator == judge_id], labels.point_answer[labels.point_creator == human_id]
-    )
-    in_both = np.isin(labels.answer, both)
+    # Answers are numbered densely: marks per answer, where intersecting two million numbers hashed them.
+    size = len(labels.answers)
+    recorded = [
+        np.bincount(labels.point_answer[labels.point_creator == rater], minlength=size) > 0
+        for rater in (judge_id, human_id)
+    ]
+    in_both_answers = recorded[0] & recorded[1]
+    both = np.flatnonzero(in_both_answers)
+    in_both = in_both_answers[labels.answer]
     judge = np.flatnonzero(own_points(labels, judge_id) & in_both)
     human = np.flatnonzero(own_points(labels, human_id) & in_both)
     j_order = judge[np.argsort(labels.item[judge], kind="stable")]
