@@ -28,7 +28,7 @@ from models.prompts import (
     tag_all_prompt,
     tag_prompt,
 )
-from models.segmentation import segment_answer
+from models.segmentation import Segment, segment_answer
 from models.verdict import (
     REJECT_UNALIGNED,
     JudgedPoint,
@@ -70,6 +70,13 @@ class JudgeCase:
     # Resolves what the judge cites (ids, "Section 7.3(i)") to evidence passages of the document.
     resolve: CitationResolver | None = None
     whole_document: bool = False  # the evidence is the whole document, shared by every answer about it
+    # The answer's points as stored with it (app/judging/cases.py reads them: segmented once per segmenter
+    # version); None for a text no answer holds (a planted error), which is segmented here.
+    points: tuple[Segment, ...] | None = None
+
+    def segments(self) -> list[Segment]:
+        """The answer's data points as the segmenter cuts them."""
+        return list(self.points) if self.points is not None else segment_answer(self.answer)
 
 
 TAG_SCHEMA = {
@@ -135,7 +142,7 @@ class LemajJudge:
     # ------------------------------------------------------------------ one pass
 
     def _one_pass(self, case: JudgeCase, verdict: Verdict, cancel: threading.Event) -> None:
-        segments = segment_answer(case.answer)
+        segments = case.segments()
         schema = one_pass_schema(max_points=min(24, 2 * len(segments) + 4))
         prompt = one_pass_prompt(case.evidence, case.question, case.answer, self.strictness, case.whole_document)
         max_tokens = 2 * self.backend.count_tokens(case.answer) + 400
@@ -157,7 +164,7 @@ class LemajJudge:
     # ------------------------------------------------------------------ two stage
 
     def _two_stage(self, case: JudgeCase, verdict: Verdict, cancel: threading.Event) -> None:
-        segments = segment_answer(case.answer)
+        segments = case.segments()
         if cancel.is_set():
             raise Cancelled
         tags = self.tag_points(case, segments, verdict, cancel)

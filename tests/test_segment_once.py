@@ -1,21 +1,33 @@
 """Issue 66 §3: an answer is segmented once per segmenter version, stored with it; the claim checker,
-the span-label import and the review read what is stored; a new segmenter version segments again."""
+the span-label import, the review, a judge run and the stress test read what is stored; a new segmenter
+version segments again."""
 
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
 
+import app.judging.cases
+import app.judging.model_check
+import app.judging.paired_stress
+import models.judge
 import models.segmentation
 import storage.answers
 from app.ingest.labels import import_labels
+from app.judging.paired_stress import JudgeRater, VerifierRater, paired_stress_test
+from app.judging.runs import run_judge
 from app.judging.verification import Verifier, verify_project
 from app.project import Project
 from app.review.service import ReviewService
+from models.backends.base import Generation
+from models.judge import LemajJudge, Mode
 from models.segmentation import SEGMENTER_VERSION, segment_answer
 from storage.schema import AnswerRow
 
@@ -30,8 +42,10 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         calls[answer] += 1
         return original(answer)
 
-    monkeypatch.setattr(models.segmentation, "segment_answer", counting)
-    monkeypatch.setattr(storage.answers, "segment_answer", counting)
+    modules = [m for m in list(sys.modules.values()) if getattr(m, "segment_answer", None) is original]
+    assert {storage.answers, models.judge, app.judging.cases} <= set(modules)
+    for module in modules:  # each module that imported it by name
+        monkeypatch.setattr(module, "segment_answer", counting)
     return calls
 
 
@@ -118,3 +132,58 @@ def test_a_new_answer_text_is_segmented_anew(sample_project: Project, counted: C
     with sample_project.sessions.begin() as session:
         segments = storage.answers.segmentation(session, answer_id)
     assert [s.text for s in segments] == ["The term is two years.", "The agreement renews every year."]
+
+
+class _TagsCorrect:
+    """Stands in for a model: every point correct, nothing missing (the test counts segmentations, not tags)."""
+
+    context_tokens = 4096
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "stand-in", "model": "none"}
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4
+
+    def reset_cache(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def label_scores(self, *_: Any) -> None:
+        return None  # no log-probabilities: the tag is asked for
+
+    def generate(self, _prompt: Any, *, schema: dict[str, Any], **_: Any) -> Generation:
+        reply = {"tag": "correct"} if "tag" in schema["properties"] else {"missing": []}
+        return Generation(json.dumps(reply), 10, 10, 5)
+
+
+@pytest.mark.parametrize("mode", [Mode.TWO_STAGE, Mode.ONE_PASS])
+def test_a_judge_run_judges_the_stored_points(sample_project: Project, counted: Counter[str], mode: Mode) -> None:
+    ids = [a.id for a in sample_project.answers()[:3]]
+    texts = [sample_project.answer(a).text for a in ids]  # type: ignore[union-attr]
+    summary = run_judge(sample_project.sessions, LemajJudge(_TagsCorrect(), mode), "stand-in", answer_ids=ids)
+    assert summary.judged + summary.failed == 3
+    verify_project(sample_project.sessions, ids, verifier=Verifier(sample_project.sessions, neural=False))
+    assert [counted[t] for t in texts] == [1, 1, 1]  # the run segmented each once, and stored it for the checker
+    assert all(_stored(sample_project, a) is not None for a in ids)
+    if mode is Mode.TWO_STAGE:  # its points are the stored segmentation's, one judged point each
+        stored = _stored(sample_project, ids[0])
+        judged = sample_project.data_points(ids[0])["stand-in"]
+        assert [(p.span_start, p.span_end) for p in judged] == [tuple(p[:2]) for p in stored["points"]]  # type: ignore[index]
+
+
+def test_the_stress_test_reads_the_stored_points_of_the_answers_it_plants_in(
+    sample_project: Project, counted: Counter[str]
+) -> None:
+    ids = [a.id for a in sample_project.answers()[:2]]
+    texts = [sample_project.answer(a).text for a in ids]  # type: ignore[union-attr]
+    verify_project(sample_project.sessions, ids, verifier=Verifier(sample_project.sessions, neural=False))
+    judge = LemajJudge(_TagsCorrect(), Mode.TWO_STAGE)
+    raters = [
+        VerifierRater(sample_project.sessions),
+        JudgeRater(sample_project.sessions, "stand-in", judge, threading.Event()),
+    ]
+    paired_stress_test(sample_project.sessions, raters, answer_ids=ids, limit=2)
+    assert [counted[t] for t in texts] == [1, 1]  # a planted error's text is new, and segmented; the answer's is not

@@ -13,7 +13,7 @@ from models.backends.base import JudgeBackend
 from models.judge import JudgeCase, LemajJudge
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
 from models.rubrics import Rubric, RubricCase, RubricJudge
-from models.segmentation import segment_answer
+from models.segmentation import Segment, segment_answer
 from models.vocabulary import PassageKind
 from storage import answers, documents
 
@@ -30,9 +30,11 @@ def select_evidence(
     question: str,
     answer: str,
     strictness: Strictness,
+    points: list[Segment] | None = None,
 ) -> list[EvidencePassage]:
     """The whole document when it fits the context; otherwise the passages the answer cites, then the
-    best BM25 passages for the question and for each answer sentence, in document order."""
+    best BM25 passages for the question and for each of the answer's `points` (as stored with it; None:
+    the text is segmented here, for a text no answer holds), in document order."""
     passages = _showable(passages)
     evidence = {p.citation_id: EvidencePassage(p.citation_id, p.section, p.text) for p in passages}
     frame = one_pass_prompt([], question, answer, strictness)
@@ -46,7 +48,7 @@ def select_evidence(
     wanted: list[str] = []
     for citation in find_citations(answer, passages):
         wanted += citation.passages[:3]
-    for query in [question] + [s.text for s in segment_answer(answer)]:
+    for query in [question] + [s.text for s in (points if points is not None else segment_answer(answer))]:
         hits = documents.search_passages(session, passages[0].document_id, query, 4)
         wanted += [hit.passage.citation_id for hit in hits]
     chosen: set[str] = set()
@@ -76,17 +78,21 @@ def _showable(passages: list[documents.Passage]) -> list[documents.Passage]:
 def judge_case(
     session: Session, judge: AnyJudge, answer_id: str
 ) -> tuple[JudgeCase | RubricCase, list[documents.Passage]]:
-    """What the judge reads of an answer (its question, text and the evidence chosen), and its document's passages."""
+    """What the judge reads of an answer (its question, text, points and the evidence chosen), and its
+    document's passages. The points are the segmentation stored with the answer: one not stored yet is
+    kept in the caller's transaction."""
     answer = answers.answer_detail(session, answer_id)
     assert answer is not None
     passages = documents.passages_of(session, answer.document_id)
+    points = answers.segmentation(session, answer_id)
     strictness = judge.strictness if isinstance(judge, LemajJudge) else Strictness.STANDARD
-    evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, strictness)
+    evidence = select_evidence(session, judge.backend, passages, answer.question, answer.text, strictness, points)
     if isinstance(judge, LemajJudge):
         known = frozenset(p.citation_id for p in passages)
         resolve = DocumentEvidence(passages).resolve
         whole = is_whole_document(evidence, passages)
-        return JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve, whole), passages
+        lemaj = JudgeCase(answer_id, answer.question, answer.text, evidence, known, resolve, whole, tuple(points))
+        return lemaj, passages
     if judge.rubric is Rubric.SCORE:
         evidence = _most_relevant(session, passages, answer.question, answer.text)
     case = RubricCase(

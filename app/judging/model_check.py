@@ -34,7 +34,6 @@ from app.project import Project
 from models.backends.base import JudgeBackend
 from models.judge import JudgeCase, LemajJudge
 from models.prompts import EvidencePassage, Strictness, evidence_text, one_pass_prompt
-from models.segmentation import segment_answer
 from models.verdict import Verdict
 from models.vocabulary import PassageKind
 from storage import reviews
@@ -126,7 +125,7 @@ class _CostedJudge(LemajJudge):
     def evaluate(self, case: JudgeCase, cancel: threading.Event | None = None) -> Verdict:
         verdict = super().evaluate(case, cancel)
         if not verdict.failed:
-            points = sum(p.start is not None for p in verdict.points) or len(segment_answer(case.answer))
+            points = sum(p.start is not None for p in verdict.points) or len(case.segments())
             self.costs.append(
                 AnswerCost(case.answer_id, verdict.seconds, verdict.evaluated_tokens, verdict.completion_tokens, points)
             )

@@ -24,10 +24,9 @@ from app.ingest.citations import CITATION, CitationIndex
 from app.judging.standing import STRESS_SETTING
 from app.judging.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
-from models.segmentation import segment_answer
 from models.vocabulary import BackendKind, Tag
 from storage import documents, reviews
-from storage.answers import answer_detail, list_answers
+from storage.answers import answer_detail, list_answers, segmentation
 from storage.raters import rater_named
 
 SUPPORT = 0.7  # share of a point's words one passage must hold for the point to count as supported
@@ -188,15 +187,18 @@ class JudgeRater(Rater):
         from models.judge import JudgeCase
 
         if answer_id not in self._cases:
-            with self.sessions() as session:
+            with self.sessions.begin() as session:  # its segmentation, kept if not stored yet
                 answer = answer_detail(session, answer_id)
                 assert answer is not None
                 passages = documents.passages_of(session, answer.document_id)
+                points = segmentation(session, answer_id)
                 evidence = select_evidence(
-                    session, self.judge.backend, passages, answer.question, answer.text, self.judge.strictness
+                    session, self.judge.backend, passages, answer.question, answer.text, self.judge.strictness, points
                 )
             known = frozenset(p.citation_id for p in passages)
-            self._cases[answer_id] = JudgeCase(answer_id, answer.question, answer.text, evidence, known)
+            self._cases[answer_id] = JudgeCase(
+                answer_id, answer.question, answer.text, evidence, known, points=tuple(points)
+            )
         return self._cases[answer_id]
 
     def tags(self, answer_id: str, text: str, spans: list[tuple[int, int]]) -> list[Tag | None]:
@@ -204,7 +206,9 @@ class JudgeRater(Rater):
 
         from models.verdict import Verdict
 
-        case = replace(self._case(answer_id), answer=text)
+        case = self._case(answer_id)
+        if text != case.answer:  # a planted error: its own points, segmented when read
+            case = replace(case, answer=text, points=None)
         if getattr(self.judge, "tagging", None) == "one-pass":
             return self._tags_in_one_pass(case, answer_id, text, spans)
         out = []
@@ -224,15 +228,14 @@ class JudgeRater(Rater):
         from models.verdict import Verdict
 
         key = (answer_id, text, -1, -1)
+        segments = case.segments()
         if key not in self._tags:
             if self.cancel.is_set():
                 raise AssayError("stress test cancelled")
-            segments = segment_answer(text)
             tagged = self.judge.tag_points(case, segments, Verdict(answer_id), self.cancel)
             for segment, (tag, _) in zip(segments, tagged, strict=True):
                 self._tags[(answer_id, text, segment.start, segment.end)] = tag
             self._tags[key] = None
-        segments = segment_answer(text)
         out: list[Tag | None] = []
         for s, e in spans:
             best = max(segments, key=lambda g: min(e, g.end) - max(s, g.start), default=None)
@@ -306,13 +309,13 @@ def paired_stress_test(
     facts_by_document: dict[int, _DocumentFacts] = {}
     qualifying = points_seen = 0
     for done, answer_id in enumerate(chosen, start=1):
-        with sessions() as session:
+        with sessions.begin() as session:  # the answer's segmentation, kept if not stored yet
             answer = answer_detail(session, answer_id)
             assert answer is not None
             if answer.document_id not in facts_by_document:
                 facts_by_document[answer.document_id] = _facts(documents.passages_of(session, answer.document_id))
+            segments = segmentation(session, answer_id)
         facts = facts_by_document[answer.document_id]
-        segments = segment_answer(answer.text)
         points_seen += len(segments)
         spans = [(s.start, s.end) for s in segments if supported(s.text, facts)]
         qualifying += len(spans)

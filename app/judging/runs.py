@@ -293,7 +293,7 @@ def run_judge(
             answer_id = next(queue, None)
             if answer_id is None or cancel.is_set() or unavailable >= STOP_AFTER_UNAVAILABLE:
                 return
-            with sessions() as session:
+            with sessions.begin() as session:  # an answer's segmentation not stored yet is kept
                 case, passages = judge_case(session, judge, answer_id)
             in_flight[pool.submit(_evaluate, judge, case, cancel)] = (case, passages)
 
