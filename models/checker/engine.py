@@ -26,6 +26,7 @@ from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
 from models.checker.kinds import KindReader, KindReading, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
+from models.checker.statements import Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
     INCORRECT,
@@ -157,6 +158,9 @@ class ClaimEngine:
         self.reads_meaning = self.encoders is not None and (checker is None or checker is shipped())
         kinds = shipped_kinds() if self.reads_meaning else None  # kind_reading: a kind of clause there or not
         self.kinds = kinds if isinstance(kinds, KindReader) else None
+        # statement_read: a claim about an NDA in any wording, read as the ContractNLI statement it makes
+        statements = shipped_statements(self.encoders.memory) if self.encoders and self.reads_meaning else None
+        self.statements = statements if isinstance(statements, StatementReader) else None
 
     def prepare(self, passages: list[Passage], definitions: list[Definition]) -> PreparedDocument:
         evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {d.term: d.definition for d in definitions})
@@ -179,13 +183,16 @@ class ClaimEngine:
         """The verdict on each span of an answer's text (the answer to `question`: a summary is checked as
         one), `cited` the passages each span cites, resolved."""
         document, evidence = prepared.document, prepared.evidence
+        said = [text[s:e] for s, e in spans]
+        statements = self._statements_read(said) if evidence.kind == "contract" else [None] * len(said)
+        as_read = [claim if r is None else r.statement for claim, r in zip(said, statements, strict=True)]
         results = [
-            verify_claim(text[s:e], document, document.search(text[s:e], SEARCH_HITS), refs)
-            for (s, e), refs in zip(spans, cited, strict=True)
+            verify_claim(claim, document, document.search(claim, SEARCH_HITS), refs)
+            for claim, refs in zip(as_read, cited, strict=True)
         ]
         if self.checker is None:
             return [_quoted(_report(s, e, text[s:e], r), document) for (s, e), r in zip(spans, results, strict=True)]
-        claims = [(text[s:e], r.verdict) for (s, e), r in zip(spans, results, strict=True)]
+        claims = [(claim, r.verdict) for claim, r in zip(as_read, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence, question)
         found: list[str | None] = [None] * len(claims)
         by_meaning: set[int] = set()  # the claims the contract checker decided
@@ -214,11 +221,20 @@ class ClaimEngine:
             )
             if i in kinds:
                 point = kind_reading(point, kinds[i], document)
+            recognised = statements[i]
+            if recognised is not None:
+                point = statement_read(point, recognised)
             point = _quoted(point, document)
             used = [prepared.defined[t] for t in evidence.defined_in(point.text)]  # read with them: evidence too
             point.definitions = [{"term": term, "passage": passage} for term, passage in used]
             reports.append(point)
         return reports
+
+    def _statements_read(self, claims: list[str]) -> list[Recognised | None]:
+        """The ContractNLI statement each claim makes, where the recogniser is sure (models/checker/statements.py)."""
+        if self.statements is None or self.encoders is None or not claims:
+            return [None] * len(claims)
+        return self.statements.recognise(claims, self.encoders.embed(claims), self.encoders.judge)
 
     def _kinds_read(self, prepared: PreparedDocument, claims: list[str]) -> dict[int, KindReading]:
         """The kind reading of each claim about a kind of clause that gives a verdict (models/checker/kinds.py)."""
@@ -342,6 +358,14 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
     report.contradiction = 1.0 if reading.verdict == "contradicted" else 0.0
     report.reading = reading.words
     return report
+
+
+def statement_read(point: PointReport, recognised: Recognised) -> PointReport:
+    """A point read as the ContractNLI statement it makes: its verdict is the statement's, and the pane says
+    which statement was read where the point words it otherwise; the point keeps its own words."""
+    if point.text.strip().rstrip(".").casefold() != recognised.statement.rstrip(".").casefold():
+        point.reading = f"read as the NDA statement “{recognised.statement}”: {point.reading}"
+    return point
 
 
 # The rules that compare what the answer writes with the document's own words: a quotation the document

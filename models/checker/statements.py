@@ -1,0 +1,199 @@
+"""A claim about an NDA in a lawyer's or a model's wording, read as the ContractNLI statement it makes
+(issue 65, item 1).
+
+The cross-encoder, the exemplar memory and the contract checker learnt ContractNLI's 17 statements in
+ContractNLI's own wording: "Receiving Party shall not reverse engineer any objects which embody Disclosing
+Party's Confidential Information." Said as "The recipient can't decompile what it is given", the same
+claim reached none of them (issue 55: 0 of 14 contradicted statements flagged). The recogniser here tells
+which statement a claim makes, if any, and the engine then reads the claim as that statement, so what was
+measured on ContractNLI's wording holds for it (models/checker/engine.py, `statement_read`).
+
+It is a logistic regression over each candidate statement's features (`FEATURES`), trained by
+packaging/training/train_statements.py and shipped as plain JSON (resources/claim_checker/statements.json,
+pinned in manifest.json):
+- the claim's bi-encoder cosine to the statement's prototypes (its own wording and the learnable
+  wordings of packaging/training/data/nda_wordings*.json), and how it stands against the other statements;
+- its cosine to the clauses annotators marked as deciding the statement in other NDAs (the exemplar
+  memory): a lawyer words a claim as a contract words its clause;
+- the cross-encoder reading the statement against the claim, as it reads a claim against a passage: a
+  claim that says the opposite of a statement ("the recipient may reverse engineer") is not that statement;
+- the share of the claim's content words any wording of the statement holds.
+A claim is read as a statement only where the regression's probability reaches `threshold` (chosen for
+precision on the learnable wordings, held out one wording at a time) and its words say it the same way
+round (`same_sense`); a claim that gives a value or a quotation is never read so: the words it gives must
+be checked as given.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from models.checker.manifest import ArtefactUnavailable, checked
+from models.checker.ranking import content
+
+FILE = "statements.json"
+CANDIDATES = 5  # the statements closest by cosine that the cross-encoder and the regression read
+EVIDENCE_TOP = 5  # a statement's evidence cosine: the mean of the claim's five closest deciding clauses
+SAME_STATEMENT = 0.98  # cosine at which an exemplar claim of the memory is the statement itself
+FEATURES = (
+    "cosine",  # the best cosine to the statement's prototypes
+    "cosine_below_best",
+    "cosine_above_next",
+    "cosine_first",
+    "cosine_top3",  # the mean of its three best prototypes
+    "evidence",
+    "evidence_below_best",
+    "evidence_first",
+    "cross_supported",
+    "cross_contradicted",
+    "cross_first",
+    "words_held",
+)
+_GIVES_WORDS = re.compile(r"\d|[\"“”]")  # a value or a quotation: checked as given, never as a statement
+# The words that turn a statement round. Neither the bi-encoder nor the cross-encoder tells "the recipient may
+# reverse engineer" from "shall not reverse engineer" (a recogniser without it read 31 of the 34 denials written for
+# Assay as the statement they deny, and the cross-encoder calls both "supported" by a no-reverse-engineering
+# clause), so a claim is read as a statement only where it has as many of these, to two, as the statement
+# (`same_sense`). Held out, it passes 36 of the 51 rewordings and 2 of the 17 denials: those that deny by
+# meaning alone ("... is still subject to the obligations"), which no list of words can tell.
+_DENIES = re.compile(
+    r"\b(?:not|no|never|none|nothing|neither|nor|without|cannot|un(?!der)[a-z]+(?:ed|able))\b|n't\b|\bnon-"
+    r"|\b(?:prohibit\w*|forbid\w*|bar(?:s|red)?|restrict\w*|ban(?:s|ned)?|preclud\w*|prevent\w*|stop(?:s|ped)?"
+    r"|exclud\w*|limit\w*|only|solely|except|outside|carved?\s+out|confined)\b",
+    re.IGNORECASE,
+)
+
+
+class StatementsUnavailable(ArtefactUnavailable):
+    """statements.json is missing or altered: claims are read in their own wording only."""
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """The ContractNLI statement a claim makes, and how sure the recogniser is."""
+
+    key: str  # "nda-11"
+    statement: str  # ContractNLI's wording of it
+    probability: float
+
+
+def same_sense(claim: str, statement: str) -> bool:
+    """The claim says the statement the same way round, as far as its words show (`_DENIES`)."""
+    return len(_DENIES.findall(claim)) % 2 == len(_DENIES.findall(statement)) % 2
+
+
+def _rank_first(values: np.ndarray) -> np.ndarray:
+    return (values >= values.max()).astype(float) if len(values) else values
+
+
+class StatementReader:
+    """The recogniser as shipped (`spec`: statements.json), over the encoders' exemplar memory."""
+
+    def __init__(self, spec: dict[str, Any], memory: Any) -> None:
+        self.keys: list[str] = list(spec["keys"])
+        self.statements: list[str] = list(spec["statements"])
+        self.prototype_words = [[set(content(t)) for t in texts] for texts in spec["prototype_texts"]]
+        self.prototypes = np.asarray(spec["prototypes"], dtype=np.float32)
+        self.owner = np.asarray(spec["owner"], dtype=int)
+        self.weights = np.asarray(spec["weights"], dtype=float)
+        self.bias = float(spec["bias"])
+        self.threshold = float(spec["threshold"])
+        canonical = np.asarray(spec["statement_vectors"], dtype=np.float32)
+        if (
+            len(self.statements) != len(self.keys)
+            or len(canonical) != len(self.keys)
+            or len(self.prototype_words) != len(self.keys)
+            or len(self.owner) != len(self.prototypes)
+            or self.weights.shape != (len(FEATURES),)
+        ):
+            raise StatementsUnavailable(f"{FILE}'s statements, prototypes and weights do not match")
+        self.evidence = evidence_clauses(memory, canonical)
+
+    def features(
+        self, claim: str, vector: np.ndarray, judge: Any, skip: int | None = None
+    ) -> tuple[list[int], np.ndarray]:
+        """The CANDIDATES statements closest to the claim (its bi-encoder vector given) and their FEATURES;
+        `judge` is the cross-encoder's (Encoders.judge); `skip`, a prototype left out (training: the
+        claim's own wording)."""
+        similar = self.prototypes @ vector
+        if skip is not None:
+            similar[skip] = -1.0
+        k = len(self.keys)
+        best = np.array([similar[self.owner == i].max() for i in range(k)])
+        top3 = np.array([np.sort(similar[self.owner == i])[-3:].mean() for i in range(k)])
+        evidence = np.array([_top_mean(e @ vector, EVIDENCE_TOP) for e in self.evidence])
+        chosen = [int(i) for i in np.argsort(-best, kind="stable")[:CANDIDATES]]
+        said = np.asarray(judge([(self.statements[i], claim) for i in chosen]), dtype=float)
+        ordered = np.sort(best)
+        words = set(content(claim))
+        held = [max(len(words & w) / max(len(words), 1) for w in self.prototype_words[i]) for i in chosen]
+        c = best[chosen]
+        return chosen, np.column_stack(
+            [
+                c,
+                c - ordered[-1],
+                c - ordered[-2],
+                _rank_first(best)[chosen],
+                top3[chosen],
+                evidence[chosen],
+                evidence[chosen] - evidence.max(),
+                _rank_first(evidence)[chosen],
+                said[:, 0],
+                said[:, 1],
+                _rank_first(said[:, 0]),
+                np.asarray(held),
+            ]
+        )
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias))))
+
+    def recognise(self, claims: list[str], vectors: np.ndarray, judge: Any) -> list[Recognised | None]:
+        """For each claim, the statement it makes, or None: of no statement, not surely one, or giving
+        a value or a quotation."""
+        out: list[Recognised | None] = []
+        for claim, vector in zip(claims, vectors, strict=True):
+            if _GIVES_WORDS.search(claim):
+                out.append(None)
+                continue
+            chosen, x = self.features(claim, vector, judge)
+            p = self.probabilities(x)
+            j = int(np.argmax(p))
+            i = chosen[j]
+            sure = p[j] >= self.threshold and same_sense(claim, self.statements[i])
+            out.append(Recognised(self.keys[i], self.statements[i], float(p[j])) if sure else None)
+        return out
+
+
+def _top_mean(values: np.ndarray, n: int) -> float:
+    return float(np.sort(values)[-n:].mean()) if len(values) else 0.0
+
+
+def evidence_clauses(memory: Any, statements: np.ndarray) -> list[np.ndarray]:
+    """For each statement, the vectors of the clauses annotators marked as deciding it in the memory's NDAs
+    (the memory's claims are the statements themselves, one an NDA)."""
+    similar = memory.claims @ statements.T
+    owner = np.where(similar.max(axis=1) >= SAME_STATEMENT, similar.argmax(axis=1), -1)
+    pairs = np.asarray(memory.evidence, dtype=int).reshape(-1, 2)
+    return [memory.passages[np.unique(pairs[owner[pairs[:, 0]] == i, 1])] for i in range(len(statements))]
+
+
+@lru_cache(maxsize=1)
+def _shipped_spec() -> dict[str, Any]:
+    return dict(json.loads(checked(FILE, StatementsUnavailable)))
+
+
+def shipped_statements(memory: Any) -> StatementReader | str:
+    """The shipped recogniser over this exemplar memory; or the sentence that says why it is not there."""
+    try:
+        return StatementReader(_shipped_spec(), memory)
+    except StatementsUnavailable as exc:
+        return str(exc)
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"{FILE} could not be read ({type(exc).__name__}: {exc}): reinstall Assay with `make install`"

@@ -1,0 +1,171 @@
+"""A claim about an NDA in a lawyer's wording is read as the ContractNLI statement it makes (issue 65): the
+same verdict and evidence as the statement in ContractNLI's words, the statement named in the pane; a
+claim that denies the statement, gives a value or makes no statement is never read so. The shipped
+encoders and statements.json, an NDA written here; no doubles."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from models.checker.encoder import Encoders, shipped_encoders
+from models.checker.engine import ClaimEngine, Passage, PointReport
+from models.checker.manifest import RESOURCES
+from models.checker.statements import FILE, StatementReader, same_sense, shipped_statements
+from models.verifier.verify import SUPPORTED
+
+TRAINING = Path(__file__).resolve().parents[1] / "packaging" / "training" / "data"
+
+NDA = [
+    ("title", "MUTUAL NON-DISCLOSURE AGREEMENT"),
+    (
+        "preamble",
+        'This Mutual Non-Disclosure Agreement (the "Agreement") is entered into by Harbor Analytics Ltd.'
+        ' ("Harbor") and Quill Robotics, Inc. ("Quill") in connection with a possible acquisition (the'
+        ' "Purpose").',
+    ),
+    (
+        "§1",
+        '1. Definition. "Confidential Information" means all information disclosed by a party (the "Disclosing'
+        ' Party") to the other party (the "Receiving Party"), whether in writing, orally or by inspection of'
+        " tangible objects.",
+    ),
+    ("§2", "2. Use. The Receiving Party shall use the Confidential Information solely for the Purpose."),
+    (
+        "§3",
+        "3. Disclosure. The Receiving Party may disclose Confidential Information only to those of its employees"
+        " who need to know it for the Purpose.",
+    ),
+    (
+        "§4",
+        "4. Reverse engineering. The Receiving Party shall not reverse engineer, decompile or disassemble any"
+        " prototypes, software or other tangible objects which embody the Disclosing Party's Confidential"
+        " Information.",
+    ),
+    (
+        "§5",
+        "5. Return. Upon termination of this Agreement or upon the Disclosing Party's request, the Receiving"
+        " Party shall promptly return or destroy all Confidential Information in its possession.",
+    ),
+]
+REVERSE_ENGINEERING = (
+    "Receiving Party shall not reverse engineer any objects which embody Disclosing Party's Confidential Information."
+)
+RETURN = "Receiving Party shall destroy or return some Confidential Information upon the termination of Agreement."
+
+
+@pytest.fixture(scope="module")
+def engine() -> ClaimEngine:
+    return ClaimEngine()
+
+
+@pytest.fixture(scope="module")
+def reader(engine: ClaimEngine) -> StatementReader:
+    assert engine.statements is not None, "statements.json did not load"
+    return engine.statements
+
+
+def _check(engine: ClaimEngine, claim: str) -> PointReport:
+    prepared = engine.prepare([Passage(pid, text) for pid, text in NDA], [])
+    text = f"Yes. {claim}"
+    (point,) = engine.assess(prepared, text, [(5, len(text))], [[]])
+    return point
+
+
+@pytest.mark.parametrize(
+    ("statement", "reworded"),
+    [
+        (REVERSE_ENGINEERING, "The recipient may not reverse engineer the disclosed materials."),
+        (RETURN, "When the agreement ends, the recipient must give back or destroy what it received."),
+    ],
+)
+def test_a_reworded_claim_gets_the_statements_verdict_and_evidence(
+    engine: ClaimEngine, statement: str, reworded: str
+) -> None:
+    said, read = _check(engine, statement), _check(engine, reworded)
+    assert (read.verdict, read.passage) == (said.verdict, said.passage)
+    assert read.verdict == SUPPORTED
+    assert read.text == reworded  # the answer's own words stay what the reviewer sees
+    assert f"“{statement}”" in read.reading
+
+
+def test_a_claim_in_the_statements_own_words_is_not_said_to_be_reworded(engine: ClaimEngine) -> None:
+    assert "NDA statement" not in _check(engine, REVERSE_ENGINEERING).reading
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The recipient is allowed to reverse engineer the disclosed materials.",
+        "Nothing prohibits the recipient from decompiling or disassembling the materials.",
+        "The recipient does not have to return or destroy the information when the agreement ends.",
+    ],
+)
+def test_a_claim_that_denies_a_statement_is_never_read_as_it(engine: ClaimEngine, claim: str) -> None:
+    point = _check(engine, claim)
+    assert "NDA statement" not in point.reading
+    assert point.verdict != SUPPORTED  # the NDA says the opposite: never "found"
+
+
+def test_values_and_quotations_are_checked_as_given(reader: StatementReader, engine: ClaimEngine) -> None:
+    assert engine.encoders is not None
+    claims = [
+        "The recipient must return or destroy the information within 30 days of termination.",
+        'The recipient may not "reverse engineer" the disclosed materials.',
+    ]
+    assert reader.recognise(claims, engine.encoders.embed(claims), engine.encoders.judge) == [None, None]
+
+
+def test_held_out_wordings_are_read_as_their_statement_and_denials_are_not(
+    reader: StatementReader, engine: ClaimEngine
+) -> None:
+    """Wordings 3-5 and the denials of `check` were never learnt: a quarter of the rewordings or more are read,
+        as the right statement (the card: 23 of 51, all right); of the 17 denials, two are read as the statement they
+    deny ("... is still subject to the confidentiality obligations": no word of it turns the statement round)."""
+    assert engine.encoders is not None
+    wordings = json.loads((TRAINING / "nda_wordings.json").read_text())["statements"]
+    held = [(text, key) for key, texts in wordings.items() for text in texts[3:]]
+    found = reader.recognise([t for t, _ in held], engine.encoders.embed([t for t, _ in held]), engine.encoders.judge)
+    read = [(r.key, key) for r, (_, key) in zip(found, held, strict=True) if r is not None]
+    assert len(read) >= len(held) // 4
+    assert sum(a == b for a, b in read) >= 0.95 * len(read)
+    denials = json.loads((TRAINING / "nda_negations.json").read_text())["check"]
+    claims = list(denials.values())
+    found = reader.recognise(claims, engine.encoders.embed(claims), engine.encoders.judge)
+    assert len([k for k, r in zip(denials, found, strict=True) if r is not None and r.key == k]) <= 2
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement", "same"),
+    [
+        ("Reverse engineering is prohibited.", REVERSE_ENGINEERING, True),
+        ("Nothing prohibits reverse engineering.", REVERSE_ENGINEERING, False),
+        ("The recipient is allowed to reverse engineer.", REVERSE_ENGINEERING, False),
+        ("Unmarked information is still protected.", "Confidential Information shall be expressly identified.", False),
+    ],
+)
+def test_which_way_round_a_claim_says_a_statement(claim: str, statement: str, same: bool) -> None:
+    assert same_sense(claim, statement) is same
+
+
+def test_an_altered_statements_file_is_refused_in_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from models.checker import manifest, statements
+
+    encoders = shipped_encoders()
+    assert isinstance(encoders, Encoders)
+    copy = tmp_path / "claim_checker"
+    copy.mkdir()
+    (copy / "manifest.json").write_bytes((RESOURCES / "manifest.json").read_bytes())
+    spec = json.loads((RESOURCES / FILE).read_text())
+    spec["threshold"] = 0.0  # every claim read as a statement
+    (copy / FILE).write_text(json.dumps(spec))
+    monkeypatch.setattr(manifest, "RESOURCES", copy)
+    monkeypatch.setattr(manifest, "MANIFEST", copy / "manifest.json")
+    statements._shipped_spec.cache_clear()
+    try:
+        said = shipped_statements(encoders.memory)
+    finally:
+        statements._shipped_spec.cache_clear()
+    assert isinstance(said, str) and "altered" in said and FILE in said
