@@ -117,13 +117,14 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.project import Project
+    from app.workspace import Workspace
     from storage.db import url_for_path
     from ui.review.window import ReviewWindow
 
     app = QApplication([])
     started, cpu_started, thread_started = time.perf_counter(), time.process_time(), time.thread_time()
     project = Project.open(url_for_path(path))
-    window = ReviewWindow(project, "bench")
+    window = ReviewWindow(Workspace(project), "bench")
     window.show()
     window.activateWindow()  # the keys go to it
     app.processEvents()

@@ -28,6 +28,7 @@ class Walk:
     def __init__(self, project_file: Path, out: Path) -> None:
         from app.project import Project
         from app.settings import Settings
+        from app.workspace import Workspace
         from storage.db import url_for_path
         from ui.main import _application, _fit_to_screen
         from ui.review.window import ReviewWindow
@@ -39,7 +40,7 @@ class Walk:
         self.sizes: dict[str, list[int]] = {}
         self.point_widths: dict[str, int] = {}  # the "Data point" column's width at each step
         self.project = Project.open(url_for_path(project_file))
-        self.window = ReviewWindow(self.project, "ana", Settings())
+        self.window = ReviewWindow(Workspace(self.project), "ana", Settings())
         _fit_to_screen(self.window)
         self.window.show()
         self.pump(2.0)
@@ -187,7 +188,7 @@ class Walk:
         """The export dialog with the PDF report chosen: its first page previewed at a readable size."""
         from ui.export_dialog import ExportDialog
 
-        dialog = ExportDialog(self.window, self.out, self.project)
+        dialog = ExportDialog(self.window, self.out, self.window.workspace)
         previewed: list[bool] = []
         dialog.previewed.connect(lambda: previewed.append(True))
         dialog.show()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.ingest.labels import import_labels
 from app.project import Project
 from app.review import adjudication, qualification
+from app.workspace import Workspace
 from models.segmentation import segment_answer
 from models.vocabulary import Tag
 from ui.review.window import ReviewWindow
@@ -41,7 +42,7 @@ def disputed(sample_project: Project, tmp_path: Path) -> tuple[Project, str]:
 
 def test_the_adjudicator_decides_with_one_key_and_the_consensus_is_written(qtbot, disputed) -> None:
     project, answer = disputed
-    window = ReviewWindow(project, "lead")
+    window = ReviewWindow(Workspace(project), "lead")
     qtbot.addWidget(window)
     view = window.open_adjudication()
     assert view.queue.count() == 1 and answer in view.queue.item(0).toolTip()
@@ -67,7 +68,7 @@ def test_the_adjudicator_decides_with_one_key_and_the_consensus_is_written(qtbot
 def test_a_reviewer_who_is_not_an_adjudicator_is_refused_in_the_window(qtbot, disputed) -> None:
     project, answer = disputed
     adjudication.set_adjudicators(project, ["lead"], "owner")
-    window = ReviewWindow(project, "ben")
+    window = ReviewWindow(Workspace(project), "ben")
     qtbot.addWidget(window)
     view = window.open_adjudication()
     assert "ben is not an adjudicator of this project" in view.message.text()
@@ -85,7 +86,7 @@ def test_the_lead_sees_reviewers_against_gold_and_training_shows_the_gold_tags(
     _labels(sample_project, tmp_path, [(a, "cy", ["correct"]) for a in answers[:3]])
     qualification.configure(sample_project, "lead", gold=["firm"], training=True, gold_share=0.5)
 
-    window = ReviewWindow(sample_project, "dee")
+    window = ReviewWindow(Workspace(sample_project), "dee")
     qtbot.addWidget(window)
     window.show()
     dialog = window.open_qualification()

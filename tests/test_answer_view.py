@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 
 from app.project import Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from ui.review.answer_view import CONTEXT_COLOUR, UNCOVERED_COLOUR
 from ui.review.window import ReviewWindow
 
@@ -21,7 +22,7 @@ NOTE = "contractnli-004"  # bullets, "Quoted Provision:" / "Conclusion:" lead-in
 
 @pytest.fixture
 def window(qtbot, sample_project: Project) -> ReviewWindow:
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.resize(1500, 950)
     window.show()

@@ -11,6 +11,7 @@ from app import backups
 from app.project import Project
 from app.review.service import ReviewService
 from app.settings import Settings
+from app.workspace import Workspace
 from models.vocabulary import Tag
 from storage.db import sqlite_path
 from ui.backups_dialog import BackupsDialog
@@ -28,7 +29,7 @@ def _first_tag(project: Project) -> Tag | None:
 def test_backup_on_open_then_restore_from_the_dialog(qtbot, sample_project: Project, tmp_path: Path, monkeypatch):
     monkeypatch.setenv(backups.BACKUP_DIR_ENV, str(tmp_path / "backups"))
     path = sqlite_path(sample_project.url)
-    window = ReviewWindow(sample_project, "ana", Settings())
+    window = ReviewWindow(Workspace(sample_project), "ana", Settings())
     qtbot.addWidget(window)
     window.backup_keeper.wait()
     assert len(backups.list_backups(path)) == 1  # made when the project opened, and checked
@@ -70,5 +71,5 @@ def test_a_damaged_project_is_offered_its_newest_backup(qtbot, sample_project: P
 
     assert f"{path} is damaged: it is cut short" in shown[0] and "the newest good backup is from" in shown[0]
     assert "the damaged file is kept as" in shown[1]
-    assert opened is not None and opened.counts()["answers"] > 0
+    assert opened is not None and opened.project.counts()["answers"] > 0
     opened.close()

@@ -27,6 +27,7 @@ from app.judging.learning import fit_checker, reset_checker, show_checker
 from app.judging.verification import VERIFIER, Verifier, verify_project
 from app.project import Project
 from app.raters import standings
+from app.workspace import Workspace
 from storage import audit, judgements, raters, reviews
 from storage import learned_checker as store
 from storage.db import url_for_path
@@ -295,7 +296,7 @@ def test_learn_from_reviews_in_the_window_says_why_it_was_not_adopted(qtbot, tmp
 
     parent = QWidget()
     qtbot.addWidget(parent)
-    dialog = LearnDialog(parent, sample_project, "ana")
+    dialog = LearnDialog(parent, Workspace(sample_project), "ana")
     qtbot.addWidget(dialog)
     qtbot.mouseClick(dialog.start, Qt.MouseButton.LeftButton)
     assert not dialog.start.isEnabled()  # running, off the GUI thread

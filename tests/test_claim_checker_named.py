@@ -13,6 +13,7 @@ from app.cli import main
 from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
 from app.review.service import ReviewPoint
+from app.workspace import Workspace
 from models.vocabulary import Tag
 from storage.reviews import PointSnapshot
 from ui.point_model import DataPointTableModel
@@ -46,7 +47,7 @@ def test_a_point_the_checker_read_but_did_not_tag_says_what_it_found(qapp) -> No
 
 def test_the_queue_calls_the_claim_checker_by_its_name(qtbot, sample_project: Project) -> None:
     verify_project(sample_project.sessions, [ANSWER])  # the claim checker speaks for the project out of the box
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     model = window.queue_pane.model
     header = model.headerData(1, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)

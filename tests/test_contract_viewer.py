@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QTextBrowser
 from app.ingest.contract_terms import contract_reading
 from app.ingest.datasets import import_dataset
 from app.project import Project
+from app.workspace import Workspace
 from ui.review.window import ReviewWindow
 
 CONTRACT = """\
@@ -45,7 +46,7 @@ def window(qtbot, project: Project, tmp_path: Path) -> ReviewWindow:
     row = {"id": "nda-1", "document": "nda.md", "question": "How long is the information kept secret?"}
     (dataset / "qa.jsonl").write_text(json.dumps(row | {"answer": ANSWER}) + "\n", encoding="utf-8")
     import_dataset(project.sessions, dataset)
-    window = ReviewWindow(project, "ana")
+    window = ReviewWindow(Workspace(project), "ana")
     qtbot.addWidget(window)
     window.resize(1400, 900)
     window.show()

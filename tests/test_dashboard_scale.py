@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 
 from app.project import Project
+from app.workspace import Workspace
 from bench.analytics_scale import build
 from storage.db import url_for_path
 from ui.dashboard import Dashboard
@@ -26,7 +27,7 @@ def test_the_dashboard_computes_in_the_background_and_never_freezes_the_window(q
     url = url_for_path(tmp_path / "large.assay")
     build(url, answers=10_000, points=10)  # 100,000 judge points and the reviewer's 100,000 copies
     project = Project.open(url)
-    dashboard = Dashboard(project)
+    dashboard = Dashboard(Workspace(project))
     qtbot.addWidget(dashboard)
     dashboard.show()
     ticks: list[float] = []

@@ -20,6 +20,7 @@ from app.judging.sample_tour import SAMPLE_ANNOTATORS, SAMPLE_LABELS, labelled_i
 from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.backends.base import Generation
 from models.judge import LemajJudge, Mode
 from models.vocabulary import Tag
@@ -246,7 +247,7 @@ def test_the_lead_chooses_the_rater_in_the_window_and_the_queue_follows(qtbot, l
 
     labelled = sorted(labelled_ids())
     _judge(labelled_sample, labelled, FLAGS_EVERYTHING, ["incorrect"])
-    window = ReviewWindow(labelled_sample, "lead")
+    window = ReviewWindow(Workspace(labelled_sample), "lead")
     qtbot.addWidget(window)
     model = window.queue_pane.model
 

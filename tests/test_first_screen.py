@@ -14,6 +14,7 @@ from app.judging.sample_tour import check_sample, labelled_ids, sample_tour
 from app.judging.verification import VERIFIER
 from app.project import Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
 from ui import platform_check
@@ -61,7 +62,7 @@ def test_a_judged_answer_replaces_an_untouched_copy_but_never_the_reviewers_work
 def test_the_queue_fits_and_says_judged_flagged_and_reviewed(qtbot, sample_project: Project) -> None:
     _judge(sample_project, ["contractnli-027"], "correct")
     _judge(sample_project, ["contractnli-028"], "incorrect")
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -97,7 +98,7 @@ def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
         _judge(sample_project, answers, tag)
     _judge(sample_project, ["cuad-001"], "irrelevant")
     monkeypatch.setattr(AnswerQueueModel, "PAGE", 4)  # many pages, each read when its rows are shown
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     model, table = window.queue_pane.model, window.queue_pane.table
 
@@ -139,7 +140,7 @@ def test_the_queue_reads_judge_counts_a_page_at_a_time_and_sorts_every_answer(
 
 
 def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_project: Project) -> None:
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     window.open_answer(WITH_CONTENTS)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QMenu
 
 from app.project import DEFAULT_GUIDELINES, Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.vocabulary import Tag
 from storage.audit import audit_entries
 from ui.review.review_actions import reopen
@@ -23,7 +24,7 @@ SHIFT, CTRL = Qt.KeyboardModifier.ShiftModifier, Qt.KeyboardModifier.ControlModi
 @pytest.fixture
 def window(qtbot, sample_project: Project) -> ReviewWindow:
     sample_project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "lead")
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.resize(1600, 950)
     window.show()
@@ -107,7 +108,7 @@ def test_submit_sign_off_and_reopen_from_the_window(qtbot, window, sample_projec
 
 
 def test_a_project_without_guidelines_can_start_from_lemajs(qtbot, sample_project: Project) -> None:
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     (item,) = [a for m in window.menuBar().findChildren(QMenu) for a in m.actions() if a.text() == "Review guidelines"]

@@ -23,6 +23,7 @@ from sqlalchemy import ForeignKey, select, text
 from app.cli import main
 from app.matters import scoped
 from app.project import SAMPLE_DATASET, Project
+from app.workspace import Workspace
 from storage.audit import audit_entries, audit_hash
 from storage.db import url_for_path
 from storage.matters import (
@@ -274,7 +275,7 @@ def test_the_window_shows_one_matters_answers_when_it_is_picked(firm: Firm, qtbo
     from ui.review.window import ReviewWindow
 
     project = Project.open(url_for_path(firm.path))
-    window = ReviewWindow(project, "ana")
+    window = ReviewWindow(Workspace(project), "ana")
     qtbot.addWidget(window)
     picker, queue = window.matter_picker, window.queue_pane
     assert picker.isVisibleTo(window)

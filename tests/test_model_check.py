@@ -14,6 +14,7 @@ from app.judging.sample_tour import SAMPLE_ANNOTATORS, SAMPLE_LABELS
 from app.judging.standing import standing_of_model
 from app.project import Project
 from app.settings import ModelChoice
+from app.workspace import Workspace
 
 
 def test_the_check_reports_figures_with_intervals_and_becomes_the_models_standing(sample_project: Project) -> None:
@@ -54,7 +55,7 @@ def test_the_pickers_button_checks_the_model_off_the_window_thread(qtbot, sample
 
     import_labels(sample_project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
     dialog = JudgeDialog(
-        project=sample_project, standing=lambda choice: standing_of_model(sample_project.sessions, choice)
+        workspace=Workspace(sample_project), standing=lambda choice: standing_of_model(sample_project.sessions, choice)
     )
     qtbot.addWidget(dialog)
     panel = dialog.picker.check

@@ -15,6 +15,7 @@ from app.judging.runs import run_judge
 from app.judging.verification import VERIFIER, Verifier, verify_project
 from app.project import Project
 from app.raters import set_default
+from app.workspace import Workspace
 from models.judge import LemajJudge, Mode
 from ui.review.window import ReviewWindow
 
@@ -41,7 +42,7 @@ def _judge_like_the_sample(project: Project, answer_ids: list[str]) -> None:
 @pytest.fixture
 def window(qtbot, sample_project: Project) -> ReviewWindow:
     _judge_like_the_sample(sample_project, [ANSWER, "contractnli-028"])
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.resize(1600, 1000)
     window.show()
@@ -192,7 +193,7 @@ def test_dashboard_plots_never_overlap_their_axis_labels(qtbot, sample_project: 
                 assert box.x0 >= 0 and box.x1 <= figure.bbox.width + 1, title
             texts = [t.get_text() for t in labels]
             assert not any(n in " ".join(texts) for n in (JUDGE, OTHER))  # readable names, not internal ones
-    dashboard = Dashboard(sample_project)
+    dashboard = Dashboard(Workspace(sample_project))
     qtbot.addWidget(dashboard)
     dashboard.resize(*size)
     dashboard.show()

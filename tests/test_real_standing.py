@@ -27,6 +27,7 @@ from app.judging.standing import judge_standings, standing_of_run
 from app.judging.verification import VERIFIER, verify_project
 from app.project import SAMPLE_DATASET, Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.vocabulary import Tag
 from storage.db import url_for_path
 from storage.scoring import score_table
@@ -172,7 +173,7 @@ def test_the_sample_ships_a_labelled_set_the_verifier_has_judged(qtbot, tmp_path
         tour = sample_tour(project)  # the verifier's run on the labelled set leaves the first-open tour alone
         assert tour is not None and not set(tour.answer_ids) & labelled
 
-        window = ReviewWindow(project, "ana")
+        window = ReviewWindow(Workspace(project), "ana")
         qtbot.addWidget(window)
         window.open_answer(sorted(labelled)[0])  # the verifier is the judge whose tags it shows
         header = " ".join(

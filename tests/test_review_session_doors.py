@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from app.judging.verification import Verifier
 from app.project import SAMPLE_DATASET, Project
 from app.review.session import Changes, ReviewSession
+from app.workspace import Workspace
 from models.checker.engine import AnswerReport, PointReport
 from ui.review.answer_pane import AnswerPane
 from ui.review.window import ReviewWindow
@@ -108,7 +109,7 @@ def test_saving_guidelines_and_importing_answers_each_come_out_as_one_change(ses
 
 
 def test_guidelines_saved_in_the_panel_reach_the_window_as_the_sessions_change(qtbot, sample_project) -> None:
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     heard: list[Changes] = []
@@ -168,7 +169,7 @@ def test_the_window_never_runs_the_claim_checker_on_its_thread(qtbot, sample_pro
         return AnswerReport(answer_id, [PointReport(0, len(text), text, "incorrect", [], None, "flagged")])
 
     monkeypatch.setattr(Verifier, "verify_answer", verify_answer)
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     window.open_answer(ANSWER)

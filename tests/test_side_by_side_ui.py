@@ -9,6 +9,7 @@ from app.ingest.datasets import import_dataset
 from app.judging.sample_tour import SAMPLE_SECOND_GENERATOR
 from app.project import Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.identity import same_point
 from models.point_alignment import content
 from models.vocabulary import Tag
@@ -22,7 +23,7 @@ ANSWER = "cuad-000"  # the Cybergy affiliate agreement's expiration date: a long
 @pytest.fixture
 def window(qtbot, sample_project: Project) -> ReviewWindow:
     import_dataset(sample_project.sessions, SAMPLE_SECOND_GENERATOR)
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     window.open_answer(ANSWER)

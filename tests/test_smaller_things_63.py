@@ -18,6 +18,7 @@ from app.ingest.contract_terms import contract_reading
 from app.plain_text import counted
 from app.project import Project
 from app.settings import Settings, load_settings, save_settings
+from app.workspace import Workspace
 from ui.export_dialog import ExportDialog, export_from_dialog
 from ui.review.document_pane import parties_html
 from ui.review.window import ReviewWindow
@@ -71,10 +72,10 @@ def test_the_export_dialog_remembers_the_format_and_the_folder(qtbot, sample_pro
 
     try:
         _answer_export_dialog(choose)
-        export_from_dialog(None, sample_project, said.append)
+        export_from_dialog(None, Workspace(sample_project), said.append)
         assert said == [f"Exported to {folder / 'points.csv'}"]
         _answer_export_dialog(look)
-        export_from_dialog(None, sample_project, said.append)
+        export_from_dialog(None, Workspace(sample_project), said.append)
         assert seen == [("csv", folder)]  # the next export starts where the last one went
     finally:
         save_settings(before)
@@ -97,21 +98,21 @@ def test_the_comment_on_an_answer_takes_several_lines(qtbot, window) -> None:
 
 def test_a_relaunch_reopens_the_answer_one_was_on(qtbot, sample_project: Project) -> None:
     settings = Settings()
-    first = ReviewWindow(sample_project, "ana", settings)
+    first = ReviewWindow(Workspace(sample_project), "ana", settings)
     qtbot.addWidget(first)
     opened = first.queue_pane.model.answer_at(7).id
     first.open_answer(opened)
     first.close()
-    again = ReviewWindow(sample_project, "ana", load_settings())  # the settings as saved at closing
+    again = ReviewWindow(Workspace(sample_project), "ana", load_settings())  # the settings as saved at closing
     qtbot.addWidget(again)
     assert again.session.answer_id == opened != again.queue_pane.model.answer_at(0).id
-    other = ReviewWindow(sample_project, "bea", load_settings())  # another reviewer's place is theirs
+    other = ReviewWindow(Workspace(sample_project), "bea", load_settings())  # another reviewer's place is theirs
     qtbot.addWidget(other)
     assert other.session.answer_id == other.queue_pane.model.answer_at(0).id
 
 
 def test_the_queue_heading_counts_the_answers_a_filter_shows(qtbot, sample_project: Project) -> None:
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     queue = window.queue_pane
     every = len(queue.model.rows)

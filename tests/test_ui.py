@@ -13,6 +13,7 @@ from PySide6.QtGui import QTextCursor
 from app.judging.runs import JudgeSettings, run_judge
 from app.project import Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.judge import LemajJudge, Mode
 from models.rubrics import Rubric
 from models.vocabulary import Tag
@@ -38,7 +39,7 @@ def _judge(project: Project, answer_ids: list[str], tag: str = "incorrect", run:
 @pytest.fixture
 def window(qtbot, sample_project: Project) -> ReviewWindow:
     _judge(sample_project, [ANSWER, "contractnli-028"])
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     window.open_answer(ANSWER)
@@ -291,7 +292,8 @@ def test_welcome_explains_itself_and_opens_the_sample(qtbot, monkeypatch, tmp_pa
 
     with qtbot.waitSignal(welcome.opened, timeout=60_000) as opened:
         welcome.open_sample()
-    project, reviewer = opened.args
+    workspace, reviewer = opened.args
+    project = workspace.project
     assert reviewer == "ana" and len(project.answers()) == 153 + 15  # and a second generator's 15 (issue 33)
     assert real_label_figures(project.sessions, "verifier")["answers"] == 34  # the labelled set, judged
     assert settings.recent_projects[0].endswith("sample.assay") and settings.model.kind == "openai"
@@ -342,7 +344,7 @@ def test_the_queue_triages_by_the_users_thresholds(qtbot, sample_project: Projec
     judge = LemajJudge(ScriptedBackendStandIn(tags + [json.dumps({"missing": []})] * 5), Mode.TWO_STAGE)
     run_judge(sample_project.sessions, judge, "judge-run", answer_ids=[ANSWER])
 
-    window = ReviewWindow(sample_project, "ana", Settings())
+    window = ReviewWindow(Workspace(sample_project), "ana", Settings())
     qtbot.addWidget(window)
 
     def bucket() -> str:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from app.project import Project
 from app.review.service import ReviewService
+from app.workspace import Workspace
 from models.vocabulary import ReviewStatus, Tag
 from ui.review.window import ReviewWindow
 
@@ -26,7 +27,7 @@ def ben(sample_project: Project) -> ReviewService:
 @pytest.fixture
 def window(qtbot, sample_project: Project, ben: ReviewService) -> ReviewWindow:
     _judge(sample_project, [ANSWER, NEXT])
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.show()
     window.open_answer(ANSWER)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 
 from app.cli import main
 from app.project import Project
+from app.workspace import Workspace
 from ui.review.sample_actions import draw_random_sample, least_certain_first
 from ui.review.window import ReviewWindow
 
@@ -21,7 +22,7 @@ def test_sample_certainty_and_the_dashboards_reliability_diagram(qtbot, sample_p
     assert main(["--db", sample_project.url, "import-labels", str(path)]) == 0
     # j calls every point correct: near chance on ana's labels, so the lead must choose it for it to speak
     assert main(["--db", sample_project.url, "raters", "--default", "j"]) == 0
-    window = ReviewWindow(sample_project, "ben")
+    window = ReviewWindow(Workspace(sample_project), "ben")
     qtbot.addWidget(window)
     sample_column = window.queue_pane.model.HEADERS.index("Sample")
 
@@ -59,7 +60,7 @@ def test_the_dashboard_compares_two_generators_on_the_same_questions(qtbot, proj
     from app.figures import estimates, triage
 
     two_generators(project, tmp_path)
-    window = ReviewWindow(project, "ben")
+    window = ReviewWindow(Workspace(project), "ben")
     qtbot.addWidget(window)
     window.resize(1500, 1000)
     with qtbot.waitSignal(window.dashboard.refreshed, timeout=300_000):  # computed in the background

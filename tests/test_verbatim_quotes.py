@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 
 from app.judging.verification import Verifier, verify_project
 from app.project import Project
+from app.workspace import Workspace
 from models.segmentation import segment_answer
 from models.verifier import INCORRECT, QUOTED, Document, Source
 from models.verifier.checks.verbatim import trivial, verbatim_quote
@@ -132,7 +133,7 @@ def test_the_cited_column_keeps_the_answers_citations_apart_from_the_checkers_ev
     from ui.review.window import ReviewWindow
 
     verify_project(sample_project.sessions, [FIRST])
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.open_answer(FIRST)
     model = window.answer_pane.points_model

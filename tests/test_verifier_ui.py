@@ -14,6 +14,7 @@ from app.judging.standing import standing_of_model
 from app.judging.verification import verify_project
 from app.project import Project
 from app.settings import ModelChoice
+from app.workspace import Workspace
 from models.checker.engine import AnswerReport, PointReport, finding_at
 from models.perturbations import TYPES
 from ui.judge_dialog import JudgeDialog
@@ -26,7 +27,7 @@ ANSWER = "cuad-006"  # cites the excerpt's "¶1", which in the contract is its c
 @pytest.fixture
 def window(qtbot, sample_project: Project) -> ReviewWindow:
     verify_project(sample_project.sessions, [ANSWER])
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.resize(1500, 950)
     window.show()
@@ -91,7 +92,7 @@ def test_the_judge_column_says_how_good_the_judge_is_and_offers_a_capable_model(
     qtbot, sample_project: Project, tmp_path, monkeypatch
 ) -> None:
     _judge_tags(sample_project, tmp_path)
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     window.open_answer(ANSWER)
     header = window.answer_pane.points_model.headerData(2, Qt.Orientation.Horizontal)
@@ -124,7 +125,7 @@ def test_the_judge_column_says_how_good_the_judge_is_and_offers_a_capable_model(
 def test_the_judge_dialog_shows_the_models_figures_and_the_way_to_a_capable_one(
     qtbot, sample_project: Project, monkeypatch
 ) -> None:
-    window = ReviewWindow(sample_project, "ana")
+    window = ReviewWindow(Workspace(sample_project), "ana")
     qtbot.addWidget(window)
     dialog = JudgeDialog(
         choice=ModelChoice(kind="embedded"), standing=lambda c: standing_of_model(sample_project.sessions, c)

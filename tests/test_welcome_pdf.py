@@ -33,7 +33,7 @@ def test_protected_pdf_asks_for_its_password_then_imports(qtbot, monkeypatch, tm
     qtbot.addWidget(welcome)
     with qtbot.waitSignal(welcome.opened, timeout=60_000) as opened:
         welcome.open_path(tmp_path / "new.assay", dataset=_dataset(tmp_path / "set"))
-    project, _reviewer = opened.args
+    project = opened.args[0].project
     assert asked[0].startswith("manual.pdf is password-protected.") and "wrong" not in asked[0]
     assert "That password is wrong." in asked[1]
     assert len(project.answers()) == 1

@@ -16,6 +16,7 @@ from app.judging.sample_tour import sample_tour
 from app.judging.verification import verify_project
 from app.project import Project
 from app.review.service import QueueRow, ReviewPoint
+from app.workspace import Workspace
 from models.vocabulary import ReviewStatus, Tag
 from storage.reviews import PointSnapshot
 from ui.item_models import CLEARED, UNCONFIRMED, AnswerQueueModel
@@ -82,10 +83,10 @@ def test_the_status_bar_never_calls_the_claim_checker_a_judge_run(qtbot, sample_
     window = QMainWindow()
     qtbot.addWidget(window)
     said: list[str] = []
-    runner = JudgeRunner(sample_project, None, said.append, window)  # type: ignore[arg-type]
+    runner = JudgeRunner(Workspace(sample_project), None, said.append, window)  # type: ignore[arg-type]
     tour = sample_tour(sample_project)
     assert tour is not None
-    worker = SampleCheckWorker(sample_project, tour)
+    worker = SampleCheckWorker(Workspace(sample_project), tour)
     worker.cancel.set()  # stops at once: the label is what is looked at
     with qtbot.waitSignal(worker.signals.finished, timeout=None):  # the event, however slow the machine
         runner.start(worker, worker.settings)

@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 
 from app import backups
 from app.errors import AssayError, NotAProject, ProjectDamaged
-from app.project import AskPassphrase, Project, project_passphrase, project_url
+from app.project import AskPassphrase
 from app.review.session import ReviewSession
+from app.workspace import restore_unopened
 from ui.screen_fit import fit_to_screen
 
 
@@ -34,19 +35,18 @@ class BackupSignals(QObject):
 
 
 class BackupWorker(QRunnable):
-    """One backup on a pool thread: the copy and its check read the file, never the GUI's session."""
+    """One backup on a pool thread: the copy and its check read the file, never the GUI's database session."""
 
-    def __init__(self, path: Path, passphrase: str | None) -> None:
+    def __init__(self, session: ReviewSession) -> None:
         super().__init__()
-        self.path = path
-        self.passphrase = passphrase
+        self.session = session
         self.signals = BackupSignals()
 
     def run(self) -> None:
         try:
-            made = backups.make_backup(self.path, self.passphrase)
-        except ProjectDamaged as exc:
-            self.signals.failed.emit(str(ProjectDamaged(exc.path, exc.problem, backups.advice(exc.path))))
+            made = self.session.back_up()
+        except ProjectDamaged as exc:  # it says which backup to restore
+            self.signals.failed.emit(str(exc))
         except (AssayError, OSError) as exc:
             self.signals.failed.emit(f"The backup could not be made: {exc}")
         else:
@@ -54,19 +54,17 @@ class BackupWorker(QRunnable):
 
 
 class BackupKeeper(QObject):
-    """Backs up a window's project when it opens and every `minutes` after a change; what happened is
-    one sentence to `say`. A backup in flight finishes before the window closes."""
+    """Backs up the project of a window's review session when it opens and every `minutes` after a change;
+    what happened is one sentence to `say`. A backup in flight finishes before the window closes."""
 
-    def __init__(self, window: QWidget, project: Project, minutes: float, say: Callable[[str], None]) -> None:
+    def __init__(self, window: QWidget, session: ReviewSession, minutes: float, say: Callable[[str], None]) -> None:
         super().__init__(window)
         self.window = window
-        self.project, self.minutes, self.say = project, minutes, say
+        self.session, self.minutes, self.say = session, minutes, say
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)  # one backup at a time
-        try:
-            self.path: Path | None = backups.project_file(project.url)
-        except AssayError:
-            self.path = None  # a database server keeps its own backups
+        self.path = session.backup_file()
+        if self.path is None:  # a database server keeps its own backups
             return
         self.schedule = backups.BackupSchedule(self.path, minutes)
         self.timer = QTimer(self)
@@ -79,7 +77,7 @@ class BackupKeeper(QObject):
     def back_up(self) -> None:
         if self.path is None or self.pool.activeThreadCount():
             return
-        worker = BackupWorker(self.path, self.project.passphrase)
+        worker = BackupWorker(self.session)
         worker.signals.finished.connect(self.say)
         worker.signals.failed.connect(self._on_backup_failed)
         self.schedule.done()
@@ -179,17 +177,8 @@ class BackupsDialog(QDialog):
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return None
-        project = self.session.project
-        self.keeper.wait()
-        project.close()  # its connections let go of the file; the next query opens the restored one
-        try:
-            aside = backups.restore(self.keeper.path, backup, project.passphrase)
-        except (AssayError, OSError) as exc:
-            self.session.say(str(exc))
-            return None
-        self.session.restored()  # every view shows the restored file; a fresh undo history
-        kept = f" The file it replaced is kept as {aside}." if aside else ""
-        self.session.say(f"Restored the backup of {backup.name}.{kept}")
+        self.keeper.wait()  # a backup in flight is made of the file before it is replaced
+        aside = self.session.restore_backup(backup)  # every view shows the restored file; a fresh undo history
         self.refresh()
         return aside
 
@@ -207,7 +196,7 @@ def offer_restore(parent: QWidget, path: Path, error: AssayError, ask: AskPassph
     if box.clickedButton() is not restore:
         return False
     try:
-        aside = backups.restore(path, newest.path, project_passphrase(project_url(newest.path), False, ask))
+        aside = restore_unopened(path, newest.path, ask)
     except (AssayError, OSError) as exc:
         QMessageBox.warning(parent, "Assay", str(exc))
         return False

@@ -30,7 +30,7 @@ from app.errors import AssayError
 from app.figures import dashboard as figures_of
 from app.figures.rater_names import rater_name
 from app.figures.scores import shown
-from app.project import Project
+from app.workspace import Workspace
 from ui.generator_comparison import GeneratorComparison
 
 SLICES = list(figures_of.SLICES)
@@ -91,18 +91,16 @@ class _Signals(QObject):
 class DashboardWorker(QRunnable):
     """Waits on a pool thread for the process computing every figure; the window only shows the result."""
 
-    def __init__(self, project: Project, triage_rule: tuple[float, float]) -> None:
+    def __init__(self, workspace: Workspace, triage_rule: tuple[float, float]) -> None:
         super().__init__()
-        self.project = project
+        self.workspace = workspace
         self.triage_rule = triage_rule
         self.cancel = threading.Event()
         self.signals = _Signals()
 
     def run(self) -> None:
         try:
-            result = figures_of.compute_elsewhere(
-                self.project, self.signals.progressed.emit, self.cancel, self.triage_rule
-            )
+            result = self.workspace.dashboard_figures(self.signals.progressed.emit, self.cancel, self.triage_rule)
         except figures_of.Cancelled:
             return
         except AssayError as exc:
@@ -120,9 +118,11 @@ class Dashboard(QWidget):
 
     refreshed = Signal()  # the figures on screen are the ones just computed
 
-    def __init__(self, project: Project, triage_rule: Callable[[], tuple[float, float]] = lambda: (1.0, 0.8)) -> None:
+    def __init__(
+        self, workspace: Workspace, triage_rule: Callable[[], tuple[float, float]] = lambda: (1.0, 0.8)
+    ) -> None:
         super().__init__()
-        self.project = project
+        self.workspace = workspace
         self.triage_rule = triage_rule  # the window's thresholds, read at each refresh
         self.triage = QLabel(wordWrap=True)
         self.figures: figures_of.DashboardFigures | None = None
@@ -199,7 +199,7 @@ class Dashboard(QWidget):
     def refresh(self) -> None:
         """Compute every figure again in the background; figures already shown stay until then."""
         self.stop()
-        worker = DashboardWorker(self.project, self.triage_rule())
+        worker = DashboardWorker(self.workspace, self.triage_rule())
         worker.signals.progressed.connect(self._on_worker_progressed)
         worker.signals.finished.connect(self._on_worker_finished)
         worker.signals.failed.connect(self._on_worker_failed)

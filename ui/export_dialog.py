@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
-from app.export.formats import FORMATS, Redact, export
+from app.export.formats import FORMATS, Redact
 from app.export.redaction import Redaction, keep_everything
-from app.project import Project
 from app.settings import load_settings, save_settings
+from app.workspace import Workspace
 from ui.screen_fit import fit_to_screen
 
 DESCRIPTIONS = {
@@ -53,16 +53,14 @@ class PreviewSignals(QObject):
 class PreviewWorker(QRunnable):
     """Lays out the report and draws its first page, off the window's thread (a few seconds)."""
 
-    def __init__(self, number: int, project: Project, redact: Redact, paper: str) -> None:
+    def __init__(self, number: int, workspace: Workspace, redact: Redact, paper: str) -> None:
         super().__init__()
-        self.number, self.project, self.redact, self.paper = number, project, redact, paper
+        self.number, self.workspace, self.redact, self.paper = number, workspace, redact, paper
         self.signals = PreviewSignals()
 
     def run(self) -> None:
-        from app.export.report import first_page_png
-
         try:
-            png = first_page_png(self.project, self.redact, self.paper, dpi=PREVIEW_DPI)
+            png = self.workspace.first_page_png(self.redact, self.paper, dpi=PREVIEW_DPI)
         except (AssayError, OSError) as exc:
             self.signals.failed.emit(self.number, f"No preview: {exc}")
             return
@@ -76,12 +74,13 @@ class ExportDialog(QDialog):
         self,
         parent: QWidget | None = None,
         folder: Path | None = None,
-        project: Project | None = None,
+        workspace: Workspace | None = None,
         fmt: str | None = None,
     ) -> None:
-        """`folder` and `fmt`: where the file goes and its format at first (the last export's, remembered)."""
+        """`folder` and `fmt`: where the file goes and its format at first (the last export's, remembered);
+        `workspace`: the project whose report's first page is previewed (None: no preview)."""
         super().__init__(parent)
-        self.project = project
+        self.workspace = workspace
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self._previews = 0  # the latest asked for: an older one finishing late is not shown
@@ -140,7 +139,7 @@ class ExportDialog(QDialog):
         self.names.editingFinished.connect(self._on_report_options_changed)
         # The preview's place is kept whatever the format (a workbook says it has no pages there): the
         # dialog is sized once and never grows or shrinks under the mouse as formats are tried.
-        self.preview_area.setVisible(project is not None)
+        self.preview_area.setVisible(workspace is not None)
         self._on_format_changed()
         self._fit()
 
@@ -166,7 +165,7 @@ class ExportDialog(QDialog):
         parent = Path(current).parent if current else self.folder
         self.path.setText(str(parent / f"{stem}.{suffix}"))
         self.page_size.setEnabled(self.fmt in REPORTS)
-        if self.project is None:
+        if self.workspace is None:
             return
         if self.fmt not in REPORTS:
             self.preview.setPixmap(QPixmap())
@@ -177,17 +176,17 @@ class ExportDialog(QDialog):
             self._show_page()
 
     def _on_report_options_changed(self, *_: object) -> None:
-        if self.project is not None and self.fmt in REPORTS:
+        if self.workspace is not None and self.fmt in REPORTS:
             self.refresh_preview()
 
     def refresh_preview(self) -> None:
         """Draw the report's first page again, with the redaction as set now, in the background."""
-        assert self.project is not None
+        assert self.workspace is not None
         self._previews += 1
         self.page = QPixmap()
         self.preview.setPixmap(QPixmap())
         self.preview.setText("Preparing a preview of the first page…")
-        worker = PreviewWorker(self._previews, self.project, self.redaction(), self.paper)
+        worker = PreviewWorker(self._previews, self.workspace, self.redaction(), self.paper)
         worker.signals.finished.connect(self._on_preview_finished)
         worker.signals.failed.connect(self._on_preview_failed)
         self.pool.start(worker)
@@ -237,12 +236,12 @@ class ExportDialog(QDialog):
 
 
 def export_project(
-    project: Project, fmt: str, out: Path, redact: Redact, say: Callable[[str], None], paper: str = "a4"
+    workspace: Workspace, fmt: str, out: Path, redact: Redact, say: Callable[[str], None], paper: str = "a4"
 ) -> bool:
     """Export with a wait cursor; where it went, or why nothing was exported, is one sentence to `say`."""
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        export(project, fmt, out, redact, paper)
+        workspace.export(fmt, out, redact, paper)
     except (AssayError, OSError) as exc:
         say(f"Nothing exported: {exc}")
         return False
@@ -252,19 +251,19 @@ def export_project(
     return True
 
 
-def export_from_dialog(parent: QWidget, project: Project, say: Callable[[str], None]) -> None:
+def export_from_dialog(parent: QWidget, workspace: Workspace, say: Callable[[str], None]) -> None:
     """Ask for the format, the file (beside the project file at first) and the redaction; export."""
-    url = project.url
-    folder = Path(url.removeprefix("sqlite:///")).parent if url.startswith("sqlite:///") else None
+    file = workspace.file()
+    folder = file.parent if file is not None else None
     settings = load_settings()  # the last export's format and folder, where it still exists
     if settings.export_folder and Path(settings.export_folder).is_dir():
         folder = Path(settings.export_folder)
-    dialog = ExportDialog(parent, folder, project, settings.export_format)
+    dialog = ExportDialog(parent, folder, workspace, settings.export_format)
     try:
         if dialog.exec():
             settings = load_settings()
             settings.export_format, settings.export_folder = dialog.fmt, str(dialog.out().parent)
             save_settings(settings)
-            export_project(project, dialog.fmt, dialog.out(), dialog.redaction(), say, dialog.paper)
+            export_project(workspace, dialog.fmt, dialog.out(), dialog.redaction(), say, dialog.paper)
     finally:
         dialog.deleteLater()  # its preview thread pool goes with it now, not in Python's teardown at quit

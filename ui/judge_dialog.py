@@ -1,4 +1,5 @@
-"""Run the judge from the window: a dialog to choose it, a worker that runs app.judging.runs off the GUI thread."""
+"""Run the judge from the window: a dialog to choose it, a worker that runs the workspace's judge run
+(app/judging/judge_run.py) off the GUI thread."""
 
 from __future__ import annotations
 
@@ -20,20 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
-from app.judging.jury import default_jury
-from app.judging.model_files import record_speed
-from app.judging.runs import (
-    JudgeSettings,
-    Progress,
-    RunSummary,
-    device_sentence,
-    document_state_folder,
-    make_backend,
-    run_judge,
-)
+from app.judging.runs import JudgeSettings, Progress
 from app.judging.standing import Standing, figure_lines, planted_text, real_label_note, real_label_text
-from app.project import Project
 from app.settings import ModelChoice
+from app.workspace import Workspace
 from models.judge import Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
@@ -77,11 +68,11 @@ class JudgeDialog(QDialog):
         choice: ModelChoice | None = None,
         allowed_hosts: list[str] = (),
         standing: Callable[[ModelChoice], Standing] | None = None,
-        project: Project | None = None,  # given: "Check this model" on its labelled answers
+        workspace: Workspace | None = None,  # given: "Check this model" on its project's labelled answers
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run the judge")
-        self.picker = ModelPicker(choice, ask_permission=True, allowed_hosts=allowed_hosts, project=project)
+        self.picker = ModelPicker(choice, ask_permission=True, allowed_hosts=allowed_hosts, workspace=workspace)
         self.standing_of = standing
         self.standing = QLabel(wordWrap=True)  # the chosen model's latest stress-test figures
         self.standing.setStyleSheet("padding: 6px; border: 1px solid #c9c2ae; background: #fbf8ef;")
@@ -188,50 +179,35 @@ class JudgeSignals(QObject):
 
 
 class JudgeWorker(QRunnable):
-    """Runs app.judging.runs.run_judge on a pool thread; results reach the GUI thread through signals."""
+    """Runs the workspace's judge run on a pool thread; results reach the GUI thread through signals."""
 
     RUN = "judge run"  # what the status bar calls it: "Cancel judge run"
     DOER = "the judge"
 
-    def __init__(self, project: Project, settings: JudgeSettings, answer_ids: list[str] | None) -> None:
+    def __init__(self, workspace: Workspace, settings: JudgeSettings, answer_ids: list[str] | None) -> None:
         super().__init__()
-        self.project = project
+        self.workspace = workspace
         self.settings = settings
         self.answer_ids = answer_ids
         self.cancel = threading.Event()
         self.signals = JudgeSignals()
-        self._speed = 0.0  # the last tokens/s the run measured
 
     def run(self) -> None:
-        backend = None
         try:
-            backend = make_backend(self.settings, document_state_folder(self.project))
-            if device := device_sentence(backend):
-                self.signals.loaded.emit(device)
-            judge = self.settings.judge(backend)
-            summary: RunSummary = run_judge(
-                self.project.sessions,
-                judge,
-                self.settings.default_name(backend),
-                answer_ids=self.answer_ids,
+            summary = self.workspace.judge(
+                self.settings,
+                self.answer_ids,
+                on_loaded=self.signals.loaded.emit,
                 on_progress=self._report,
                 cancel=self.cancel,
             )
-            if self._speed > 0 and getattr(backend, "model_path", None):  # `assay models` shows it
-                record_speed(backend.model_path, self._speed)
-            if self.settings.rubric is Rubric.LEMAJ:  # with the checker: the default jury, measured like any rater
-                default_jury(self.project.sessions, summary.rater)
         except AssayError as exc:
             self.signals.failed.emit(str(exc))
             return
         except Exception as exc:  # a bug: say so in the window rather than kill a pool thread silently
             self.signals.failed.emit(f"the judge run stopped on an unexpected error: {exc!r}")
             return
-        finally:
-            if backend is not None:
-                backend.close()
         self.signals.finished.emit(summary)
 
     def _report(self, progress: Progress) -> None:
-        self._speed = progress.tokens_per_second
         self.signals.progressed.emit(progress)

@@ -1,6 +1,6 @@
-"""Project ▸ Claim checker ▸ Learn from reviews…: `assay checker fit` in the window. The fit runs on a pool
-thread (app/judging/learning.fit_checker, which opens its own sessions) with a progress bar; the window
-stays responsive, and closing the dialog cancels a fit in flight, which then changes nothing."""
+"""Project ▸ Claim checker ▸ Learn from reviews…: `assay checker fit` in the window. The workspace's fit
+(app/judging/learning.fit_checker, which opens its own sessions) runs on a pool thread with a progress bar;
+the window stays responsive, and closing the dialog cancels a fit in flight, which then changes nothing."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from app.errors import AssayError
-from app.judging.learning import FitResult, fit_checker, reset_checker
-from app.project import Project
+from app.judging.learning import FitResult
+from app.workspace import Workspace
 
 ABOUT = (
     "Refit the claim checker's decision, calibration and thresholds on this project's reviews (never its "
@@ -27,16 +27,14 @@ class FitSignals(QObject):
 
 
 class FitWorker(QRunnable):
-    def __init__(self, project: Project, actor: str, cancel: threading.Event) -> None:
+    def __init__(self, workspace: Workspace, actor: str, cancel: threading.Event) -> None:
         super().__init__()
-        self.project, self.actor, self.cancel = project, actor, cancel
+        self.workspace, self.actor, self.cancel = workspace, actor, cancel
         self.signals = FitSignals()
 
     def run(self) -> None:
         try:
-            result = fit_checker(
-                self.project, None, self.actor, on_progress=self.signals.progressed.emit, cancel=self.cancel
-            )
+            result = self.workspace.fit_checker(self.actor, self.signals.progressed.emit, self.cancel)
         except AssayError as exc:
             self.signals.failed.emit(str(exc))
         else:
@@ -61,10 +59,10 @@ def said(result: FitResult) -> str:
 class LearnDialog(QDialog):
     """Fit, watch it go, read whether it was adopted; or go back to the shipped checker."""
 
-    def __init__(self, parent: QWidget, project: Project, actor: str) -> None:
+    def __init__(self, parent: QWidget, workspace: Workspace, actor: str) -> None:
         super().__init__(parent)
         self.setWindowTitle("Learn from reviews")
-        self.project, self.actor = project, actor
+        self.workspace, self.actor = workspace, actor
         self.cancel = threading.Event()
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
@@ -88,7 +86,7 @@ class LearnDialog(QDialog):
         self.start.setEnabled(False)
         self.back.setEnabled(False)
         self.message.setText("Reading the reviewed answers with the shipped checker…")
-        worker = FitWorker(self.project, self.actor, self.cancel)
+        worker = FitWorker(self.workspace, self.actor, self.cancel)
         worker.signals.progressed.connect(self._on_fit_progressed)
         worker.signals.finished.connect(self._on_fit_finished)
         worker.signals.failed.connect(self._on_fit_failed)
@@ -109,7 +107,7 @@ class LearnDialog(QDialog):
         self.back.setEnabled(True)
 
     def _on_back_clicked(self) -> None:
-        was = reset_checker(self.project, None, self.actor)
+        was = self.workspace.reset_checker(self.actor)
         self.message.setText("The shipped checker speaks for this project." if was else "It already did.")
 
     def done(self, result: int) -> None:
@@ -118,5 +116,5 @@ class LearnDialog(QDialog):
         super().done(result)
 
 
-def open_learn_dialog(parent: QWidget, project: Project, actor: str) -> None:
-    LearnDialog(parent, project, actor).exec()
+def open_learn_dialog(parent: QWidget, workspace: Workspace, actor: str) -> None:
+    LearnDialog(parent, workspace, actor).exec()

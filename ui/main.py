@@ -11,12 +11,11 @@ from collections.abc import Sequence
 
 from app import keys
 from app.cli import main as cli_main
-from app.cli import prepare_gui
 from app.cli.parser import build_parser
 from app.destinations import refuse_protected
-from app.judging.sample_tour import sample_tour
-from app.project import ICON, Project
+from app.project import ICON
 from app.settings import load_settings, save_settings
+from app.workspace import Workspace, window_command
 from ui import platform_check
 
 SCREEN_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
@@ -29,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             build_parser().print_help()  # a terminal on a server: the commands, not a window that cannot open
             return 0
         return welcome()
-    return cli_main(argv, window_commands={"gui": _gui}, ask_in_window=_ask_passphrase)
+    return cli_main(argv, window_commands={"gui": window_command(_gui)}, ask_in_window=_ask_passphrase)
 
 
 def _application():
@@ -91,10 +90,10 @@ def welcome() -> int:
     window = WelcomeWindow(settings, _ask_passphrase)
     opened: list[ReviewWindow] = []
 
-    def review(project: Project, reviewer: str) -> None:
+    def review(workspace: Workspace, reviewer: str) -> None:
         save_settings(settings)
-        tour = sample_tour(project)
-        opened.append(ReviewWindow(project, reviewer, settings, first_answer=tour.first_answer if tour else None))
+        tour = workspace.sample_tour()
+        opened.append(ReviewWindow(workspace, reviewer, settings, first_answer=tour.first_answer if tour else None))
         _fit_to_screen(opened[-1])
         opened[-1].show()
         start_sample_tour(opened[-1], tour)
@@ -105,10 +104,11 @@ def welcome() -> int:
     return app.exec()
 
 
-def _gui(project: Project, args: argparse.Namespace) -> int:
+def _gui(workspace: Workspace, args: argparse.Namespace) -> int:
     if args.screenshot is not None:  # checked before the window opens: never over a project or a device
-        refuse_protected(args.screenshot, project.url, "png")
-    prepare_gui(project, args)
+        refuse_protected(args.screenshot, workspace.url, "png")
+    if args.sample:
+        workspace.import_sample_if_empty()
     from PySide6.QtWidgets import QInputDialog
 
     from ui.review.window import ReviewWindow
@@ -125,13 +125,13 @@ def _gui(project: Project, args: argparse.Namespace) -> int:
             return 0
     settings.reviewer = reviewer or getpass.getuser()
     if args.screenshot is None:  # a picture for the docs or a smoke test leaves the user's settings alone
-        if project.url.startswith("sqlite:///"):
-            settings.remember_project(project.url.removeprefix("sqlite:///"))
+        if (file := workspace.file()) is not None:
+            settings.remember_project(str(file))
         save_settings(settings)
     # The sample's first open opens at the answer its judge run starts with (not with --open or a picture).
-    tour = sample_tour(project) if not args.open_answer and args.screenshot is None else None
+    tour = workspace.sample_tour() if not args.open_answer and args.screenshot is None else None
     first = tour.first_answer if tour else None
-    window = ReviewWindow(project, settings.reviewer, settings, first, keep_place=args.screenshot is None)
+    window = ReviewWindow(workspace, settings.reviewer, settings, first, keep_place=args.screenshot is None)
     if args.screenshot is None:  # pictures keep the window's own size
         _fit_to_screen(window)
     window.show()

@@ -6,8 +6,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 
-from app import matters
-from app.project import Project
 from app.review.session import Changes
 from ui.review.queue_pane import QueuePane, document_chooser
 
@@ -16,10 +14,10 @@ class MatterPicker(QComboBox):
     """All matters, or one: the queue shows that matter's answers (the database shows a login only
     the matters it is on; this narrows further, it walls nothing)."""
 
-    def __init__(self, pane: QueuePane, project: Project) -> None:
+    def __init__(self, pane: QueuePane) -> None:
         super().__init__()
         self.pane = pane
-        found = matters.documents_by_matter(project)
+        found = pane.session.documents_by_matter()
         self.addItem(f"All matters ({sum(m is not None for m, _ in found)})", None)
         for matter, documents in found:
             label = "Unassigned documents" if matter is None else matter.label
@@ -54,9 +52,9 @@ class MatterPicker(QComboBox):
             self.pane.table.selectRow(0)
 
 
-def add_matter_picker(pane: QueuePane, project: Project) -> MatterPicker:
+def add_matter_picker(pane: QueuePane) -> MatterPicker:
     """Put the matter picker at the top of the queue pane, above its document chooser."""
-    picker = MatterPicker(pane, project)
+    picker = MatterPicker(pane)
     layout = pane.layout()
     layout.insertWidget(layout.indexOf(pane.documents), picker)
     return picker

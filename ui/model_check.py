@@ -10,9 +10,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.errors import AssayError
-from app.judging.model_check import CHECK_ANSWERS, LONG_TIMED, ModelCheck, check_model
+from app.judging.model_check import CHECK_ANSWERS, LONG_TIMED, ModelCheck
 from app.judging.runs import JudgeSettings, Progress
-from app.project import Project
+from app.workspace import Workspace
 
 
 class _CheckSignals(QObject):
@@ -22,23 +22,19 @@ class _CheckSignals(QObject):
 
 
 class CheckWorker(QRunnable):
-    def __init__(self, project: Project, settings: JudgeSettings, name: str | None, size: int, long_timed: int) -> None:
+    def __init__(
+        self, workspace: Workspace, settings: JudgeSettings, name: str | None, size: int, long_timed: int
+    ) -> None:
         super().__init__()
-        self.project, self.settings, self.name = project, settings, name
+        self.workspace, self.settings, self.name = workspace, settings, name
         self.size, self.long_timed = size, long_timed
         self.cancel = threading.Event()
         self.signals = _CheckSignals()
 
     def run(self) -> None:
         try:
-            result = check_model(
-                self.project,
-                self.settings,
-                name=self.name,
-                size=self.size,
-                long_timed=self.long_timed,
-                on_progress=self.signals.progressed.emit,
-                cancel=self.cancel,
+            result = self.workspace.check_model(
+                self.settings, self.name, self.size, self.long_timed, self.signals.progressed.emit, self.cancel
             )
         except AssayError as exc:
             self.signals.failed.emit(str(exc))
@@ -54,9 +50,9 @@ class ModelCheckPanel(QWidget):
 
     checked = Signal(object)  # ModelCheck
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         super().__init__()
-        self.project = project
+        self.workspace = workspace
         self.button = QPushButton("Check this model")
         self.button.setToolTip(
             "Judge a few answers people have labelled in this project with this model: how often it agrees "
@@ -77,7 +73,7 @@ class ModelCheckPanel(QWidget):
 
     def start(self, settings: JudgeSettings, name: str | None = None) -> CheckWorker:
         """Check the model `settings` name, as the run `name` (default check:<model file>)."""
-        worker = CheckWorker(self.project, settings, name, self.size, self.long_timed)
+        worker = CheckWorker(self.workspace, settings, name, self.size, self.long_timed)
         worker.setAutoDelete(False)
         worker.signals.progressed.connect(self._on_check_progressed)
         worker.signals.failed.connect(self._on_check_failed)

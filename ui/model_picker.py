@@ -4,6 +4,7 @@ API endpoint; says where data goes, and what a GGUF file is and whether it fits 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -34,11 +35,13 @@ from app.judging.model_files import (
     recent_models,
 )
 from app.judging.runs import JudgeSettings, is_on_premise, permitted
-from app.project import Project
 from app.settings import ModelChoice
 from models.backends.http import is_loopback
 from models.vocabulary import BackendKind
 from ui.found_models import FoundModels
+
+if TYPE_CHECKING:  # the welcome window shows a picker before any project is open
+    from app.workspace import Workspace
 
 KINDS = {
     "Embedded model (SmolLM2-135M, on this computer)": "embedded",
@@ -82,7 +85,7 @@ class ModelPicker(QWidget):
         *,
         ask_permission: bool = False,
         allowed_hosts: list[str] = (),
-        project: Project | None = None,
+        workspace: Workspace | None = None,
     ) -> None:
         super().__init__()
         self.allowed_hosts = set(allowed_hosts)  # the project's recorded opt-ins
@@ -123,10 +126,10 @@ class ModelPicker(QWidget):
         self.found = FoundModels()  # models already here and servers running: one click, no typing
         self.found.chosen.connect(self._on_found_chosen)
         self.check = None
-        if project is not None:  # "Check this model" judges the project's labelled answers
+        if workspace is not None:  # "Check this model" judges the project's labelled answers
             from ui.model_check import ModelCheckPanel
 
-            self.check = ModelCheckPanel(project)
+            self.check = ModelCheckPanel(workspace)
             self.check.button.clicked.connect(self._on_check_clicked)
 
         form = QFormLayout()

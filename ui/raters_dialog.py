@@ -32,10 +32,9 @@ class RatersDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Raters")
         self.session = session
-        standings = [s for s in raters.standings(session.project.sessions) if s.rated]
-        default = raters.default_rater(session.project.sessions)
-        with session.project.sessions() as db:
-            chosen = raters.chosen(db)
+        standings = session.rater_standings()
+        default = session.speaking_rater()
+        chosen = session.chosen_rater()
 
         table = QTableWidget(len(standings), 3, self)
         table.setHorizontalHeaderLabels(["Rater", "Answers rated", "Standing on human labels"])

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from app.errors import AssayError
 from app.judging.runs import JudgeSettings
-from app.judging.sample_tour import SampleTour, check_sample
-from app.project import Project
+from app.judging.sample_tour import SampleTour
+from app.workspace import Workspace
 from ui.judge_dialog import JudgeWorker
 
 if TYPE_CHECKING:
@@ -29,18 +29,19 @@ CHECKED = "Sample checked: ✓ confirmed, ✗ flagged, the rest is yours to read
 
 
 class SampleCheckWorker(JudgeWorker):
-    """app.judging.sample_tour.check_sample on a pool thread, with the judge worker's signals."""
+    """The workspace's check of the sample (app.judging.sample_tour.check_sample) on a pool thread, with the
+    judge worker's signals."""
 
     RUN = "claim check"  # one name for the claim checker: never "judge run" while it runs
     DOER = "the claim checker"
 
-    def __init__(self, project: Project, tour: SampleTour) -> None:
-        super().__init__(project, JudgeSettings(), list(tour.answer_ids))
+    def __init__(self, workspace: Workspace, tour: SampleTour) -> None:
+        super().__init__(workspace, JudgeSettings(), list(tour.answer_ids))
         self.tour = tour
 
     def run(self) -> None:
         try:
-            summary = check_sample(self.project, self.tour, on_progress=self._report, cancel=self.cancel)
+            summary = self.workspace.check_sample(self.tour, self._report, self.cancel)
         except AssayError as exc:
             self.signals.failed.emit(f"The sample was not checked: {exc}")
             return
@@ -51,11 +52,11 @@ class SampleCheckWorker(JudgeWorker):
 
 
 def start_sample_tour(window: ReviewWindow, tour: SampleTour | None) -> SampleCheckWorker | None:
-    """On the sample's first open (tour from app.judging.sample_tour.sample_tour, the window opened at its
+    """On the sample's first open (tour from Workspace.sample_tour, the window opened at its
     first answer): check the sample in the background, progress in the status bar; else nothing."""
     if tour is None:
         return None
-    worker = SampleCheckWorker(window.project, tour)
+    worker = SampleCheckWorker(window.workspace, tour)
     window.judge_runner.start(worker, worker.settings)
     window.message.setToolTip(TOUR_TEXT)
     window.say("The claim checker is checking the sample, this answer first (no model needed). Hover here for more.")

@@ -25,18 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError, PasswordRequired
-from app.ingest.datasets import import_dataset
 from app.ingest.documents import PageProgress
-from app.judging.sample_tour import import_sample
-from app.project import (
-    SAMPLE_DATASET,
-    AskPassphrase,
-    Project,
-    default_project_path,
-    project_passphrase,
-    project_url,
-)
+from app.project import SAMPLE_DATASET, AskPassphrase, default_project_path
 from app.settings import Settings
+from app.workspace import Workspace, open_workspace
 from ui.backups_dialog import offer_restore
 from ui.model_picker import ModelPicker
 from ui.screen_fit import fit_to_screen
@@ -73,17 +65,14 @@ class ImportSignals(QObject):
 class ImportWorker(QRunnable):
     """Imports a dataset on a pool thread: the window keeps painting while a large set is read."""
 
-    def __init__(self, project: Project, dataset: Path, passwords: dict[str, str]) -> None:
+    def __init__(self, workspace: Workspace, dataset: Path, passwords: dict[str, str]) -> None:
         super().__init__()
-        self.project, self.dataset, self.passwords = project, dataset, passwords
+        self.workspace, self.dataset, self.passwords = workspace, dataset, passwords
         self.signals = ImportSignals()
 
     def run(self) -> None:
-        try:
-            if self.dataset == SAMPLE_DATASET:  # with its labelled set and the verifier's run on it
-                import_sample(self.project, on_progress=self._report)
-            else:
-                import_dataset(self.project.sessions, self.dataset, passwords=self.passwords, on_progress=self._report)
+        try:  # the sample comes with its labelled set and the claim checker's run on it
+            self.workspace.import_dataset(self.dataset, self.passwords, self._report)
         except PasswordRequired as exc:
             self.signals.password_needed.emit(exc.name, exc.wrong)
             return
@@ -113,7 +102,7 @@ def fit_names(box: QComboBox, letters: int = 24) -> None:
 
 
 class WelcomeWindow(QWidget):
-    """Emits `opened(project, reviewer)` once a project is open (and imported into, if asked)."""
+    """Emits `opened(workspace, reviewer)` once a project is open (and imported into, if asked)."""
 
     opened = Signal(object, str)
 
@@ -200,17 +189,16 @@ class WelcomeWindow(QWidget):
 
     # ------------------------------------------------------------------ the ways in
 
-    def open_sample(self) -> Project | None:
+    def open_sample(self) -> Workspace | None:
         path = default_project_path().with_name("sample.assay")
         return self.open_path(path, dataset=SAMPLE_DATASET, only_if_empty=True)
 
     def open_path(
         self, path: Path, *, dataset: Path | None = None, only_if_empty: bool = False, encrypt: bool = False
-    ) -> Project | None:
+    ) -> Workspace | None:
         """Open (or create) the project and hand it on; a dataset is imported first, off the GUI thread."""
         try:
-            url = project_url(path)
-            project = Project.open(url, project_passphrase(url, encrypt, self.ask_passphrase))
+            workspace = open_workspace(path, encrypt=encrypt, ask=self.ask_passphrase)
         except AssayError as exc:
             restored = offer_restore(self, path, exc, self.ask_passphrase)  # a damaged file: its backup
             if restored:
@@ -221,50 +209,50 @@ class WelcomeWindow(QWidget):
         self.settings.reviewer = self.reviewer.text().strip() or getpass.getuser()
         self.settings.model = self.picker.choice()
         self.settings.remember_project(path)
-        if dataset is None or (only_if_empty and project.answers()):
-            self.opened.emit(project, self.settings.reviewer)
-            return project
-        self._import(project, dataset)
-        return project
+        if dataset is None or (only_if_empty and workspace.has_answers()):
+            self.opened.emit(workspace, self.settings.reviewer)
+            return workspace
+        self._import(workspace, dataset)
+        return workspace
 
-    def _import(self, project: Project, dataset: Path, passwords: dict[str, str] | None = None) -> None:
+    def _import(self, workspace: Workspace, dataset: Path, passwords: dict[str, str] | None = None) -> None:
         passwords = dict(passwords or {})
         self.setEnabled(False)
         self.status.setText(
             f"Importing {dataset.name}… a large set takes a minute; nothing is saved until it is all read."
         )
-        worker = ImportWorker(project, dataset, passwords)
+        worker = ImportWorker(workspace, dataset, passwords)
         worker.setAutoDelete(False)
-        worker.signals.failed.connect(lambda message: self._on_import_failed(project, message))
+        worker.signals.failed.connect(lambda message: self._on_import_failed(workspace, message))
         worker.signals.progressed.connect(self.status.setText)
         worker.signals.password_needed.connect(
-            lambda name, wrong: self._on_password_needed(project, dataset, passwords, name, wrong)
+            lambda name, wrong: self._on_password_needed(workspace, dataset, passwords, name, wrong)
         )
-        worker.signals.finished.connect(lambda: self._on_imported(project))
+        worker.signals.finished.connect(lambda: self._on_imported(workspace))
         self._worker = worker  # kept alive until it reports
         QThreadPool.globalInstance().start(worker)
 
-    def _on_imported(self, project: Project) -> None:
+    def _on_imported(self, workspace: Workspace) -> None:
         self.setEnabled(True)
         self.status.clear()
-        self.opened.emit(project, self.settings.reviewer)
+        self.opened.emit(workspace, self.settings.reviewer)
 
     def _on_password_needed(
-        self, project: Project, dataset: Path, passwords: dict[str, str], name: str, wrong: bool
+        self, workspace: Workspace, dataset: Path, passwords: dict[str, str], name: str, wrong: bool
     ) -> None:
         """Ask for an encrypted PDF's password, then import again; cancelling imports nothing."""
         self.setEnabled(True)
         prompt = f"{name} is password-protected.{' That password is wrong.' if wrong else ''}\nIts password:"
         password, ok = QInputDialog.getText(self, "Assay: a protected PDF", prompt, QLineEdit.EchoMode.Password)
         if not ok or not password:
-            self._on_import_failed(project, f"{name}: this PDF is password-protected and no password was given")
+            self._on_import_failed(workspace, f"{name}: this PDF is password-protected and no password was given")
             return
-        self._import(project, dataset, {**passwords, name: password})
+        self._import(workspace, dataset, {**passwords, name: password})
 
-    def _on_import_failed(self, project: Project, message: str) -> None:
+    def _on_import_failed(self, workspace: Workspace, message: str) -> None:
         self.setEnabled(True)
         self.status.clear()
-        project.close()
+        workspace.close()
         QMessageBox.warning(self, "Assay: nothing was imported", message)
 
     def _new_project_path(self, title: str) -> Path | None:

@@ -181,11 +181,3 @@ def _open(url: str, args: argparse.Namespace, ask: AskPassphrase) -> Project:
 def _shown(url: str) -> str:
     """A database URL without its password."""
     return make_url(url).render_as_string(hide_password=True)
-
-
-def prepare_gui(project: Project, args: argparse.Namespace) -> None:
-    """What `assay gui` does before the window opens."""
-    if args.sample and not project.answers():
-        from app.judging.sample_tour import import_sample  # its labelled set and the verifier's run on it
-
-        import_sample(project)

@@ -1,10 +1,12 @@
 """The review session's ground floor: its one notification, and the doors to the project beyond the open
 answer that the review window goes through (ReviewSession, app/review/session.py, adds the open answer).
 
-No pane queries the project itself: it asks the session for the documents' names, a search of a
-document, the guidelines, the random draws and certainty, the disagreements waiting and the claim
-checker's findings. What an action here changes (guidelines saved, answers imported, a sample drawn)
-comes out as one `Changes`, which every pane hears, as the open answer's actions do.
+No pane or dialog queries the project itself: it asks the session for the documents' names and their
+matters, a search of a document, the guidelines, the random draws and certainty, the disagreements
+waiting, the raters' standings, the reviewers against gold, the backups and the claim checker's
+findings. What an action here changes (guidelines saved, answers imported, a sample drawn, a backup
+restored) comes out as one `Changes`, which every pane hears, as the open answer's actions do. What lies
+beyond a reviewer's review (judge runs, exports, the dashboard) is app/workspace.py's.
 """
 
 from __future__ import annotations
@@ -12,17 +14,22 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from app.errors import AssayError
+from app import backups, matters, raters
+from app.errors import AssayError, ProjectDamaged
 from app.figures import calibration
 from app.ingest.datasets import import_dataset
 from app.plain_text import counted
 from app.project import Guidelines, Project, SearchHit
-from app.review import adjudication, sampling
+from app.raters import RaterStanding
+from app.review import adjudication, qualification, sampling
 from app.review.adjudication import Case
 from app.review.changes import Changes, Listener
+from app.review.qualification import QualificationSettings
 from models.checker.engine import AnswerReport
 from storage.db import sqlite_path
+from storage.matters import Matter
 
 ClaimsOf = Callable[[str], AnswerReport | None]  # an answer id → the claim checker's findings on its points
 # Makes a ClaimsOf, on first use: the claim checker loads in a second or more, never when a window opens
@@ -166,6 +173,79 @@ class ProjectSession:
 
     def may_adjudicate(self, name: str) -> bool:
         return adjudication.may_adjudicate(self.project, name)
+
+    # ------------------------------------------------------------------ raters and reviewers against gold
+
+    def rater_standings(self) -> list[RaterStanding]:
+        """Every automatic rater that has rated answers, with its standing on human labels."""
+        return [s for s in raters.standings(self.project.sessions) if s.rated]
+
+    def speaking_rater(self) -> RaterStanding | None:
+        """The rater that speaks for the project now (chosen, else the best measured); None yet."""
+        return raters.default_rater(self.project.sessions)
+
+    def chosen_rater(self) -> str | None:
+        """The rater the lead chose to speak for the project; None: the best measured speaks."""
+        with self.project.sessions() as session:
+            return raters.chosen(session)
+
+    def qualification_settings(self) -> QualificationSettings:
+        return qualification.qualification_settings(self.project)
+
+    def set_qualification(self, gold_share: float | None, training: bool, gold: list[str]) -> QualificationSettings:
+        """Gold mixed into review queues (share None: none), training mode, the raters taken as gold;
+        audited as this reviewer's. AssayError when refused."""
+        return qualification.configure(self.project, self.reviewer, gold_share=gold_share, training=training, gold=gold)
+
+    def agreement_with_gold(self) -> list[dict[str, Any]]:
+        """Each reviewer against gold: kappa and recall per gold tag, with their intervals."""
+        return qualification.agreement_with_gold(self.project)
+
+    def training_feedback(self, answer_id: str) -> list[dict[str, Any]] | None:
+        """In training mode, once a gold answer is submitted: its gold tags beside this reviewer's."""
+        return qualification.training_feedback(self.project, self.reviewer, answer_id)
+
+    def documents_by_matter(self) -> list[tuple[Matter | None, list[str]]]:
+        """Each matter this login may see with its documents' names, then the unassigned documents (None)."""
+        return matters.documents_by_matter(self.project)
+
+    # ------------------------------------------------------------------ backups of a project file
+
+    def backup_file(self) -> Path | None:
+        """The project file backups are made of; None on a database server, which keeps its own."""
+        try:
+            return backups.project_file(self.project.url)
+        except AssayError:
+            return None
+
+    def back_up(self) -> backups.Backup:
+        """A backup of the project file, checked page by page (the full integrity check of the file): meant
+        for a worker thread, it reads the file, never a session. ProjectDamaged says which backup to restore."""
+        path = backups.project_file(self.project.url)
+        try:
+            return backups.make_backup(path, self.project.passphrase)
+        except ProjectDamaged as exc:
+            raise ProjectDamaged(exc.path, exc.problem, backups.advice(exc.path)) from exc
+
+    def restore_backup(self, backup: Path) -> Path | None:
+        """`backup` in the project file's place, the file replaced kept aside (where: returned); every view
+        then shows the restored file. None, and the sentence why, when it was not restored."""
+        path = backups.project_file(self.project.url)
+        self.project.close()  # its connections let go of the file; the next query opens the restored one
+        try:
+            aside = backups.restore(path, backup, self.project.passphrase)
+        except (AssayError, OSError) as exc:
+            self.say(str(exc))
+            return None
+        self.restored()
+        kept = f" The file it replaced is kept as {aside}." if aside else ""
+        self.say(f"Restored the backup of {backup.name}.{kept}")
+        return aside
+
+    def restored(self) -> None:
+        """The project file was replaced by a backup: nothing read of the old one is kept."""
+        self._project_replaced()
+        self.notify(Changes(project=True, queue=True))
 
     # ------------------------------------------------------------------ the claim checker
 

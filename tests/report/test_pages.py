@@ -12,6 +12,7 @@ import pytest
 
 from app.cli import main
 from app.project import Project
+from app.workspace import Workspace
 from storage.db import url_for_path
 
 from .reading import SECTIONS, Rendered
@@ -160,7 +161,7 @@ def test_the_export_dialog_previews_the_first_page(qtbot, reviewed_file: Path, t
 
     project = Project.open(url_for_path(reviewed_file))
     try:
-        dialog = ExportDialog(None, tmp_path, project)
+        dialog = ExportDialog(None, tmp_path, Workspace(project))
         qtbot.addWidget(dialog)
         dialog.show()
         assert dialog.preview.text() == NO_PAGES  # the first format, a workbook, has no pages to preview

@@ -12,19 +12,19 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMenu
 
 from app.errors import AssayError
-from app.project import Project, project_url
+from app.workspace import Workspace, open_workspace
 
 ReviewWindow = Any  # the review window (ui/review/window.py, which imports this module)
 
 DATASETS = "Answers (*.jsonl *.csv *.xlsx);;All files (*)"
 
 
-def add_file_menu(window: ReviewWindow, new_window: Callable[[Project], QMainWindow]) -> QMenu:
+def add_file_menu(window: ReviewWindow, new_window: Callable[[Workspace], QMainWindow]) -> QMenu:
     """File ▸ Open project… (Ctrl+O; `new_window` makes the window of the project opened), Import
     answers…, Import a dataset folder…, Quit (Ctrl+Q)."""
     menu = window.menuBar().addMenu("&File")
     for text, keys, slot in (
-        ("Open project…", QKeySequence.StandardKey.Open, lambda: open_project(window, new_window)),
+        ("Open project…", QKeySequence.StandardKey.Open, lambda: open_another(window, new_window)),
         ("Import answers…", None, lambda: import_answers(window, folder=False)),
         ("Import a dataset folder…", None, lambda: import_answers(window, folder=True)),
     ):
@@ -46,8 +46,8 @@ def _folder(window: ReviewWindow) -> str:
     return str(window.session.folder() or Path.home())
 
 
-def open_project(
-    window: ReviewWindow, new_window: Callable[[Project], QMainWindow], path: str | None = None
+def open_another(
+    window: ReviewWindow, new_window: Callable[[Workspace], QMainWindow], path: str | None = None
 ) -> QMainWindow | None:
     """Another project in a window of its own, for the same reviewer; this one closes."""
     if path is None:
@@ -55,11 +55,11 @@ def open_project(
     if not path:
         return None
     try:
-        project = Project.open(project_url(Path(path)))
+        workspace = open_workspace(Path(path))
     except AssayError as exc:
         window.say(f"Not opened: {exc}")
         return None
-    opened = new_window(project)
+    opened = new_window(workspace)
     opened.resize(window.size())
     opened.show()
     window.close()

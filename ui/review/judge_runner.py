@@ -12,9 +12,8 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QPushButton
 
 from app.figures.rater_names import rater_name
 from app.judging.runs import JudgeSettings, Progress, RunSummary, destination, is_on_premise
-from app.judging.standing import standing_of_model
-from app.project import Project
 from app.settings import Settings, save_settings
+from app.workspace import Workspace
 from ui.judge_dialog import JudgeDialog, JudgeWorker
 
 
@@ -28,9 +27,11 @@ class JudgeRunner(QObject):
     answerJudged = Signal(str)  # noqa: N815 - an answer's verdict was saved (its id)
     runEnded = Signal()  # noqa: N815 - a run finished or was cancelled (not emitted when it failed)
 
-    def __init__(self, project: Project, settings: Settings, say: Callable[[str], None], window: QMainWindow) -> None:
+    def __init__(
+        self, workspace: Workspace, settings: Settings, say: Callable[[str], None], window: QMainWindow
+    ) -> None:
         super().__init__(window)
-        self.project, self.settings, self.say = project, settings, say
+        self.workspace, self.settings, self.say = workspace, settings, say
         self.worker: JudgeWorker | None = None
         self.network_banner = QLabel()
         self.network_banner.setStyleSheet("background:#fde2b8; padding:1px 6px;")
@@ -52,21 +53,21 @@ class JudgeRunner(QObject):
             self.parent(),
             selected_answer=selected_answer,
             choice=self.settings.model,
-            allowed_hosts=self.project.allowed_hosts(),
-            standing=lambda choice: standing_of_model(self.project.sessions, choice),
-            project=self.project,
+            allowed_hosts=self.workspace.allowed_hosts(),
+            standing=self.workspace.standing_of_model,
+            workspace=self.workspace,
         )
         if dialog.exec():
             settings = dialog.settings()
             self.settings.model = dialog.picker.choice()
             save_settings(self.settings)
-            if settings.allow_network and dialog.picker.host() not in self.project.allowed_hosts():
-                self.project.set_host_allowed(dialog.picker.host(), True, reviewer)
+            if settings.allow_network:
+                self.workspace.allow_host(dialog.picker.host(), reviewer)
             self.start_judge(settings, dialog.answer_ids())
 
     def start_judge(self, settings: JudgeSettings, answer_ids: list[str] | None) -> JudgeWorker:
         """Run the judge without blocking the window; progress and Cancel live in the status bar."""
-        return self.start(JudgeWorker(self.project, settings, answer_ids), settings)
+        return self.start(JudgeWorker(self.workspace, settings, answer_ids), settings)
 
     def start(self, worker: JudgeWorker, settings: JudgeSettings) -> JudgeWorker:
         """Start `worker` unless a run is going on (then that run's worker is returned)."""

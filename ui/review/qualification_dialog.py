@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.errors import AssayError
-from app.project import Project
-from app.review import qualification
+from app.review.session import ReviewSession
 from models.vocabulary import Tag
 from ui.screen_fit import fit_to_screen
 
@@ -44,13 +43,14 @@ def _interval(low_high: list[float] | None, share: bool = False) -> str:
 class QualificationDialog(QDialog):
     """The lead's table of reviewers against gold, and the qualification settings."""
 
-    def __init__(self, project: Project, actor: str, parent: QWidget | None = None) -> None:
+    def __init__(self, session: ReviewSession, parent: QWidget | None = None) -> None:
+        """The settings are changed as the session's reviewer's (audited)."""
         super().__init__(parent)
-        self.project, self.actor = project, actor
+        self.session = session
         self.setWindowTitle("Reviewers against gold")
         self.resize(1000, 420)
         fit_to_screen(self)  # never larger than a laptop's screen
-        settings = qualification.qualification_settings(project)
+        settings = session.qualification_settings()
         self.mix = QCheckBox("Mix gold answers into review queues, unannounced")
         self.mix.setChecked(settings.gold_share is not None)
         self.share = QSpinBox(minimum=0, maximum=95, singleStep=5, suffix=" % of each reviewer's queue")
@@ -87,12 +87,8 @@ class QualificationDialog(QDialog):
     def apply(self) -> bool:
         gold = [name.strip() for name in self.gold.text().split(",") if name.strip()]
         try:
-            qualification.configure(
-                self.project,
-                self.actor,
-                gold_share=self.share.value() / 100 if self.mix.isChecked() else None,
-                training=self.training.isChecked(),
-                gold=gold,
+            self.session.set_qualification(
+                self.share.value() / 100 if self.mix.isChecked() else None, self.training.isChecked(), gold
             )
         except AssayError as exc:
             self.message.setText(str(exc))
@@ -102,7 +98,7 @@ class QualificationDialog(QDialog):
         return True
 
     def show_figures(self) -> None:
-        rows = qualification.agreement_with_gold(self.project)
+        rows = self.session.agreement_with_gold()
         headers = ["Reviewer", "Gold answers", "n", "κ [95 % CI]", *(f"recall {t}" for t in TAGS)]
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
@@ -141,11 +137,9 @@ def feedback_html(feedback: list[dict[str, Any]]) -> str:
     )
 
 
-def show_training_feedback(
-    parent: QWidget, project: Project, reviewer: str, answer_id: str | None
-) -> QMessageBox | None:
-    """In training mode, after a gold answer is submitted: its gold tags and their reasons."""
-    feedback = qualification.training_feedback(project, reviewer, answer_id) if answer_id else None
+def show_training_feedback(parent: QWidget, session: ReviewSession, answer_id: str | None) -> QMessageBox | None:
+    """In training mode, after the session's reviewer submitted a gold answer: its gold tags and their reasons."""
+    feedback = session.training_feedback(answer_id) if answer_id else None
     if not feedback:
         return None
     box = QMessageBox(QMessageBox.Icon.Information, "Training: the gold tags", "", parent=parent)

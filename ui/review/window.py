@@ -33,14 +33,12 @@ from PySide6.QtWidgets import (
 from app.export.formats import Redact
 from app.export.redaction import keep_everything
 from app.judging.runs import JudgeSettings
-from app.judging.standing import standing_of_run
-from app.judging.verification import claim_checker
-from app.project import Project
-from app.review import keymap, sampling
+from app.review import keymap
 from app.review.last_answer import remember_answer, remembered_answer
 from app.review.service import BLIND, ReviewState
 from app.review.session import Changes, ReviewSession
 from app.settings import Settings, save_settings
+from app.workspace import Workspace
 from ui.backups_dialog import BackupKeeper, BackupsDialog
 from ui.dashboard import Dashboard
 from ui.export_dialog import export_project
@@ -74,11 +72,12 @@ INPUT = (
 
 
 class ReviewWindow(QMainWindow):
-    """One reviewer reviewing one project."""
+    """One reviewer reviewing one project: the window takes the project's workspace (app/workspace.py)
+    and goes through the review session it makes; no part of it holds the project itself."""
 
     def __init__(
         self,
-        project: Project,
+        workspace: Workspace,
         reviewer: str,
         settings: Settings | None = None,
         first_answer: str | None = None,
@@ -88,32 +87,27 @@ class ReviewWindow(QMainWindow):
         """`keep_place`: with the user's `settings`, the answer open at closing is saved in them and reopened
         at the next launch (not for a picture taken by `assay gui --screenshot`)."""
         super().__init__()
-        self.project = project
+        self.workspace = workspace
         self.settings = settings or Settings()
         self._keeps_place = settings is not None and keep_place
-        self.session = session = ReviewSession(  # the judge beside an answer: the run whose tags it shows
-            project,
-            reviewer,
-            lambda rater: standing_of_run(project.sessions, rater),
-            lambda: claim_checker(project.sessions),
-        )
+        self.session = session = workspace.review(reviewer)
         self.side_by_side: SideBySideWindow | None = None
         self.adjudication: AdjudicationView | None = None
         self._direction = 1  # of the last move: the answer prepared is the next one that way
         self._prepare_timer = QTimer(self, singleShot=True, interval=PREPARE_AFTER_MS)
         self._prepare_timer.timeout.connect(self._prepare_next)
-        self.setWindowTitle(f"Assay — {reviewer} — {project.url.rsplit('/', 1)[-1]}")
+        self.setWindowTitle(f"Assay — {reviewer} — {workspace.name}")
         self.resize(1500, 900)
         self.message = QLabel()
         self.statusBar().addWidget(self.message, 1)
         session.subscribe(self._on_changes)  # first: the status bar says what the panes then show
 
         rule = (self.settings.min_correctness, self.settings.min_relevance)
-        self.queue_pane = QueuePane(session, rule, sampling.sampled_answers(project))
-        self.matter_picker = add_matter_picker(self.queue_pane, project)  # every matter, or one
+        self.queue_pane = QueuePane(session, rule, session.sampled_answers())
+        self.matter_picker = add_matter_picker(self.queue_pane)  # every matter, or one
         self.answer_pane = AnswerPane(session)
         self.document_pane = DocumentPane(session)
-        self.judge_runner = JudgeRunner(project, self.settings, self.say, self)
+        self.judge_runner = JudgeRunner(workspace, self.settings, self.say, self)
         self.guidelines_panel = GuidelinesPanel(session, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.guidelines_panel)
         self.guidelines_panel.hide()
@@ -126,7 +120,7 @@ class ReviewWindow(QMainWindow):
         splitter.addWidget(self.document_pane)
         splitter.setSizes([420, 860, 320])  # the answer and its points get the room; the queue and document
         splitter.setStretchFactor(1, 1)  # take what is wanted, and the middle grows with the window
-        self.dashboard = Dashboard(project, lambda: (self.settings.min_correctness, self.settings.min_relevance))
+        self.dashboard = Dashboard(workspace, lambda: (self.settings.min_correctness, self.settings.min_relevance))
         self.tabs = QTabWidget()
         self.tabs.addTab(splitter, "Review")
         self.tabs.addTab(self.dashboard, "Dashboard")
@@ -135,12 +129,12 @@ class ReviewWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.clock = ActivityClock(session.add_active_time, self)
         QApplication.instance().installEventFilter(self.clock)
-        first_answer = remembered_answer(self.settings, project.url, reviewer) or first_answer  # where they were
+        first_answer = remembered_answer(self.settings, workspace.url, reviewer) or first_answer  # where they were
         if first_answer and self.queue_pane.model.row_of(first_answer) is not None:
             self.open_answer(first_answer)
         else:
             self.queue_pane.move(1)  # the first row, if there is one
-        self.backup_keeper = BackupKeeper(self, project, self.settings.backup_minutes, self.say)
+        self.backup_keeper = BackupKeeper(self, session, self.settings.backup_minutes, self.say)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -186,7 +180,7 @@ class ReviewWindow(QMainWindow):
             return act
 
         session, window_keys = self.session, keymap.WindowKeys
-        add_file_menu(self, lambda project: ReviewWindow(project, session.reviewer, self.settings))  # Ctrl+Q quits
+        add_file_menu(self, lambda opened: ReviewWindow(opened, session.reviewer, self.settings))  # Ctrl+Q quits
         review = self.menuBar().addMenu("&Review")
         self.undo_action = action(ReviewSession.undo, review)
         self.redo_action = action(ReviewSession.redo, review)
@@ -221,7 +215,7 @@ class ReviewWindow(QMainWindow):
         project.addAction("Backups…", lambda: BackupsDialog(self, self.backup_keeper, session).exec())
         project.addAction("Review a random sample…", lambda: draw_random_sample(self.queue_pane, session))
         checker = project.addMenu("Claim checker")
-        checker.addAction("Learn from reviews…", lambda: open_learn_dialog(self, self.project, session.reviewer))
+        checker.addAction("Learn from reviews…", lambda: open_learn_dialog(self, self.workspace, session.reviewer))
         help_menu = self.menuBar().addMenu("&Help")
         action(window_keys.guidelines, help_menu)
         action(window_keys.shortcuts, help_menu)
@@ -316,7 +310,7 @@ class ReviewWindow(QMainWindow):
     def submit(self) -> None:
         answer_id = self.session.answer_id
         if self.session.submit():
-            show_training_feedback(self, self.project, self.session.reviewer, answer_id)  # training mode, gold only
+            show_training_feedback(self, self.session, answer_id)  # training mode, gold only
 
     def open_side_by_side(self, answer_id: str | None = None, a: str | None = None, b: str | None = None) -> None:
         """The open answer's question side by side (or `answer_id`'s, with the generators `a` on the left
@@ -338,7 +332,7 @@ class ReviewWindow(QMainWindow):
         return self.adjudication
 
     def open_qualification(self) -> QualificationDialog:
-        dialog = QualificationDialog(self.project, self.session.reviewer, self)
+        dialog = QualificationDialog(self.session, self)
         dialog.open()
         return dialog
 
@@ -361,7 +355,7 @@ class ReviewWindow(QMainWindow):
 
     def export(self, fmt: str, out: Path, redact: Redact = keep_everything) -> bool:
         """Export the reviewed set to `out`; False (and said why) if nothing was exported."""
-        return export_project(self.project, fmt, out, redact, self.say)
+        return export_project(self.workspace, fmt, out, redact, self.say)
 
     def open_judge_dialog(self) -> None:
         self.judge_runner.open_dialog(self.session.answer_id, self.session.reviewer)
@@ -414,7 +408,7 @@ class ReviewWindow(QMainWindow):
         """Nothing to save: every action already is. Record the last active seconds, stop a run."""
         self.finish_opening()
         if self._keeps_place:  # reopened at the next launch
-            remember_answer(self.settings, self.project.url, self.session.reviewer, self.session.answer_id)
+            remember_answer(self.settings, self.workspace.url, self.session.reviewer, self.session.answer_id)
             save_settings(self.settings)
         self.clock.flush()
         QApplication.instance().removeEventFilter(self.clock)

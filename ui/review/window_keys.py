@@ -25,7 +25,7 @@ class Window(Protocol):
     """What these read of ui.review.window.ReviewWindow (which imports this module)."""
 
     session: ReviewSession
-    project: Any  # app.project.Project
+    workspace: Any  # app.workspace.Workspace
     answer_pane: AnswerPane
     document_pane: DocumentPane
     queue_pane: QueuePane
@@ -87,7 +87,7 @@ class WindowCommands:
         self.window.open_judge_dialog()
 
     def export(self) -> None:
-        export_from_dialog(self.widget, self.window.project, self.window.say)
+        export_from_dialog(self.widget, self.window.workspace, self.window.say)
 
     def shortcuts(self) -> None:
         self.window.show_shortcuts()
