@@ -150,3 +150,42 @@ def test_a_rate_in_a_table_is_read_in_its_own_row() -> None:
     assert verdict("10,001 – 15,000 subscribers: 8.00% of gross revenue") != "incorrect"
     assert verdict("7,501 – 10,000 subscribers: 8.50% of gross revenue") == "incorrect"
     assert verdict("5,001 – 7,501 subscribers: 6.75% of gross revenue") == "incorrect"  # the tier's bound, read
+
+
+def test_a_date_the_contract_also_gives_for_the_same_event_is_no_contradiction() -> None:
+    """A preamble's "made as of November 1, 2015" and the signatures' "Dated: December 14, 2015" both date the
+    making: a claim of either is not confirmed (the values compete), never called wrong; a third date is."""
+    pipeline = Document(
+        [
+            Source("par_1", "FIRM TRANSPORTATION AGREEMENT made as of November 1, 2015 between Acme and Beta."),
+            Source("par_2", "1. SERVICE. Transporter shall receive and deliver up to 50,000 Dth a day."),
+            Source("par_3", "ACME PIPELINE LLC By: /s/ J. Smith Dated: December 14, 2015"),
+        ]
+    )
+
+    def verdict(claim: str) -> str:
+        return verify_claim(claim, pipeline, pipeline.search(claim, 5), []).verdict
+
+    assert verdict("The agreement is dated December 14, 2015.") == "needs_review"
+    assert verdict("The agreement is dated March 3, 2016.") == "incorrect"
+
+
+def test_a_date_under_its_label_is_read_with_the_label() -> None:
+    """'Termination Date: December 31, 2023' gives when the agreement ends: a claim of that date is confirmed
+    from it, another end date is contradicted, and the effective date above it confirms nothing of the end."""
+    purchase = Document(
+        [
+            Source("par_1", "SUPPLY CONTRACT between Buyer Corp. and Seller GmbH."),
+            Source(
+                "par_2", "AGREEMENT PERIOD\n\nEffective Date: January 1, 2019\n\nTermination Date: December 31, 2023"
+            ),
+            Source("par_3", "PAYMENT TERMS. Buyer shall pay each invoice by electronic funds transfer."),
+        ]
+    )
+
+    def verdict(claim: str) -> str:
+        return verify_claim(claim, purchase, purchase.search(claim, 5), []).verdict
+
+    assert verdict("The initial term of the agreement ends on the 31st day of December, 2023.") == "supported"
+    assert verdict("The agreement terminates on December 31, 2024.") == "incorrect"
+    assert verdict("The agreement ends on January 1, 2019.") != "supported"

@@ -18,8 +18,10 @@ from a statement about that event. Among the values of the duty's statements, th
 value choose ("commencing on [June 1] and ending on [May 31]"), and so do the claim's other values: in a
 table, the row they stand in; a claim of three or more values is read as a row against the run of values it
 matches most. Where the claim's value stands in a statement nearly as close to the duty, it competes rather
-than contradicts. A term's end, where the contract gives its length and start but not the date, is computed
-(term_end.py).
+than contradicts, and so does a date the document also gives for the same event (a preamble's "made as of"
+and the signatures' "Dated:"); with no statement of its duty, a date the document gives for the same event
+confirms it. A value alone under its label ("Termination Date: December 31, 2023") is read with the label. A
+term's end, where the contract gives its length and start but not the date, is computed (term_end.py).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ NEAR_BEFORE, NEAR_AFTER = 60, 30  # characters: the words around a value that sa
 @lru_cache(maxsize=8192)  # a passage is read by every claim about it
 def statements(text: str) -> tuple[Statement, ...]:
     out = []
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in _labelled(_SENTENCE_END.split(text)):
         for piece in _CLAUSE_START.split(sentence):
             if piece.strip():
                 reading = read_values(piece)
@@ -90,6 +92,18 @@ def statements(text: str) -> tuple[Statement, ...]:
                 in_order = tuple(sorted(values, key=lambda v: plain.find(v.surface)))
                 out.append(Statement(piece, _context(piece), values, notes, around, sentence, beside, in_order))
     return tuple(out)
+
+
+def _labelled(sentences: list[str]) -> list[str]:
+    """A value alone after a label's colon stays with its label: "Termination Date: December 31, 2023" is one
+    statement, whose words say which date it is."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and out[-1].rstrip().endswith(":") and not _context(digits(sentence)[0]):
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
 
 
 def _beside(plain: str, values: tuple[Value, ...]) -> tuple[tuple[Value, ...], ...]:
@@ -151,7 +165,8 @@ _CONCEPTS = _concepts(
     party="party parties",
     made="made make entered enter executed execute signed sign dated concluded",
     start="effective commence commences commenced commencement begin begins began start starts started force",
-    end="expire expires expired expiration expiry end ends ended until terminate terminates terminated through",
+    end="expire expires expired expiration expiry end ends ended until terminate terminates terminated termination"
+    " through",
     renew="renew renews renewed renewal renewals extend extends extended extension successive",
     notice="notice notify notifies notified notification",
     pay="pay pays paid payment payments payable invoice invoices invoiced",
@@ -336,6 +351,10 @@ def check_values(
                             document.by_id[pid].text,
                         )
                     ]
+            elsewhere = _same_event(value, mine, read)
+            if not said and elsewhere and value.kind == "date":
+                said = agreeing = elsewhere  # no statement of its duty; a statement of its event gives that date
+                by_duty = True
             if not said:
                 continue  # nothing to compare it with: unchecked, never called verified
             if agreeing and len(agreeing) == len(said):
@@ -345,9 +364,12 @@ def check_values(
             elif agreeing:
                 rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
                 out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
-            elif by_duty and any(
-                _agrees(value, v) for said_so in maybe if said_so not in duty for v in said_so[1].values
+            elif elsewhere or (
+                by_duty and any(_agrees(value, v) for st in maybe if st not in duty for v in st[1].values)
             ):
+                # the document also gives the claim's value for the same event ("Dated: December 14, 2015" under
+                # the signatures, "dated as of November 1, 2015" above them), or in a statement nearly as close
+                # to its duty: the values compete, and neither is a contradiction
                 # the claim's value stands in a statement nearly as close to its duty: not a contradiction
                 rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
                 out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
@@ -356,6 +378,20 @@ def check_values(
             done.add(value.surface)
     _check_row(claimed_in_order, passages, document, notes, out, done | decided)
     return done
+
+
+def _same_event(value: Value, mine: Statement, read: _Read) -> list[_Said]:
+    """Where the document gives the claim's date or period for the same event of the contract's life (made,
+    start, end, renewal, notice, payment): the words right around it name that event."""
+    events = mine.stems & _EVENTS
+    if not events or value.kind not in ("date", "period"):
+        return []
+    return [
+        _Said(pid, v, st.normalisations, near, beside, st.sentence)
+        for pid, st in read.valued
+        for v, near, beside in zip(st.values, st.around, st.beside, strict=True)
+        if near & events and _agrees(value, v)
+    ]
 
 
 MIN_ROW = 3  # values a claim gives in a row of a table ("7,501 - 10,000 subscribers: 7.00%")
