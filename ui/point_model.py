@@ -114,8 +114,10 @@ class DataPointTableModel(QStandardItemModel):
             for column in range(len(self.HEADERS)):
                 item = QStandardItem()
                 item.setFlags(_CELL_FLAGS)
+                for role in _CELL_ROLES:  # a new item holds nothing: a role with no value is not set
+                    if (value := self._data(row, column, role)) is not None:
+                        item.setData(value, role)
                 self.setItem(row, column, item)
-                self._fill(row, column, _CELL_ROLES)
 
     def _fill(self, row: int, column: int, roles: Sequence[Qt.ItemDataRole]) -> None:
         item = self.item(row, column)
