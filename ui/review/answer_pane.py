@@ -17,10 +17,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.figures.rater_names import VERIFIER
 from app.ingest.citations import Citation
 from app.review import keymap
 from app.review.session import Changes, Prepared, ReviewSession
-from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, ReviewStatus
+from models.vocabulary import CORRECTNESS_LABELS, RELEVANCE_LABELS, RaterKind, ReviewStatus
 from ui.point_model import DataPointTableModel
 from ui.review.answer_html import RATIONALE_COLOUR, legend_html, rationale_html, rubrics_html, scores_html
 from ui.review.answer_view import AnswerView, RenderedAnswer
@@ -79,7 +80,9 @@ class AnswerPane(QWidget):
         # (multi-line) header, the citations and raters' columns wrap to give way. A rater's column hides
         # from the header's context menu.
         model = self.points_model
-        self.points.keep_readable(1, lambda column: column == model.CITED or column >= len(model.FIXED))
+        self.points.keep_readable(
+            1, lambda column: column == model.CITED or column >= len(model.FIXED), self._gives_way
+        )
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.hidden_columns: set[str] = set()  # hidden by the reviewer (a column, a rater): kept for the next answers
@@ -234,6 +237,8 @@ class AnswerPane(QWidget):
         menu.setToolTipsVisible(True)
         for column in range(2, model.columnCount()):
             label = " ".join(str(model.headerData(column, Qt.Orientation.Horizontal)).split())
+            if column in self.points.hidden_for_width:
+                label += "  (hidden for width)"
             action = menu.addAction(label)
             action.setCheckable(True)
             action.setChecked(not header.isSectionHidden(column))
@@ -251,10 +256,22 @@ class AnswerPane(QWidget):
         (self.hidden_columns.discard if shown else self.hidden_columns.add)(name)
         (self.shown_columns.add if shown else self.shown_columns.discard)(name)
 
+    def _gives_way(self, column: int) -> bool:
+        """A juror's column (a judge run's, not the claim checker's nor a person's) is hidden when the
+        table is too narrow for it beside a readable text, unless the reviewer chose to show it."""
+        model = self.points_model
+        if column < len(model.FIXED) or column >= model.columnCount():
+            return False
+        rater = model.raters[column - len(model.FIXED)]
+        juror = rater.kind is RaterKind.JUDGE and rater.rater != VERIFIER and not rater.rater.startswith("jury:")
+        return juror and rater.rater not in self.shown_columns
+
     def _hide_columns(self) -> None:
         header, model = self.points.horizontalHeader(), self.points_model
         for column in range(2, model.columnCount()):
             hidden = model.HEADERS[column] in self.hidden_columns
+            if column in self.points.hidden_for_width and self._gives_way(column):
+                hidden = True  # as the table left it for want of room: it shows it again when there is room
             if column == model.CONFIDENCE and model.no_confidence_figure:  # one value on every point is no figure
                 hidden = hidden or model.HEADERS[column] not in self.shown_columns
             if header.isSectionHidden(column) != hidden:  # each change lays out every row again: 2 ms an answer

@@ -107,12 +107,17 @@ class PointTable(QTableView):
             self._fit.timeout.connect(self.resizeRowsToContents)
             self.horizontalHeader().sectionResized.connect(lambda *_: self._fit.start())
 
-    def keep_readable(self, column: int, wraps: Callable[[int], bool]) -> None:
+    def keep_readable(
+        self, column: int, wraps: Callable[[int], bool], gives_way: Callable[[int], bool] = lambda _c: False
+    ) -> None:
         """Give `column` the room the others leave, never less than READABLE px: every other column is
         as wide as its contents; when that leaves the text less than half the table, the columns that
-        `wraps` (the citations, a rater's tags) give way, to NARROWEST_WRAP px or their header's width,
-        and past that the table scrolls sideways."""
-        self._readable, self._wraps = column, wraps
+        `wraps` (the citations, a rater's tags) give way, to NARROWEST_WRAP px or their header's width;
+        when the text would still be narrower than READABLE, the columns that `gives_way` (a juror's)
+        are hidden, widest first, and shown again once there is room; past that the table scrolls sideways."""
+        self._readable, self._wraps, self._gives_way = column, wraps, gives_way
+        self.hidden_for_width: set[int] = set()  # hidden here for want of room, not by the reviewer
+        self._header_widths: dict[str, int] = {}  # by header: a hidden one has no size hint, yet asks its room back
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # measured here, not by Qt
         header.setStretchLastSection(False)
@@ -140,21 +145,28 @@ class PointTable(QTableView):
         model, header = self.model(), self.horizontalHeader()
         if model is None or not hasattr(self, "_readable"):
             return
-        shown = [c for c in range(model.columnCount()) if not header.isSectionHidden(c) and c != self._readable]
-        wanted = {c: max(self.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in shown}
-        # A wrapping column narrows to its header's widest line (a header never wraps further), at least
-        # NARROWEST_WRAP; the text is given half the table, or READABLE px, before any column narrows.
-        floor = {c: min(wanted[c], max(NARROWEST_WRAP, header.sectionSizeHint(c))) for c in shown if self._wraps(c)}
+        self.hidden_for_width &= set(range(model.columnCount()))
+        shown = [
+            c
+            for c in range(model.columnCount())
+            if c != self._readable and (not header.isSectionHidden(c) or c in self.hidden_for_width)
+        ]
+        wanted = {c: max(self.sizeHintForColumn(c), self._header_width(c)) for c in shown}
         viewport = self.viewport().width()
-        room = viewport - max(READABLE, viewport // 2)
-        widths = dict(wanted)
-        cap = max(wanted.values(), default=0)
-        while sum(widths.values()) > room and any(widths[c] > floor[c] for c in floor):
-            cap -= 4  # the widest wrapping columns narrow together
-            widths.update({c: max(floor[c], min(wanted[c], cap)) for c in floor})
+        widths = self._narrowed(wanted, viewport)
+        hidden: set[int] = set()
+        giving_way = sorted((c for c in shown if self._gives_way(c)), key=lambda c: wanted[c])
+        while giving_way and sum(widths.values()) > viewport - READABLE:  # the text would scroll: the widest goes
+            hidden.add(giving_way.pop())
+            widths = self._narrowed({c: w for c, w in wanted.items() if c not in hidden}, viewport)
         self._fitting = True
         try:
             for c in shown:
+                if (c in hidden) != header.isSectionHidden(c):  # each change lays out every row again
+                    header.setSectionHidden(c, c in hidden)
+            self.hidden_for_width = hidden
+            self._say_hidden(len(hidden))
+            for c in widths:
                 if header.sectionSize(c) != widths[c]:
                     header.resizeSection(c, widths[c])
             text = max(READABLE, viewport - sum(widths.values()))
@@ -162,6 +174,37 @@ class PointTable(QTableView):
                 header.resizeSection(self._readable, text)
         finally:
             self._fitting = False
+
+    def _header_width(self, column: int) -> int:
+        header = self.horizontalHeader()
+        said = str(self.model().headerData(column, Qt.Orientation.Horizontal))
+        if not header.isSectionHidden(column):
+            self._header_widths[said] = header.sectionSizeHint(column)
+        return self._header_widths.get(said, 0)
+
+    def _narrowed(self, wanted: dict[int, int], viewport: int) -> dict[int, int]:
+        """The columns' widths: a wrapping column narrows to its header's widest line (a header never wraps
+        further), at least NARROWEST_WRAP; the text is given half the table, or READABLE px, before any
+        column narrows."""
+        header = self.horizontalHeader()
+        floor = {c: min(wanted[c], max(NARROWEST_WRAP, header.sectionSizeHint(c))) for c in wanted if self._wraps(c)}
+        room = viewport - max(READABLE, viewport // 2)
+        widths = dict(wanted)
+        cap = max(wanted.values(), default=0)
+        while sum(widths.values()) > room and any(widths[c] > floor[c] for c in floor):
+            cap -= 4  # the widest wrapping columns narrow together
+            widths.update({c: max(floor[c], min(wanted[c], cap)) for c in floor})
+        return widths
+
+    def _say_hidden(self, count: int) -> None:
+        """The header's tooltip says how many columns gave way, and how to bring one back."""
+        said = (
+            f"{count} juror column{'s' * (count != 1)} hidden for width; right-click the header to show"
+            if count
+            else ""
+        )
+        if self.horizontalHeader().toolTip() != said:
+            self.horizontalHeader().setToolTip(said)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if event.type() == QEvent.Type.Resize:  # the window, a pane or a scroll bar that came or went
