@@ -20,8 +20,8 @@ pinned in manifest.json):
 - the share of the claim's content words any wording of the statement holds.
 A claim is read as a statement only where the regression's probability reaches `threshold` (chosen for
 precision on the learnable wordings, held out one wording at a time) and its words say it the same way
-round (`same_sense`); a claim that gives a value or a quotation is never read so: the words it gives must
-be checked as given.
+round (`same_sense`); a claim that gives a value or a quotation is never read so (the words it gives must
+be checked as given), nor one far from every statement (`NO_STATEMENT`: the cross-encoder is not asked).
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ _GIVES_WORDS = re.compile(r"\d|[\"“”]")  # a value or a quotation: checked a
 # The words that turn a statement round. Neither the bi-encoder nor the cross-encoder tells "the recipient may
 # reverse engineer" from "shall not reverse engineer" (a recogniser without it read 31 of the 34 denials written for
 # Assay as the statement they deny, and the cross-encoder calls both "supported" by a no-reverse-engineering
-# clause), so a claim is read as a statement only where it has as many of these, to two, as the statement
-# (`same_sense`). Held out, it passes 36 of the 51 rewordings and 2 of the 17 denials: those that deny by
+# clause), so a claim is read as a statement only where it holds an odd number of these words exactly where the
+# statement does (`same_sense`). Held out, it passes 36 of the 51 rewordings and 2 of the 17 denials: those that deny by
 # meaning alone ("... is still subject to the obligations"), which no list of words can tell.
 _DENIES = re.compile(
     r"\b(?:not|no|never|none|nothing|neither|nor|without|cannot|un(?!der)[a-z]+(?:ed|able))\b|n't\b|\bnon-"
