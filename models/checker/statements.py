@@ -15,8 +15,8 @@ pinned in manifest.json):
   wordings of packaging/training/data/nda_wordings*.json), and how it stands against the other statements;
 - its cosine to the clauses annotators marked as deciding the statement in other NDAs (the exemplar
   memory): a lawyer words a claim as a contract words its clause;
-- the cross-encoder reading the statement against the claim, as it reads a claim against a passage: a
-  claim that says the opposite of a statement ("the recipient may reverse engineer") is not that statement;
+- the cross-encoder reading the statement against the claim, as it reads a claim against a passage (it
+  tells what a claim is about, not which way round it says it: that is `same_sense`'s);
 - the share of the claim's content words any wording of the statement holds.
 A claim is read as a statement only where the regression's probability reaches `threshold` (chosen for
 precision on the learnable wordings, held out one wording at a time) and its words say it the same way
