@@ -209,6 +209,8 @@ def main() -> int:
         print(json.dumps(entries[-1], ensure_ascii=False), flush=True)
     if artefacts_sha256(manifest) != measured_with:  # retrained during the run: the figures are of neither
         raise SystemExit("the manifest changed while the engine was measured: nothing written; run it again")
+    for _, folder in chosen:
+        shutil.rmtree(folder.parent)  # each set's own temporary folder
     if tree != ROOT:
         shutil.rmtree(tree)
     card = {
