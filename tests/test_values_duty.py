@@ -7,6 +7,7 @@ in the statement of that duty leave the claim not confirmed; a date the contract
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -154,7 +155,8 @@ def test_a_rate_in_a_table_is_read_in_its_own_row() -> None:
 
 def test_a_date_the_contract_also_gives_for_the_same_event_is_no_contradiction() -> None:
     """A preamble's "made as of November 1, 2015" and the signatures' "Dated: December 14, 2015" both date the
-    making: a claim of either is not confirmed (the values compete), never called wrong; a third date is."""
+    making: the preamble's dates the agreement; a claim of the signatures' is not confirmed (the values compete),
+    never called wrong; a third date is."""
     pipeline = Document(
         [
             Source("par_1", "FIRM TRANSPORTATION AGREEMENT made as of November 1, 2015 between Acme and Beta."),
@@ -168,6 +170,7 @@ def test_a_date_the_contract_also_gives_for_the_same_event_is_no_contradiction()
 
     assert verdict("The agreement is dated December 14, 2015.") == "needs_review"
     assert verdict("The agreement is dated March 3, 2016.") == "incorrect"
+    assert verdict("The agreement was made on November 1, 2015.") == "supported"
 
 
 def test_a_date_under_its_label_is_read_with_the_label() -> None:
@@ -189,3 +192,48 @@ def test_a_date_under_its_label_is_read_with_the_label() -> None:
     assert verdict("The initial term of the agreement ends on the 31st day of December, 2023.") == "supported"
     assert verdict("The agreement terminates on December 31, 2024.") == "incorrect"
     assert verdict("The agreement ends on January 1, 2019.") != "supported"
+
+
+def _one(*passages: str) -> Callable[[str], str]:
+    document = Document([Source(f"par_{i}", text) for i, text in enumerate(passages, start=1)])
+    return lambda claim: verify_claim(claim, document, document.search(claim, 5), []).verdict
+
+
+def test_a_month_the_document_gives_never_confirms_a_day_it_does_not() -> None:
+    verdict = _one("SUPPLY AGREEMENT made in January 2018 between Acme Inc. and Beta LLC.", "1. Supply of goods.")
+    assert verdict("The agreement was made in January 2018.") == "supported"
+    assert verdict("The agreement was made on January 16, 2018.") not in ("supported", "incorrect")
+
+
+def test_an_ordinal_a_scan_split_is_read_whole() -> None:
+    verdict = _one("ODM SUPPLY AGREEMENT THIS AGREEMENT is made on the 15t h day of January 2018. BETWEEN: Acme Inc.")
+    assert verdict("The agreement was made on January 15, 2018.") == "supported"
+    assert verdict("The agreement was made on January 16, 2018.") == "incorrect"
+
+
+def test_the_preamble_dates_the_agreement_not_another_contract_it_names() -> None:
+    verdict = _one(
+        'THIS NETWORK AFFILIATE AGREEMENT (this "Agreement") is made as of this 14th day of March, 2011 by and '
+        "between National CineMedia, LLC and Digital Cinema Destinations Corp.",
+        "Promotional activities arising under the Beverage Agreement with Pepsi dated January 1, 2011.",
+    )
+    assert verdict("The parties entered into the agreement on 03/14/2011.") == "supported"
+    assert verdict("The parties entered into the agreement on 03/15/2011.") == "incorrect"
+
+
+def test_a_claims_own_hedge_and_the_clauses_early_termination_leave_a_date_read() -> None:
+    """A claim's "…, unless renewed or terminated earlier" weakens it; "subject to early termination" never changes
+    the date the term clause gives: the date decides."""
+    verdict = _one(
+        "SERVICES AGREEMENT between Acme Inc. and Beta LLC.",
+        '3. Term. The "Term" shall begin on the date hereof and shall expire December 31, 2023, subject to early '
+        "termination pursuant to the terms of Section 19.",
+    )
+    assert verdict("The contract will expire on 2023-12-31, unless renewed or terminated earlier.") == "supported"
+    assert verdict("The contract will expire on 2024-12-31, unless renewed or terminated earlier.") == "incorrect"
+
+
+def test_a_date_alone_after_an_abbreviation_keeps_its_label() -> None:
+    verdict = _one("TRANSPORTATION CONTRACT Date Bogota D.C. January 30, 2012 Contract No. VIT-005-2012")
+    assert verdict("The agreement is dated January 30, 2012.") == "supported"
+    assert verdict("The agreement is dated January 31, 2012.") == "incorrect"

@@ -160,10 +160,21 @@ def test_a_title_the_cited_section_does_not_have_is_a_bad_citation(sample_projec
 
 
 def test_an_exception_in_the_passage_needs_review(sample_project: Project) -> None:
-    claim = "The agreement shall be automatically renewed for successive one (1) year periods, per the term clause."
-    report = check(sample_project, "cuad-000", claim)
+    claim = "Company grants MA the right to advertise, market and sell to corporate users and government agencies."
+    report = check(sample_project, "cuad-000", claim)  # "Subject to the terms and conditions of this Agreement, ..."
     assert report.verdict == "needs_review"
     assert report.reasons[0]["check"] == "exception"
+
+
+def test_an_exception_of_early_termination_does_not_hold_back_a_term_read_from_its_clause(
+    sample_project: Project,
+) -> None:
+    # "... renewed for successive one (1) year periods unless otherwise terminated according to ... paragraph 18":
+    # whether the term ends early never changes the length the clause gives it
+    claim = "The agreement shall be automatically renewed for successive one (1) year periods, per the term clause."
+    assert check(sample_project, "cuad-000", claim).verdict == "supported"
+    two_years = check(sample_project, "cuad-000", claim.replace("one (1) year", "two (2) year"))
+    assert two_years.verdict == "incorrect"
 
 
 def test_verify_prints_the_issue_json_and_stores_a_rater(

@@ -51,13 +51,14 @@ _DURATION = re.compile(
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _MONTHS_SHORT = r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _DATE = re.compile(
-    rf"\b(?:(?:{_MONTHS}|(?:{_MONTHS_SHORT})\.?)\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    rf"\b(?:(?:{_MONTHS}|{_MONTHS_SHORT})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(?:{_MONTHS}),?\s+\d{{4}}"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}"
     rf"|(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?!,?\s*\d)"
     rf"|(?:{_MONTHS}),?\s+\d{{4}})",
     re.I,
 )
+_SPLIT_ORDINAL = re.compile(r"\b(\d{1,2})(s t|n d|r d|t h)\b")  # a scan's "the 15t h day of January"
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w%])")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)\W*$")
 _WORD_AFTER = re.compile(r"\W{0,3}([A-Za-z]+)")
@@ -69,6 +70,10 @@ def digits(text: str) -> tuple[str, list[str]]:
     """Number words as digits, and "30 (30)" said once; what was changed is listed."""
     notes = []
     plain = _HYPHENATED_UNIT.sub(" ", typographic(text))
+    joined = _SPLIT_ORDINAL.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), plain)
+    if joined != plain:
+        notes.append("an ordinal split by the scan read whole ('15t h' as '15th')")
+        plain = joined
     scaled = _DIGIT_SCALE.sub(_multiply, plain)
     if scaled != plain:
         notes.append("'million'/'billion' multiplied out")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from models.verifier.checks import Outcome, Reason
 from models.verifier.checks.citations import check_citations, without_citations
-from models.verifier.checks.exceptions import exception_in
+from models.verifier.checks.exceptions import exception_in, hedges
 from models.verifier.checks.polarity import check_opposites, check_polarity
 from models.verifier.checks.quotations import check_quotes
 from models.verifier.checks.roles import check_roles
@@ -70,7 +70,8 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
     decided = check_values(plain, near, document, out)
     _check_values_by_clause(plain, pool, document, out, decided)
     values = {v.surface for v in read_values(plain).values}
-    values_read = bool(values) and len(statements(plain)) == 1 and values <= {surface for surface, _, _ in out.read}
+    stated = [st for st in statements(plain) if st.values or not hedges(st.text)]
+    values_read = bool(values) and len(stated) == 1 and values <= {surface for surface, _, _ in out.read}
     if values_read and not matched:  # the statement that gives the claim's values is the passage it is about
         matched = [out.read[0][1]]
     if matched:
@@ -97,13 +98,19 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
         return ClaimResult(UNVERIFIABLE, [], None, out.checked)
     # A claim of values, each the one its duty's statement gives: that statement's exceptions are the ones
     # that matter, not those of the words around where the claim's words align.
-    exception = next((e for _, _, said in out.read if (e := exception_in(said, claim))), None) if values_read else None
+    exception = (
+        next((e for _, _, said in out.read if (e := exception_in(said, claim, values_read))), None)
+        if values_read
+        else None
+    )
     if values_read and not exception:
         return ClaimResult(SUPPORTED, [], matched[0], out.checked, values_read=True)
     exception = exception or exception_in(window, claim)
     if exception:
         reason = Reason("exception", claim.strip()[:200], window.strip(), matched[0], ("case",))
         return ClaimResult(NEEDS_REVIEW, [reason], matched[0], out.checked)
+    if not values <= decided:  # its words are in the passage, but a value of it nothing checked: never "found"
+        return ClaimResult(UNVERIFIABLE, [], None, out.checked)
     return ClaimResult(SUPPORTED, [], matched[0], out.checked or ["the claim's words are in the passage"])
 
 

@@ -39,6 +39,7 @@ from models.verifier.document import Document
 from models.verifier.text import content_words, stem
 from models.verifier.values import Value, digits, read_values
 
+AGREEMENT = "agreement"  # the concept of the words that name the contract itself (_CONCEPTS)
 END = "end"  # the concept of the words that say when something ends (_CONCEPTS)
 SAME_DUTY = 0.5  # weighed share of the claim's words a statement must hold to state the same duty
 TIE = 0.1  # statements this close to the best one state the same duty too
@@ -95,11 +96,11 @@ def statements(text: str) -> tuple[Statement, ...]:
 
 
 def _labelled(sentences: list[str]) -> list[str]:
-    """A value alone after a label's colon stays with its label: "Termination Date: December 31, 2023" is one
-    statement, whose words say which date it is."""
+    """A value alone stays with the words before it: "Termination Date: December 31, 2023" is one statement,
+    whose words say which date it is."""
     out: list[str] = []
     for sentence in sentences:
-        if out and out[-1].rstrip().endswith(":") and not _context(digits(sentence)[0]):
+        if out and not _context(digits(sentence)[0]):  # "Date Bogota D.C. [January 30, 2012]"
             out[-1] = f"{out[-1]} {sentence}"
         else:
             out.append(sentence)
@@ -174,14 +175,24 @@ _CONCEPTS = _concepts(
 
 
 def _agrees(value: Value, other: Value) -> bool:
+    """Whether the document's value `other` bears out the claim's `value`: a claim may say less than the
+    document ("December 31" where it says "December 31, 2014"), never more."""
     if value.kind != other.kind:
         return False
     if value.amount == other.amount:
         return True
-    if value.kind == "date":  # "December 31" agrees with "December 31, 2014"
-        a, b = sorted((value.amount, other.amount), key=len)
-        return (a.startswith("--") and b.endswith(a[1:])) or (len(a) == 7 and b.startswith(a))
-    return False
+    return value.kind == "date" and _within(value.amount, other.amount)
+
+
+def _within(vaguer: str, exact: str) -> bool:
+    """ "--12-31" (a day of no year) and "2014-12" (a month) hold "2014-12-31"."""
+    return (vaguer.startswith("--") and exact.endswith(vaguer[1:])) or (len(vaguer) == 7 and exact.startswith(vaguer))
+
+
+def _vaguer(value: Value, other: Value) -> bool:
+    """The document's date says less than the claim's and does not deny it ("January 2018" beside a claim's
+    "January 16, 2018"): it neither bears the claim out nor contradicts it."""
+    return value.kind == other.kind == "date" and _within(other.amount, value.amount)
 
 
 def _comparable(value: Value, other: Value) -> bool:
@@ -221,6 +232,18 @@ class _Read:
              if v.kind == "date" and START in near and (d := iso(v.amount)) is not None),
             None,
         )  # fmt: skip
+
+    def first_of(self, event: str) -> _Said | None:
+        """The first date the document gives for an event of the agreement's own ("THIS AGREEMENT is made as
+        of [March 14, 2011]", "effective as of [June 1]"): its preamble or definitions, which decide the
+        agreement's dates where later statements give others (a signature's "Dated:", another contract's)."""
+        for pid, st in self.valued:
+            for v, near, beside in zip(st.values, st.around, st.beside, strict=True):
+                # the preamble's one date is the agreement's, whichever words of its sentence stand next to it
+                making = event == "made" and event in st.stems and len(st.values) == 1
+                if v.kind == "date" and (event in near or making) and AGREEMENT in st.stems:
+                    return _Said(pid, v, st.normalisations, near, beside, st.sentence)
+        return None
 
     @cached_property
     def ends(self) -> dict[date, tuple[str, str]]:
@@ -273,6 +296,8 @@ def _nearest(said: list[_Said], near: frozenset[str], read: _Read) -> list[_Said
     around them too, where that tells them apart: "ending on [May 31]" for a claim of when it ends."""
     if len(said) < 2 or not near:
         return said
+    events = near & _EVENTS  # "made as of [March 14, 2011]" for when it was made, not "effective [January 1]"
+    said = [s for s in said if s.near & events] or said
     weights = {w: read.rarity.get(w, read.unknown) for w in near}
     scores = [sum(w for word, w in weights.items() if word in s.near) for s in said]
     best = max(scores)
@@ -313,6 +338,7 @@ def check_values(
             ]
             others = tuple(v for v in claimed if v != value)  # the claim's other values: its row of a table
             said = _nearest(_same_row(said, others), mine.near(value), read)
+            said = [s for s in said if not _vaguer(value, s.value)]
             by_duty = bool(said)
             if not said:  # no statement of that duty: the passages' own value decides, if they state one
                 said = [
@@ -321,7 +347,7 @@ def check_values(
                     for v, near, beside in zip(st.values, st.around, st.beside, strict=True)
                     if _comparable(value, v)
                 ]
-                said = _same_row(said, others)
+                said = [s for s in _same_row(said, others) if not _vaguer(value, s.value)]
                 if len({s.value.amount for s in said}) > 1 and not any(_agrees(value, s.value) for s in said):
                     said = []  # several values, none the claim's, none known to be of its duty: unchecked
             agreeing = [s for s in said if _agrees(value, s.value)]
@@ -357,6 +383,9 @@ def check_values(
                 by_duty = True
             if not said:
                 continue  # nothing to compare it with: unchecked, never called verified
+            first = _first_of_event(value, mine, read)
+            if first is not None and not all(_agrees(value, s.value) for s in said):
+                said = agreeing = [first]  # the preamble's date of the claim's event decides over the others
             if agreeing and len(agreeing) == len(said):
                 out.checked.append(f"{value.surface} agrees with the document ({agreeing[0].passage})")
                 if by_duty:
@@ -378,6 +407,18 @@ def check_values(
             done.add(value.surface)
     _check_row(claimed_in_order, passages, document, notes, out, done | decided)
     return done
+
+
+def _first_of_event(value: Value, mine: Statement, read: _Read) -> _Said | None:
+    """The document's first date for the making or start of the agreement, where the claim speaks of that
+    event of the agreement and gives the same date."""
+    if value.kind != "date" or AGREEMENT not in mine.stems:
+        return None
+    for event in sorted(mine.near(value) & {"made", START}):
+        first = read.first_of(event)
+        if first is not None and _agrees(value, first.value):
+            return first
+    return None
 
 
 def _same_event(value: Value, mine: Statement, read: _Read) -> list[_Said]:
