@@ -13,7 +13,7 @@ import pytest
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.engine import ClaimEngine, Passage, PointReport
 from models.checker.manifest import RESOURCES
-from models.checker.statements import FILE, StatementReader, same_sense, shipped_statements
+from models.checker.statements import FILE, StatementReader, said_alike, same_sense, shipped_statements
 from models.verifier.verify import SUPPORTED
 
 TRAINING = Path(__file__).resolve().parents[1] / "packaging" / "training" / "data"
@@ -107,6 +107,31 @@ def test_a_claim_that_denies_a_statement_is_never_read_as_it(engine: ClaimEngine
     point = _check(engine, claim)
     assert "NDA statement" not in point.reading
     assert point.verdict != SUPPORTED  # the NDA says the opposite: never "found"
+
+
+def test_a_denial_read_as_the_statement_it_denies_is_never_confirmed_from_it(engine: ClaimEngine) -> None:
+    """Its words hold no "not": `same_sense` lets it by, and the recogniser reads it as the duty to return or
+    destroy (as it reads 34 of the 204 denials other hands wrote); "may keep" is not "shall return"."""
+    point = _check(engine, "When the agreement ends, the recipient may keep the information it received.")
+    assert f"“{RETURN}”" in point.reading
+    assert point.verdict != SUPPORTED
+    assert "the other way round" in point.reading
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement", "alike"),
+    [
+        ("The recipient may not reverse engineer the disclosed materials.", REVERSE_ENGINEERING, True),
+        ("Reverse engineering the prototypes is prohibited.", REVERSE_ENGINEERING, True),
+        ("When the agreement ends, the recipient must give back or destroy what it received.", RETURN, True),
+        ("When the agreement ends, the recipient may keep the information it received.", RETURN, False),
+        ("The recipient may analyse the prototypes without restriction.", REVERSE_ENGINEERING, False),
+    ],
+)
+def test_a_claim_is_said_alike_only_with_the_statements_negations_and_modal_words(
+    claim: str, statement: str, alike: bool
+) -> None:
+    assert said_alike(claim, statement) is alike
 
 
 def test_values_and_quotations_are_checked_as_given(reader: StatementReader, engine: ClaimEngine) -> None:

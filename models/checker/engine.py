@@ -26,7 +26,7 @@ from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
 from models.checker.kinds import KindReader, KindReading, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.statements import Recognised, StatementReader, shipped_statements
+from models.checker.statements import Recognised, StatementReader, said_alike, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
     INCORRECT,
@@ -362,9 +362,16 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
 
 def statement_read(point: PointReport, recognised: Recognised) -> PointReport:
     """A point read as the ContractNLI statement it makes: its verdict is the statement's, and the pane says
-    which statement was read where the point words it otherwise; the point keeps its own words."""
-    if point.text.strip().rstrip(".").casefold() != recognised.statement.rstrip(".").casefold():
-        point.reading = f"read as the NDA statement “{recognised.statement}”: {point.reading}"
+    which statement was read where the point words it otherwise; the point keeps its own words. It is
+    confirmed only where it says the statement with the statement's own negations and modal words: a denial
+    read as the statement it denies would otherwise be "found" (it may still be flagged, or shown its clause)."""
+    if point.text.strip().rstrip(".").casefold() == recognised.statement.rstrip(".").casefold():
+        return point
+    point.reading = f"read as the NDA statement “{recognised.statement}”: {point.reading}"
+    if point.verdict == SUPPORTED and not said_alike(point.text, recognised.statement):
+        point.verdict = UNCONFIRMED
+        point.summary = VERDICT_WORDS[UNCONFIRMED]
+        point.reading += " (not confirmed: its words may say it the other way round)"
     return point
 
 

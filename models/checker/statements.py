@@ -87,6 +87,37 @@ class Recognised:
     probability: float
 
 
+# Negation and modality: a claim read as a statement is confirmed from it only where it holds each of these
+# exactly where the statement does (`said_alike`). Other hands' denials (nda_wordings_hand_*.json, never learnt)
+# pass `same_sense` a third of the time, and the recogniser reads 17 in 100 of them as the statement they deny;
+# 3 in 200 of them hold these as their statement does, and 2 in 5 of the same hands' wordings.
+_ALIKE = [
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"\b(?:not|no|never|none|nothing|neither|nor)\b|n't\b",
+        r"\bwithout\b",
+        r"\bun(?!der)[a-z]+(?:ed|able)\b|\bnon-",
+        r"\b(?:prohibit\w*|forbid\w*|bar(?:s|red)?|restrict\w*|ban(?:s|ned)?|preclud\w*|prevent\w*)\b",
+        r"\b(?:need not|not required|no obligation|not obliged|does not have to|do not have to|no duty)\b",
+        r"\b(?:may|can|free|allowed|permitted|permits?|entitled|at liberty|right to)\b",
+        r"\b(?:shall|must|required|obliged|obligated|has to|have to|needs? to|duty)\b",
+    )
+]
+# "may not", "shall not", "cannot" all forbid: one cue, whichever modal word says it
+_FORBIDS = re.compile(
+    r"\b(?:may|shall|must|will|can|is|are)\s+not(?:\s+be\s+(?:permitted|allowed))?\b|\bcannot\b|\bcan't\b"
+    r"|\bnot\s+(?:permitted|allowed)\b",
+    re.IGNORECASE,
+)
+
+
+def said_alike(claim: str, statement: str) -> bool:
+    """The claim says the statement with its very negations and modal words ("may", "shall", "not"…): the
+    statement's verdict may confirm it, not only flag it or show its clause."""
+    mine, theirs = _FORBIDS.sub(" prohibited ", claim), _FORBIDS.sub(" prohibited ", statement)
+    return same_sense(claim, statement) and all((c.search(mine) is None) == (c.search(theirs) is None) for c in _ALIKE)
+
+
 def same_sense(claim: str, statement: str) -> bool:
     """The claim says the statement the same way round, as far as its words show (`_DENIES`)."""
     return len(_DENIES.findall(claim)) % 2 == len(_DENIES.findall(statement)) % 2
