@@ -237,3 +237,13 @@ def test_a_date_alone_after_an_abbreviation_keeps_its_label() -> None:
     verdict = _one("TRANSPORTATION CONTRACT Date Bogota D.C. January 30, 2012 Contract No. VIT-005-2012")
     assert verdict("The agreement is dated January 30, 2012.") == "supported"
     assert verdict("The agreement is dated January 31, 2012.") == "incorrect"
+
+
+def test_the_preamble_contradicts_an_effective_date_no_other_statement_gives() -> None:
+    verdict = _one(
+        'THIS LICENSE AND HOSTING AGREEMENT ("Agreement") is made effective as of the 17t h day of October, 2007'
+        ' ("Effective Date"), by and between Transaction Applications Group, Inc. and Legacy Marketing Group, Inc.',
+        "The first invoice shall be delivered within five (5) days after the Effective Date.",
+    )
+    assert verdict("The agreement became effective on 17 October 2008.") == "incorrect"
+    assert verdict("The agreement became effective on 17 October 2007.") == "supported"

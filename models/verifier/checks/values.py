@@ -381,6 +381,10 @@ def check_values(
             if not said and elsewhere and value.kind == "date":
                 said = agreeing = elsewhere  # no statement of its duty; a statement of its event gives that date
                 by_duty = True
+            first = None if said else _first_of_event(value, mine, read, agreeing=False)
+            if first is not None and not _vaguer(value, first.value):
+                said, by_duty = [first], True  # no statement of its duty: the preamble's date of its event decides
+                agreeing = [first] if _agrees(value, first.value) else []
             if not said:
                 continue  # nothing to compare it with: unchecked, never called verified
             first = _first_of_event(value, mine, read)
@@ -409,16 +413,13 @@ def check_values(
     return done
 
 
-def _first_of_event(value: Value, mine: Statement, read: _Read) -> _Said | None:
+def _first_of_event(value: Value, mine: Statement, read: _Read, agreeing: bool = True) -> _Said | None:
     """The document's first date for the making or start of the agreement, where the claim speaks of that
-    event of the agreement and gives the same date."""
+    event of the agreement: the one that gives the claim's date (`agreeing`), else the first."""
     if value.kind != "date" or AGREEMENT not in mine.stems:
         return None
-    for event in sorted(mine.near(value) & {"made", START}):
-        first = read.first_of(event)
-        if first is not None and _agrees(value, first.value):
-            return first
-    return None
+    firsts = [f for event in sorted(mine.near(value) & {"made", START}) if (f := read.first_of(event)) is not None]
+    return next((f for f in firsts if not agreeing or _agrees(value, f.value)), None)
 
 
 def _same_event(value: Value, mine: Statement, read: _Read) -> list[_Said]:
