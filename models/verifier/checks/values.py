@@ -20,8 +20,12 @@ table, the row they stand in; a claim of three or more values is read as a row a
 matches most. Where the claim's value stands in a statement nearly as close to the duty, it competes rather
 than contradicts, and so does a date the document also gives for the same event (a preamble's "made as of"
 and the signatures' "Dated:"); with no statement of its duty, a date the document gives for the same event
-confirms it. A value alone under its label ("Termination Date: December 31, 2023") is read with the label. A
-term's end, where the contract gives its length and start but not the date, is computed (term_end.py).
+confirms it. The first date the agreement gives for its making or start (its preamble: "made effective as
+of the 17th day of October, 2007") decides over a signature's or another contract's, and, where no statement
+of the duty gives one, decides alone. A date the document gives only less exactly ("January 2018") neither
+confirms nor contradicts a claim's day. A value alone ("Termination Date: December 31, 2023", "Date Bogota
+D.C. January 30, 2012") is read with the words before it. A term's end, where the contract gives its length
+and start but not the date, is computed (term_end.py).
 """
 
 from __future__ import annotations
@@ -296,8 +300,6 @@ def _nearest(said: list[_Said], near: frozenset[str], read: _Read) -> list[_Said
     around them too, where that tells them apart: "ending on [May 31]" for a claim of when it ends."""
     if len(said) < 2 or not near:
         return said
-    events = near & _EVENTS  # "made as of [March 14, 2011]" for when it was made, not "effective [January 1]"
-    said = [s for s in said if s.near & events] or said
     weights = {w: read.rarity.get(w, read.unknown) for w in near}
     scores = [sum(w for word, w in weights.items() if word in s.near) for s in said]
     best = max(scores)
@@ -381,15 +383,15 @@ def check_values(
             if not said and elsewhere and value.kind == "date":
                 said = agreeing = elsewhere  # no statement of its duty; a statement of its event gives that date
                 by_duty = True
-            first = None if said else _first_of_event(value, mine, read, agreeing=False)
-            if first is not None and not _vaguer(value, first.value):
-                said, by_duty = [first], True  # no statement of its duty: the preamble's date of its event decides
-                agreeing = [first] if _agrees(value, first.value) else []
+            preamble = None if said else _first_of_event(value, mine, read, agreeing=False)
+            if preamble is not None and not _vaguer(value, preamble.value):
+                said, by_duty = [preamble], True  # no statement of its duty: the preamble's date of its event decides
+                agreeing = [preamble] if _agrees(value, preamble.value) else []
             if not said:
                 continue  # nothing to compare it with: unchecked, never called verified
-            first = _first_of_event(value, mine, read)
-            if first is not None and not all(_agrees(value, s.value) for s in said):
-                said = agreeing = [first]  # the preamble's date of the claim's event decides over the others
+            preamble = _first_of_event(value, mine, read)
+            if preamble is not None and not all(_agrees(value, s.value) for s in said):
+                said = agreeing = [preamble]  # the preamble's date of the claim's event decides over the others
             if agreeing and len(agreeing) == len(said):
                 out.checked.append(f"{value.surface} agrees with the document ({agreeing[0].passage})")
                 if by_duty:
