@@ -107,7 +107,7 @@ def sets(tree: Path) -> list[tuple[str, Path]]:
     # the measured tree's wordings, not the ones here (others may be editing them)
     wordings.WORDINGS = tree / "packaging" / "training" / "data" / "nda_wordings.json"  # type: ignore[attr-defined]
     ndas = wordings.reworded(DATA / "contractnli-dev", NDAS, "test")
-    terms = cut(cuad_folder("cuad-terms"), lambda m: int(m["document"][5:8]) in TERMS_CONTRACTS, "cuad-terms-heldout2")
+    terms = cut(cuad_folder("cuad-terms"), lambda m: int(m["document"][5:8]) in TERMS_CONTRACTS, "cuad-terms-unread")
     kinds_card = tree / "resources" / "claim_checker" / "kinds.json"
     held = set(json.loads(kinds_card.read_text())["card"]["data"]["held_out_contracts"])
     kinds = cut(
