@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from models.verifier.checks import Outcome, Reason
 from models.verifier.checks.citations import check_citations, without_citations
 from models.verifier.checks.exceptions import exception_in, hedges
+from models.verifier.checks.governing_law import check_governing_law
 from models.verifier.checks.polarity import check_opposites, check_polarity
 from models.verifier.checks.quotations import check_quotes
 from models.verifier.checks.roles import check_roles
@@ -69,7 +70,8 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
     # a value's statement is found wherever the document makes it, not only in a passage like the claim
     decided = check_values(plain, near, document, out)
     _check_values_by_clause(plain, pool, document, out, decided)
-    values = {v.surface for v in read_values(plain).values}
+    law = check_governing_law(plain, document, out)  # a jurisdiction is read as a value is
+    values = {v.surface for v in read_values(plain).values} | ({law} if law else set())
     stated = [st for st in statements(plain) if st.values or not hedges(st.text)]
     values_read = bool(values) and len(stated) == 1 and values <= {surface for surface, _, _ in out.read}
     if values_read and not matched:  # the statement that gives the claim's values is the passage it is about
