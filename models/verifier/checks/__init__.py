@@ -11,7 +11,8 @@ What lives where:
 - `roles`: a party where the passage names its counterpart (Licensor for Licensee);
 - `citations`: a cited section must exist, be related to the claim, carry the title the claim gives
   it and hold the quotations attributed to it;
-- `exceptions`: an exception the passage makes that the claim leaves out (needs review, not a flag).
+- `exceptions`: an exception the passage makes that the claim leaves out (needs review, not a flag);
+- `governing_law`: the jurisdiction a claim names must be the one the governing-law clause chooses.
 
 This module holds what they share: `Reason`, `Outcome` and `differences`.
 """
