@@ -11,25 +11,17 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.project import Project
-from app.workspace import Workspace
 from ui.review.point_table import READABLE
 from ui.review.window import ReviewWindow
 
-from .test_readable_window import ANSWER, JUDGE, _judge_like_the_sample
+from .test_readable_window import ANSWER, JUDGE, judged_window
 
 SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
 
 @pytest.fixture
 def laptop(qtbot, sample_project: Project) -> ReviewWindow:
-    _judge_like_the_sample(sample_project, [ANSWER, "contractnli-028"])
-    window = ReviewWindow(Workspace(sample_project), "ana")
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
-    window.open_answer(ANSWER)
-    return window
+    return judged_window(qtbot, sample_project, 1366, 768)
 
 
 def _juror_column(window: ReviewWindow) -> int:

@@ -39,16 +39,21 @@ def _judge_like_the_sample(project: Project, answer_ids: list[str]) -> None:
     set_default(project.sessions, JURY, "lead")
 
 
-@pytest.fixture
-def window(qtbot, sample_project: Project) -> ReviewWindow:
-    _judge_like_the_sample(sample_project, [ANSWER, "contractnli-028"])
-    window = ReviewWindow(Workspace(sample_project), "ana")
+def judged_window(qtbot, project: Project, width: int, height: int) -> ReviewWindow:
+    """The review window, this size, on ANSWER, the sample judged as the sample's judge tags it."""
+    _judge_like_the_sample(project, [ANSWER, "contractnli-028"])
+    window = ReviewWindow(Workspace(project), "ana")
     qtbot.addWidget(window)
-    window.resize(1600, 1000)
+    window.resize(width, height)
     window.show()
     qtbot.waitExposed(window)
     window.open_answer(ANSWER)
     return window
+
+
+@pytest.fixture
+def window(qtbot, sample_project: Project) -> ReviewWindow:
+    return judged_window(qtbot, sample_project, 1600, 1000)
 
 
 def test_the_point_s_text_takes_the_room_and_wraps(qtbot, window: ReviewWindow) -> None:
