@@ -13,7 +13,7 @@ import pytest
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.engine import ClaimEngine, Passage, PointReport
 from models.checker.manifest import RESOURCES
-from models.checker.statements import FILE, StatementReader, said_alike, same_sense, shipped_statements
+from models.checker.statements import FILE, StatementReader, is_nda, said_alike, same_sense, shipped_statements
 from models.verifier.verify import SUPPORTED
 
 TRAINING = Path(__file__).resolve().parents[1] / "packaging" / "training" / "data"
@@ -116,6 +116,24 @@ def test_a_denial_read_as_the_statement_it_denies_is_never_confirmed_from_it(eng
     assert f"“{RETURN}”" in point.reading
     assert point.verdict != SUPPORTED
     assert "the other way round" in point.reading
+
+
+def test_about_an_nda_a_claim_less_surely_a_statement_is_read_as_it_but_never_confirmed(engine: ClaimEngine) -> None:
+    """The contract calls itself a non-disclosure agreement: a claim is read as a statement from a lower
+    probability (statements.NDA_THRESHOLD), and shown its clause, but not "found" unless the reader was as
+    sure as elsewhere. The same clauses in a contract that is not an NDA: not read as a statement at all."""
+    claim = "The recipient has to hand everything back or shred it once the agreement ends."
+    point = _check(engine, claim)
+    assert f"“{RETURN}”" in point.reading and "not surely this statement" in point.reading
+    assert point.verdict != SUPPORTED and point.passage == "§5"
+    services = [
+        ("title", "SERVICES AGREEMENT"),
+        *((pid, text.replace("Mutual Non-Disclosure", "Services")) for pid, text in NDA[1:]),
+    ]
+    assert is_nda([text for _, text in NDA]) and not is_nda([text for _, text in services])
+    prepared = engine.prepare([Passage(pid, text) for pid, text in services], [])
+    (elsewhere,) = engine.assess(prepared, f"Yes. {claim}", [(5, len(claim) + 5)], [[]])
+    assert "NDA statement" not in elsewhere.reading
 
 
 @pytest.mark.parametrize(
