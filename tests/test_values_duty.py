@@ -239,6 +239,17 @@ def test_a_date_alone_after_an_abbreviation_keeps_its_label() -> None:
     assert verdict("The agreement is dated January 31, 2012.") == "incorrect"
 
 
+def test_a_term_beginning_on_one_date_and_ending_on_another_is_read_as_its_start_and_end() -> None:
+    """ "beginning" and "ending" name the start and the end of the term as "begins" and "ends" do."""
+    verdict = _one(
+        "HOSTING AGREEMENT between AstroNutrition.com and Deep Systems.",
+        "2. Term. The effective term is 12 months beginning March 1, 2005 and ending February 28, 2006.",
+    )
+    assert verdict("The contract will expire on the 28th day of February, 2006.") == "supported"
+    assert verdict("The contract will expire on the 28th day of February, 2007.") == "incorrect"
+    assert verdict("The agreement's term begins on March 1, 2005.") == "supported"
+
+
 def test_the_preamble_contradicts_an_effective_date_no_other_statement_gives() -> None:
     verdict = _one(
         'THIS LICENSE AND HOSTING AGREEMENT ("Agreement") is made effective as of the 17t h day of October, 2007'

@@ -169,12 +169,13 @@ _CONCEPTS = _concepts(
     agreement="agreement contract",
     party="party parties",
     made="made make entered enter executed execute signed sign dated concluded",
-    start="effective commence commences commenced commencement begin begins began start starts started force",
-    end="expire expires expired expiration expiry end ends ended until terminate terminates terminated termination"
-    " through",
+    start="effective commence commences commenced commencement begin begins began beginning start starts started"
+    " force",
+    end="expire expires expired expiration expiry end ends ended ending until terminate terminates terminated"
+    " termination through",
     renew="renew renews renewed renewal renewals extend extends extended extension successive",
     notice="notice notify notifies notified notification",
-    pay="pay pays paid payment payments payable invoice invoices invoiced",
+    pay="pay pays paid paying payment payments payable invoice invoices invoiced",
 )
 
 
