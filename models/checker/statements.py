@@ -96,7 +96,7 @@ class Recognised:
     key: str  # "nda-11"
     statement: str  # ContractNLI's wording of it
     probability: float
-    confirms: bool = True  # sure enough for the statement's "supported" to stand (read at NDA_THRESHOLD, not)
+    confirms: bool = True  # False where read only as NDA_THRESHOLD lets it: the statement's "supported" does not stand
 
 
 # Negation and modality: a claim read as a statement is confirmed from it only where it holds each of these
