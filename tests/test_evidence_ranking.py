@@ -54,8 +54,8 @@ def test_the_clause_that_says_it_in_other_words_is_shown_first(encoders: Encoder
     claim = "When the deal ends the recipient has to hand back or shred the papers it was given."
     ranked = index.rank([claim], encoders.ranker, encoders.memory)[0]
     # "Return of Materials": few words in common, the same meaning. The ranker puts it first; the cross-encoder,
-    # surer by far that the definitions' "documents" decide it, shows those first: a miss of its, which held out
-    # is outweighed (UNKNOWN_CLAIM_MARGIN)
+    # surer by far that the definition of Confidential Information decides it, shows that first: a miss of its,
+    # which held out is outweighed (UNKNOWN_CLAIM_MARGIN)
     assert ranked.ids[:2] == ["par_4", "par_6"]
     assert sorted(ranked.ids) == sorted(IDS)
 
