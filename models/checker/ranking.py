@@ -61,8 +61,8 @@ VERDICT_FEATURES = (
 )
 # A claim no exemplar knows is shown the passage the cross-encoder reads as deciding it only where that one is
 # this much likelier to decide it than the ranker's first. Chosen on wordings and contracts held out of every
-# training set (the NDA statements in three other hands; 70 CUAD contracts): the deciding clause first, NDAs
-# 0.70 -> 0.80 and commercial clauses 0.49 -> 0.48; pure cross-encoder order lost commercial clauses (0.34)
+# training set (bench/unknown_claim_margin.py: the NDA statements in three other hands, the deciding clause
+# first 0.48 -> 0.60; CUAD clauses of 70 contracts 0.48 -> 0.47, where the cross-encoder's own order gave 0.33)
 UNKNOWN_CLAIM_MARGIN = 0.2
 RERANK = 4  # the ranker's first passages the cross-encoder re-reads (held out, 4 beat 3 and cost 0.05 s a claim)
 CROSS_FEATURES = (
