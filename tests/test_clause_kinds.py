@@ -172,11 +172,11 @@ def test_int8_and_float_vectors_recognise_the_same_kinds() -> None:
     floats = np.asarray(reference["float"]["embed"], dtype=np.float32)
     ints = encoders.embed(reference["texts"])
     for f, i in zip(floats, ints, strict=True):
-        kind_f, cosine_f = recognised(reader.prototypes, reader.owner, f, len(reader.keys))
-        kind_i, cosine_i = recognised(reader.prototypes, reader.owner, i, len(reader.keys))
-        assert abs(cosine_f - cosine_i) < 0.03
-        assert (cosine_f >= reader.recognise) == (cosine_i >= reader.recognise)
-        assert cosine_f < reader.recognise or kind_f == kind_i
+        kind_f, p_f = recognised(reader.prototypes, reader.owner, f, len(reader.keys), reader.recogniser)
+        kind_i, p_i = recognised(reader.prototypes, reader.owner, i, len(reader.keys), reader.recogniser)
+        assert abs(p_f - p_i) < 0.1  # one of the ten nearest prototypes may swap: a tenth of a vote
+        assert (p_f >= reader.recognise) == (p_i >= reader.recognise)
+        assert p_f < reader.recognise or kind_f == kind_i
 
 
 def test_the_classifier_reads_words_as_it_was_trained() -> None:

@@ -13,7 +13,7 @@ import pytest
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.engine import ClaimEngine, Passage, PointReport
 from models.checker.manifest import RESOURCES
-from models.checker.statements import FILE, StatementReader, is_nda, said_alike, same_sense, shipped_statements
+from models.checker.statements import FILE, StatementReader, said_alike, same_sense, shipped_statements
 from models.verifier.verify import SUPPORTED
 
 TRAINING = Path(__file__).resolve().parents[1] / "packaging" / "training" / "data"
@@ -109,31 +109,19 @@ def test_a_claim_that_denies_a_statement_is_never_read_as_it(engine: ClaimEngine
     assert point.verdict != SUPPORTED  # the NDA says the opposite: never "found"
 
 
-def test_a_denial_read_as_the_statement_it_denies_is_never_confirmed_from_it(engine: ClaimEngine) -> None:
-    """Its words hold no "not": `same_sense` lets it by, and the recogniser reads it as the duty to return or
-    destroy (as it reads 34 of the 204 denials other hands wrote); "may keep" is not "shall return"."""
+def test_a_denial_is_never_confirmed_from_the_statement_it_denies(engine: ClaimEngine) -> None:
+    """Its words hold no "not", and the bi-encoder puts it beside the duty to return or destroy; "may keep" is
+    not "shall return": read as that statement at all, it is never "found" from it."""
     point = _check(engine, "When the agreement ends, the recipient may keep the information it received.")
-    assert f"“{RETURN}”" in point.reading
     assert point.verdict != SUPPORTED
-    assert "the other way round" in point.reading
+    assert f"“{RETURN}”" not in point.reading or "the other way round" in point.reading
 
 
-def test_about_an_nda_a_claim_less_surely_a_statement_is_read_as_it_but_never_confirmed(engine: ClaimEngine) -> None:
-    """The contract calls itself a non-disclosure agreement: a claim is read as a statement from a lower
-    probability (statements.NDA_THRESHOLD), and shown its clause, but not "found" unless the reader was as
-    sure as elsewhere. The same clauses in a contract that is not an NDA: not read as a statement at all."""
-    claim = "The recipient has to hand everything back or shred it once the agreement ends."
-    point = _check(engine, claim)
-    assert f"“{RETURN}”" in point.reading and "not surely this statement" in point.reading
-    assert point.verdict != SUPPORTED and point.passage == "§5"
-    services = [
-        ("title", "SERVICES AGREEMENT"),
-        *((pid, text.replace("Mutual Non-Disclosure", "Services")) for pid, text in NDA[1:]),
-    ]
-    assert is_nda([text for _, text in NDA]) and not is_nda([text for _, text in services])
-    prepared = engine.prepare([Passage(pid, text) for pid, text in services], [])
-    (elsewhere,) = engine.assess(prepared, f"Yes. {claim}", [(5, len(claim) + 5)], [[]])
-    assert "NDA statement" not in elsewhere.reading
+def test_a_wording_that_narrows_with_not_is_read_as_its_statement(engine: ClaimEngine) -> None:
+    """"Shall not use for any other purpose" said as "only for": the parity of negations differs, yet it says the
+    statement the same way round (the sense model, not a count of "not"s, decides)."""
+    point = _check(engine, "The recipient may use the information only to evaluate the proposed deal.")
+    assert "“Receiving Party shall not use any Confidential Information" in point.reading
 
 
 @pytest.mark.parametrize(
@@ -164,15 +152,15 @@ def test_values_and_quotations_are_checked_as_given(reader: StatementReader, eng
 def test_held_out_wordings_are_read_as_their_statement_and_denials_are_not(
     reader: StatementReader, engine: ClaimEngine
 ) -> None:
-    """Wordings 3-5 and the denials of `check` were never learnt: a quarter of the rewordings or more are read,
-        as the right statement (the card: 23 of 51, all right); of the 17 denials, two are read as the statement they
-    deny ("... is still subject to the confidentiality obligations": no word of it turns the statement round)."""
+    """Wordings 3-5 and the denials of `check` were never learnt: three in five of the rewordings are read, as
+    the right statement (the card: 34 of 51, all right); of the 17 denials, at most two are read as the statement
+    they deny ("... is still subject to the confidentiality obligations": no word of it turns the statement round)."""
     assert engine.encoders is not None
     wordings = json.loads((TRAINING / "nda_wordings.json").read_text())["statements"]
     held = [(text, key) for key, texts in wordings.items() for text in texts[3:]]
     found = reader.recognise([t for t, _ in held], engine.encoders.embed([t for t, _ in held]), engine.encoders.judge)
     read = [(r.key, key) for r, (_, key) in zip(found, held, strict=True) if r is not None]
-    assert len(read) >= len(held) // 4
+    assert len(read) >= 0.6 * len(held)
     assert sum(a == b for a, b in read) >= 0.95 * len(read)
     denials = json.loads((TRAINING / "nda_negations.json").read_text())["check"]
     claims = list(denials.values())

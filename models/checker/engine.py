@@ -26,7 +26,7 @@ from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
 from models.checker.kinds import KindReader, KindReading, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.statements import Recognised, StatementReader, is_nda, said_alike, shipped_statements
+from models.checker.statements import Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
     INCORRECT,
@@ -135,7 +135,6 @@ class PreparedDocument:
     evidence: Evidence
     index: PassageIndex
     defined: dict[str, tuple[str, str]]  # term (lower case) -> (term, passage)
-    nda: bool = False  # it calls itself a non-disclosure agreement (statements.is_nda)
 
 
 class ClaimEngine:
@@ -171,7 +170,6 @@ class ClaimEngine:
             evidence,
             PassageIndex([p.citation_id for p in shown], [p.text for p in shown], self.encoders),
             {d.term.lower(): (d.term, d.passage) for d in definitions},
-            is_nda([p.text for p in passages]),
         )
 
     def assess(
@@ -186,7 +184,7 @@ class ClaimEngine:
         one), `cited` the passages each span cites, resolved."""
         document, evidence = prepared.document, prepared.evidence
         said = [text[s:e] for s, e in spans]
-        statements = self._statements_read(said, prepared.nda) if evidence.kind == "contract" else [None] * len(said)
+        statements = self._statements_read(said) if evidence.kind == "contract" else [None] * len(said)
         as_read = [claim if r is None else r.statement for claim, r in zip(said, statements, strict=True)]
         results = [
             verify_claim(claim, document, document.search(claim, SEARCH_HITS), refs)
@@ -232,12 +230,11 @@ class ClaimEngine:
             reports.append(point)
         return reports
 
-    def _statements_read(self, claims: list[str], nda: bool) -> list[Recognised | None]:
-        """The ContractNLI statement each claim makes, where the recogniser is sure (models/checker/statements.py);
-        about an NDA (`nda`), surer than elsewhere that a claim makes one."""
+    def _statements_read(self, claims: list[str]) -> list[Recognised | None]:
+        """The ContractNLI statement each claim makes, where the recogniser is sure (models/checker/statements.py)."""
         if self.statements is None or self.encoders is None or not claims:
             return [None] * len(claims)
-        return self.statements.recognise(claims, self.encoders.embed(claims), self.encoders.judge, nda=nda)
+        return self.statements.recognise(claims, self.encoders.embed(claims), self.encoders.judge)
 
     def _kinds_read(self, prepared: PreparedDocument, claims: list[str]) -> dict[int, KindReading]:
         """The kind reading of each claim about a kind of clause that gives a verdict (models/checker/kinds.py)."""
@@ -366,21 +363,15 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
 def statement_read(point: PointReport, recognised: Recognised) -> PointReport:
     """A point read as the ContractNLI statement it makes: its verdict is the statement's, and the pane says
     which statement was read where the point words it otherwise; the point keeps its own words. It is
-    confirmed only where it says the statement with the statement's own negations and modal words (a denial
-    read as the statement it denies would otherwise be "found"), and where the reader was sure enough of it
-    outside an NDA's lower threshold (`Recognised.confirms`); otherwise it may still be flagged, or shown its
-    clause."""
+    confirmed only where it says the statement as the statement does (`Recognised.alike`: a denial read as the
+    statement it denies would otherwise be "found"); otherwise it may still be flagged, or shown its clause."""
     if point.text.strip().rstrip(".").casefold() == recognised.statement.rstrip(".").casefold():
         return point
     point.reading = f"read as the NDA statement “{recognised.statement}”: {point.reading}"
-    if point.verdict == SUPPORTED and not (recognised.confirms and said_alike(point.text, recognised.statement)):
+    if point.verdict == SUPPORTED and not recognised.alike:
         point.verdict = UNCONFIRMED
         point.summary = VERDICT_WORDS[UNCONFIRMED]
-        point.reading += (
-            " (not confirmed: its words may say it the other way round)"
-            if recognised.confirms
-            else " (not confirmed: not surely this statement)"
-        )
+        point.reading += " (not confirmed: its words may say it the other way round)"
     return point
 
 

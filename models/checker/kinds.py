@@ -4,19 +4,22 @@ read from what the contract's clauses are (issue 65, item 1).
 Two light models, trained by packaging/training/train_clause_kinds.py on CUAD v1's expert clause labels
 and shipped as plain JSON in resources/claim_checker/kinds.json (checked against manifest.json before it
 is read):
-- the recogniser: the cosine of the claim's bi-encoder vector (models/checker/encoder.py; the claim read
-  without the words every such claim shares, `recognition_text`) to each kind's prototypes (a short
-  name, a sentence, and the learnable wordings of the kinds worded as claims); under `recognise` the
-  claim is of no known kind and the general reader decides it;
+- the recogniser: a logistic regression over how the claim's bi-encoder vector (models/checker/encoder.py; the
+  claim read without the words every such claim shares, `recognition_text`) stands to each kind's prototypes
+  (a short name, a sentence, the learnable wordings of the kinds worded as claims, and three hands' wordings
+  and denials of every kind): the nearest kind's cosine, its lead over the next, its share of the nearest
+  prototypes (`recognition_features`). Under `recognise` the claim is of no known kind and the general reader
+  decides it;
 - the clause classifier: for each passage, P(the passage is a clause of kind k), one logistic regression a
   kind over the passage's words and word pairs (TF-IDF): held out by contract it told CUAD's kinds apart
   far better than the same regression over the bi-encoder's vectors (mean AUC 0.90, not 0.74). The
   contract has such a clause where its best passage reaches the kind's `present` (that passage is cited),
   and none where every passage stays under its `absent`; in between the kind reading says nothing.
-A claim that the kind is absent ("there is no non-compete", "does not contain a cap on liability") is
-found by its words (`negated`) and its verdict flips: contradicted where the clause is there, confirmed
-only where the contract surely has none (`none`). A claim that gives a value (a digit: "capped at
-$1,000,000") is the values reader's, never this one's.
+A claim that the kind is absent ("there is no non-compete", "the supplier is free to compete") is found by
+a third small regression (`KindReader.denies`: the words that deny, and how the claim stands to other hands'
+wordings and denials of its kind, models/checker/sense.py), and its verdict flips: contradicted where the
+clause is there, confirmed only where the contract surely has none (`none`). A claim that gives a value (a
+digit: "capped at $1,000,000") is the values reader's, never this one's.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ from typing import Any
 import numpy as np
 
 from models.checker.manifest import ArtefactUnavailable, checked
+from models.checker.sense import CUES, POOL_FEATURES, cue_vector, pool_features
 
 FILE = "kinds.json"
 
-# The words that deny a kind of clause is there; "may not compete" or "cannot assign" assert one.
+# The words that deny a kind of clause is there; "may not compete" or "cannot assign" assert one. One feature of
+# the denial model: alone it caught 138 of the 396 denials three hands wrote ("free to compete" escapes it).
 _NEGATED = re.compile(
     r"\b(?:there\s+(?:is|are)\s+no|(?:contains?|includes?|has|have|provides?|imposes?|sets?)\s+no"
     r"|(?:does|do|did)\s*(?:not|n't)\s+(?:contain|include|have|provide|grant|impose|restrict|limit|require|cap|set"
@@ -56,6 +61,11 @@ _SHARED = re.compile(
 )
 
 
+DENIAL_FEATURES = 1 + len(CUES) + POOL_FEATURES  # negated, cue_vector, pool_features
+RECOGNITION_FEATURES = 5  # recognition_features
+NEIGHBOURS = 10  # the nearest prototypes whose kinds the recogniser counts
+
+
 class KindsUnavailable(ArtefactUnavailable):
     """kinds.json is missing or altered: no claim is read by its kind of clause."""
 
@@ -63,6 +73,15 @@ class KindsUnavailable(ArtefactUnavailable):
 def negated(claim: str) -> bool:
     """The claim says a kind of clause is not there."""
     return bool(_NEGATED.search(claim))
+
+
+def denial_features(
+    claim: str, vector: np.ndarray, said: tuple[np.ndarray, np.ndarray], denied: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """The denial model's features of a claim (its recognition vector given) beside the known wordings of its kind
+    (`said`) and their denials (`denied`), each as cue vectors and recognition vectors."""
+    cues = cue_vector(claim)
+    return np.concatenate([[float(negated(claim))], cues, pool_features(cues, vector, said, denied)])
 
 
 def recognition_text(claim: str) -> str:
@@ -97,13 +116,29 @@ def passage_probabilities(
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0))))
 
 
-def recognised(prototypes: np.ndarray, owner: np.ndarray, claim: np.ndarray, kinds: int) -> tuple[int, float]:
-    """The kind whose prototype is nearest the claim, and that cosine."""
+def recognition_features(
+    prototypes: np.ndarray, owner: np.ndarray, claim: np.ndarray, kinds: int
+) -> tuple[int, np.ndarray]:
+    """The kind whose prototype is nearest the claim, and what the recogniser reads of it: that cosine, its
+    lead over the next kind's, its share of the NEIGHBOURS nearest prototypes (and whether no kind has more),
+    and the mean of its three nearest."""
     cosine = prototypes.astype(np.float64) @ claim.astype(np.float64)
     best = np.full(kinds, -1.0)
     np.maximum.at(best, owner, cosine)
-    k = int(np.argmax(best))
-    return k, float(best[k])
+    first, second = np.argsort(-best, kind="stable")[:2]
+    votes = np.bincount(owner[np.argsort(-cosine, kind="stable")[:NEIGHBOURS]], minlength=kinds) / NEIGHBOURS
+    top3 = float(np.sort(cosine[owner == first])[-3:].mean())
+    x = [best[first], best[first] - best[second], votes[first], top3, float(votes[first] >= votes.max())]
+    return int(first), np.asarray(x)
+
+
+def recognised(
+    prototypes: np.ndarray, owner: np.ndarray, claim: np.ndarray, kinds: int, model: tuple[np.ndarray, float]
+) -> tuple[int, float]:
+    """The kind the claim is most likely about, and the recogniser's probability that it is (`model`: its
+    weights and bias)."""
+    k, x = recognition_features(prototypes, owner, claim, kinds)
+    return k, float(1.0 / (1.0 + np.exp(-(x @ model[0] + model[1]))))
 
 
 @dataclass(frozen=True)
@@ -143,16 +178,31 @@ class KindReader:
         self.owner = np.asarray(spec["prototypes"]["kind"], dtype=np.int64)
         t = spec["thresholds"]
         self.recognise = float(t["recognise"])
+        self.recogniser = (
+            np.asarray(spec["recogniser"]["weights"], dtype=np.float64),
+            float(spec["recogniser"]["bias"]),
+        )
         self.present, self.absent, self.none = (
             np.asarray(t[x], dtype=np.float64) for x in ("present", "absent", "none")
         )
         self.card = spec.get("card", {})
+        denial = spec["denial"]  # the denial model, and the hands' wordings (0) and denials (1) it weighs a claim by
+        self.denial_weights = np.asarray(denial["weights"], dtype=np.float64)
+        self.denial_bias = float(denial["bias"])
+        self.denial_threshold = float(denial["threshold"])
+        self.known_rows = np.asarray(denial["rows"], dtype=np.int64)  # their rows of the prototypes
+        self.known_denies = np.asarray(denial["denies"], dtype=bool)
+        self.known_cues = np.asarray([cue_vector(t) for t in denial["texts"]]).reshape(-1, len(CUES))
         n = len(self.keys)
         if (
             self.weights.shape != (n, len(self.idf))
             or len(self.vocabulary) != len(self.idf)
             or len(self.owner) != len(self.prototypes)
             or any(len(x) != n for x in (self.bias, self.present, self.absent, self.none))
+            or self.denial_weights.shape != (DENIAL_FEATURES,)
+            or self.recogniser[0].shape != (RECOGNITION_FEATURES,)
+            or not (len(self.known_rows) == len(self.known_denies) == len(self.known_cues))
+            or (len(self.known_rows) and self.known_rows.max() >= len(self.prototypes))
         ):
             raise KindsUnavailable("kinds.json's classifier, thresholds and prototypes do not match its kinds")
         self._last: tuple[list[str], np.ndarray] | None = None  # the last document's passage probabilities
@@ -162,8 +212,21 @@ class KindReader:
         where it is of no known kind, or gives a value."""
         if _VALUE.search(claim):
             return None
-        k, cosine = recognised(self.prototypes, self.owner, vector, len(self.keys))
-        return k if cosine >= self.recognise else None
+        k, p = recognised(self.prototypes, self.owner, vector, len(self.keys), self.recogniser)
+        return k if p >= self.recognise else None
+
+    def denies(self, claim: str, vector: np.ndarray, k: int) -> bool:
+        """The claim says the contract has no clause of kind k (its recognition vector given)."""
+        mine = self.owner[self.known_rows] == k
+        said, denied = mine & ~self.known_denies, mine & self.known_denies
+        x = denial_features(
+            claim,
+            vector,
+            (self.known_cues[said], self.prototypes[self.known_rows[said]]),
+            (self.known_cues[denied], self.prototypes[self.known_rows[denied]]),
+        )
+        z = float(x @ self.denial_weights + self.denial_bias)
+        return bool(1.0 / (1.0 + np.exp(-z)) >= self.denial_threshold)
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         """(passages, kinds) for one document's passages; the last document's are kept (an answer's claims
@@ -183,7 +246,7 @@ class KindReader:
             return None
         p = self.probabilities(texts)[:, k]
         best = int(np.argmax(p))
-        present, denied = float(p[best]), negated(claim)
+        present, denied = float(p[best]), self.denies(claim, vector, k)
         there = present >= self.present[k]
         if there:
             verdict = "contradicted" if denied else "supported"

@@ -36,6 +36,7 @@ import numpy as np
 
 from models.checker.manifest import ArtefactUnavailable, checked
 from models.checker.ranking import content
+from models.checker.sense import ALIKE, CUES, FORBIDS, POOL_FEATURES, cue_vector, pool_features
 
 FILE = "statements.json"
 CANDIDATES = 5  # the statements closest by cosine that the cross-encoder and the regression read
@@ -45,17 +46,6 @@ SAME_STATEMENT = 0.98  # cosine at which an exemplar claim of the memory is the 
 # learnable wordings read as a statement (their own left out of the prototypes) reach 0.60 at the least, and
 # four in five of CUAD's claims about commercial contracts stay under it
 NO_STATEMENT = 0.55
-# In a contract whose opening calls it a non-disclosure or confidentiality agreement (`is_nda`), a claim is
-# most likely one of the 17 statements: it is read as one from this probability, but the statement's
-# "supported" stands only from the trained threshold. Out of fold a claim of a statement left out of the
-# candidates reaches 0.4 as another 14.5 times in 100 (3.8 at the trained 0.61): read so it may be flagged
-# or shown a clause, never confirmed. Chosen on the three hands' wordings (bench/wordings.py on their 24
-# NDAs: never-made flagged 59 -> 67 of 170, false alarms 11 of 205 unchanged; 0.3 confirmed a wrong one)
-NDA_THRESHOLD = 0.4
-_CALLS_ITSELF_AN_NDA = re.compile(
-    r"non[\W_]?disclosure|confidentiality\s+agreement|secrecy\s+agreement|confidential\s+disclosure|\bNDA\b", re.I
-)
-NDA_OPENING = 1500  # characters of a contract's first passages where it names itself
 FEATURES = (
     "cosine",  # the best cosine to the statement's prototypes
     "cosine_below_best",
@@ -96,43 +86,34 @@ class Recognised:
     key: str  # "nda-11"
     statement: str  # ContractNLI's wording of it
     probability: float
-    confirms: bool = True  # False where read only as NDA_THRESHOLD lets it: the statement's "supported" does not stand
-
-
-# Negation and modality: a claim read as a statement is confirmed from it only where it holds each of these
-# exactly where the statement does (`said_alike`). Other hands' denials (nda_wordings_hand_*.json, never learnt)
-# pass `same_sense` a third of the time, and the recogniser reads 17 in 100 of them as the statement they deny;
-# 3 in 200 of them hold these as their statement does, and 2 in 5 of the same hands' wordings.
-_ALIKE = [
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        r"\b(?:not|no|never|none|nothing|neither|nor)\b|n't\b",
-        r"\bwithout\b",
-        r"\bun(?!der)[a-z]+(?:ed|able)\b|\bnon-",
-        r"\b(?:prohibit\w*|forbid\w*|bar(?:s|red)?|restrict\w*|ban(?:s|ned)?|preclud\w*|prevent\w*)\b",
-        r"\b(?:need not|not required|no obligation|not obliged|does not have to|do not have to|no duty)\b",
-        r"\b(?:may|can|free|allowed|permitted|permits?|entitled|at liberty|right to)\b",
-        r"\b(?:shall|must|required|obliged|obligated|has to|have to|needs? to|duty)\b",
-    )
-]
-# "may not", "shall not", "cannot" all forbid: one cue, whichever modal word says it
-_FORBIDS = re.compile(
-    r"\b(?:may|shall|must|will|can|is|are)\s+not(?:\s+be\s+(?:permitted|allowed))?\b|\bcannot\b|\bcan't\b"
-    r"|\bnot\s+(?:permitted|allowed)\b",
-    re.IGNORECASE,
-)
+    # its words say the statement as the statement does (`said_alike`, or the sense model's surest reading): else
+    # the statement's "supported" does not stand, as the claim may deny it
+    alike: bool = True
 
 
 def said_alike(claim: str, statement: str) -> bool:
     """The claim says the statement with its very negations and modal words ("may", "shall", "not"…): the
     statement's verdict may confirm it, not only flag it or show its clause."""
-    mine, theirs = _FORBIDS.sub(" prohibited ", claim), _FORBIDS.sub(" prohibited ", statement)
-    return same_sense(claim, statement) and all((c.search(mine) is None) == (c.search(theirs) is None) for c in _ALIKE)
+    mine, theirs = FORBIDS.sub(" prohibited ", claim), FORBIDS.sub(" prohibited ", statement)
+    return same_sense(claim, statement) and all((c.search(mine) is None) == (c.search(theirs) is None) for c in ALIKE)
 
 
 def same_sense(claim: str, statement: str) -> bool:
     """The claim says the statement the same way round, as far as its words show (`_DENIES`)."""
     return len(_DENIES.findall(claim)) % 2 == len(_DENIES.findall(statement)) % 2
+
+
+def sense_features(claim: str, statement: str) -> np.ndarray:
+    """What the sense model reads of a claim beside the statement it may make: each cue of SENSE_CUES in
+    either and whether they differ, and the parity rules' outcomes (`same_sense`, `said_alike`)."""
+    mine, theirs = cue_vector(claim).astype(bool), cue_vector(statement).astype(bool)
+    out = np.column_stack([mine, theirs, mine != theirs, mine & theirs]).ravel().tolist()
+    out += [same_sense(claim, statement), said_alike(claim, statement)]
+    out += [len(_DENIES.findall(claim)) % 2 == 1, len(_DENIES.findall(statement)) % 2 == 1]
+    return np.asarray(out, dtype=float)
+
+
+SENSE_FEATURES = 4 * len(CUES) + 4 + POOL_FEATURES  # sense_features and pool_features
 
 
 def _rank_first(values: np.ndarray) -> np.ndarray:
@@ -151,6 +132,16 @@ class StatementReader:
         self.weights = np.asarray(spec["weights"], dtype=float)
         self.bias = float(spec["bias"])
         self.threshold = float(spec["threshold"])
+        sense = spec["sense"]
+        self.sense_weights = np.asarray(sense["weights"], dtype=float)
+        self.sense_bias = float(sense["bias"])
+        self.sense_threshold = float(sense["threshold"])
+        self.sense_confirms = float(sense["confirms"])
+        self.prototype_cues = np.asarray([cue_vector(t) for texts in spec["prototype_texts"] for t in texts])
+        denials = spec["denials"]  # statements said the other way round, known to the sense model
+        self.denial_cues = np.asarray([cue_vector(t) for t in denials["texts"]]).reshape(-1, len(CUES))
+        self.denial_vectors = np.asarray(denials["vectors"], dtype=np.float32).reshape(len(self.denial_cues), -1)
+        self.denial_owner = np.asarray(denials["owner"], dtype=int)
         canonical = np.asarray(spec["statement_vectors"], dtype=np.float32)
         if (
             len(self.statements) != len(self.keys)
@@ -158,16 +149,19 @@ class StatementReader:
             or len(self.prototype_words) != len(self.keys)
             or len(self.owner) != len(self.prototypes)
             or self.weights.shape != (len(FEATURES),)
+            or self.sense_weights.shape != (SENSE_FEATURES,)
+            or len(self.prototype_cues) != len(self.prototypes)
+            or len(self.denial_owner) != len(self.denial_cues)
         ):
             raise StatementsUnavailable(f"{FILE}'s statements, prototypes and weights do not match")
         self.evidence = evidence_clauses(memory, canonical)
 
     def features(
-        self, claim: str, vector: np.ndarray, judge: Any, skip: int | None = None
+        self, claim: str, vector: np.ndarray, judge: Any, skip: list[int] | None = None
     ) -> tuple[list[int], np.ndarray]:
         """The CANDIDATES statements closest to the claim (its bi-encoder vector given) and their FEATURES;
-        `judge` is the cross-encoder's (Encoders.judge); `skip`, a prototype left out (training: the
-        claim's own wording)."""
+        `judge` is the cross-encoder's (Encoders.judge); `skip`, prototypes left out (training: the claim's
+        own wording, or every wording of its hand)."""
         similar = self.prototypes @ vector
         if skip is not None:
             similar[skip] = -1.0
@@ -201,12 +195,35 @@ class StatementReader:
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         return np.asarray(1.0 / (1.0 + np.exp(-(x @ self.weights + self.bias))))
 
-    def recognise(
-        self, claims: list[str], vectors: np.ndarray, judge: Any, *, nda: bool = False
-    ) -> list[Recognised | None]:
+    def sense_of(
+        self,
+        claim: str,
+        vector: np.ndarray,
+        i: int,
+        skip: list[int] | None = None,
+        skip_denials: list[int] | None = None,
+    ) -> np.ndarray:
+        """The sense model's features of the claim (its bi-encoder vector given) read as statement i; `skip` and
+        `skip_denials`: wordings and denials left out (training: those of the claim's own hand)."""
+        wordings, denials = self.owner == i, self.denial_owner == i
+        wordings[skip or []] = False
+        denials[skip_denials or []] = False
+        pool = pool_features(
+            cue_vector(claim),
+            vector,
+            (self.prototype_cues[wordings], self.prototypes[wordings]),
+            (self.denial_cues[denials], self.denial_vectors[denials]),
+        )
+        return np.concatenate([sense_features(claim, self.statements[i]), pool])
+
+    def sense(self, claim: str, vector: np.ndarray, i: int) -> float:
+        """The sense model's probability that the claim says statement i the same way round, not its denial."""
+        z = float(self.sense_of(claim, vector, i) @ self.sense_weights + self.sense_bias)
+        return float(1.0 / (1.0 + np.exp(-z)))
+
+    def recognise(self, claims: list[str], vectors: np.ndarray, judge: Any) -> list[Recognised | None]:
         """For each claim, the statement it makes, or None: of no statement, not surely one, or giving
-        a value or a quotation. About an NDA (`nda`) a claim is read from NDA_THRESHOLD."""
-        threshold = min(NDA_THRESHOLD, self.threshold) if nda else self.threshold
+        a value or a quotation."""
         out: list[Recognised | None] = []
         for claim, vector in zip(claims, vectors, strict=True):
             if _GIVES_WORDS.search(claim) or float(np.max(self.prototypes @ vector)) < NO_STATEMENT:
@@ -216,22 +233,11 @@ class StatementReader:
             p = self.probabilities(x)
             j = int(np.argmax(p))
             i = chosen[j]
-            sure = p[j] >= threshold and same_sense(claim, self.statements[i])
-            read = Recognised(self.keys[i], self.statements[i], float(p[j]), confirms=bool(p[j] >= self.threshold))
-            out.append(read if sure else None)
+            sense = self.sense(claim, vector, i)
+            alike = sense >= self.sense_confirms or said_alike(claim, self.statements[i])
+            sure = p[j] >= self.threshold and sense >= self.sense_threshold
+            out.append(Recognised(self.keys[i], self.statements[i], float(p[j]), alike) if sure else None)
         return out
-
-
-def is_nda(texts: list[str]) -> bool:
-    """The contract calls itself a non-disclosure (or confidentiality, secrecy) agreement in its opening:
-    59 of contractnli-dev's 61 NDAs, 3 of CUAD's 439 commercial contracts."""
-    opening, used = [], 0
-    for text in texts:
-        if used >= NDA_OPENING:
-            break
-        opening.append(text[: NDA_OPENING - used])
-        used += len(opening[-1])
-    return bool(_CALLS_ITSELF_AN_NDA.search(" ".join(opening)))
 
 
 def _top_mean(values: np.ndarray, n: int) -> float:

@@ -3,8 +3,11 @@ Imports nothing heavy: the GPU step of train_cross_encoder runs where only torch
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -27,3 +30,18 @@ def overlapping(folder: Path) -> set[str]:
     if done.returncode not in (0, 1) or bool(names) != (done.returncode == 1):
         raise SystemExit(f"held_out_overlap.py failed ({done.returncode}): {done.stderr.strip()}")
     return names
+
+
+def overlapping_texts(texts: list[str]) -> set[str]:
+    """The texts held_out_overlap.py lists (a short claim that shares one 8-word run with a measurement
+    document is listed too): the caller drops them."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
+        f.write("".join(json.dumps({"text": t}) + "\n" for t in texts))
+        f.flush()
+        done = subprocess.run(
+            [sys.executable, str(OVERLAP_CHECK), "--jsonl", f.name, "--field", "text"], capture_output=True, text=True
+        )
+    listed = {int(m) for m in re.findall(r"^OVERLAP \S+ \S+:(\d+)$", done.stdout, re.M)}
+    if done.returncode not in (0, 1) or (done.returncode == 1 and not listed):
+        raise SystemExit(f"held_out_overlap.py failed: {done.stderr or done.stdout}")
+    return {texts[n - 1] for n in listed}

@@ -40,12 +40,21 @@ from typing import Any
 
 import numpy as np
 
-from models.checker.kinds import FILE, passage_probabilities, recognised, recognition_text, words_of
+from models.checker.kinds import (
+    FILE,
+    denial_features,
+    negated,
+    passage_probabilities,
+    recognised,
+    recognition_features,
+    recognition_text,
+    words_of,
+)
 from models.checker.manifest import pin
 
 from .clause_kind_names import DESCRIPTIONS
 from .cuad_kinds import GOVERNING_LAW, KINDS
-from .paths import RESOURCES, WORDINGS
+from .paths import RESOURCES, WORDINGS, overlapping_texts
 
 SEED = 20261129
 FOLDS = 4
@@ -58,6 +67,26 @@ RECOGNISED_RIGHT = 0.92
 TRAIN_WORDINGS = (0, 1, 2)
 TEST_WORDINGS = (3, 4, 5)
 WORDED = {k.category: k for k in KINDS if k is not GOVERNING_LAW}
+# wordings and denials of every kind written apart by three hands (lawyers', an LLM's answers, plain English)
+HANDS = sorted(WORDINGS.parent.glob("kind_wordings_hand_*.json"))
+DENIAL_C = 0.3  # the denial model's inverse regularisation
+# A wording read as a denial flips its verdict (a clause there is "contradicted"), so the denial model reads a claim
+# as one only where, held out by hand, at most this share of the hands' wordings would be (`negated` alone: 1 in 100)
+DENIALS_MISREAD = 0.02
+
+
+def hand_texts(categories: list[str]) -> list[tuple[str, str, bool, str]]:
+    """The hands' wordings and denials of each kind: text, the kind's category, whether it denies, the hand;
+    less the texts held_out_overlap.py lists."""
+    category_of = {_key(c): c for c in categories}
+    out = []
+    for path in HANDS:
+        hand = json.loads(path.read_text())
+        for part, denies in (("wordings", False), ("denials", True)):
+            out += [(t, category_of[k], denies, hand["hand"]) for k, ts in hand[part].items() for t in ts]
+    dropped = overlapping_texts([t for t, _, _, _ in out])
+    print(f"{len(dropped)} hand-written claims overlap measurement documents: dropped", flush=True)
+    return [h for h in out if h[0] not in dropped]
 
 
 def _key(category: str) -> str:
@@ -65,9 +94,16 @@ def _key(category: str) -> str:
 
 
 def prototypes(
-    categories: list[str], embed: Any, wordings: tuple[int, ...], described_only: frozenset[str] = frozenset()
+    categories: list[str],
+    embed: Any,
+    wordings: tuple[int, ...],
+    described_only: frozenset[str] = frozenset(),
+    hands: tuple[tuple[str, str, bool, str], ...] = (),
+    without_hand: str = "",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each kind's prototypes: its name and sentence, and its learnable wordings (none for `described_only`)."""
+    """Each kind's prototypes: its name and sentence, its learnable wordings, and the hands' wordings and denials
+    (`hand_texts`; none of `without_hand`'s); only its name and sentence for `described_only`. The hands' texts
+    come last, in their order."""
     texts, owner = [], []
     for k, category in enumerate(categories):
         mine = list(DESCRIPTIONS[category])
@@ -75,6 +111,10 @@ def prototypes(
             mine += [WORDED[category].wordings[w] for w in wordings]
         texts += mine
         owner += [k] * len(mine)
+    for text, category, _, hand in hands:
+        if hand != without_hand and category in categories and category not in described_only:
+            texts.append(text)
+            owner.append(categories.index(category))
     return embed([recognition_text(t) for t in texts]), np.asarray(owner)
 
 
@@ -169,6 +209,8 @@ def main() -> int:
     if [i for _, doc in sorted(read_again.items()) for i in doc.ids] != [str(i) for i in ids]:
         raise SystemExit(f"{args.passages} was built from other passages: build it again")
     n_kinds = len(categories)
+    hands = tuple(hand_texts(categories))
+    embed = _remembered(encoders.embed)  # the prototypes are embedded again and again, each subset of the same texts
     claims = claims_of(args.claims)
     claim_texts = sorted({c["text"] for c in claims})
     claim_vector = dict(zip(claim_texts, encoders.embed([recognition_text(t) for t in claim_texts]), strict=True))
@@ -194,29 +236,52 @@ def main() -> int:
         print(f"fold {f}: {time.monotonic() - started:.0f} s", flush=True)
     trained_on = sorted(oof)
     t: dict[str, Any] = thresholds(np.asarray([oof[d] for d in trained_on]), np.asarray([has[d] for d in trained_on]))
-    # the recogniser's threshold: one learnable wording left out at a time
-    left_out = []
+    # the recogniser, learnt from claims read without their own wording (one learnable wording left out at a time)
+    # or their own hand, and from claims of no kind; its threshold chosen on them out of fold
+    examples: list[tuple[np.ndarray, bool, str]] = []  # features, right kind, group
     for w in TRAIN_WORDINGS:
-        protos, owner = prototypes(categories, encoders.embed, tuple(x for x in TRAIN_WORDINGS if x != w))
+        protos, owner = prototypes(categories, embed, tuple(x for x in TRAIN_WORDINGS if x != w), hands=hands)
         for category in worded:
-            r, cosine = recognised(protos, owner, claim_vector_of(encoders, WORDED[category].wordings[w]), n_kinds)
-            left_out.append((cosine, categories[r] == category))
-    t["recognise"] = min(
-        (float(x) for x, _ in left_out if np.mean([ok for y, ok in left_out if y >= x]) >= RECOGNISED_RIGHT),
-        default=1.0,
-    )
+            vector = claim_vector_of(encoders, WORDED[category].wordings[w])
+            r, x = recognition_features(protos, owner, vector, n_kinds)
+            examples.append((x, categories[r] == category, f"wording {w}"))
+    # a kind never seen: each group of kinds left out whole, its claims (any kind recognised is wrong)
+    kind_groups = {c: kind_group.get(c, i % FOLDS) for i, c in enumerate(categories)}
+    for hand in sorted({h for _, _, _, h in hands}):
+        theirs = [(text, c) for text, c, _, h in hands if h == hand]
+        vectors_of = embed([recognition_text(x) for x, _ in theirs])
+        protos, owner = prototypes(categories, embed, TRAIN_WORDINGS, hands=hands, without_hand=hand)
+        for (_, category), vector in zip(theirs, vectors_of, strict=True):
+            r, x = recognition_features(protos, owner, vector, n_kinds)
+            examples.append((x, categories[r] == category, hand))
+        for g in range(FOLDS):
+            seen = [c for c in categories if kind_groups[c] != g]
+            protos, owner = prototypes(seen, embed, TRAIN_WORDINGS, hands=hands, without_hand=hand)
+            for (_, category), vector in zip(theirs, vectors_of, strict=True):
+                if kind_groups[category] == g:
+                    x = recognition_features(protos, owner, vector, len(seen))[1]
+                    examples.append((x, False, f"{hand}, its kind unseen"))
+    protos, owner = prototypes(categories, embed, TRAIN_WORDINGS, hands=hands)
+    foreign = _foreign(encoders)
+    for j, vector in enumerate(foreign[::2]):  # the other half measures
+        examples.append((recognition_features(protos, owner, vector, n_kinds)[1], False, f"wording {j % 3}"))
+    for j, vector in enumerate(_nda_hands(encoders)):
+        examples.append((recognition_features(protos, owner, vector, n_kinds)[1], False, f"wording {j % 3}"))
+    recogniser, t["recognise"], recognition_card = _recogniser(examples)
+    print("recogniser", recognition_card, flush=True)
     learn = [c for c in claims if c["wording"] in TRAIN_WORDINGS and fold_of[c["document"]] != 0]
     t["nearest"] = _nearest_threshold(learn, claim_vector, vectors, documents)
     print("recognise", t["recognise"], "nearest", t["nearest"], flush=True)
 
     model = fit(rows(train), labels[train])
     shipped_scores = document_scores(model, rows(test), documents[test])
-    protos, owner = prototypes(categories, encoders.embed, TRAIN_WORDINGS)
-    foreign_cos = [recognised(protos, owner, v, n_kinds)[1] for v in _foreign(encoders)]
+    protos, owner = prototypes(categories, embed, TRAIN_WORDINGS, hands=hands)
+    denial = _denial_model(hands, protos, owner, categories, claims, embed)
+    foreign_p = [recognised(protos, owner, v, n_kinds, recogniser)[1] for v in foreign[1::2]]
 
     def read(c: dict[str, Any]) -> str:
-        r, cosine = recognised(protos, owner, claim_vector[c["text"]], n_kinds)
-        return verdict(float(shipped_scores[c["document"]][r]), t, r) if cosine >= t["recognise"] else ""
+        r, p = recognised(protos, owner, claim_vector[c["text"]], n_kinds, recogniser)
+        return verdict(float(shipped_scores[c["document"]][r]), t, r) if p >= t["recognise"] else ""
 
     from sklearn.metrics import roc_auc_score
 
@@ -240,11 +305,11 @@ def main() -> int:
             " overlap-checked by ../shared/checks/held_out_overlap.py",
         },
         "recogniser": {
-            "left_out_wording_recognised": round(float(np.mean([x >= t["recognise"] for x, _ in left_out])), 3),
-            "left_out_wording_right_kind": round(float(np.mean([ok for _, ok in left_out])), 3),
-            "foreign_claims_recognised": round(float(np.mean([x >= t["recognise"] for x in foreign_cos])), 3),
-            "foreign_claims": len(foreign_cos),
+            **recognition_card,
+            "foreign_claims_recognised": round(float(np.mean([x >= t["recognise"] for x in foreign_p])), 3),
+            "foreign_claims": len(foreign_p),
         },
+        "denial_model": denial["card"],
         "held_out_contracts_auc_by_kind": auc,
         "held_out_by_document_and_wording": figures([read(c) for c in held], _present(held)),
         "held_out_by_wording": {},
@@ -263,11 +328,11 @@ def main() -> int:
     unseen: list[dict[str, Any]] = []
     for g in range(FOLDS):
         known = [k for k, c in enumerate(categories) if kind_group.get(c) != g]
-        protos_g, owner_g = prototypes([categories[k] for k in known], encoders.embed, TRAIN_WORDINGS)
+        protos_g, owner_g = prototypes([categories[k] for k in known], embed, TRAIN_WORDINGS, hands=hands)
         for claim in claims:
             if fold_of[claim["document"]] != 0 or kind_group[claim["category"]] != g:
                 continue
-            r, cosine = recognised(protos_g, owner_g, claim_vector[claim["text"]], len(known))
+            r, cosine = recognised(protos_g, owner_g, claim_vector[claim["text"]], len(known), recogniser)
             near = float((vectors[documents == claim["document"]] @ claim_vector[claim["text"]]).max())
             score = float(shipped_scores[claim["document"]][known[r]])
             unseen.append({**claim, "cosine": cosine, "as": known[r], "score": score, "near": near})
@@ -277,10 +342,10 @@ def main() -> int:
     described_claims: list[dict[str, Any]] = []
     for g in range(FOLDS):
         group = frozenset(c for c, h in kind_group.items() if h == g)
-        protos_g, owner_g = prototypes(categories, encoders.embed, TRAIN_WORDINGS, group)
+        protos_g, owner_g = prototypes(categories, embed, TRAIN_WORDINGS, group, hands=hands)
         for claim in claims:
             if fold_of[claim["document"]] == 0 and claim["category"] in group:
-                r, cosine = recognised(protos_g, owner_g, claim_vector[claim["text"]], n_kinds)
+                r, cosine = recognised(protos_g, owner_g, claim_vector[claim["text"]], n_kinds, recogniser)
                 score = float(shipped_scores[claim["document"]][r])
                 described.append(verdict(score, t, r) if cosine >= t["recognise"] else "")
                 described_claims.append(claim)
@@ -315,6 +380,8 @@ def main() -> int:
             "bias": _plain(model["bias"]),
         },
         "prototypes": {"vectors": _plain(protos), "kind": [int(x) for x in owner]},
+        "recogniser": {"weights": _plain(recogniser[0]), "bias": round(recogniser[1], 6)},
+        "denial": {k: v for k, v in denial.items() if k != "card"},
         "thresholds": {k: (round(v, 6) if isinstance(v, float) else [round(x, 6) for x in v]) for k, v in t.items()},
         "card": card,
         "minutes": round((time.monotonic() - started) / 60, 1),
@@ -324,6 +391,131 @@ def main() -> int:
     pin(out)
     print(f"wrote {out}")
     return 0
+
+
+def _recogniser(examples: list[tuple[np.ndarray, bool, str]]) -> tuple[tuple[np.ndarray, float], float, dict[str, Any]]:
+    """The recogniser's weights and bias, and its threshold: the lowest probability at which, out of fold (each
+    group of examples scored by a regression that never saw it), the claims recognised are of the right kind at
+    least RECOGNISED_RIGHT of the time (a claim of no kind recognised is wrong)."""
+    from sklearn.linear_model import LogisticRegression
+
+    x = np.asarray([e[0] for e in examples])
+    y = np.asarray([e[1] for e in examples])
+    group = np.asarray([e[2] for e in examples])
+
+    def fit(keep: np.ndarray) -> tuple[np.ndarray, float]:
+        model = LogisticRegression(C=1.0, max_iter=5000, random_state=SEED).fit(x[keep], y[keep])
+        return model.coef_[0], float(model.intercept_[0])
+
+    hand = np.asarray([g.split(",")[0] for g in group])  # a hand's claims held out together, its kind seen or not
+    p = np.zeros(len(y))
+    for g in np.unique(hand):
+        w, b = fit(hand != g)
+        p[hand == g] = 1.0 / (1.0 + np.exp(-(x[hand == g] @ w + b)))
+    # the claims of an unseen kind teach the regression what such a claim looks like, but do not choose the
+    # threshold: each hand's claims are there once as of a kind seen, once unseen, where a user's mostly are of
+    # the kinds Assay knows
+    seen = ~np.char.endswith(group.astype(str), "unseen")
+    threshold = min((float(t) for t in np.sort(p[seen]) if y[seen & (p >= t)].mean() >= RECOGNISED_RIGHT), default=1.0)
+    card = {
+        f"held_out_{g}".replace(" ", "_"): {
+            "claims": int((group == g).sum()),
+            "recognised": round(float((p[group == g] >= threshold).mean()), 3),
+            "right_kind": round(float(y[(group == g) & (p >= threshold)].mean()), 3)
+            if ((group == g) & (p >= threshold)).any()
+            else None,
+        }
+        for g in np.unique(group)
+    }
+    return fit(np.ones(len(y), dtype=bool)), threshold, card
+
+
+def _remembered(embed: Any) -> Any:
+    """`embed`, remembering every text's vector."""
+    known: dict[str, np.ndarray] = {}
+
+    def remembered(texts: list[str]) -> np.ndarray:
+        new = sorted({t for t in texts if t not in known})
+        if new:
+            known.update(zip(new, np.asarray(embed(new)), strict=True))
+        return np.asarray([known[t] for t in texts])
+
+    return remembered
+
+
+def _denial_model(
+    hands: tuple[tuple[str, str, bool, str], ...],
+    protos: np.ndarray,
+    owner: np.ndarray,
+    categories: list[str],
+    claims: list[dict[str, Any]],
+    embed: Any,
+) -> dict[str, Any]:
+    """The denial model (kinds.KindReader.denies), learnt from the hands' wordings and denials and the learnable
+    CUAD wordings, each read without its own hand's texts; held out by hand, beside `negated` alone. The hands'
+    texts are the last prototypes (`prototypes`)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from models.checker.sense import cue_vector
+
+    rows = np.arange(len(protos) - len(hands), len(protos))
+    cues = np.asarray([cue_vector(t) for t, _, _, _ in hands])
+    denies = np.asarray([d for _, _, d, _ in hands])
+    writer = np.asarray([h for _, _, _, h in hands])
+    learnable = sorted({(c["text"], c["category"]) for c in claims if c["wording"] in TRAIN_WORDINGS})
+    texts = [t for t, _, _, _ in hands] + [t for t, _ in learnable]
+    kinds = [categories.index(c) for _, c, _, _ in hands] + [categories.index(c) for _, c in learnable]
+    y = np.concatenate([denies, np.zeros(len(learnable), dtype=bool)])
+    hand = np.concatenate([writer, np.full(len(learnable), "")])
+    vectors = embed([recognition_text(t) for t in texts])
+
+    def features(j: int) -> np.ndarray:
+        pool = (owner[rows] == kinds[j]) & (writer != hand[j] if hand[j] else np.ones(len(rows), dtype=bool))
+        said, denied = pool & ~denies, pool & denies
+        return denial_features(
+            texts[j], vectors[j], (cues[said], protos[rows[said]]), (cues[denied], protos[rows[denied]])
+        )
+
+    x = np.asarray([features(j) for j in range(len(texts))])
+
+    def fit(keep: np.ndarray) -> Any:
+        return LogisticRegression(C=DENIAL_C, max_iter=5000, class_weight="balanced", random_state=SEED).fit(
+            x[keep], y[keep]
+        )
+
+    card: dict[str, Any] = {
+        "learnt_from": {"denials": int(y.sum()), "wordings": int((~y).sum())},
+        "held_out_by_hand": {},
+    }
+    p = np.zeros(len(y))
+    for h in sorted(set(writer)):
+        p[hand == h] = fit(hand != h).predict_proba(x[hand == h])[:, 1]
+    # the lowest threshold at which, held out by hand, at most DENIALS_MISREAD of the wordings read as denials
+    written = hand != ""
+    threshold = min(
+        (float(t) for t in np.sort(p[written]) if (p[written & ~y] >= t).mean() <= DENIALS_MISREAD), default=1.0
+    )
+    card["threshold"] = round(threshold, 6)
+    for h in sorted(set(writer)):
+        mine = hand == h
+        said = p[mine] >= threshold
+        rule = np.asarray([negated(t) for t, m in zip(texts, mine, strict=True) if m])
+        card["held_out_by_hand"][h] = {
+            "denials": int(y[mine].sum()),
+            "denials_caught": int((said & y[mine]).sum()),
+            "wordings_read_as_denials": int((said & ~y[mine]).sum()),
+            "by_negated_alone": {"caught": int((rule & y[mine]).sum()), "wordings": int((rule & ~y[mine]).sum())},
+        }
+    model = fit(np.ones(len(y), dtype=bool))
+    return {
+        "weights": _plain(model.coef_[0]),
+        "bias": round(float(model.intercept_[0]), 6),
+        "threshold": round(threshold, 6),
+        "rows": [int(r) for r in rows],
+        "denies": [bool(d) for d in denies],
+        "texts": [t for t, _, _, _ in hands],
+        "card": card,
+    }
 
 
 def _nearest_threshold(
@@ -352,6 +544,17 @@ def _plain(a: np.ndarray) -> list[Any]:
 
 def claim_vector_of(encoders: Any, text: str) -> np.ndarray:
     return np.asarray(encoders.embed([recognition_text(text)])[0])
+
+
+def _nda_hands(encoders: Any) -> np.ndarray:
+    """Claims of no CUAD kind of clause written by other hands: the NDA statements' wordings in
+    nda_wordings_hand_*.json, less those of the two statements that are CUAD kinds (nda-15: no licence is granted;
+    nda-18: no soliciting of employees)."""
+    texts = []
+    for path in sorted(WORDINGS.parent.glob("nda_wordings_hand_*.json")):
+        hand = json.loads(path.read_text())["statements"]
+        texts += [t for key, ts in hand.items() if key not in ("nda-15", "nda-18") for t in ts]
+    return np.asarray(encoders.embed([recognition_text(t) for t in texts]))
 
 
 def _foreign(encoders: Any) -> np.ndarray:
