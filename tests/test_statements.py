@@ -118,8 +118,8 @@ def test_a_denial_is_never_confirmed_from_the_statement_it_denies(engine: ClaimE
 
 
 def test_a_wording_that_narrows_with_not_is_read_as_its_statement(engine: ClaimEngine) -> None:
-    """"Shall not use for any other purpose" said as "only for": the parity of negations differs, yet it says the
-    statement the same way round (the sense model, not a count of "not"s, decides)."""
+    """The statement's "shall not use for any other purpose" said as "only for": the parity of negations differs,
+    yet it says the statement the same way round (the sense model, not a count of "not"s, decides)."""
     point = _check(engine, "The recipient may use the information only to evaluate the proposed deal.")
     assert "“Receiving Party shall not use any Confidential Information" in point.reading
 
