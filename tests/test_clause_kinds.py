@@ -110,6 +110,27 @@ def test_denying_a_clause_the_contract_has_is_contradicted(engine: ClaimEngine) 
     assert point.reading.endswith("clause of this kind found: §10.1")
 
 
+def test_a_clause_said_in_plain_words_is_found_with_its_citation(engine: ClaimEngine) -> None:
+    """No word of the kind's name: the recogniser knows it from other hands' wordings of the same kind."""
+    point = _check(engine, "There's a ceiling on what either side can be made to pay.")
+    assert point.verdict == SUPPORTED and point.passage == "§12.2"
+
+
+def test_a_denial_in_other_words_of_a_clause_the_contract_has_is_contradicted(engine: ClaimEngine) -> None:
+    """No "does not" or "there is no" for the words alone to find: the denial model reads it as other hands'
+    denials of the kind read."""
+    point = _check(engine, "Supplier is free to operate without any insurance cover.")
+    assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
+    assert point.passage == "§10.1"
+
+
+def test_a_claim_whose_sense_is_in_doubt_is_never_found(engine: ClaimEngine) -> None:
+    """Read as saying the clause is there, it would be "found" citing §10.1: a promise the contract breaks. The
+    denial model is not sure it denies (kinds.json's `doubt`), so the kind reading gives no verdict either way."""
+    point = _check(engine, "Nobody has to keep insurance under this deal.")
+    assert point.verdict != SUPPORTED
+
+
 def test_a_claim_of_no_known_kind_is_left_to_the_general_reader(engine: ClaimEngine) -> None:
     point = _check(engine, "The Products are delivered FCA Supplier's facility.")
     assert not point.reading.startswith("the kind of clause")

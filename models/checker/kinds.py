@@ -16,7 +16,7 @@ is read):
   contract has such a clause where its best passage reaches the kind's `present` (that passage is cited),
   and none where every passage stays under its `absent`; in between the kind reading says nothing.
 A claim that the kind is absent ("there is no non-compete", "the supplier is free to compete") is found by
-a third small regression (`KindReader.denies`: the words that deny, and how the claim stands to other hands'
+a third small regression (`KindReader.denial`: the words that deny, and how the claim stands to other hands'
 wordings and denials of its kind, models/checker/sense.py), and its verdict flips: contradicted where the
 clause is there, confirmed only where the contract surely has none (`none`). A claim that gives a value (a
 digit: "capped at $1,000,000") is the values reader's, never this one's.
@@ -190,6 +190,7 @@ class KindReader:
         self.denial_weights = np.asarray(denial["weights"], dtype=np.float64)
         self.denial_bias = float(denial["bias"])
         self.denial_threshold = float(denial["threshold"])
+        self.denial_doubt = float(denial["doubt"])
         self.known_rows = np.asarray(denial["rows"], dtype=np.int64)  # their rows of the prototypes
         self.known_denies = np.asarray(denial["denies"], dtype=bool)
         self.known_cues = np.asarray([cue_vector(t) for t in denial["texts"]]).reshape(-1, len(CUES))
@@ -215,8 +216,9 @@ class KindReader:
         k, p = recognised(self.prototypes, self.owner, vector, len(self.keys), self.recogniser)
         return k if p >= self.recognise else None
 
-    def denies(self, claim: str, vector: np.ndarray, k: int) -> bool:
-        """The claim says the contract has no clause of kind k (its recognition vector given)."""
+    def denial(self, claim: str, vector: np.ndarray, k: int) -> float:
+        """The denial model's probability that the claim says the contract has no clause of kind k (its
+        recognition vector given)."""
         mine = self.owner[self.known_rows] == k
         said, denied = mine & ~self.known_denies, mine & self.known_denies
         x = denial_features(
@@ -226,7 +228,7 @@ class KindReader:
             (self.known_cues[denied], self.prototypes[self.known_rows[denied]]),
         )
         z = float(x @ self.denial_weights + self.denial_bias)
-        return bool(1.0 / (1.0 + np.exp(-z)) >= self.denial_threshold)
+        return float(1.0 / (1.0 + np.exp(-z)))
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         """(passages, kinds) for one document's passages; the last document's are kept (an answer's claims
@@ -246,9 +248,12 @@ class KindReader:
             return None
         p = self.probabilities(texts)[:, k]
         best = int(np.argmax(p))
-        present, denied = float(p[best]), self.denies(claim, vector, k)
+        present, denial = float(p[best]), self.denial(claim, vector, k)
+        denied = denial >= self.denial_threshold
         there = present >= self.present[k]
-        if there:
+        if self.denial_doubt <= denial < self.denial_threshold:
+            verdict = ""  # which way round the claim says it is in doubt: no verdict either way
+        elif there:
             verdict = "contradicted" if denied else "supported"
         elif present <= (self.none[k] if denied else self.absent[k]):
             verdict = "supported" if denied else "unsupported"

@@ -16,11 +16,11 @@ import numpy as np
 ALIKE = [
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
-        r"\b(?:not|no|never|none|nothing|neither|nor)\b|n't\b",
+        r"\b(?:not|no|never|none|nothing|nobody|no[\s-]one|neither|nor)\b|n't\b",
         r"\bwithout\b",
         r"\bun(?!der)[a-z]+(?:ed|able)\b|\bnon-",
         r"\b(?:prohibit\w*|forbid\w*|bar(?:s|red)?|restrict\w*|ban(?:s|ned)?|preclud\w*|prevent\w*)\b",
-        r"\b(?:need not|not required|no obligation|not obliged|does not have to|do not have to|no duty)\b",
+        r"\b(?:need not|not required|no obligation|not obliged|does not have to|do not have to|no duty|optional)\b",
         r"\b(?:may|can|free|allowed|permitted|permits?|entitled|at liberty|right to)\b",
         r"\b(?:shall|must|required|obliged|obligated|has to|have to|needs? to|duty)\b",
     )

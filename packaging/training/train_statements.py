@@ -1,26 +1,30 @@
 """Train the statement recogniser (models/checker/statements.py): which of ContractNLI's 17 NDA statements a
-claim in any wording makes, or none. Two cores, under a minute; no torch.
+claim in any wording makes, or none, and which way round it says it (the sense model). Two cores, about seven
+minutes; no torch.
 
     export PYTHONPATH=packaging
-    .venv/bin/python -m training.train_statements [--cuad build/cuad-claims] [--check-only]
+    .venv/bin/python -m training.train_statements [--cuad build/cuad-claims] [--check-only] [--oof FILE.npz]
 
-What it learns from (every text goes through ../shared/checks/held_out_overlap.py first):
-- each statement in ContractNLI's wording, in nda_wordings.json's learnable wordings 0-2 and in
-  nda_wordings_learnable.json's ten (the claims that make a statement, each read with its own prototype
-  left out);
-  (each text held_out_overlap.py lists is dropped; a prototype stays, as the statement's wording);
+What it learns from (every text goes through ../shared/checks/held_out_overlap.py first; what it lists is
+dropped, a prototype stays, as the statement's wording):
+- each statement in ContractNLI's wording, in nda_wordings.json's learnable wordings 0-2, in
+  nda_wordings_learnable.json's ten, and in the three hands' fourteen (nda_wordings_hand_*.json, written apart
+  by helpers: an LLM's answers, lawyers', plain English): the claims that make a statement, each read with its
+  own prototype left out, a hand's with all of that hand's left out;
 - claims that make none: nda_negations.json's `learn` (a statement said the other way round), CUAD's claims
   about 14 kinds of clause in their learnable wordings 0-2 (`training.cuad_claims`), and half the sentences
-  of ragtruth-dev's answers (web passages and news).
-The threshold is the lowest at which the claims of each learnable wording, scored by a regression fitted
-without that wording and passed by `same_sense`, are read as the right statement 97 times in 100, no more
-than 1 in 100 of the claims of none are read as any, and no more than 5 in 100 of the claims are read as
-another statement when their own is left out of the candidates.
+  of ragtruth-dev's answers (web passages and news);
+- the sense model: every claim that makes a statement (said the same way round) against nda_negations.json's
+  `learn` and the hands' four denials of each statement, each read without its own hand's wordings and denials.
+The threshold is the lowest at which the claims of each wording (a hand's whole), scored by regressions fitted
+without it and passed by the sense model, are read as the right statement 97 times in 100, no more than 1 in 100
+of the claims of none are read as any, and no more than 5 in 100 of the claims are read as another statement
+when their own is left out of the candidates.
 
 Held out, never learnt or tuned on: nda_wordings.json's wordings 3-5, nda_negations.json's `check`, the
 other half of ragtruth-dev's sentences, CUAD's wordings 3-5; and each statement in turn left out of the
 candidates (what the recogniser does with a statement it has never seen). `--check-only` measures the
-shipped file on them; training writes the figures into statements.json's card.
+shipped file on them; training writes the figures into statements.json's card, with each hand held out.
 """
 
 from __future__ import annotations
@@ -48,12 +52,13 @@ NONE_READ = 0.01  # claims of no statement are read as one at most this often
 UNSEEN_READ = 0.05  # and claims of a statement left out of the candidates are read as another at most this often
 C = 0.3  # the regression's inverse regularisation (held out by wording, 0.3 beat 1 and 3)
 SENSE_C = 0.3  # the sense model's (held out by hand, 0.3 beat 0.1 and matched 1)
-# A claim is read as a statement from this sense probability: held out by hand, the three hands' denials pass
-# it no more often than the parity rule it replaced let them (`same_sense`: 29, 40, 19 in 100; here 26, 22, 19)
-# while 86, 84, 90 in 100 of their wordings do (78, 74, 86)
+# A claim is read as a statement from this sense probability: held out by hand (each hand's wordings and denials
+# scored by a model fitted without them, and read without that hand's wordings and denials), the hands' denials
+# pass it 19, 21, 4 times in 100, less often than the parity rule it replaced let them (`same_sense`: 29, 40, 19),
+# while 87, 89, 91 in 100 of their wordings do (78, 74, 86)
 SENSE_READ = 0.4
-# and confirmed from the statement's verdict from this one, or where `said_alike`: held out by hand, denials
-# 4, 1, 1 in 100 (said_alike alone 3, 0, 1), wordings 48, 49, 54 (38, 41, 48)
+# and is confirmed from the statement's verdict from this one, or where `said_alike`: held out by hand, denials
+# 3, 1, 1 in 100 (said_alike alone: 3, 0, 1), wordings 57, 51, 55 (38, 41, 48)
 SENSE_CONFIRMS = 0.9
 
 
@@ -217,7 +222,7 @@ def _hand_figures(
     ex: Examples, p: np.ndarray, read: np.ndarray, says: np.ndarray, truth: np.ndarray, group: int, *thresholds: float
 ) -> dict[str, Any]:
     """One hand's wordings, held out whole: how many are read as a statement (and as the right one) from each
-    threshold (the NDA's and the trained one)."""
+    of `thresholds`."""
     mine = (ex.group == group) & (truth >= 0)
     out: dict[str, Any] = {"wordings": int(mine.sum())}
     for t in thresholds:
@@ -284,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from models.checker.encoder import shipped_encoders
     from models.checker.manifest import pin
-    from models.checker.statements import FEATURES, FILE, NDA_THRESHOLD, StatementReader, shipped_statements
+    from models.checker.statements import FEATURES, FILE, StatementReader, shipped_statements
 
     encoders = shipped_encoders()
     if isinstance(encoders, str):
@@ -392,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             "none_read_as_one": int((taken & ~makes).sum()),
         },
         "held_out_by_hand": {
-            hand: _hand_figures(ex, oof_p, oof_read, says, truth, own_groups + h, NDA_THRESHOLD, threshold)
+            hand: _hand_figures(ex, oof_p, oof_read, says, truth, own_groups + h, threshold)
             for h, hand in enumerate(written)
         },
         "held_out": figures(Examples(reader, encoders, held_out), reader),
