@@ -126,7 +126,8 @@ def test_a_denial_in_other_words_of_a_clause_the_contract_has_is_contradicted(en
 
 def test_a_claim_whose_sense_is_in_doubt_is_never_found(engine: ClaimEngine) -> None:
     """Read as saying the clause is there, it would be "found" citing §10.1: a promise the contract breaks. The
-    denial model is not sure it denies (kinds.json's `doubt`), so the kind reading gives no verdict either way."""
+    denial model is not sure it denies (kinds.json's `doubt`), so where the clause is there the kind reading gives
+    no verdict."""
     point = _check(engine, "Nobody has to keep insurance under this deal.")
     assert point.verdict != SUPPORTED
 

@@ -251,8 +251,8 @@ class KindReader:
         present, denial = float(p[best]), self.denial(claim, vector, k)
         denied = denial >= self.denial_threshold
         there = present >= self.present[k]
-        if self.denial_doubt <= denial < self.denial_threshold:
-            verdict = ""  # which way round the claim says it is in doubt: no verdict either way
+        if there and self.denial_doubt <= denial < self.denial_threshold:
+            verdict = ""  # it may deny the clause it names: neither "found" nor "contradicted"
         elif there:
             verdict = "contradicted" if denied else "supported"
         elif present <= (self.none[k] if denied else self.absent[k]):
