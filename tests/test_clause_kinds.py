@@ -137,8 +137,17 @@ def test_a_claim_of_no_known_kind_is_left_to_the_general_reader(engine: ClaimEng
     assert not point.reading.startswith("the kind of clause")
 
 
-def test_a_value_is_the_values_readers_not_the_kind_readings(engine: ClaimEngine) -> None:
-    point = _check(engine, "Customer pays each invoice within 30 days.")
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Customer pays each invoice within 30 days.",
+        "Unless terminated, the contract renews for renewal periods of one year each.",
+    ],
+)
+def test_a_value_is_the_values_readers_not_the_kind_readings(engine: ClaimEngine, claim: str) -> None:
+    """The second had been read as a perpetual licence: "renews" is near "perpetual", and no digit said it was a
+    term."""
+    point = _check(engine, claim)
     assert not point.reading.startswith("the kind of clause")
 
 
