@@ -1,7 +1,7 @@
 """A claim that a kind of clause is there, or is not ("liability is capped", "there is no non-compete"),
 read from what the contract's clauses are (issue 65, item 1).
 
-Two light models, trained by packaging/training/train_clause_kinds.py on CUAD v1's expert clause labels
+Three light models, trained by packaging/training/train_clause_kinds.py on CUAD v1's expert clause labels
 and shipped as plain JSON in resources/claim_checker/kinds.json (checked against manifest.json before it
 is read):
 - the recogniser: a logistic regression over how the claim's bi-encoder vector (models/checker/encoder.py; the
