@@ -37,11 +37,13 @@ def window(qtbot, sample_project: Project) -> ReviewWindow:
 
 
 def _select_flagged(window: ReviewWindow) -> int:
+    """The point the rules flag as a bad citation (the answer's "¶1"); the kind reader flags another point of it."""
     for row in range(len(window.state.points)):
         window.answer_pane.points.selectRow(row)
-        if "Claim checker: incorrect" in window.answer_pane.verifier_flag.text():
+        shown = window.answer_pane.verifier_flag.text()
+        if "Claim checker: incorrect" in shown and "bad citation" in shown:
             return row
-    raise AssertionError("no point of the answer shows the verifier's flag")
+    raise AssertionError("no point of the answer shows the verifier's flag for its bad citation")
 
 
 def test_a_flagged_point_shows_the_reason_and_its_passage(qtbot, window: ReviewWindow) -> None:

@@ -210,7 +210,9 @@ class ClaimEngine:
                 for (i, _), a in zip(read, again, strict=True):
                     assessed[i] = a
                 by_meaning = {i for i, _ in read}
+        # a claim read as an NDA statement, or decided by the contract checker, is not read again by its kind
         kinds = self._kinds_read(prepared, [c for c, _ in claims]) if evidence.kind == "contract" else {}
+        kinds = {i: k for i, k in kinds.items() if statements[i] is None and i not in by_meaning}
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (

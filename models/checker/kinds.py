@@ -19,7 +19,8 @@ A claim that the kind is absent ("there is no non-compete", "the supplier is fre
 a third small regression (`KindReader.denial`: the words that deny, and how the claim stands to other hands'
 wordings and denials of its kind, models/checker/sense.py), and its verdict flips: contradicted where the
 clause is there, confirmed only where the contract surely has none (`none`). A claim that gives a value (a
-digit: "capped at $1,000,000") is the values reader's, never this one's; so is a period in words ("one year").
+digit: "capped at $1,000,000") is the values reader's, never this one's; so is a period in words ("one year"),
+and a claim that quotes the contract is checked as quoted.
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ _NEGATED = re.compile(
     r"|^\W*no(?:ne)?\b(?!.*\b(?:may|shall|will|can|must)\b)",
     re.IGNORECASE,
 )
-# A value, in digits or a period in words ("renews for periods of one year each"): the values reader's to check
+# A value, in digits or a period in words ("renews for periods of one year each"), or a quotation: checked as given,
+# by the values reader and the rules
 _VALUE = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)"
+    r"\d|[\"“”]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)"
     r"\s+(?:(?:calendar|business|consecutive)\s+)?(?:day|week|month|year)s?\b",
     re.IGNORECASE,
 )
