@@ -17,16 +17,21 @@ What is learnt:
   frequent in at least MIN_DF passages): P(clause of kind k); a contract's score for k is its best
   passage's (over the bi-encoder's vectors the same regression did far worse held out: mean AUC 0.74
   against 0.90 over CUAD's 33 kinds);
-- the recogniser: each kind's prototypes (clause_kind_names.DESCRIPTIONS, and wordings 0-2 where the kind
-  is worded), nearest by cosine; `recognise` chosen by leaving one of wordings 0-2 out at a time, so that
-  the claims recognised are of the right kind at least RECOGNISED_RIGHT of the time;
+- the recogniser: each kind's prototypes (clause_kind_names.DESCRIPTIONS, wordings 0-2 where the kind is
+  worded, and the three hands' wordings and denials of every kind, kind_wordings_hand_*.json), and a logistic
+  regression over how a claim stands to them (kinds.recognition_features), learnt from claims read without
+  their own learnable wording or hand, claims of kinds left out whole, and claims of no kind; `recognise`
+  chosen out of fold so that the claims recognised are of the right kind at least RECOGNISED_RIGHT of the time;
+- the denial model: whether a claim says the kind is absent, learnt from the hands' wordings and denials and
+  the learnable wordings, each read without its own hand's (`_denial_model`);
 - for each kind, `present` (the lowest score at which "there" was right PRECISION of the time), `absent`
   (the highest at which at most FALSE_ALARMS of the contracts that have the clause fall) and `none` (where
   "not there" was right PRECISION of the time), chosen on the training contracts' scores out of fold
   (FOLDS - 1 folds), by CUAD's expert labels of every contract.
 Held out three ways: by document (the folds), by wording (wordings 3-5, never a prototype nor used to
-choose), and by kind (FOLDS groups of the worded kinds: a group's classifiers and prototypes removed, its
-claims read by what remains, on the fold's held-out documents).
+choose; and each hand, for the recogniser and the denial model), and by kind (FOLDS groups of the worded
+kinds: a group's classifiers and prototypes removed, its claims read by what remains, on the fold's held-out
+documents). Every hand-written text goes through ../shared/checks/held_out_overlap.py first.
 """
 
 from __future__ import annotations
