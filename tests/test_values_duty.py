@@ -258,3 +258,19 @@ def test_the_preamble_contradicts_an_effective_date_no_other_statement_gives() -
     )
     assert verdict("The agreement became effective on 17 October 2008.") == "incorrect"
     assert verdict("The agreement became effective on 17 October 2007.") == "supported"
+
+
+def test_a_date_the_contract_writes_elsewhere_is_doubted_not_called_wrong() -> None:
+    """Which event a date is, the rules read from the words around it: "effective from its signature" does not
+    say the date above it is the effective one. A claim of a date the contract writes is not confirmed nor called
+    contradicted (the lawyer is shown the values that compete); a date it never writes is contradicted."""
+    verdict = _one(
+        "SERVICES AGREEMENT dated February 28, 2019 between Acme Inc. and Beta LLC.",
+        "2.1 Term. This Agreement is effective from its signature and shall remain in effect until December 31, 2023.",
+        "9. Notices. Notices shall be sent to Acme Inc., 1 Main Street.",
+    )
+    assert verdict("The contract is effective as of 02/28/2019.") == "needs_review"
+    assert verdict("The agreement expires on February 28, 2019.") == "needs_review"
+    assert verdict("The contract is effective as of 03/28/2019.") == "incorrect"
+    assert verdict("The agreement expires on February 28, 2020.") == "incorrect"
+    assert verdict("The agreement expires on December 31, 2023.") == "supported"

@@ -343,9 +343,11 @@ def main(argv: list[str] | None = None) -> int:
     oof_read, oof_p = np.zeros(len(ex.x), dtype=int), np.zeros(len(ex.x))
     other_read, other_p = np.zeros(len(ex.x), dtype=int), np.zeros(len(ex.x))  # its own statement unseen
     says, other_says = np.zeros(len(ex.x), dtype=bool), np.zeros(len(ex.x), dtype=bool)
+    sense_p = np.zeros(len(sense.y))  # each sense example's probability, by a model fitted without its group
     for g in range(groups):
         w, b = fit(*ex.rows(ex.group != g))
         sw, sb = sense.fit(sense.group != g)
+        sense_p[sense.group == g] = 1.0 / (1.0 + np.exp(-(sense.x[sense.group == g] @ sw + sb)))
         fold = ex.group == g
         read, p = ex.best(w, b)
         oof_read[fold], oof_p[fold] = read[fold], p[fold]
@@ -376,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
             truth=truth,
             group=ex.group,
             hands=own_groups,
+            sense_p=sense_p,
+            sense_y=sense.y,
+            sense_group=sense.group,
         )
     weights, bias = fit(*ex.rows(np.ones(len(ex.x), dtype=bool)))
     sense_weights, sense_bias = sense.fit(np.ones(len(sense.y), dtype=bool))

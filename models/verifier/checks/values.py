@@ -399,13 +399,14 @@ def check_values(
             elif agreeing:
                 rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
                 out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
-            elif elsewhere or (
-                by_duty and any(_agrees(value, v) for st in maybe if st not in duty for v in st[1].values)
+            elif (
+                elsewhere
+                or _written(value, read)
+                or (by_duty and any(_agrees(value, v) for st in maybe if st not in duty for v in st[1].values))
             ):
                 # the document also gives the claim's value for the same event ("Dated: December 14, 2015" under
-                # the signatures, "dated as of November 1, 2015" above them), or in a statement nearly as close
-                # to its duty: the values compete, and neither is a contradiction
-                # the claim's value stands in a statement nearly as close to its duty: not a contradiction
+                # the signatures, "dated as of November 1, 2015" above them), writes its date elsewhere, or gives
+                # it in a statement nearly as close to its duty: the values compete, neither is a contradiction
                 rivals = ", ".join(dict.fromkeys(s.value.surface for s in said))
                 out.doubts.append(Reason("competing_values", value.surface, rivals, said[0].passage, notes))
             else:
@@ -413,6 +414,16 @@ def check_values(
             done.add(value.surface)
     _check_row(claimed_in_order, passages, document, notes, out, done | decided)
     return done
+
+
+def _written(value: Value, read: _Read) -> bool:
+    """Whether the document writes the claim's very date, for whatever event. Which event a date is, the
+    rules read from the words around it, and they misread it more often than an answer invents the date: on
+    CUAD's dates of cuad-067..295, 11 of 35 false alarms wrote a date the contract gives, 7 of 344 caught
+    errors did. Such a date competes with the duty's; it is not contradicted."""
+    return value.kind == "date" and any(
+        v.kind == "date" and v.amount == value.amount for _, st in read.valued for v in st.values
+    )
 
 
 def _first_of_event(value: Value, mine: Statement, read: _Read, agreeing: bool = True) -> _Said | None:
