@@ -74,7 +74,7 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
     values = {v.surface for v in read_values(plain).values} | ({law} if law else set())
     stated = [st for st in statements(plain) if st.values or not hedges(st.text)]
     values_read = bool(values) and len(stated) == 1 and values <= {surface for surface, _, _ in out.read}
-    if values_read and not matched:  # the statement that gives the claim's values is the passage it is about
+    if values_read:  # the statement that gives the claim's values is the passage it is about
         matched = [out.read[0][1]]
     if matched:
         pid = matched[0]

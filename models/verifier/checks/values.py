@@ -169,7 +169,7 @@ _CONCEPTS = _concepts(
     agreement="agreement contract",
     party="party parties",
     made="made make entered enter executed execute signed sign dated concluded",
-    start="effective commence commences commenced commencement begin begins began beginning start starts started force",
+    start="effective effect commence commences commenced commencement begin begins began beginning start starts started force",
     end="expire expires expired expiration expiry end ends ended ending until terminate terminates terminated"
     " termination through",
     renew="renew renews renewed renewal renewals extend extends extended extension successive",
@@ -380,7 +380,7 @@ def check_values(
                         )
                     ]
             elsewhere = _same_event(value, mine, read)
-            if not said and elsewhere and value.kind == "date":
+            if not by_duty and elsewhere and value.kind == "date":
                 said = agreeing = elsewhere  # no statement of its duty; a statement of its event gives that date
                 by_duty = True
             preamble = None if said else _first_of_event(value, mine, read, agreeing=False)
