@@ -18,14 +18,18 @@ rules' own "supported" was wrong on more than a third of the wrong claims.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
-from models.checker.kinds import KindReader, KindReading, recognition_text, shipped_kinds
+from models.checker.kinds import KindReader, KindReading, negated, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
+from models.checker.reference import Reference, sentences, shipped_reference
 from models.checker.statements import Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
@@ -47,6 +51,7 @@ from models.verifier.checks.verbatim import verbatim_quote
 from models.vocabulary import Tag
 
 SEARCH_HITS = 5  # passages the rules compare a claim with
+_GIVES_WORDS = re.compile(r"\d|[\"“”]")  # a value or a quotation: the values reader's and the quotation check's
 
 
 @dataclass
@@ -135,6 +140,8 @@ class PreparedDocument:
     evidence: Evidence
     index: PassageIndex
     defined: dict[str, tuple[str, str]]  # term (lower case) -> (term, passage)
+    # each sentence's passage and bi-encoder vector, embedded when a claim of no known kind first needs them
+    sentences: tuple[list[str], np.ndarray] | None = None
 
 
 class ClaimEngine:
@@ -161,6 +168,9 @@ class ClaimEngine:
         # statement_read: a claim about an NDA in any wording, read as the ContractNLI statement it makes
         statements = shipped_statements(self.encoders.memory) if self.encoders and self.reads_meaning else None
         self.statements = statements if isinstance(statements, StatementReader) else None
+        # never_made: a claim that a contract has a clause of a kind nobody trained on, read against other contracts
+        reference = shipped_reference() if self.reads_meaning else None
+        self.reference = reference if isinstance(reference, Reference) else None
 
     def prepare(self, passages: list[Passage], definitions: list[Definition]) -> PreparedDocument:
         evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {d.term: d.definition for d in definitions})
@@ -213,6 +223,12 @@ class ClaimEngine:
         # a claim read as an NDA statement, or decided by the contract checker, is not read again by its kind
         kinds = self._kinds_read(prepared, [c for c, _ in claims]) if evidence.kind == "contract" else {}
         kinds = {i: k for i, k in kinds.items() if statements[i] is None and i not in by_meaning}
+        unknown = [
+            i
+            for i, (c, _) in enumerate(claims)
+            if evidence.kind == "contract" and statements[i] is None and i not in by_meaning and i not in kinds
+        ]
+        closeness = dict(zip(unknown, self._closeness(prepared, [claims[i][0] for i in unknown]), strict=True))
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
@@ -226,6 +242,9 @@ class ClaimEngine:
             recognised = statements[i]
             if recognised is not None:
                 point = statement_read(point, recognised)
+            near = closeness.get(i)
+            if near is not None and self.reference is not None:
+                point = never_made(point, near[0], near[1], self.reference, document)
             point = _quoted(point, document)
             used = [prepared.defined[t] for t in evidence.defined_in(point.text)]  # read with them: evidence too
             point.definitions = [{"term": term, "passage": passage} for term, passage in used]
@@ -237,6 +256,35 @@ class ClaimEngine:
         if self.statements is None or self.encoders is None or not claims:
             return [None] * len(claims)
         return self.statements.recognise(claims, self.encoders.embed(claims), self.encoders.judge)
+
+    def _closeness(self, prepared: PreparedDocument, claims: list[str]) -> list[tuple[float, str] | None]:
+        """For each claim that a clause is there (none that denies one, gives a value or quotes), how close the
+        contract's closest sentence comes to it beside the reference contracts' (models/checker/reference.py),
+        and that sentence's passage; None for the others."""
+        wanted = [
+            j
+            for j, c in enumerate(claims)
+            if not negated(c) and not _GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
+        ]
+        out: list[tuple[float, str] | None] = [None] * len(claims)
+        if self.reference is None or self.encoders is None or not wanted:
+            return out
+        if prepared.sentences is None:
+            owner = [
+                (pid, s)
+                for pid, text in zip(prepared.index.ids, prepared.index.texts, strict=True)
+                for s in sentences([text])
+            ]
+            vectors = self.encoders.embed([s for _, s in owner]) if owner else np.zeros((0, 384), dtype=np.float32)
+            prepared.sentences = ([pid for pid, _ in owner], vectors)
+        ids, vectors = prepared.sentences
+        if not ids:
+            return out
+        for j, v in zip(wanted, self.encoders.embed([claims[j] for j in wanted]), strict=True):
+            cosines = vectors @ v
+            best = int(np.argmax(cosines))
+            out[j] = (self.reference.closeness(v, float(cosines[best]), len(ids)), ids[best])
+        return out
 
     def _kinds_read(self, prepared: PreparedDocument, claims: list[str]) -> dict[int, KindReading]:
         """The kind reading of each claim about a kind of clause that gives a verdict (models/checker/kinds.py)."""
@@ -359,6 +407,27 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
     report.probability = reading.present if reading.negated else 1 - reading.present
     report.contradiction = 1.0 if reading.verdict == "contradicted" else 0.0
     report.reading = reading.words
+    return report
+
+
+def never_made(
+    point: PointReport, closeness: float, closest: str, reference: Reference, document: Document
+) -> PointReport:
+    """A claim that the contract has a clause of a kind no reader knows, left unconfirmed, is flagged as never made
+    where the contract's closest sentence to it is much further than other contracts' closest usually are
+    (models/checker/reference.py). It stands over nothing but "unconfirmed"."""
+    if point.verdict != UNCONFIRMED or closeness >= reference.threshold:
+        return point
+    said = document.by_id[closest].text[:300] if closest in document.by_id else ""
+    reason = Reason("unsupported", point.text.strip()[:200], said, closest)
+    decided = ClaimResult(INCORRECT, [reason], point.passage or closest)  # the ranker's passage stays shown first
+    report = _report(point.start, point.end, point.text, decided)
+    report.probability, report.contradiction = point.probability, 0.0
+    report.reading = (
+        f"nothing in the contract is like this: its closest sentence ({closest}) is further from the claim than"
+        f" other contracts' closest are ({closeness:+.1f} standard deviations)"
+    )
+    report.summary = f"no clause like this in the contract; closest passage {closest}"
     return report
 
 

@@ -90,6 +90,7 @@ def cuad_claims(folder: Path, wordings: tuple[int, ...]) -> list[str]:
     return sorted(texts)
 
 
+@lru_cache(maxsize=1)
 def hands() -> list[dict[str, Any]]:
     return [json.loads(path.read_text()) for path in HANDS]
 

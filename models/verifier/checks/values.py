@@ -169,7 +169,8 @@ _CONCEPTS = _concepts(
     agreement="agreement contract",
     party="party parties",
     made="made make entered enter executed execute signed sign dated concluded",
-    start="effective effect commence commences commenced commencement begin begins began beginning start starts started force",
+    start="effective effect commence commences commenced commencement begin begins began beginning start starts started"
+    " force",
     end="expire expires expired expiration expiry end ends ended ending until terminate terminates terminated"
     " termination through",
     renew="renew renews renewed renewal renewals extend extends extended extension successive",
