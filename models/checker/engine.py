@@ -4,8 +4,10 @@ The cascade, in order: the verifier's rules (models/verifier) read each claim; t
 (models/checker/model.py) gives the calibrated probability that the document does not support it; in
 a contract, the evidence ranker finds the passages that may decide it by meaning, the cross-encoder
 rereads the first four, and the contract checker gives the verdict from what they say
-(models/checker/ranking.py, encoder.py); last, a point that quotes its document word for word is
-confirmed as quoted (models/verifier/checks/verbatim.py). The decision policy that joins them
+(models/checker/ranking.py, encoder.py); a claim in other words is read as the NDA statement it makes
+(statements.py) or by the kind of clause it names (kinds.py), and one of a kind nobody trained on against
+other contracts (reference.py); last, a point that quotes its document word for word is confirmed as quoted
+(models/verifier/checks/verbatim.py). The decision policy that joins them
 (`_decided`), and the tag each verdict becomes in a LeMAJ review (`tag_of`), live here too, so that a
 model is added or removed in this package alone. app/judging/verification.py reads a project's
 documents, runs the engine and keeps its findings.
@@ -18,7 +20,6 @@ rules' own "supported" was wrong on more than a third of the wrong claims.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,7 @@ from models.checker.kinds import KindReader, KindReading, negated, recognition_t
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
 from models.checker.reference import Reference, sentences, shipped_reference
-from models.checker.statements import Recognised, StatementReader, shipped_statements
+from models.checker.statements import GIVES_WORDS, Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
     INCORRECT,
@@ -51,7 +52,6 @@ from models.verifier.checks.verbatim import verbatim_quote
 from models.vocabulary import Tag
 
 SEARCH_HITS = 5  # passages the rules compare a claim with
-_GIVES_WORDS = re.compile(r"\d|[\"“”]")  # a value or a quotation: the values reader's and the quotation check's
 
 
 @dataclass
@@ -264,7 +264,7 @@ class ClaimEngine:
         wanted = [
             j
             for j, c in enumerate(claims)
-            if not negated(c) and not _GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
+            if not negated(c) and not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
         ]
         out: list[tuple[float, str] | None] = [None] * len(claims)
         if self.reference is None or self.encoders is None or not wanted:

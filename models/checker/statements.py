@@ -65,7 +65,7 @@ FEATURES = (
     "cross_first",
     "words_held",
 )
-_GIVES_WORDS = re.compile(r"\d|[\"“”]")  # a value or a quotation: checked as given, never as a statement
+GIVES_WORDS = re.compile(r"\d|[\"“”]")  # a value or a quotation: checked as given, never as a statement
 # The words that turn a statement round, counted (`same_sense`): one feature of the sense model. Alone it was the
 # gate: it passed 36 of the 51 wordings 3-5 and 2 of the 17 `check` denials, and 19-40 in 100 of other hands' denials.
 _DENIES = re.compile(
@@ -228,7 +228,7 @@ class StatementReader:
         a value or a quotation."""
         out: list[Recognised | None] = []
         for claim, vector in zip(claims, vectors, strict=True):
-            if _GIVES_WORDS.search(claim) or float(np.max(self.prototypes @ vector)) < NO_STATEMENT:
+            if GIVES_WORDS.search(claim) or float(np.max(self.prototypes @ vector)) < NO_STATEMENT:
                 out.append(None)
                 continue
             chosen, x = self.features(claim, vector, judge)
