@@ -23,14 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
 from models.checker.kinds import KindReader, KindReading, negated, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.reference import Reference, sentences, shipped_reference
+from models.checker.reference import Reference, Sentences, shipped_reference
 from models.checker.statements import GIVES_WORDS, Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
@@ -140,8 +138,7 @@ class PreparedDocument:
     evidence: Evidence
     index: PassageIndex
     defined: dict[str, tuple[str, str]]  # term (lower case) -> (term, passage)
-    # each sentence's passage and bi-encoder vector, embedded when a claim of no known kind first needs them
-    sentences: tuple[list[str], np.ndarray] | None = None
+    sentences: Sentences | None = None  # read against the reference contracts (models/checker/reference.py)
 
 
 class ClaimEngine:
@@ -269,21 +266,10 @@ class ClaimEngine:
         out: list[tuple[float, str] | None] = [None] * len(claims)
         if self.reference is None or self.encoders is None or not wanted:
             return out
-        if prepared.sentences is None:
-            owner = [
-                (pid, s)
-                for pid, text in zip(prepared.index.ids, prepared.index.texts, strict=True)
-                for s in sentences([text])
-            ]
-            vectors = self.encoders.embed([s for _, s in owner]) if owner else np.zeros((0, 384), dtype=np.float32)
-            prepared.sentences = ([pid for pid, _ in owner], vectors)
-        ids, vectors = prepared.sentences
-        if not ids:
-            return out
+        if prepared.sentences is None:  # embedded once a document, when a claim first needs them
+            prepared.sentences = Sentences.of(prepared.index.ids, prepared.index.texts, self.encoders.embed)
         for j, v in zip(wanted, self.encoders.embed([claims[j] for j in wanted]), strict=True):
-            cosines = vectors @ v
-            best = int(np.argmax(cosines))
-            out[j] = (self.reference.closeness(v, float(cosines[best]), len(ids)), ids[best])
+            out[j] = self.reference.closest(v, prepared.sentences)
         return out
 
     def _kinds_read(self, prepared: PreparedDocument, claims: list[str]) -> dict[int, KindReading]:

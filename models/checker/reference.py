@@ -40,6 +40,21 @@ def sentences(texts: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Sentences:
+    """A contract's sentences as the reference reads them: each one's passage and bi-encoder vector."""
+
+    passages: list[str]
+    vectors: np.ndarray
+
+    @classmethod
+    def of(cls, ids: list[str], texts: list[str], embed: Any) -> Sentences:
+        """The sentences of these passages (their citation ids and texts), embedded by `embed`."""
+        owner = [(pid, s) for pid, text in zip(ids, texts, strict=True) for s in sentences([text])]
+        vectors = embed([s for _, s in owner]) if owner else np.zeros((0, 384), dtype=np.float32)
+        return cls([pid for pid, _ in owner], vectors)
+
+
+@dataclass(frozen=True)
 class Reference:
     """The reference contracts' sentence vectors (int8, a scale a row), which contract each is of, and the
     closeness under which a claim is never made."""
@@ -58,6 +73,15 @@ class Reference:
         cosines = (self.vectors.astype(np.float32) @ claim.astype(np.float32)) * self.scales
         best = np.array([_expected_max(cosines[self.contract == k], sentences) for k in range(self.contracts)])
         return float((closest - best.mean()) / max(float(best.std()), 1e-6))
+
+    def closest(self, claim: np.ndarray, contract: Sentences) -> tuple[float, str] | None:
+        """The claim's closeness (its bi-encoder vector given) to a contract, and the passage of the contract's
+        closest sentence; None for a contract with no sentence."""
+        if not contract.passages:
+            return None
+        cosines = contract.vectors @ claim
+        best = int(np.argmax(cosines))
+        return self.closeness(claim, float(cosines[best]), len(contract.passages)), contract.passages[best]
 
     @property
     def contracts(self) -> int:
