@@ -6,6 +6,7 @@ Modules marked `every_store` run each test on a SQLite file and on a real Postgr
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import shutil
@@ -21,13 +22,22 @@ from app.project import SAMPLE_DATASET, Project
 from storage.db import url_for_path
 
 POSTGRES = os.environ.get("ASSAY_TEST_POSTGRES")
+
+
+def _own_folder(variable: str, prefix: str) -> None:
+    """Point `variable` at a new temporary folder, removed when the test run ends."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    os.environ[variable] = folder
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+
 # Tests (and the processes they start) keep their settings away from the user's own.
-os.environ["ASSAY_CONFIG_DIR"] = tempfile.mkdtemp(prefix="assay-test-settings-")
-os.environ["ASSAY_BACKUP_DIR"] = tempfile.mkdtemp(prefix="assay-test-backups-")  # and their backups
-os.environ["ASSAY_JUDGE_STATE_DIR"] = tempfile.mkdtemp(prefix="assay-test-judge-state-")  # and what judges read
-os.environ["ASSAY_MODELS_DIR"] = tempfile.mkdtemp(prefix="assay-test-models-")  # and the models Assay installs
+_own_folder("ASSAY_CONFIG_DIR", "assay-test-settings-")
+_own_folder("ASSAY_BACKUP_DIR", "assay-test-backups-")  # and their backups
+_own_folder("ASSAY_JUDGE_STATE_DIR", "assay-test-judge-state-")  # and what judges read
+_own_folder("ASSAY_MODELS_DIR", "assay-test-models-")  # and the models Assay installs
 # Reviewers' signing keys: a folder of the tests' own, no OS keyring (a headless machine's case), a passphrase.
-os.environ["ASSAY_KEY_DIR"] = tempfile.mkdtemp(prefix="assay-test-keys-")
+_own_folder("ASSAY_KEY_DIR", "assay-test-keys-")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 os.environ.setdefault("ASSAY_KEY_PASSPHRASE", "test passphrase")
 _database_numbers = itertools.count()

@@ -17,10 +17,12 @@ import hashlib
 import importlib.util
 import json
 import zipfile
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from threading import Lock
 from typing import Any
 
 import numpy as np
@@ -41,6 +43,7 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 CROSS_LABELS = ("supported", "contradicted", "not_stated")
 DENSE_TOKENS = 64  # a passage's first 64 word pieces are what the bi-encoder reads of it (0.98 cosine to 128)
+REMEMBERED = 2048  # texts whose vectors are kept (3 MB): an answer's claims, read by several readers
 PAIR_TOKENS = 256  # claim and passage together, as the cross-encoder was trained
 
 
@@ -98,6 +101,10 @@ class Encoders:
     # and a verification running beside it cannot change how much of a text the other reads
     _texts: Any = field(init=False, repr=False)
     _pairs: Any = field(init=False, repr=False)
+    # the vectors of the texts embedded last: one claim is read by the statement reader, the ranker and the
+    # reference contracts, and a text read alone always gives the same vector (`_each`)
+    _embedded: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict, init=False, repr=False)
+    _embedding: Lock = field(default_factory=Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         from tokenizers import Tokenizer
@@ -165,9 +172,18 @@ class Encoders:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, one per text (the first DENSE_TOKENS word pieces of each)."""
-        vectors = self._each(self.dense, self._texts.encode_batch(texts), 384)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.asarray(vectors / np.maximum(norms, 1e-9), dtype=np.float32)
+        with self._embedding:
+            known = {t: self._embedded[t] for t in texts if t in self._embedded}
+        new = [t for t in dict.fromkeys(texts) if t not in known]
+        if new:
+            vectors = self._each(self.dense, self._texts.encode_batch(new), 384)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+            known.update(zip(new, vectors, strict=True))
+            with self._embedding:
+                self._embedded.update(zip(new, vectors, strict=True))
+                while len(self._embedded) > REMEMBERED:
+                    self._embedded.popitem(last=False)
+        return np.asarray([known[t] for t in texts], dtype=np.float32).reshape(len(texts), 384)
 
     def judge(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """For each (claim, passage): probabilities of supported, contradicted, not stated."""

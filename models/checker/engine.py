@@ -218,13 +218,13 @@ class ClaimEngine:
                     assessed[i] = a
                 by_meaning = {i for i, _ in read}
         # a claim read as an NDA statement, or decided by the contract checker, is not read again by its kind
-        kinds = self._kinds_read(prepared, [c for c, _ in claims]) if evidence.kind == "contract" else {}
-        kinds = {i: k for i, k in kinds.items() if statements[i] is None and i not in by_meaning}
-        unknown = [
+        undecided = [
             i
-            for i, (c, _) in enumerate(claims)
-            if evidence.kind == "contract" and statements[i] is None and i not in by_meaning and i not in kinds
+            for i in range(len(claims))
+            if evidence.kind == "contract" and statements[i] is None and i not in by_meaning
         ]
+        kinds = self._kinds_read(prepared, {i: claims[i][0] for i in undecided})
+        unknown = [i for i in undecided if i not in kinds]
         closeness = dict(zip(unknown, self._closeness(prepared, [claims[i][0] for i in unknown]), strict=True))
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
@@ -272,15 +272,15 @@ class ClaimEngine:
             out[j] = self.reference.closest(v, prepared.sentences)
         return out
 
-    def _kinds_read(self, prepared: PreparedDocument, claims: list[str]) -> dict[int, KindReading]:
-        """The kind reading of each claim about a kind of clause that gives a verdict (models/checker/kinds.py)."""
+    def _kinds_read(self, prepared: PreparedDocument, claims: dict[int, str]) -> dict[int, KindReading]:
+        """The kind reading of each claim (by its place in the answer) about a kind of clause, where the reading
+        gives a verdict (models/checker/kinds.py)."""
         if self.kinds is None or self.encoders is None or not claims:
             return {}
-        vectors = self.encoders.embed([recognition_text(c) for c in claims])
+        vectors = self.encoders.embed([recognition_text(c) for c in claims.values()])
         index = prepared.index
         read = {
-            i: self.kinds.read(c, v, index.ids, index.texts)
-            for i, (c, v) in enumerate(zip(claims, vectors, strict=True))
+            i: self.kinds.read(c, v, index.ids, index.texts) for (i, c), v in zip(claims.items(), vectors, strict=True)
         }
         return {i: r for i, r in read.items() if r is not None}
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from models.checker.manifest import ArtefactUnavailable, checked
 from models.checker.sense import CUES, POOL_FEATURES, cue_vector, pool_features
+from models.checker.statements import GIVES_WORDS
 
 FILE = "kinds.json"
 
@@ -54,7 +55,8 @@ _NEGATED = re.compile(
 # A value, in digits or a period in words ("renews for periods of one year each"), or a quotation: checked as given,
 # by the values reader and the rules
 _VALUE = re.compile(
-    r"\d|[\"“”]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)"
+    GIVES_WORDS.pattern
+    + r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety)"
     r"\s+(?:(?:calendar|business|consecutive)\s+)?(?:day|week|month|year)s?\b",
     re.IGNORECASE,
 )
