@@ -28,7 +28,7 @@ from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
 from models.checker.kinds import KindReader, KindReading, negated, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.reference import Reference, Sentences, shipped_reference
+from models.checker.reference import Reading, Reference, Sentences, as_said, shipped_reference
 from models.checker.statements import GIVES_WORDS, Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
@@ -225,7 +225,7 @@ class ClaimEngine:
         ]
         kinds = self._kinds_read(prepared, {i: claims[i][0] for i in undecided})
         unknown = [i for i in undecided if i not in kinds]
-        closeness = dict(zip(unknown, self._closeness(prepared, [claims[i][0] for i in unknown]), strict=True))
+        compared = dict(zip(unknown, self._compared(prepared, [claims[i][0] for i in unknown]), strict=True))
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
@@ -239,9 +239,9 @@ class ClaimEngine:
             recognised = statements[i]
             if recognised is not None:
                 point = statement_read(point, recognised)
-            near = closeness.get(i)
-            if near is not None and self.reference is not None:
-                point = never_made(point, near[0], near[1], self.reference, document)
+            reading = compared.get(i)
+            if reading is not None and self.reference is not None:
+                point = never_made(point, reading, self.reference, document)
             point = _quoted(point, document)
             used = [prepared.defined[t] for t in evidence.defined_in(point.text)]  # read with them: evidence too
             point.definitions = [{"term": term, "passage": passage} for term, passage in used]
@@ -254,22 +254,21 @@ class ClaimEngine:
             return [None] * len(claims)
         return self.statements.recognise(claims, self.encoders.embed(claims), self.encoders.judge)
 
-    def _closeness(self, prepared: PreparedDocument, claims: list[str]) -> list[tuple[float, str] | None]:
-        """For each claim that a clause is there (none that denies one, gives a value or quotes), how close the
-        contract's closest sentence comes to it beside the reference contracts' (models/checker/reference.py),
-        and that sentence's passage; None for the others."""
+    def _compared(self, prepared: PreparedDocument, claims: list[str]) -> list[Reading | None]:
+        """For each claim that a clause is there (none that denies one, gives a value or quotes), what the
+        reference contracts say of it about this contract (models/checker/reference.py); None for the others."""
         wanted = [
             j
             for j, c in enumerate(claims)
             if not negated(c) and not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
         ]
-        out: list[tuple[float, str] | None] = [None] * len(claims)
+        out: list[Reading | None] = [None] * len(claims)
         if self.reference is None or self.encoders is None or not wanted:
             return out
         if prepared.sentences is None:  # embedded once a document, when a claim first needs them
             prepared.sentences = Sentences.of(prepared.index.ids, prepared.index.texts, self.encoders.embed)
         for j, v in zip(wanted, self.encoders.embed([claims[j] for j in wanted]), strict=True):
-            out[j] = self.reference.closest(v, prepared.sentences)
+            out[j] = self.reference.read(claims[j], v, prepared.sentences)
         return out
 
     def _kinds_read(self, prepared: PreparedDocument, claims: dict[int, str]) -> dict[int, KindReading]:
@@ -396,22 +395,24 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
     return report
 
 
-def never_made(
-    point: PointReport, closeness: float, closest: str, reference: Reference, document: Document
-) -> PointReport:
+def never_made(point: PointReport, reading: Reading, reference: Reference, document: Document) -> PointReport:
     """A claim that the contract has a clause of a kind no reader knows, left unconfirmed, is flagged as never made
-    where the contract's closest sentence to it is much further than other contracts' closest usually are
-    (models/checker/reference.py). It stands over nothing but "unconfirmed"."""
-    if point.verdict != UNCONFIRMED or closeness >= reference.threshold:
+    where the contract says nothing like it, as other contracts do (models/checker/reference.py). It stands over
+    nothing but "unconfirmed"."""
+    if point.verdict != UNCONFIRMED or reading.never_made < reference.threshold:
         return point
+    closest = reading.closest
     said = document.by_id[closest].text[:300] if closest in document.by_id else ""
     reason = Reason("unsupported", point.text.strip()[:200], said, closest)
     decided = ClaimResult(INCORRECT, [reason], point.passage or closest)  # the ranker's passage stays shown first
     report = _report(point.start, point.end, point.text, decided)
-    report.probability, report.contradiction = point.probability, 0.0
+    report.probability, report.contradiction = reading.never_made, 0.0
+    words = as_said(reading.missing, point.text)
     report.reading = (
-        f"nothing in the contract is like this: its closest sentence ({closest}) is further from the claim than"
-        f" other contracts' closest are ({closeness:+.1f} standard deviations)"
+        f"no clause like this in the contract, beside other contracts: its closest sentences ({closest}) stand"
+        f" {reading.features[0]:+.1f} standard deviations from theirs"
+        + (f", and it never uses the words {', '.join(f'“{w}”' for w in words[:4])}" if words else "")
+        + f" (probability {reading.never_made:.2f} that there is no such clause)"
     )
     report.summary = f"no clause like this in the contract; closest passage {closest}"
     return report
