@@ -25,10 +25,10 @@ from typing import Any
 
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
-from models.checker.kinds import KindReader, KindReading, negated, recognition_text, shipped_kinds
+from models.checker.kinds import KindReader, KindReading, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.reference import Reading, Reference, Sentences, as_said, shipped_reference
+from models.checker.reference import Reading, Reference, Sentences, as_said, denies, shipped_reference
 from models.checker.statements import GIVES_WORDS, Recognised, StatementReader, shipped_statements
 from models.evidence import is_evidence
 from models.verifier import (
@@ -260,7 +260,7 @@ class ClaimEngine:
         wanted = [
             j
             for j, c in enumerate(claims)
-            if not negated(c) and not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
+            if not denies(c) and not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
         ]
         out: list[Reading | None] = [None] * len(claims)
         if self.reference is None or self.encoders is None or not wanted:

@@ -89,9 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from models.checker.encoder import shipped_encoders
     from models.checker.features import MIN_CONTENT_WORDS, _stems
-    from models.checker.kinds import negated
     from models.checker.manifest import pin
-    from models.checker.reference import FEATURES, FILE, Reference, Sentences
+    from models.checker.reference import FEATURES, FILE, Reference, Sentences, denies
     from models.checker.statements import GIVES_WORDS
 
     started = time.time()
@@ -133,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     claims = [
         c
         for c in claims
-        if not negated(c["text"])
+        if not denies(c["text"])
         and not GIVES_WORDS.search(c["text"])
         and len(set(_stems(c["text"]))) >= MIN_CONTENT_WORDS
     ]
