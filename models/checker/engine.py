@@ -414,7 +414,7 @@ def never_made(point: PointReport, reading: Reading, reference: Reference, docum
         + (f", and it never uses the words {', '.join(f'“{w}”' for w in words[:4])}" if words else "")
         + f" (probability {reading.never_made:.2f} that there is no such clause)"
     )
-    report.summary = f"no clause like this in the contract; closest passage {closest}"
+    report.summary = f"no clause like this in the contract; its closest sentence is in {closest}"
     return report
 
 
