@@ -13,7 +13,14 @@ import pytest
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.engine import ClaimEngine, Passage, PointReport
 from models.checker.manifest import RESOURCES
-from models.checker.statements import FILE, StatementReader, said_alike, same_sense, shipped_statements
+from models.checker.statements import (
+    FILE,
+    StatementReader,
+    names_an_nda,
+    said_alike,
+    same_sense,
+    shipped_statements,
+)
 from models.verifier.verify import SUPPORTED
 
 TRAINING = Path(__file__).resolve().parents[1] / "packaging" / "training" / "data"
@@ -96,17 +103,19 @@ def test_a_claim_in_the_statements_own_words_is_not_said_to_be_reworded(engine: 
 
 
 @pytest.mark.parametrize(
-    "claim",
+    ("claim", "clause"),
     [
-        "The recipient is allowed to reverse engineer the disclosed materials.",
-        "Nothing prohibits the recipient from decompiling or disassembling the materials.",
-        "The recipient does not have to return or destroy the information when the agreement ends.",
+        ("The recipient is allowed to reverse engineer the disclosed materials.", "§4"),
+        ("Nothing prohibits the recipient from decompiling or disassembling the materials.", "§4"),
+        ("The recipient does not have to return or destroy the information when the agreement ends.", "§5"),
     ],
 )
-def test_a_claim_that_denies_a_statement_is_never_read_as_it(engine: ClaimEngine, claim: str) -> None:
+def test_a_claim_that_denies_a_statement_is_never_read_as_it(engine: ClaimEngine, claim: str, clause: str) -> None:
     point = _check(engine, claim)
-    assert "NDA statement" not in point.reading
+    assert "read as the NDA statement" not in point.reading
     assert point.verdict != SUPPORTED  # the NDA says the opposite: never "found"
+    # but it is shown the clause that decides the statement it denies, and told so
+    assert point.passage == clause and "the NDA statement nearest it" in point.reading
 
 
 def test_a_denial_is_never_confirmed_from_the_statement_it_denies(engine: ClaimEngine) -> None:
@@ -200,3 +209,14 @@ def test_an_altered_statements_file_is_refused_in_one_sentence(tmp_path: Path, m
     finally:
         statements._shipped_spec.cache_clear()
     assert isinstance(said, str) and "altered" in said and FILE in said
+
+
+def test_only_a_document_that_names_itself_an_nda_shows_a_statements_clause_as_evidence(engine: ClaimEngine) -> None:
+    """ContractNLI's statements are about NDAs: in a supply agreement a claim near one is shown its own evidence."""
+    assert names_an_nda("MUTUAL NON-DISCLOSURE AGREEMENT") and names_an_nda("This Confidentiality Agreement is made")
+    assert not names_an_nda('SUPPLY AGREEMENT. "Confidential Information" means all information disclosed by a party')
+    supply = [("title", "SUPPLY AGREEMENT"), *NDA[2:]]
+    prepared = engine.prepare([Passage(pid, text) for pid, text in supply], [])
+    text = "Yes. The recipient is allowed to reverse engineer the disclosed materials."
+    (point,) = engine.assess(prepared, text, [(5, len(text))], [[]])
+    assert "the NDA statement nearest it" not in point.reading

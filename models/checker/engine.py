@@ -29,7 +29,14 @@ from models.checker.kinds import KindReader, KindReading, recognition_text, ship
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
 from models.checker.reference import Reading, Reference, Sentences, as_said, denies, shipped_reference
-from models.checker.statements import GIVES_WORDS, Recognised, StatementReader, shipped_statements
+from models.checker.statements import (
+    GIVES_WORDS,
+    OPENING,
+    Recognised,
+    StatementReader,
+    names_an_nda,
+    shipped_statements,
+)
 from models.evidence import is_evidence
 from models.verifier import (
     INCORRECT,
@@ -139,6 +146,7 @@ class PreparedDocument:
     index: PassageIndex
     defined: dict[str, tuple[str, str]]  # term (lower case) -> (term, passage)
     sentences: Sentences | None = None  # read against the reference contracts (models/checker/reference.py)
+    nda: bool = False  # its opening names it a non-disclosure agreement: what ContractNLI's statements are about
 
 
 class ClaimEngine:
@@ -177,6 +185,7 @@ class ClaimEngine:
             evidence,
             PassageIndex([p.citation_id for p in shown], [p.text for p in shown], self.encoders),
             {d.term.lower(): (d.term, d.passage) for d in definitions},
+            nda=names_an_nda(" ".join(p.text for p in passages)[:OPENING]),
         )
 
     def assess(
@@ -191,7 +200,10 @@ class ClaimEngine:
         one), `cited` the passages each span cites, resolved."""
         document, evidence = prepared.document, prepared.evidence
         said = [text[s:e] for s, e in spans]
-        statements = self._statements_read(said) if evidence.kind == "contract" else [None] * len(said)
+        nearest = self._statements_read(said) if evidence.kind == "contract" else [None] * len(said)
+        statements = [r if r is not None and r.sure else None for r in nearest]
+        # a claim near an NDA statement, not surely it: in an NDA, shown the clause that decides the statement
+        near = {i: r.statement for i, r in enumerate(nearest) if r is not None and not r.sure and prepared.nda}
         as_read = [claim if r is None else r.statement for claim, r in zip(said, statements, strict=True)]
         results = [
             verify_claim(claim, document, document.search(claim, SEARCH_HITS), refs)
@@ -208,6 +220,10 @@ class ClaimEngine:
             ranked = prepared.index.rank([claims[i][0] for i in wanted], self.encoders.ranker, self.encoders.memory)
             for i, ranking in zip(wanted, ranked, strict=True):
                 found[i] = ranking.ids[0] if ranking.ids else None
+            nearby = [i for i in wanted if i in near]
+            at_statement = prepared.index.rank([near[i] for i in nearby], self.encoders.ranker, self.encoders.memory)
+            for i, ranking in zip(nearby, at_statement, strict=True):
+                found[i] = ranking.ids[0] if ranking.ids else found[i]
             read = [(i, ranking.meaning) for i, ranking in zip(wanted, ranked, strict=True) if ranking.meaning]
             read = [(i, x) for i, x in read if assessed[i] is not None]
             if read and self.reads_meaning:  # the contract checker reads what the encoders say
@@ -239,6 +255,8 @@ class ClaimEngine:
             recognised = statements[i]
             if recognised is not None:
                 point = statement_read(point, recognised)
+            elif i in near and f is not None and point.passage == f:
+                point.reading += f"; its evidence is the clause of the NDA statement nearest it, “{near[i]}”"
             reading = compared.get(i)
             if reading is not None and self.reference is not None:
                 point = never_made(point, reading, self.reference, document)
@@ -249,10 +267,11 @@ class ClaimEngine:
         return reports
 
     def _statements_read(self, claims: list[str]) -> list[Recognised | None]:
-        """The ContractNLI statement each claim makes, where the recogniser is sure (models/checker/statements.py)."""
+        """The ContractNLI statement each claim makes, or comes nearest to (`sure` where the recogniser is sure;
+        models/checker/statements.py)."""
         if self.statements is None or self.encoders is None or not claims:
             return [None] * len(claims)
-        return self.statements.recognise(claims, self.encoders.embed(claims), self.encoders.judge)
+        return self.statements.nearest(claims, self.encoders.embed(claims), self.encoders.judge)
 
     def _compared(self, prepared: PreparedDocument, claims: list[str]) -> list[Reading | None]:
         """For each claim that a clause is there (none that denies one, gives a value or quotes), what the
