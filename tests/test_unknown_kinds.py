@@ -70,6 +70,12 @@ def test_the_same_claim_is_not_flagged_where_the_contract_has_the_clause(
     assert point.verdict != INCORRECT and not point.reading.startswith(NEVER_MADE)
 
 
+def test_an_nda_is_left_to_the_nda_readers(engine: ClaimEngine, affiliate: list[Passage]) -> None:
+    """The reference contracts are commercial: a document that names itself an NDA is not read against them."""
+    point = _check(engine, [Passage("title", "MUTUAL NON-DISCLOSURE AGREEMENT"), *affiliate], JURY)
+    assert not point.reading.startswith(NEVER_MADE)
+
+
 def test_a_denial_is_never_read_against_other_contracts(engine: ClaimEngine, affiliate: list[Passage]) -> None:
     for denial in (
         "The contract contains no jury waiver.",

@@ -240,7 +240,9 @@ class ClaimEngine:
             if evidence.kind == "contract" and statements[i] is None and i not in by_meaning
         ]
         kinds = self._kinds_read(prepared, {i: claims[i][0] for i in undecided})
-        unknown = [i for i in undecided if i not in kinds]
+        # the reference contracts are commercial: an NDA's claims are the NDA readers' (read against them, claims in
+        # a lawyer's words the NDA never uses were flagged: 4 more false alarms in 98, contradicted F1 0.63 -> 0.60)
+        unknown = [i for i in undecided if i not in kinds and not prepared.nda]
         compared = dict(zip(unknown, self._compared(prepared, [claims[i][0] for i in unknown]), strict=True))
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
