@@ -229,7 +229,7 @@ def test_rules_alone_give_the_old_verdicts_without_probabilities(contract_projec
 
 
 def test_the_window_shows_evidence_without_a_verdict_and_the_definitions_as_links() -> None:
-    from models.checker.engine import PointReport
+    from models.checker.report import PointReport
     from ui.review.verifier_flags import describe
 
     point = PointReport(0, 10, "The Receiving Party keeps it secret.", "unconfirmed", [], "par_4", "", 0.34, 0.1)

@@ -13,9 +13,10 @@ import pytest
 
 from models.checker import kinds as kinds_module
 from models.checker.encoder import Encoders, shipped_encoders
-from models.checker.engine import ClaimEngine, Passage, PointReport, kind_reading, tag_of
+from models.checker.engine import ClaimEngine, Passage, kind_reading
 from models.checker.kinds import KindReader, KindReading, negated, passage_probabilities, recognised, shipped_kinds
 from models.checker.manifest import RESOURCES, pinned
+from models.checker.report import PointReport, tag_of
 from models.verifier import Document, Source
 from models.verifier.verify import INCORRECT, SUPPORTED, UNCONFIRMED
 from models.vocabulary import Tag

@@ -247,9 +247,9 @@ def test_aligned_points_are_the_ones_the_identity_rule_matches() -> None:
 
 def verifier_labels(project: Project, answer_ids: list[str], capsys) -> list[dict]:
     """The claim checker's verdicts on these answers as a judge's labels, tagged as the checker tags them
-    (models.checker.engine.tag_of: a claim it confirms or quotes word for word is correct, one it flags
+    (models.checker.report.tag_of: a claim it confirms or quotes word for word is correct, one it flags
     incorrect); one it cannot settle stays untagged."""
-    from models.checker.engine import PointReport, tag_of
+    from models.checker.report import PointReport, tag_of
 
     assert main(["--db", project.url, "verify", "--answers", ",".join(answer_ids), "--json"]) == 0
     checked = json.loads(capsys.readouterr().out)["answers"]

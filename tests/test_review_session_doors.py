@@ -16,7 +16,7 @@ from app.judging.verification import Verifier
 from app.project import SAMPLE_DATASET, Project
 from app.review.session import Changes, ReviewSession
 from app.workspace import Workspace
-from models.checker.engine import AnswerReport, PointReport
+from models.checker.report import AnswerReport, PointReport
 from ui.review.answer_pane import AnswerPane
 from ui.review.window import ReviewWindow
 

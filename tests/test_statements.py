@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from models.checker.encoder import Encoders, shipped_encoders
-from models.checker.engine import ClaimEngine, Passage, PointReport
+from models.checker.engine import ClaimEngine, Passage
 from models.checker.manifest import RESOURCES
+from models.checker.report import PointReport
 from models.checker.statements import (
     FILE,
     StatementReader,

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from app.ingest.documents import parse_document
-from models.checker.engine import ClaimEngine, Passage, PointReport, tag_of
+from models.checker.engine import ClaimEngine, Passage
 from models.checker.manifest import RESOURCES
 from models.checker.reference import FILE, Reference, Sentences, shipped_reference
+from models.checker.report import PointReport, tag_of
 from models.verifier.verify import INCORRECT
 from models.vocabulary import Tag
 

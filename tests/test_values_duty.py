@@ -96,7 +96,7 @@ def test_the_claim_checker_never_calls_a_wrong_value_found_in_the_document(
 def test_the_pane_says_the_contracts_value_first_and_which_reading_decided(
     cloud_project: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from models.checker.engine import PointReport
+    from models.checker.report import PointReport
     from ui.review.verifier_flags import describe
 
     assert main(["--db", cloud_project.url, "verify", "--json"]) == 0

@@ -12,7 +12,7 @@ from app.judging.paired_stress import VerifierRater, paired_stress_test, remembe
 from app.judging.standing import latest_figures
 from app.judging.verification import VERIFIER, Verifier, stored_report
 from app.project import Project
-from models.checker.engine import PointReport
+from models.checker.report import PointReport
 from models.perturbations import TYPES
 from models.verifier import Document, Source, verify_claim
 from models.verifier.values import read_values

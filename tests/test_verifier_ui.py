@@ -15,7 +15,7 @@ from app.judging.verification import verify_project
 from app.project import Project
 from app.settings import ModelChoice
 from app.workspace import Workspace
-from models.checker.engine import AnswerReport, PointReport, finding_at
+from models.checker.report import AnswerReport, PointReport, finding_at
 from models.perturbations import TYPES
 from ui.judge_dialog import JudgeDialog
 from ui.review.verifier_flags import VerifierFlagLabel

@@ -20,7 +20,7 @@ from app.plain_text import plain_text
 from app.project import Project
 from app.review import sampling
 from app.review.team import assign, export_bundle, import_bundle
-from models.checker.engine import finding_at, reasons_text, verdict_text
+from models.checker.report import finding_at, reasons_text, verdict_text
 from storage.audit import VERIFY_SEES, AuditProblem, audit_entries, verify_audit
 from storage.integrity import integrity_problems
 

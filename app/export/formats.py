@@ -92,7 +92,7 @@ def _points(project: Project, redact: Redact, verifier: bool = False) -> list[di
 def _with_checker_columns(project: Project, points: list[dict[str, Any]]) -> None:
     """The claim checker's verdict on each point and its reasons (empty for a missing point)."""
     from app.judging.verification import all_findings
-    from models.checker.engine import finding_at, reasons_text, verdict_text
+    from models.checker.report import finding_at, reasons_text, verdict_text
 
     reports = all_findings(project.sessions, [p["answer_id"] for p in points])
     for p in points:

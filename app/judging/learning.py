@@ -25,8 +25,8 @@ from app.judging.fitted import SHIPPED, pinned
 from app.judging.verification import Verifier
 from app.project import Project
 from models.checker.adoption import Standing, standing
-from models.checker.engine import finding_at
 from models.checker.learning import CheckerHead, Observation, sha256_of, speaking
+from models.checker.report import finding_at
 from models.vocabulary import Tag
 from storage import learned_checker as store
 from storage.matters import Matter

@@ -22,16 +22,8 @@ from app.judging.fitted import speaker
 from app.judging.runs import open_run
 from models.checker import ClaimChecker
 from models.checker.encoder import encoder_files, kernels
-from models.checker.engine import (
-    AnswerReport,
-    ClaimEngine,
-    Definition,
-    Passage,
-    PointReport,
-    PreparedDocument,
-    confidence_of,
-    tag_of,
-)
+from models.checker.engine import ClaimEngine, Definition, Passage, PreparedDocument
+from models.checker.report import AnswerReport, PointReport, confidence_of, tag_of
 from models.segmentation import segment_answer
 from models.verifier import VERSION, CitedRef
 from models.vocabulary import OutcomeStatus, PassageKind

@@ -27,7 +27,7 @@ from app.review import adjudication, qualification, sampling
 from app.review.adjudication import Case
 from app.review.changes import Changes, Listener
 from app.review.qualification import QualificationSettings
-from models.checker.engine import AnswerReport
+from models.checker.report import AnswerReport
 from storage.db import sqlite_path
 from storage.matters import Matter
 

@@ -7,10 +7,10 @@ rereads the first four, and the contract checker gives the verdict from what the
 (models/checker/ranking.py, encoder.py); a claim in other words is read as the NDA statement it makes
 (statements.py) or by the kind of clause it names (kinds.py), and one of a kind nobody trained on against
 other contracts (reference.py); last, a point that quotes its document word for word is confirmed as quoted
-(models/verifier/checks/verbatim.py). The decision policy that joins them
-(`_decided`), and the tag each verdict becomes in a LeMAJ review (`tag_of`), live here too, so that a
-model is added or removed in this package alone. app/judging/verification.py reads a project's
-documents, runs the engine and keeps its findings.
+(models/verifier/checks/verbatim.py). The decision policy that joins them (`_decided`) lives here too, so
+that a model is added or removed in this package alone; what the engine reports of each point, and the tag a
+verdict becomes in a LeMAJ review (`tag_of`), in models/checker/report.py. app/judging/verification.py reads a
+project's documents, runs the engine and keeps its findings.
 
 Decision: a point is called supported only where the checker's probability is below the threshold at
 which that word was right at least 95 times in 100 on held-out data; otherwise it is `unconfirmed`:
@@ -20,8 +20,7 @@ rules' own "supported" was wrong on more than a third of the wrong claims.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
@@ -29,6 +28,7 @@ from models.checker.kinds import KindReader, KindReading, recognition_text, ship
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
 from models.checker.reference import Reading, Reference, Sentences, as_said, denies, shipped_reference
+from models.checker.report import VERDICT_WORDS, PointReport, report_of
 from models.checker.statements import (
     GIVES_WORDS,
     OPENING,
@@ -54,69 +54,8 @@ from models.verifier import (
 )
 from models.verifier.checks.polarity import WORD_FOR_WORD
 from models.verifier.checks.verbatim import verbatim_quote
-from models.vocabulary import Tag
 
 SEARCH_HITS = 5  # passages the rules compare a claim with
-
-
-@dataclass
-class PointReport:
-    """What the engine found of one point of an answer."""
-
-    start: int
-    end: int
-    text: str
-    verdict: str
-    reasons: list[dict[str, Any]]
-    passage: str | None
-    summary: str
-    probability: float | None = None  # the claim checker's: the document does not support the point
-    contradiction: float | None = None  # of that, the probability that it says the opposite
-    definitions: list[dict[str, str]] = field(default_factory=list)  # {"term", "passage"} the point relies on
-    quote: dict[str, Any] | None = None  # the quotation confirmed word for word (verbatim.Quoted.as_dict)
-    reading: str = ""  # which reading decided, in a lawyer's words ("the contract's value, read: ...")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "start": self.start,
-            "end": self.end,
-            "text": self.text,
-            "verdict": self.verdict,
-            "reasons": self.reasons,
-            "passage": self.passage,
-            "probability": None if self.probability is None else round(self.probability, 4),
-            "contradiction": None if self.contradiction is None else round(self.contradiction, 4),
-            "definitions": self.definitions,
-            "quote": self.quote,
-            "reading": self.reading,
-        }
-
-    @classmethod
-    def from_dict(cls, p: dict[str, Any]) -> PointReport:
-        """A point as `as_dict` wrote it (its one-line summary is not kept)."""
-        return cls(
-            p["start"],
-            p["end"],
-            p["text"],
-            p["verdict"],
-            p["reasons"],
-            p.get("passage"),
-            "",
-            p.get("probability"),
-            p.get("contradiction"),
-            p.get("definitions", []),
-            p.get("quote"),
-            p.get("reading", ""),
-        )
-
-
-@dataclass
-class AnswerReport:
-    answer_id: str
-    points: list[PointReport] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"answer_id": self.answer_id, "points": [p.as_dict() for p in self.points]}
 
 
 @dataclass(frozen=True)
@@ -210,7 +149,7 @@ class ClaimEngine:
             for claim, refs in zip(as_read, cited, strict=True)
         ]
         if self.checker is None:
-            return [_quoted(_report(s, e, text[s:e], r), document) for (s, e), r in zip(spans, results, strict=True)]
+            return [_quoted(report_of(s, e, text[s:e], r), document) for (s, e), r in zip(spans, results, strict=True)]
         claims = [(claim, r.verdict) for claim, r in zip(as_read, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence, question)
         found: list[str | None] = [None] * len(claims)
@@ -305,12 +244,6 @@ class ClaimEngine:
         return {i: r for i, r in read.items() if r is not None}
 
 
-def _report(start: int, end: int, claim: str, result: ClaimResult) -> PointReport:
-    return PointReport(
-        start, end, claim, result.verdict, [r.as_dict() for r in result.reasons], result.passage, result.summary
-    )
-
-
 def _decided(
     start: int,
     end: int,
@@ -336,7 +269,7 @@ def _decided(
     (0.98, not 0.99)."""
     if assessed is None:  # no word to check ("Yes."): the rules' flag or nothing
         verdict = result.verdict if result.verdict in (INCORRECT, NEEDS_REVIEW) else UNVERIFIABLE
-        return _report(start, end, claim, ClaimResult(verdict, result.reasons, result.passage, result.checked))
+        return report_of(start, end, claim, ClaimResult(verdict, result.reasons, result.passage, result.checked))
     p, contradiction = assessed.p_unsupported, assessed.p_contradicted
     # the passage the ranker found by meaning, where it read the claim; else the one the rules matched
     passage = by_meaning or result.passage or assessed.passage
@@ -357,7 +290,7 @@ def _decided(
         decided = ClaimResult(SUPPORTED, [], passage, result.checked or ["the claim's words are in the passage"])
     else:
         decided = ClaimResult(UNCONFIRMED, result.reasons, passage, result.checked)
-    report = _report(start, end, claim, decided)
+    report = report_of(start, end, claim, decided)
     report.probability, report.contradiction = p, contradiction
     report.reading = _reading(decided, assessed, by_meaning is not None)
     if decided.verdict == INCORRECT and not result.reasons:
@@ -408,7 +341,7 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
     else:
         said = document.by_id[cited].text[:300] if cited in document.by_id else "no clause of this kind in the contract"
         decided = ClaimResult(INCORRECT, [Reason(reading.verdict, claim, said, cited)], shown)
-    report = _report(point.start, point.end, point.text, decided)
+    report = report_of(point.start, point.end, point.text, decided)
     # the probability that the contract does not hold the claim: of the clause there, for a claim denying one
     report.probability = reading.present if reading.negated else 1 - reading.present
     report.contradiction = 1.0 if reading.verdict == "contradicted" else 0.0
@@ -426,7 +359,7 @@ def never_made(point: PointReport, reading: Reading, reference: Reference, docum
     said = document.by_id[closest].text[:300] if closest in document.by_id else ""
     reason = Reason("unsupported", point.text.strip()[:200], said, closest)
     decided = ClaimResult(INCORRECT, [reason], point.passage or closest)  # the ranker's passage stays shown first
-    report = _report(point.start, point.end, point.text, decided)
+    report = report_of(point.start, point.end, point.text, decided)
     report.probability, report.contradiction = reading.never_made, 0.0
     words = as_said(reading.missing, point.text)
     report.reading = (
@@ -498,66 +431,3 @@ def _quoted(report: PointReport, document: Document) -> PointReport:
         f"; not checked: {found.rest[:160]}" if found.rest else ""
     )
     return report
-
-
-# ---------------------------------------------------------------- a verdict as a tag, and in words
-
-
-def tag_of(point: PointReport) -> Tag | None:
-    """A flag is `incorrect`; "supported" is `correct` only where the checker confirmed it (the rules'
-    own "supported", without the checker, was wrong too often); everything else abstains."""
-    if point.verdict == INCORRECT:
-        return Tag.INCORRECT
-    if point.verdict == QUOTED:  # the document's own words, and nothing else said: correct as quoted
-        return Tag.CORRECT if point.quote and not point.quote.get("rest") and not point.reasons else None
-    return Tag.CORRECT if point.verdict == SUPPORTED and point.probability is not None else None
-
-
-def confidence_of(point: PointReport) -> float | None:
-    """The checker's probability of the tag it gave (None where a rule decided without it)."""
-    if point.probability is None or tag_of(point) is None or point.verdict == QUOTED:  # a rule decided that
-        return None
-    return point.probability if point.verdict == INCORRECT else 1 - point.probability
-
-
-def finding_at(report: AnswerReport | None, start: int | None, end: int | None) -> PointReport | None:
-    """The engine's point that covers most of the span start:end (a rater may split points differently)."""
-    if report is None or start is None or end is None:
-        return None
-    overlap = [(min(end, p.end) - max(start, p.start), p) for p in report.points]
-    best = max(overlap, key=lambda o: o[0], default=None)
-    if best is None or best[0] <= 0.5 * min(end - start, best[1].end - best[1].start):
-        return None
-    return best[1]
-
-
-VERDICT_WORDS = {
-    QUOTED: "quoted word for word: the quotation is checked, what the answer draws from it is not",
-    SUPPORTED: "found in the document",
-    UNCONFIRMED: "not confirmed: the closest passage is evidence, not a verdict",
-    INCORRECT: "flagged",
-    NEEDS_REVIEW: "needs review",
-    UNVERIFIABLE: "nothing in the document to check this against",
-}
-
-
-def verdict_text(point: PointReport) -> str:
-    """The verdict in a lawyer's words, with its passage and the claim checker's probability:
-    "not confirmed: the closest passage is evidence, not a verdict (par_12; unsupported 0.34)"."""
-    details = [point.passage] if point.passage else []
-    if point.probability is not None:
-        details.append(f"unsupported {point.probability:.2f}")
-    words = VERDICT_WORDS.get(point.verdict, point.verdict)
-    return words + (f" ({'; '.join(details)})" if details else "")
-
-
-def reasons_text(point: PointReport | None) -> str:
-    """The reasons of a verdict in one line: "value_mismatch: the answer says '30 days', the document
-    'sixty (60) days' (par_12)"."""
-    if point is None:
-        return ""
-    return "; ".join(
-        f"{r['check']}: the answer says '{r['claim']}', the document '{str(r['document'])[:160]}'"
-        + (f" ({r['passage']})" if r.get("passage") else "")
-        for r in point.reasons
-    )

@@ -22,7 +22,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -109,7 +109,7 @@ class Reference:
         cosines = contract.vectors @ vector
         order = np.argsort(-cosines, kind="stable")
         theirs = (self.vectors.astype(np.float32) @ vector.astype(np.float32)) * self.scales
-        their_three = np.array([np.sort(theirs[self.contract == k])[-CLOSEST:].mean() for k in range(self.contracts)])
+        their_three = np.array([np.sort(one)[-CLOSEST:].mean() for one in np.split(theirs, self._starts)])
         three = float(cosines[order[:CLOSEST]].mean())
         words = sorted(set(_stems(claim)), key=lambda w: (self.used_by.get(w, 0), w))
         rarity = {w: self.rarity(w) for w in words}
@@ -136,6 +136,11 @@ class Reference:
     @property
     def contracts(self) -> int:
         return int(self.contract.max()) + 1
+
+    @cached_property
+    def _starts(self) -> np.ndarray:
+        """Where each reference contract's sentences start but the first (they are stored contract by contract)."""
+        return np.flatnonzero(np.diff(self.contract)) + 1
 
 
 def as_said(stems: list[str], claim: str) -> list[str]:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QLabel
 from app.errors import AssayError
 from app.plain_text import plain_text
 from app.review.session_project import ClaimsOf
-from models.checker.engine import AnswerReport, PointReport, finding_at
+from models.checker.report import AnswerReport, PointReport, finding_at
 
 FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier's finding is asked for
 # An answer not read ahead (the reviewer moved on at once, a key held down) is painted first too: the claim
