@@ -13,8 +13,16 @@ import pytest
 
 from models.checker import kinds as kinds_module
 from models.checker.encoder import Encoders, shipped_encoders
-from models.checker.engine import ClaimEngine, Passage, kind_reading
-from models.checker.kinds import KindReader, KindReading, negated, passage_probabilities, recognised, shipped_kinds
+from models.checker.engine import ClaimEngine, Passage, clause_like_shown, kind_reading
+from models.checker.kinds import (
+    KindReader,
+    KindReading,
+    negated,
+    passage_probabilities,
+    recognised,
+    recognition_text,
+    shipped_kinds,
+)
 from models.checker.manifest import RESOURCES, pinned
 from models.checker.report import PointReport, tag_of
 from models.verifier import Document, Source
@@ -237,3 +245,59 @@ def test_an_exception_in_the_clause_does_not_stop_the_kind_reading(engine: Claim
     point = _check(engine, "There is no cap on liability.")
     assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
     assert point.reasons[0]["passage"] == "§12.2"
+
+
+def test_a_point_no_reader_cites_a_clause_for_is_shown_the_clause_most_like_its_kind() -> None:
+    """In a commercial contract, a point left unconfirmed, in doubt, or flagged as never made is shown first the
+    passage most like a clause of the kind it names, and the pane says so; a verdict that rests on a clause of its
+    own keeps it."""
+    left = PointReport(5, 40, "A party must keep insurance.", UNCONFIRMED, [], "§14.3", "")
+    left.reading = "read by meaning"
+    shown = clause_like_shown(left, "§10.1", "insurance requirement")
+    assert shown.passage == "§10.1" and shown.verdict == UNCONFIRMED
+    assert shown.reading == "read by meaning; shown first: the passage most like an insurance requirement (§10.1)"
+    never = {"check": "unsupported", "claim": "", "said": "", "passage": "§14.3"}
+    flagged = PointReport(5, 40, "A party must keep insurance.", INCORRECT, [never], "§14.3", "")
+    flagged.summary = "claim checker: the document does not support this (probability 0.91); closest passage §14.3"
+    shown = clause_like_shown(flagged, "§10.1", "insurance requirement")
+    assert shown.passage == "§10.1" and shown.summary.endswith("closest passage §10.1")
+    contradicted = {**never, "check": "contradicted"}
+    for kept in (
+        PointReport(5, 40, "A party must keep insurance.", SUPPORTED, [], "§14.3", ""),
+        PointReport(5, 40, "No party must keep insurance.", INCORRECT, [contradicted], "§14.3", ""),
+    ):
+        assert clause_like_shown(kept, "§10.1", "insurance requirement").passage == "§14.3"
+
+
+def test_a_claim_the_recogniser_reads_less_surely_than_a_verdict_needs_is_shown_its_kinds_clause(
+    engine: ClaimEngine,
+) -> None:
+    """Below the verdict's bar the kind the recogniser reads is still the evidence to show first: the insurance
+    clause, for a claim that never says "insurance"."""
+    reader, encoders = engine.kinds, engine.encoders
+    assert reader is not None and encoders is not None
+    claim = "Certificates must be furnished on request."
+    vector = encoders.embed([recognition_text(claim)])[0]
+    assert reader.kind_of(claim, vector) is None
+    ids, texts = [pid for pid, _ in CONTRACT], [text for _, text in CONTRACT]
+    assert reader.clause_like(claim, vector, ids, texts) == ("§10.1", "insurance requirement", True)
+    value = "Certificates must be furnished within 30 days."
+    assert reader.clause_like(value, encoders.embed([recognition_text(value)])[0], ids, texts) is None
+
+
+def test_a_bare_yes_is_shown_no_passage(engine: ClaimEngine) -> None:
+    """Nothing in "Yes." is checked: it was shown the one passage that said "Yes/No", as if that were evidence."""
+    passages = [Passage(pid, text) for pid, text in CONTRACT] + [
+        Passage("§15", "15. Form. Each answer on the order form shall be marked Yes/No by the Customer.")
+    ]
+    prepared = engine.prepare(passages, [])
+    (point,) = engine.assess(prepared, "Yes.", [(0, 4)], [[]])
+    assert point.passage is None and point.verdict != SUPPORTED
+
+
+def test_a_claim_unsurely_of_a_kind_the_contract_has_is_never_called_never_made(engine: ClaimEngine) -> None:
+    """Read against other contracts "prove" and "carries" are words the contract never uses, and the claim was
+    flagged as never made; but the recogniser reads it (unsurely) as insurance, and §10.1 is an insurance clause."""
+    point = _check(engine, "The seller must prove it carries policies.")
+    assert point.verdict != INCORRECT and not point.reading.startswith("no clause like this")
+    assert point.passage == "§10.1"

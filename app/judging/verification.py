@@ -64,7 +64,7 @@ class Verifier:
             passages = documents.passages_of(session, document_id)
             terms = defined_terms(passages) if self.definitions else []  # read claims with their definitions
             prepared = self.engine.prepare(
-                [Passage(p.citation_id, p.text, p.kind is PassageKind.TOC) for p in passages],
+                [Passage(p.citation_id, p.text, p.kind is PassageKind.TOC, p.heading_path) for p in passages],
                 [Definition(t.term, t.definition, t.passage) for t in terms],
             )
             self._documents[document_id] = (prepared, CitationIndex(passages))

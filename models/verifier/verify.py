@@ -51,6 +51,9 @@ class ClaimResult:
         return "nothing in the document to check this against"
 
 
+_ANSWERS = frozenset({"yes"})  # the word that answers a question, none of what it claims
+
+
 def verify_claim(claim: str, document: Document, candidates: list[str], cited: list[CitedRef]) -> ClaimResult:
     """Check one claim against the document; `candidates` are passage ids a search found for it."""
     out = Outcome()
@@ -58,7 +61,7 @@ def verify_claim(claim: str, document: Document, candidates: list[str], cited: l
     if label:  # "2. " or "(iv) " before a list item is its number in the answer, not a value
         claim = " " * label.end() + claim[label.end() :]
     quoted_in = check_quotes(claim, document, out)
-    mine = content_words(claim)
+    mine = content_words(claim) - _ANSWERS  # a bare "Yes." matched the one passage that says "Yes/No"
     cited_ids = [pid for c in cited for pid in c.passages if pid in document.by_id]
     pool = list(dict.fromkeys(quoted_in + cited_ids + [c for c in candidates if c in document.by_id]))
     scored = sorted(((_shared(mine, document.content[pid]), pid) for pid in pool), reverse=True)
