@@ -224,8 +224,8 @@ def test_only_a_document_that_names_itself_an_nda_shows_a_statements_clause_as_e
 
 
 def test_an_nda_whose_title_is_read_as_a_heading_is_known_as_one(engine: ClaimEngine) -> None:
-    """An imported NDA's title is often the heading of its first clauses, not a passage of its own: 24 of
-    ContractNLI's 61 dev NDAs were read as commercial contracts (and against commercial contracts) for it."""
+    """An imported NDA's title is often the heading of its first clauses, not a passage of its own: 26 of
+    contractnli-dev's 61 NDAs were read as commercial contracts (and against commercial contracts) for it."""
     clauses = [Passage(pid, text, heading="MUTUAL NON-DISCLOSURE AGREEMENT") for pid, text in NDA[2:]]
     assert engine.prepare(clauses, []).nda
     assert not engine.prepare([Passage(pid, text) for pid, text in NDA[2:]], []).nda

@@ -272,8 +272,9 @@ class ClaimEngine:
 
 
 def _opening(passages: list[Passage]) -> str:
-    """The document's first OPENING characters as a reader sees them: each heading once, before its passages (an
-    NDA's title is read as the heading of its first clauses, in 35 of ContractNLI's 61 dev NDAs)."""
+    """The document's first OPENING characters as a reader sees them: each heading once, before its passages. An
+    NDA's title is often read as the heading of its first clauses: from its passages alone, 26 of contractnli-dev's
+    61 NDAs were not known as NDAs; 5 are not now."""
     said, seen, size = [], set(), 0
     for p in passages:
         for part in ([p.heading] if p.heading and p.heading not in seen else []) + [p.text]:
