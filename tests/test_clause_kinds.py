@@ -17,6 +17,7 @@ from models.checker.engine import ClaimEngine, Passage, clause_like_shown, kind_
 from models.checker.kinds import (
     KindReader,
     KindReading,
+    denies,
     negated,
     passage_probabilities,
     recognised,
@@ -176,6 +177,26 @@ def test_a_claim_that_denies_a_clause_is_told_from_one_that_states_a_restriction
     assert negated(claim) is denies
 
 
+@pytest.mark.parametrize(
+    ("claim", "denies_one"),
+    [
+        ("The parties are free to compete with each other.", True),
+        ("Either party may assign the agreement freely.", True),
+        ("Neither party is required to carry insurance.", True),
+        ("Nothing restricts a party from offering competing products.", True),
+        ("A party can be acquired without triggering any consent or termination right.", True),
+        ("A party may not freely assign the agreement.", False),  # a restriction, said with "freely"
+        ("Either party may terminate the agreement at will on notice.", False),
+        ("Neither party may solicit the other's employees.", False),
+        ("Neither party is liable for lost profits.", False),
+    ],
+)
+def test_a_claim_whose_words_deny_a_clause_is_read_as_a_denial(claim: str, denies_one: bool) -> None:
+    """Words the denial model's first feature does not know ("free to compete", "Neither party is required to") deny
+    a clause: such a claim is read as a denial by the kind reading, and never against other contracts."""
+    assert denies(claim) is denies_one
+
+
 def test_an_altered_kinds_file_is_refused_in_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = json.loads((RESOURCES / "kinds.json").read_text())
     spec["thresholds"]["present"] = 0.0  # everything "there"
@@ -301,3 +322,16 @@ def test_a_claim_unsurely_of_a_kind_the_contract_has_is_never_called_never_made(
     point = _check(engine, "The seller must prove it carries policies.")
     assert point.verdict != INCORRECT and not point.reading.startswith("no clause like this")
     assert point.passage == "§10.1"
+
+
+def test_a_denial_of_a_clause_the_contract_has_is_contradicted_below_the_verdicts_bar(engine: ClaimEngine) -> None:
+    """The recogniser is less sure it is about insurance than a verdict needs, but its words deny a clause and the
+    contract has the one it most likely means: it is contradicted, citing §10.1."""
+    reader, encoders = engine.kinds, engine.encoders
+    assert reader is not None and encoders is not None
+    claim = "The supplier is free to operate uninsured."
+    vector = encoders.embed([recognition_text(claim)])[0]
+    assert reader.kind_of(claim, vector) is None and denies(claim)
+    point = _check(engine, claim)
+    assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
+    assert point.reasons[0]["passage"] == "§10.1"

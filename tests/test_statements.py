@@ -229,3 +229,16 @@ def test_an_nda_whose_title_is_read_as_a_heading_is_known_as_one(engine: ClaimEn
     clauses = [Passage(pid, text, heading="MUTUAL NON-DISCLOSURE AGREEMENT") for pid, text in NDA[2:]]
     assert engine.prepare(clauses, []).nda
     assert not engine.prepare([Passage(pid, text) for pid, text in NDA[2:]], []).nda
+
+
+def test_a_claim_read_as_an_nda_statement_is_never_found_in_a_document_that_is_no_nda(engine: ClaimEngine) -> None:
+    """ContractNLI's statements are about NDAs: in a commercial contract "No licence of any rights is given" was
+    read as the statement that the NDA grants no right to its information, and "found" where a licence is granted."""
+    reworded = "The recipient may not reverse engineer the disclosed materials."
+    assert _check(engine, reworded).verdict == SUPPORTED
+    supply = [("title", "SUPPLY AGREEMENT"), *NDA[2:]]
+    prepared = engine.prepare([Passage(pid, text) for pid, text in supply], [])
+    text = f"Yes. {reworded}"
+    (point,) = engine.assess(prepared, text, [(5, len(text))], [[]])
+    assert point.verdict != SUPPORTED
+    assert "the document does not name itself an NDA" in point.reading

@@ -26,10 +26,18 @@ from dataclasses import dataclass
 
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
-from models.checker.kinds import SHOWN_AT, ClauseLike, KindReader, KindReading, recognition_text, shipped_kinds
+from models.checker.kinds import (
+    SHOWN_AT,
+    ClauseLike,
+    KindReader,
+    KindReading,
+    denies,
+    recognition_text,
+    shipped_kinds,
+)
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.reference import Reading, Reference, Sentences, as_said, denies, shipped_reference
+from models.checker.reference import Reading, Reference, Sentences, as_said, shipped_reference
 from models.checker.report import VERDICT_WORDS, PointReport, report_of
 from models.checker.statements import (
     GIVES_WORDS,
@@ -175,19 +183,30 @@ class ClaimEngine:
                 for (i, _), a in zip(read, again, strict=True):
                     assessed[i] = a
                 by_meaning = {i for i, _ in read}
-        # a claim read as an NDA statement, or decided by the contract checker, is not read again by its kind
+        # a claim decided by the contract checker is not read again by its kind, nor one read as an NDA statement in an
+        # NDA; in a commercial contract, one the contract checker (which learnt from NDAs) left without a verdict is,
+        # and one read as an NDA statement too: "The agreement does not grant any license" is about a licence there
+        commercial = evidence.kind == "contract" and not prepared.nda
         undecided = [
             i
             for i in range(len(claims))
             if evidence.kind == "contract" and statements[i] is None and i not in by_meaning
         ]
-        kinds = self._kinds_read(prepared, {i: claims[i][0] for i in undecided})
+        reread = [
+            i
+            for i in range(len(claims))
+            if commercial and (statements[i] is not None or (i in by_meaning and _left_open(assessed[i])))
+        ]
+        kinds = self._kinds_read(prepared, {i: said[i] for i in sorted(undecided + reread)})
+        # read again, a claim's kind may flag it but never confirm it: on denials of kinds of clause in a fourth hand's
+        # words, 34 more were confirmed so, 11 of them wrongly ("No party is granted exclusive rights" read as
+        # "third party beneficiary")
+        kinds = {i: r for i, r in kinds.items() if not (i in reread and r.verdict == "supported")}
         # the reference contracts are commercial: an NDA's claims are the NDA readers' (read against them, claims in
         # a lawyer's words the NDA never uses were flagged: 4 more false alarms in 98, contradicted F1 0.63 -> 0.60)
         unknown = [i for i in undecided if i not in kinds and not prepared.nda]
         compared = dict(zip(unknown, self._compared(prepared, [claims[i][0] for i in unknown]), strict=True))
         # in a commercial contract, the clause most like the kind each claim names (CUAD's kinds, not an NDA's)
-        commercial = evidence.kind == "contract" and not prepared.nda
         like = self._clauses_like(prepared, [c for c, _ in claims], statements) if commercial else {}
         reports = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
@@ -200,8 +219,8 @@ class ClaimEngine:
             if i in kinds:
                 point = kind_reading(point, kinds[i], document)
             recognised = statements[i]
-            if recognised is not None:
-                point = statement_read(point, recognised)
+            if recognised is not None and not (i in kinds and kinds[i].verdict):
+                point = statement_read(point, recognised, nda=prepared.nda)
             elif i in near and f is not None and point.passage == f:
                 point.reading += f"; its evidence is the clause of the NDA statement nearest it, “{near[i]}”"
             reading = compared.get(i)
@@ -284,6 +303,11 @@ def _opening(passages: list[Passage]) -> str:
         if size >= OPENING:
             break
     return " ".join(said)[:OPENING]
+
+
+def _left_open(assessed: Assessment | None) -> bool:
+    """The claim checker gave no verdict: neither flagged nor sure enough to confirm."""
+    return assessed is not None and not assessed.flagged and not assessed.supported
 
 
 def _decided(
@@ -435,18 +459,25 @@ def never_made(point: PointReport, reading: Reading, reference: Reference, docum
     return report
 
 
-def statement_read(point: PointReport, recognised: Recognised) -> PointReport:
+def statement_read(point: PointReport, recognised: Recognised, *, nda: bool = True) -> PointReport:
     """A point read as the ContractNLI statement it makes: its verdict is the statement's, and the pane says
     which statement was read where the point words it otherwise; the point keeps its own words. It is
     confirmed only where it says the statement as the statement does (`Recognised.alike`: a denial read as the
-    statement it denies would otherwise be "found"); otherwise it may still be flagged, or shown its clause."""
+    statement it denies would otherwise be "found"), and only in a document that names itself an NDA (`nda`):
+    ContractNLI's statements are about NDAs, and in commercial contracts "No licence of any rights is given" was
+    read as "Agreement shall not grant Receiving Party any right to Confidential Information" and "found" where
+    the contract grants one. Otherwise it may still be flagged, or shown its clause."""
     if point.text.strip().rstrip(".").casefold() == recognised.statement.rstrip(".").casefold():
         return point
     point.reading = f"read as the NDA statement “{recognised.statement}”: {point.reading}"
-    if point.verdict == SUPPORTED and not recognised.alike:
+    if point.verdict == SUPPORTED and not (recognised.alike and nda):
         point.verdict = UNCONFIRMED
         point.summary = VERDICT_WORDS[UNCONFIRMED]
-        point.reading += " (not confirmed: its words may say it the other way round)"
+        point.reading += (
+            " (not confirmed: its words may say it the other way round)"
+            if not recognised.alike
+            else " (not confirmed: the document does not name itself an NDA, which that statement is about)"
+        )
     return point
 
 

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from models.checker.features import _stems
-from models.checker.kinds import negated
 from models.checker.manifest import ArtefactUnavailable, checked
 from models.verifier.text import TOKEN, canonical, stem
 
@@ -37,16 +36,6 @@ MIN_WORDS = 4  # a sentence of fewer words is a heading or a number: no clause
 CLOSEST = 3  # a contract's closest sentences whose mean cosine is compared with the reference contracts'
 FEATURES = ("closest_three", "closest", "words_missing")
 _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z(\"“])")
-# A claim that a clause is not there in words kinds.negated does not know ("There's no IP assignment", "supplied
-# without any warranty"), unless a modal verb makes it a rule. Of the 396 denials three hands wrote for the kind
-# reader, negated knows 138 and this 52 more; of their 1,386 claims that a clause is there it takes 2, both
-# "there's no limit" (true of a contract without the clause, too).
-_DENIES = re.compile(
-    r"^(?!.*\b(?:may|shall|will|can|could|must|might)\b).*(?:\bthere(?:'|’)?s\s+no\b|\bthere\s+(?:is|are)(?:n't|\s+not)\b"
-    r"|\b(?:places?|puts?|makes?)\s+no\b|\bwithout\s+any\s+(?:[\w-]+\s+){0,2}"
-    r"(?:clause|provision|warranty|restriction|limit|cap|obligation)s?\b)",
-    re.IGNORECASE,
-)
 
 
 class ReferenceUnavailable(ArtefactUnavailable):
@@ -56,11 +45,6 @@ class ReferenceUnavailable(ArtefactUnavailable):
 def sentences(texts: list[str]) -> list[str]:
     """The sentences of a contract's passages, as the reference contracts were cut."""
     return [s.strip() for t in texts for s in _SENTENCE.split(t) if len(s.split()) >= MIN_WORDS]
-
-
-def denies(claim: str) -> bool:
-    """The claim says a clause is not there: never read against other contracts, whose lack of it makes it true."""
-    return negated(claim) or bool(_DENIES.search(claim))
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from models.checker.encoder import shipped_encoders
     from models.checker.features import MIN_CONTENT_WORDS, _stems
+    from models.checker.kinds import denies
     from models.checker.manifest import pin
-    from models.checker.reference import FEATURES, FILE, Reference, Sentences, denies
+    from models.checker.reference import FEATURES, FILE, Reference, Sentences
     from models.checker.statements import GIVES_WORDS
 
     started = time.time()
