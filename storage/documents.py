@@ -115,6 +115,12 @@ def document_openings(session: Session, length: int = 300) -> dict[str, str]:
     return {name: opening or "" for name, opening in rows}
 
 
+def document_opening(session: Session, document_id: int, length: int) -> str:
+    """A document's first characters as imported: its title, which segmenting may leave out of every passage."""
+    opening = session.scalar(select(func.substr(DocumentRow.text, 1, length)).where(DocumentRow.id == document_id))
+    return opening or ""
+
+
 def passages_of(session: Session, document_id: int) -> list[Passage]:
     rows = session.scalars(select(PassageRow).where(PassageRow.document_id == document_id).order_by(PassageRow.ordinal))
     return [_passage(row) for row in rows]

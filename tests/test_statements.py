@@ -228,7 +228,10 @@ def test_an_nda_whose_title_is_read_as_a_heading_is_known_as_one(engine: ClaimEn
     contractnli-dev's 61 NDAs were read as commercial contracts (and against commercial contracts) for it."""
     clauses = [Passage(pid, text, heading="MUTUAL NON-DISCLOSURE AGREEMENT") for pid, text in NDA[2:]]
     assert engine.prepare(clauses, []).nda
-    assert not engine.prepare([Passage(pid, text) for pid, text in NDA[2:]], []).nda
+    untitled = [Passage(pid, text) for pid, text in NDA[2:]]
+    assert not engine.prepare(untitled, []).nda
+    # a title the segmenting left out of every passage is still in the text as imported
+    assert engine.prepare(untitled, [], "MUTUAL NON-DISCLOSURE AGREEMENT\n1. Definition. ...").nda
 
 
 def test_a_claim_read_as_an_nda_statement_is_never_found_in_a_document_that_is_no_nda(engine: ClaimEngine) -> None:

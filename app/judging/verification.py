@@ -24,6 +24,7 @@ from models.checker import ClaimChecker
 from models.checker.encoder import encoder_files, kernels
 from models.checker.engine import ClaimEngine, Definition, Passage, PreparedDocument
 from models.checker.report import AnswerReport, PointReport, confidence_of, tag_of
+from models.checker.statements import OPENING
 from models.segmentation import segment_answer
 from models.verifier import VERSION, CitedRef
 from models.vocabulary import OutcomeStatus, PassageKind
@@ -66,6 +67,7 @@ class Verifier:
             prepared = self.engine.prepare(
                 [Passage(p.citation_id, p.text, p.kind is PassageKind.TOC, p.heading_path) for p in passages],
                 [Definition(t.term, t.definition, t.passage) for t in terms],
+                documents.document_opening(session, document_id, OPENING),
             )
             self._documents[document_id] = (prepared, CitationIndex(passages))
         return self._documents[document_id]

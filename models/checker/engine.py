@@ -127,7 +127,9 @@ class ClaimEngine:
         reference = shipped_reference() if self.reads_meaning else None
         self.reference = reference if isinstance(reference, Reference) else None
 
-    def prepare(self, passages: list[Passage], definitions: list[Definition]) -> PreparedDocument:
+    def prepare(self, passages: list[Passage], definitions: list[Definition], opening: str = "") -> PreparedDocument:
+        """A document read once for every claim about it; `opening`, its first characters as imported, where its
+        title stands (else read from its headings and passages)."""
         evidence = Evidence.of([(p.citation_id, p.text) for p in passages], {d.term: d.definition for d in definitions})
         shown = [p for p in passages if not p.contents_page and is_evidence(p.text)]
         return PreparedDocument(
@@ -135,7 +137,7 @@ class ClaimEngine:
             evidence,
             PassageIndex([p.citation_id for p in shown], [p.text for p in shown], self.encoders),
             {d.term.lower(): (d.term, d.passage) for d in definitions},
-            nda=names_an_nda(_opening(passages)),
+            nda=names_an_nda(opening[:OPENING]) or names_an_nda(_opening(passages)),
         )
 
     def assess(
@@ -291,9 +293,10 @@ class ClaimEngine:
 
 
 def _opening(passages: list[Passage]) -> str:
-    """The document's first OPENING characters as a reader sees them: each heading once, before its passages. An
-    NDA's title is often read as the heading of its first clauses: from its passages alone, 26 of contractnli-dev's
-    61 NDAs were not known as NDAs; 5 are not now."""
+    """The document's first OPENING characters as its passages give them: each heading once, before its passages.
+    An NDA's title is often segmented as a heading, or left out of every passage: from the passages alone, 26 of
+    contractnli-dev's 61 NDAs were not known as NDAs; 5 with their headings, 2 with the text as imported (both a
+    covenant not to compete and a letter that never call themselves one)."""
     said, seen, size = [], set(), 0
     for p in passages:
         for part in ([p.heading] if p.heading and p.heading not in seen else []) + [p.text]:
