@@ -421,7 +421,7 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
 def clause_like_shown(point: PointReport, passage: str, kind: str) -> PointReport:
     """A point whose verdict cites no clause of its own (not confirmed, in doubt, or flagged as never made or not
     supported) is shown first the passage most like a clause of the kind it names: held out on CUAD's contracts that
-    was the experts' clause more often than the ranker's first passage (0.70 -> 0.75, bench/engine_card.py). A
+    was the experts' clause more often than the ranker's first passage (0.70 -> 0.75, score_evidence.py). A
     verdict that rests on a clause (confirmed, quoted, contradicted, the contract's values) keeps it."""
     checks = {r.get("check") for r in point.reasons}
     without_a_clause = point.verdict in (UNCONFIRMED, NEEDS_REVIEW) or (

@@ -91,9 +91,9 @@ RECOGNITION_FEATURES = 5  # recognition_features
 NEIGHBOURS = 10  # the nearest prototypes whose kinds the recogniser counts
 # The recogniser's probability at which the passage most like a clause of the claim's kind is shown first, where no
 # reader cites a clause of its own (`KindReader.clause_like`): showing a clause promises less than a verdict, and
-# below the verdict's bar the kind is still often the claim's. Chosen on cuad-kinds-dev (110 contracts the classifier
+# below the verdict's bar the kind is still often the claim's. Chosen on cuad-kinds-dev (83 contracts the classifier
 # learnt from, wordings 3-5: the experts' clause first 0.80 -> 0.88 at 0.2, 0.84 at 0.3, 0.82 at 0.1); on the held-out
-# contracts 0.70 -> 0.76 (bench/engine_card.py)
+# contracts of bench/engine_card.py's kinds set 0.70 -> 0.75 (../shared/checks/score_evidence.py)
 SHOWN_AT = 0.2
 
 
