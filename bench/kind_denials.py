@@ -2,13 +2,16 @@
 hand's words, on the 110 contracts the kind reader holds out: contradicted where CUAD's experts marked such a clause
 in the contract, correct where they did not.
 
-    .venv/bin/python bench/kind_denials.py [--out FOLDER]
+    .venv/bin/python bench/kind_denials.py [--out FOLDER] [--hand bench/data/kind_denials_fifth_hand.json]
 
 Each contract gets a denial of each of the 14 kinds its claims in wordings 3-5 are about (CUAD's kinds of clause
 measured by bench/engine_card.py, governing law aside: a value), the wording dealt out in turn among three. The
 wordings were written for measurement on 30 Nov 2026 and nothing learnt from them; but `kinds.denies` was widened
 after reading what this probe missed, so for the words that deny, it is not held out by wording: read its figures
-as a development set's. Counted as ../shared/checks/score_real_errors.py counts, beside flag-everything.
+as a development set's. Two more hands were written on 30 Nov 2026 by other models' sessions that read nothing of
+Assay (--hand: six denials a kind each): the fifth's were read, and are a second development set; the sixth's
+(bench/data/kind_denials_sixth_hand.json) were never read here, and measure what was mended after reading the
+others. Counted as ../shared/checks/score_real_errors.py counts, beside flag-everything.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import json
 import shutil
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "packaging"))  # the training package
 
 from engine_card import KIND_WORDINGS, cuad_folder  # noqa: E402
-from real_errors import import_project, score, verify  # noqa: E402
+from real_errors import run_probe  # noqa: E402
 
 # fmt: off
 DENIALS = {
@@ -91,8 +93,9 @@ DENIALS = {
 # fmt: on
 
 
-def probe(out: Path) -> Path:
-    """The probe's folder (qa, truth, meta and the contracts), built from build/cuad-claims."""
+def probe(out: Path, denials: dict[str, list[str]] = DENIALS) -> Path:
+    """The probe's folder (qa, truth, meta and the contracts), built from build/cuad-claims: each answer denies its
+    kind in one of `denials`' wordings of it, dealt out in turn."""
     source = cuad_folder("cuad-claims")
     card = json.loads((ROOT / "resources" / "claim_checker" / "kinds.json").read_text())["card"]
     held = set(card["data"]["held_out_contracts"])
@@ -101,12 +104,13 @@ def probe(out: Path) -> Path:
     qa, truth, meta = [], [], []
     rows = [json.loads(line) for line in (source / "meta.jsonl").read_text().splitlines()]
     for turn, m in enumerate(rows):
-        wanted = m["document"] in held and m["wording"] in KIND_WORDINGS and m["kind"] in DENIALS
+        wanted = m["document"] in held and m["wording"] in KIND_WORDINGS and m["kind"] in denials
         if not wanted or m["nli_label"] not in ("Entailment", "NotMentioned"):
             continue
         if not (out / "documents" / m["document"]).exists():
             shutil.copyfile(source / "documents" / m["document"], out / "documents" / m["document"])
-        claim, there = DENIALS[m["kind"]][turn % 3], m["nli_label"] == "Entailment"
+        wordings = denials[m["kind"]]
+        claim, there = wordings[turn % len(wordings)], m["nli_label"] == "Entailment"
         answer, answer_id = f"No. {claim}", f"{m['id']}-denied"
         label = "contradicted" if there else "supported"
         qa.append({"id": answer_id, "document": m["document"], "question": questions[m["id"]], "answer": answer})
@@ -120,15 +124,15 @@ def probe(out: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="where the probe's folder is written (default: a temporary one)")
+    parser.add_argument("--hand", type=Path, help="another hand's denials (JSON: a list of wordings for each kind)")
     args = parser.parse_args()
-    folder = probe(args.out or Path(tempfile.mkdtemp(prefix="kind-denials-")) / "kind-denials")
-    labels = Counter(json.loads(line)["label"] for line in (folder / "meta.jsonl").read_text().splitlines())
-    project, ids = import_project(folder, None)
-    found = verify(project, ids, None, False, neural=True)
-    figures = score(folder, found)
-    caught, wrong = figures["by_label"]["contradicted"], figures["by_label"]["supported"]
+    denials = json.loads(args.hand.read_text())["denials"] if args.hand else DENIALS
+    folder = probe(args.out or Path(tempfile.mkdtemp(prefix="kind-denials-")) / "kind-denials", denials)
+    labels, flagged = run_probe(folder)
+    caught, wrong = flagged["contradicted"], flagged["supported"]
     print(
-        f"{sum(labels.values())} denials of 14 kinds of clause ({labels['contradicted']} of a clause the contract has):"
+        f"{sum(labels.values())} denials of {len(denials)} kinds of clause ({labels['contradicted']} of a clause the"
+        " contract has):"
         f" contradicted flagged {caught[0]} of {caught[1]} ({caught[0] / caught[1]:.2f}), true denials flagged"
         f" {wrong[0]} of {wrong[1]} ({wrong[0] / wrong[1]:.2f}); flag-everything 1.00 at 1.00"
     )

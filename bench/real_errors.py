@@ -158,6 +158,14 @@ def import_project(folder: Path, limit: int | None) -> tuple[Path, list[str]]:
     return project, ids
 
 
+def run_probe(folder: Path) -> tuple[Counter, dict[str, list[int]]]:
+    """A probe's folder (qa, truth, meta with a label for each answer) checked by the shipped engine in a fresh
+    project: its labels counted, and what was flagged of each label (flagged, of)."""
+    labels = Counter(json.loads(line)["label"] for line in (folder / "meta.jsonl").read_text().splitlines())
+    project, ids = import_project(folder, None)
+    return labels, score(folder, verify(project, ids, None, False, neural=True))["by_label"]
+
+
 def held_out_checkers(data: dict, folder: str) -> list[tuple[object, set[str] | None]]:
     """(checker, answers it checks) with checkers trained without those answers' documents."""
     from models.checker import ClaimChecker

@@ -23,7 +23,6 @@ import re
 import shutil
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "packaging"))  # the training package
 
 from engine_card import cuad_folder  # noqa: E402
-from real_errors import import_project, score, verify  # noqa: E402
+from real_errors import run_probe  # noqa: E402
 
 # fmt: off
 KINDS = {
@@ -100,11 +99,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="where the probe's folder is written (default: a temporary one)")
     args = parser.parse_args()
     folder = probe(args.out or Path(tempfile.mkdtemp(prefix="unseen-kinds-")) / "unseen-kinds")
-    labels = Counter(json.loads(line)["label"] for line in (folder / "meta.jsonl").read_text().splitlines())
-    project, ids = import_project(folder, None)
-    found = verify(project, ids, None, False, neural=True)
-    figures = score(folder, found)
-    never, there = figures["by_label"]["unsupported"], figures["by_label"]["supported"]
+    labels, flagged = run_probe(folder)
+    never, there = flagged["unsupported"], flagged["supported"]
     print(
         f"{sum(labels.values())} claims of 8 kinds nobody trained on ({labels['unsupported']} never made):"
         f" never-made flagged {never[0]} of {never[1]} ({never[0] / never[1]:.2f}), false alarms {there[0]} of"
