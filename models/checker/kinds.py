@@ -14,7 +14,9 @@ is read):
   kind over the passage's words and word pairs (TF-IDF): held out by contract it told CUAD's kinds apart
   far better than the same regression over the bi-encoder's vectors (mean AUC 0.90, not 0.74). The
   contract has such a clause where its best passage reaches the kind's `present` (that passage is cited),
-  and none where every passage stays under its `absent`; in between the kind reading says nothing.
+  and none where every passage stays under its `absent`; in between the kind reading says nothing, but for a
+  claim that denies the clause: from the kind's `likely` (where the clause was there 80 times in 100, not 97) it is
+  contradicted, citing the passage, for a flag that cites its clause asks less than "found", which certifies one.
 A claim that the kind is absent ("there is no non-compete", "the supplier is free to compete") is found by
 its words (`denies`) or a third small regression (`KindReader.denial`: the words that deny, and how the claim
 stands to other hands' wordings and denials of its kind, models/checker/sense.py), and its verdict flips:
