@@ -20,9 +20,11 @@ from models.checker.kinds import (
     denies,
     negated,
     passage_probabilities,
+    polarity_terms,
     recognised,
     recognition_text,
     shipped_kinds,
+    tfidf,
 )
 from models.checker.manifest import RESOURCES, pinned
 from models.checker.report import PointReport, tag_of
@@ -257,6 +259,28 @@ def test_the_classifier_reads_words_as_it_was_trained() -> None:
     assert int(np.argmax(p[:, cap])) == [pid for pid, _ in CONTRACT].index("§12.2")
 
 
+def test_the_denial_model_reads_words_as_it_was_trained() -> None:
+    """The words' TF-IDF the denial model computes is scikit-learn's, "may not" and "cannot" read alike."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts = [
+        "I couldn’t find any audit clause.",
+        "The Licensee may not assign the agreement.",
+        "The licensee cannot assign the agreement without consent.",
+        "Either party is free to assign the agreement.",
+    ]
+    learnt = TfidfVectorizer(analyzer=polarity_terms, sublinear_tf=True).fit(texts)
+    vocabulary = {str(w): i for i, w in enumerate(learnt.get_feature_names_out())}
+    expected = learnt.transform(texts).toarray()
+    for text, row in zip(texts, expected, strict=True):
+        idx, values = tfidf(polarity_terms(text), vocabulary, learnt.idf_)
+        read = np.zeros(len(vocabulary))
+        read[idx] = values
+        assert np.allclose(read, row)
+    assert "couldn't find any" in vocabulary and "prohibited assign the" in vocabulary
+    assert tfidf(polarity_terms("§ 12"), vocabulary, learnt.idf_)[1].size == 0  # no word known: no terms
+
+
 def test_where_the_kind_reading_gives_no_verdict_an_unconfirmed_point_shows_the_clause_most_like_it() -> None:
     """Between `absent` and `present` the kind reading decides nothing, but the passage most like a clause of
     the kind is the evidence shown for a point left unconfirmed (not for one a model or a rule decided)."""
@@ -305,7 +329,7 @@ def test_a_claim_the_recogniser_reads_less_surely_than_a_verdict_needs_is_shown_
     clause, for a claim that never says "insurance"."""
     reader, encoders = engine.kinds, engine.encoders
     assert reader is not None and encoders is not None
-    claim = "Certificates must be furnished on request."
+    claim = "Certificates must be shown on request."
     vector = encoders.embed([recognition_text(claim)])[0]
     assert reader.kind_of(claim, vector) is None
     ids, texts = [pid for pid, _ in CONTRACT], [text for _, text in CONTRACT]
@@ -337,9 +361,19 @@ def test_a_denial_of_a_clause_the_contract_has_is_contradicted_below_the_verdict
     contract has the one it most likely means: it is contradicted, citing §10.1."""
     reader, encoders = engine.kinds, engine.encoders
     assert reader is not None and encoders is not None
-    claim = "The supplier is free to operate uninsured."
+    claim = "The supplier is free to operate without cover."
     vector = encoders.embed([recognition_text(claim)])[0]
     assert reader.kind_of(claim, vector) is None and denies(claim)
+    point = _check(engine, claim)
+    assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
+    assert point.reasons[0]["passage"] == "§10.1"
+
+
+def test_a_denial_in_words_no_rule_knows_is_read_by_the_denial_model(engine: ClaimEngine) -> None:
+    """"Nothing requires ..." is in no rule's list of words that deny; the denial model reads it from its words and
+    other hands' denials, and the contract's insurance clause contradicts it."""
+    claim = "Nothing requires the supplier to be covered."
+    assert not denies(claim)
     point = _check(engine, claim)
     assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
     assert point.reasons[0]["passage"] == "§10.1"

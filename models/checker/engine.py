@@ -251,12 +251,10 @@ class ClaimEngine:
         return self.statements.nearest(claims, self.encoders.embed(claims), self.encoders.judge)
 
     def _compared(self, prepared: PreparedDocument, claims: list[str]) -> list[Reading | None]:
-        """For each claim that a clause is there (none that denies one, gives a value or quotes), what the
-        reference contracts say of it about this contract (models/checker/reference.py); None for the others."""
+        """For each claim (none that denies a clause: `_denials` leaves those out), what the reference contracts say
+        of it about this contract (models/checker/reference.py); None for one that gives a value or quotes."""
         wanted = [
-            j
-            for j, c in enumerate(claims)
-            if not denies(c) and not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
+            j for j, c in enumerate(claims) if not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
         ]
         out: list[Reading | None] = [None] * len(claims)
         if self.reference is None or self.encoders is None or not wanted:

@@ -6,7 +6,7 @@ and shipped as plain JSON in resources/claim_checker/kinds.json (checked against
 is read):
 - the recogniser: a logistic regression over how the claim's bi-encoder vector (models/checker/encoder.py; the
   claim read without the words every such claim shares, `recognition_text`) stands to each kind's prototypes
-  (a short name, a sentence, the learnable wordings of the kinds worded as claims, and three hands' wordings
+  (a short name, a sentence, the learnable wordings of the kinds worded as claims, and six hands' wordings
   and denials of every kind): the nearest kind's cosine, its lead over the next, its share of the nearest
   prototypes (`recognition_features`). Under `recognise` the claim is of no known kind and the general reader
   decides it;
@@ -18,8 +18,9 @@ is read):
   claim that denies the clause: from the kind's `likely` (where the clause was there 80 times in 100, not 97) it is
   contradicted, citing the passage, for a flag that cites its clause asks less than "found", which certifies one.
 A claim that the kind is absent ("there is no non-compete", "the supplier is free to compete") is found by
-its words (`denies`) or a third small regression (`KindReader.denial`: the words that deny, and how the claim
-stands to other hands' wordings and denials of its kind, models/checker/sense.py), and its verdict flips:
+its words (`denies`) or a third small regression (`KindReader.denial`: the words that deny, the claim's words and runs
+of words (`polarity_terms`), and how the claim stands to other hands' wordings and denials of its kind,
+models/checker/sense.py), and its verdict flips:
 contradicted where the clause is there, confirmed only where the contract surely has none (`none`). A claim
 that gives a value (a digit: "capped at $1,000,000") is the values reader's, never this one's; so is a period in
 words ("one year"), and a claim that quotes the contract is checked as quoted.
@@ -37,7 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from models.checker.manifest import ArtefactUnavailable, checked
-from models.checker.sense import CUES, POOL_FEATURES, cue_vector, pool_features
+from models.checker.sense import CUES, FORBIDS, POOL_FEATURES, cue_vector, pool_features
 from models.checker.statements import GIVES_WORDS
 
 FILE = "kinds.json"
@@ -96,6 +97,7 @@ _VALUE = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z][a-z]+")
+_POLARITY_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 # what every claim about a kind of clause says, whichever the kind: read without it, "The contract contains
 # an audit clause" is nearest audit rights, not "The contract contains an insurance clause"
 _SHARED = re.compile(
@@ -152,23 +154,34 @@ def words_of(text: str) -> list[str]:
     return words + [f"{a} {b}" for a, b in pairwise(words)]
 
 
+def polarity_terms(text: str) -> list[str]:
+    """The words and runs of two and three words the denial model reads ("couldn't find any", "free to"), with
+    "may not", "cannot" read as "prohibited" (models/checker/sense.py)."""
+    words = _POLARITY_WORD.findall(FORBIDS.sub(" prohibited ", text.replace("’", "'")).lower())
+    return words + [" ".join(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)]
+
+
+def tfidf(terms: list[str], vocabulary: dict[str, int], idf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The terms' TF-IDF (sublinear, l2-normed, as scikit-learn's TfidfVectorizer computes it), as the columns
+    that are not zero and their values."""
+    counts: dict[int, int] = {}
+    for w in terms:
+        j = vocabulary.get(w)
+        if j is not None:
+            counts[j] = counts.get(j, 0) + 1
+    idx = np.fromiter(counts, dtype=np.int64, count=len(counts))
+    tf = (1.0 + np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))) * idf[idx]
+    return idx, tf / np.linalg.norm(tf) if len(tf) else tf
+
+
 def passage_probabilities(
     weights: np.ndarray, bias: np.ndarray, vocabulary: dict[str, int], idf: np.ndarray, texts: list[str]
 ) -> np.ndarray:
-    """(passages, kinds): P(the passage is a clause of that kind), from its TF-IDF (sublinear, l2-normed, as
-    scikit-learn's TfidfVectorizer computes it)."""
+    """(passages, kinds): P(the passage is a clause of that kind), from its TF-IDF."""
     z = np.tile(bias.astype(np.float64), (len(texts), 1))
     for i, text in enumerate(texts):
-        counts: dict[int, int] = {}
-        for w in words_of(text):
-            j = vocabulary.get(w)
-            if j is not None:
-                counts[j] = counts.get(j, 0) + 1
-        if not counts:
-            continue
-        idx = np.fromiter(counts, dtype=np.int64, count=len(counts))
-        tf = (1.0 + np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))) * idf[idx]
-        z[i] += weights[:, idx] @ (tf / np.linalg.norm(tf))
+        idx, x = tfidf(words_of(text), vocabulary, idf)
+        z[i] += weights[:, idx] @ x
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0))))
 
 
@@ -255,6 +268,9 @@ class KindReader:
         self.card = spec.get("card", {})
         denial = spec["denial"]  # the denial model, and the hands' wordings (0) and denials (1) it weighs a claim by
         self.denial_weights = np.asarray(denial["weights"], dtype=np.float64)
+        self.polarity_vocabulary = {w: i for i, w in enumerate(denial["terms"])}
+        self.polarity_idf = np.asarray(denial["idf"], dtype=np.float64)
+        self.polarity_weights = np.asarray(denial["term_weights"], dtype=np.float64)
         self.denial_bias = float(denial["bias"])
         self.denial_threshold = float(denial["threshold"])
         self.denial_doubt = float(denial["doubt"])
@@ -268,6 +284,7 @@ class KindReader:
             or len(self.owner) != len(self.prototypes)
             or any(len(x) != n for x in (self.bias, self.present, self.absent, self.none, self.likely))
             or self.denial_weights.shape != (DENIAL_FEATURES,)
+            or not (len(self.polarity_vocabulary) == len(self.polarity_idf) == len(self.polarity_weights))
             or self.recogniser[0].shape != (RECOGNITION_FEATURES,)
             or not (len(self.known_rows) == len(self.known_denies) == len(self.known_cues))
             or (len(self.known_rows) and self.known_rows.max() >= len(self.prototypes))
@@ -315,7 +332,8 @@ class KindReader:
             (self.known_cues[said], self.prototypes[self.known_rows[said]]),
             (self.known_cues[denied], self.prototypes[self.known_rows[denied]]),
         )
-        z = float(x @ self.denial_weights + self.denial_bias)
+        idx, words = tfidf(polarity_terms(claim), self.polarity_vocabulary, self.polarity_idf)
+        z = float(x @ self.denial_weights + words @ self.polarity_weights[idx] + self.denial_bias)
         return float(1.0 / (1.0 + np.exp(-z)))
 
     def probabilities(self, texts: list[str]) -> np.ndarray:

@@ -18,9 +18,11 @@ What is learnt:
   passage's (over the bi-encoder's vectors the same regression did far worse held out: mean AUC 0.74
   against 0.90 over CUAD's 33 kinds);
 - the recogniser: each kind's prototypes (clause_kind_names.DESCRIPTIONS, wordings 0-2 where the kind is
-  worded, and the three hands' wordings and denials of every kind, kind_wordings_hand_*.json), and a logistic
+  worded, and the six hands' wordings and denials of every kind, kind_wordings_hand_*.json), and a logistic
   regression over how a claim stands to them (kinds.recognition_features), learnt from claims read without
-  their own learnable wording or hand, claims of kinds left out whole, and claims of no kind; `recognise`
+  their own learnable wording or hand, claims of kinds left out whole, and claims of no kind (NDA statements,
+  dates and terms, answers' sentences, and another hand's claims about 25 other subjects,
+  kind_claims_other_kinds.json); `recognise`
   chosen out of fold so that the claims recognised are of the right kind at least RECOGNISED_RIGHT of the time;
 - the denial model: whether a claim says the kind is absent, learnt from the hands' wordings and denials and
   the learnable wordings, each read without its own hand's (`_denial_model`);
@@ -57,7 +59,7 @@ from models.checker.manifest import pin
 
 from .clause_kind_names import DESCRIPTIONS
 from .cuad_kinds import GOVERNING_LAW, KINDS
-from .kind_claims import answer_sentences, denial_model, hand_texts, nda_hands
+from .kind_claims import answer_sentences, denial_model, hand_texts, nda_hands, other_kinds
 from .kind_claims import recogniser as fit_recogniser
 from .paths import RESOURCES, WORDINGS
 
@@ -258,6 +260,8 @@ def main() -> int:
         examples.append((recognition_features(protos, owner, vector, n_kinds)[1], False, f"wording {j % 3}"))
     for j, vector in enumerate(answer_sentences(encoders)):
         examples.append((recognition_features(protos, owner, vector, n_kinds)[1], False, f"wording {j % 3}"))
+    for vector, fold in zip(*other_kinds(encoders), strict=True):
+        examples.append((recognition_features(protos, owner, vector, n_kinds)[1], False, f"wording {fold}"))
     recogniser, t["recognise"], recognition_card = fit_recogniser(examples, SEED)
     print("recogniser", recognition_card, flush=True)
     learn = [c for c in claims if c["wording"] in TRAIN_WORDINGS and fold_of[c["document"]] != 0]
