@@ -370,8 +370,8 @@ def test_a_denial_of_a_clause_the_contract_has_is_contradicted_below_the_verdict
 
 
 def test_a_denial_in_words_no_rule_knows_is_read_by_the_denial_model(engine: ClaimEngine) -> None:
-    """"Nothing requires ..." is in no rule's list of words that deny; the denial model reads it from its words and
-    other hands' denials, and the contract's insurance clause contradicts it."""
+    """A claim that begins "Nothing requires" is in no rule's list of words that deny; the denial model reads it from
+    its words and other hands' denials, and the contract's insurance clause contradicts it."""
     claim = "Nothing requires the supplier to be covered."
     assert not denies(claim)
     point = _check(engine, claim)
