@@ -144,21 +144,6 @@ def test_a_claim_whose_sense_is_in_doubt_is_never_found(engine: ClaimEngine) -> 
     assert point.verdict != SUPPORTED
 
 
-def test_a_claim_that_may_deny_a_clause_the_contract_lacks_is_not_flagged_never_made(engine: ClaimEngine) -> None:
-    """It may say the contract assigns no IP, which the contract bears out: read as a claim that the contract assigns
-    it, the kind reading flagged it as never made, a false alarm on a true denial. The denial model is not sure it
-    denies (kinds.json's `doubt`), so the kind reading gives no verdict."""
-    reader, encoders = engine.kinds, engine.encoders
-    assert reader is not None and encoders is not None
-    claim = "The supplier keeps ownership of what it develops."
-    vector = encoders.embed([recognition_text(claim)])[0]
-    k = reader.kind_of(claim, vector)
-    assert k is not None and reader.keys[k] == "ip-ownership-assignment" and not denies(claim)
-    assert reader.denial_doubt <= reader.denial(claim, vector, k) < reader.denial_threshold
-    point = _check(engine, claim)
-    assert point.verdict != INCORRECT, point.reading
-
-
 def test_a_claim_of_no_known_kind_is_left_to_the_general_reader(engine: ClaimEngine) -> None:
     point = _check(engine, "The Products are delivered FCA Supplier's facility.")
     assert not point.reading.startswith("the kind of clause")

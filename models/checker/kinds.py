@@ -21,8 +21,7 @@ A claim that the kind is absent ("there is no non-compete", "the supplier is fre
 its words (`denies`) or a third small regression (`KindReader.denial`: the words that deny, the claim's words and runs
 of words (`polarity_terms`), and how the claim stands to other hands' wordings and denials of its kind,
 models/checker/sense.py), and its verdict flips:
-contradicted where the clause is there, confirmed only where the contract surely has none (`none`). A claim the
-denial model reads as perhaps a denial (from its `doubt`) is neither found nor flagged as never made. A claim
+contradicted where the clause is there, confirmed only where the contract surely has none (`none`). A claim
 that gives a value (a digit: "capped at $1,000,000") is the values reader's, never this one's; so is a period in
 words ("one year"), and a claim that quotes the contract is checked as quoted.
 """
@@ -316,10 +315,7 @@ class KindReader:
 
     def reads_a_denial(self, claim: str, vector: np.ndarray) -> bool:
         """The claim says a contract has no clause of some kind: its words say so, or the denial model reads it so
-        beside the kind it is nearest, however unsure the recogniser is of that kind. Not from the denial model's
-        `doubt`, as the kind reading asks: beside a kind it may be far from, its doubt says little (claims of kinds
-        nobody trained on, bench/unseen_kinds.py: 36 more of 447 were left unflagged, at 25 fewer false alarms
-        among 433)."""
+        beside the kind it is nearest, however unsure the recogniser is of that kind."""
         if denies(claim):
             return True
         k, _ = recognition_features(self.prototypes, self.owner, vector, len(self.keys))
@@ -380,10 +376,8 @@ class KindReader:
             verdict = "contradicted" if denied else "supported"
         elif likely:
             verdict = "contradicted"
-        elif denied and present <= self.none[k]:
-            verdict = "supported"
-        elif present <= self.absent[k] and denial < self.denial_doubt:
-            verdict = "unsupported"  # never made; not where the claim may deny the clause, which would make it true
+        elif present <= (self.none[k] if denied else self.absent[k]):
+            verdict = "supported" if denied else "unsupported"
         else:
             verdict = ""
         cited = ids[best] if there or likely else None
