@@ -72,8 +72,8 @@ PRECISION = 0.97  # "there" (and "not there") chosen where it was right this oft
 # "likely there", above `absent`: a claim that denies the clause is flagged as contradicted from here, citing the best
 # passage. A flag that cites its clause asks less of the classifier than "found", which certifies one. At 0.8,
 # termination for convenience was never likely (no bar was right 80 times in 100) and change of control only from
-# 0.41; at 0.7 a fifth hand's denials (bench/kind_denials.py, read here) were caught 114 -> 126 of 241, at 18 more
-# of its 518 true denials flagged
+# 0.41. At 0.7, a fifth hand's denials (bench/kind_denials.py, read here) were caught 114 -> 126 of 241, at about 18
+# more of its 518 true denials flagged; a sixth's, never read, 119 -> 132, at 92 -> 102
 LIKELY = 0.7
 FALSE_ALARMS = 0.15  # present clauses read as absent, at most, out of fold (the issue allows 15 in 100)
 TRAIN_WORDINGS = (0, 1, 2)
