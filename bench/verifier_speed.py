@@ -6,6 +6,9 @@ the encoders take (resident set size before and after loading and running them).
 storing the findings as the `verifier` rater, and the paired stress test.
 
     taskset -c 0,1 .venv/bin/python bench/verifier_speed.py     # 2 cores, as the issue measures
+
+On a processor that runs the encoders' signed twins (VNNI: models/checker/encoder.py), the neural pass is run
+once more on the unsigned files every other processor runs, side by side.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ def main() -> None:
     from app.judging.paired_stress import VerifierRater, paired_stress_test
     from app.judging.verification import Verifier, verify_project
     from app.project import SAMPLE_DATASET, Project
+    from models.checker import encoder
     from storage.db import url_for_path
 
     with tempfile.TemporaryDirectory() as folder:
@@ -35,7 +39,8 @@ def main() -> None:
         import_dataset(project.sessions, SAMPLE_DATASET)
         ids = [a.id for a in project.answers()]
         rows = []
-        for name, neural in (("words only (lexical)", False), ("with encoders (neural)", True)):
+
+        def timed(name: str, neural: bool) -> None:
             before = _rss_mb()
             started = time.perf_counter()
             verifier = Verifier(project.sessions, neural=neural)
@@ -55,7 +60,17 @@ def main() -> None:
             per = np.asarray(times)
             p50, p95 = np.percentile(per, 50), np.percentile(per, 95)
             rows.append((name, total, loaded, p50, p95, per.mean(), before, np.mean(again)))
+
+        timed("words only (lexical)", False)
+        timed("with encoders (neural)", True)
         rss = _rss_mb()
+        exact = encoder.signed_weights_exact
+        if exact():  # beside it, the unsigned files a processor without VNNI runs
+            encoder.signed_weights_exact = lambda flags=None: False
+            encoder.shipped_encoders.cache_clear()
+            timed("  the same, uint8 weights", True)
+            encoder.signed_weights_exact = exact
+            encoder.shipped_encoders.cache_clear()
 
         started = time.perf_counter()
         verify_project(project.sessions, save=True)

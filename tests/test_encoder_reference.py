@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.checker.encoder import Encoders, kernels
+from models.checker import encoder
+from models.checker.encoder import Encoders, kernels, signed_weights_exact
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "encoder_reference.json").read_text(encoding="utf-8"))
 # Integer products are exact on every kernel once weights are unsigned; float steps (the attention's float
@@ -65,6 +66,35 @@ def test_int8_stays_near_the_same_weights_in_float(outputs: dict[str, np.ndarray
     assert same >= FLOAT_SAME_VERDICT, f"cross-encoder gives float's verdict for {same:.0%} of pairs only ({here})"
     closest = float(_cosines(outputs["embed"], floats["embed"]).min())
     assert closest >= FLOAT_COSINE, f"bi-encoder at cosine {closest:.4f} to float here ({kernels()})"
+
+
+@pytest.mark.parametrize(
+    ("flags", "exact"),
+    [
+        (["avx2", "avx512bw", "avx512_vnni"], True),  # Ice Lake and later, Zen 4: AVX-512's VPDPBUSD
+        (["avx2", "avx_vnni"], True),  # Alder Lake: AVX-VNNI's VPDPBUSD
+        (["avx2", "avx512bw", "avx_vnni"], False),  # AVX-512 without its VNNI: VPMADDUBSW comes first and saturates
+        (["avx2", "avx512bw"], False),  # Skylake-SP
+        (["avx2"], False),  # Haswell to Coffee Lake, Zen 2 and 3
+        (["asimddp", "i8mm"], False),  # ARM64: the unsigned files, as measured
+        ([], False),  # nothing read (not Linux): the unsigned files
+    ],
+)
+def test_the_signed_twins_run_only_where_their_kernel_cannot_saturate(flags: list[str], exact: bool) -> None:
+    assert signed_weights_exact(flags) is exact
+
+
+def test_the_signed_twins_give_the_unsigned_files_numbers_to_the_bit() -> None:
+    """Where Assay runs the signed twins, each gives exactly what its unsigned file gives."""
+    if not signed_weights_exact():
+        pytest.skip(f"this processor runs the unsigned files, not their twins ({kernels()})")
+    reading = Encoders.reading(threads=1)
+    texts = reading._texts.encode_batch(REFERENCE["texts"])
+    pairs = reading._pairs.encode_batch([tuple(p) for p in REFERENCE["pairs"]])
+    for model, encodings, width in (("dense", texts, 384), ("cross", pairs, 3)):
+        unsigned, signed = (encoder._session(name) for name in (f"{model}.int8.onnx", f"{model}.int8.vnni.onnx"))
+        apart = reading._each(signed, encodings, width) - reading._each(unsigned, encodings, width)
+        assert not np.abs(apart).max(), f"{model}: the twin is {np.abs(apart).max()} off its unsigned file"
 
 
 def test_the_reference_decides_something() -> None:

@@ -101,10 +101,13 @@ class Encoders:
     # and a verification running beside it cannot change how much of a text the other reads
     _texts: Any = field(init=False, repr=False)
     _pairs: Any = field(init=False, repr=False)
-    # the vectors of the texts embedded last: one claim is read by the statement reader, the ranker and the
-    # reference contracts, and a text read alone always gives the same vector (`_each`)
+    # the vectors of the texts embedded last, and the cross-encoder's reading of the pairs read last: one claim is
+    # read by the statement reader, the ranker and the reference contracts, an answer's claims often against the same
+    # passages, and a text or pair read alone always gives the same numbers (`_each`)
     _embedded: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict, init=False, repr=False)
-    _embedding: Lock = field(default_factory=Lock, init=False, repr=False)
+    _judged: OrderedDict[tuple[str, str], np.ndarray] = field(default_factory=OrderedDict, init=False, repr=False)
+    _remembering: Lock = field(default_factory=Lock, init=False, repr=False)
+    _pool: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)  # started with the first batch
 
     def __post_init__(self) -> None:
         from tokenizers import Tokenizer
@@ -122,7 +125,7 @@ class Encoders:
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_str(base_file("tokenizer.json", TOKENIZER_SHA256).decode())
-        return cls(tokenizer, _session("dense.int8.onnx"), threads=threads)
+        return cls(tokenizer, _session(weights_file("dense")), threads=threads)
 
     @classmethod
     def load(cls, threads: int = 2) -> Encoders:
@@ -134,7 +137,7 @@ class Encoders:
         from models.checker.ranking import FEATURES, Memory
 
         encoders = cls.reading(threads)
-        encoders.cross = _session("cross.int8.onnx")
+        encoders.cross = _session(weights_file("cross"))
         encoders.ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
         if encoders.ranker.feature_name() != list(FEATURES):
             raise EncoderUnavailable(f"{FOLDER / 'ranker.txt'} was trained on other features: {REINSTALL}")
@@ -164,54 +167,89 @@ class Encoders:
             return np.asarray(read[0][0], dtype=np.float32)
 
         if len(encodings) > 1 and self.threads > 1:
-            with ThreadPoolExecutor(self.threads) as pool:  # onnxruntime lets go of the GIL while it runs
-                rows = list(pool.map(one, encodings))
+            with self._remembering:  # one pool for the encoders' life: starting threads a batch cost 3 s of 120
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="encoder")
+            rows = list(self._pool.map(one, encodings))  # onnxruntime lets go of the GIL while it runs
         else:
             rows = [one(e) for e in encodings]
         return np.asarray(rows, dtype=np.float32).reshape(len(encodings), width)
 
+    def _remembered(self, memo: OrderedDict[Any, np.ndarray], keys: list[Any], read: Any) -> list[np.ndarray]:
+        """The rows for these keys: those read lately from `memo`, the others by `read` (a list of new keys -> their
+        rows), which are kept, the oldest let go past REMEMBERED."""
+        with self._remembering:
+            known = {k: memo[k] for k in keys if k in memo}
+        new = [k for k in dict.fromkeys(keys) if k not in known]
+        if new:
+            rows = read(new)
+            known.update(zip(new, rows, strict=True))
+            with self._remembering:
+                memo.update(zip(new, rows, strict=True))
+                while len(memo) > REMEMBERED:
+                    memo.popitem(last=False)
+        return [known[k] for k in keys]
+
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, one per text (the first DENSE_TOKENS word pieces of each)."""
-        with self._embedding:
-            known = {t: self._embedded[t] for t in texts if t in self._embedded}
-        new = [t for t in dict.fromkeys(texts) if t not in known]
-        if new:
+
+        def read(new: list[str]) -> np.ndarray:
             vectors = self._each(self.dense, self._texts.encode_batch(new), 384)
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-            known.update(zip(new, vectors, strict=True))
-            with self._embedding:
-                self._embedded.update(zip(new, vectors, strict=True))
-                while len(self._embedded) > REMEMBERED:
-                    self._embedded.popitem(last=False)
-        return np.asarray([known[t] for t in texts], dtype=np.float32).reshape(len(texts), 384)
+            return np.asarray(vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9))
+
+        rows = self._remembered(self._embedded, texts, read)
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), 384)
 
     def judge(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """For each (claim, passage): probabilities of supported, contradicted, not stated."""
-        encodings = self._pairs.encode_batch(pairs) if pairs else []
-        logits = self._each(self.cross, encodings, len(CROSS_LABELS))
-        logits -= logits.max(axis=1, keepdims=True) if len(logits) else 0.0
-        e = np.exp(logits)
-        return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+        def read(new: list[tuple[str, str]]) -> np.ndarray:
+            logits = self._each(self.cross, self._pairs.encode_batch(new), len(CROSS_LABELS))
+            e = np.exp(logits - logits.max(axis=1, keepdims=True))
+            return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+        rows = self._remembered(self._judged, [tuple(p) for p in pairs], read)
+        return np.asarray(rows, dtype=np.float32).reshape(len(pairs), len(CROSS_LABELS))
+
+
+def _cpu_flags() -> list[str]:
+    """The processor's instruction sets as Linux lists them; none where it does not (the architecture alone)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            listed = (line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features")))
+            return next(listed, [])
+    except OSError:
+        return []
+
+
+def signed_weights_exact(flags: list[str] | None = None) -> bool:
+    """Whether onnxruntime multiplies uint8 activations by int8 weights here with VNNI's VPDPBUSD, which adds
+    four products into 32 bits, not AVX2's or plain AVX-512's VPMADDUBSW, which saturates at 16
+    (packaging/training/int8_kernels.py): with AVX-512 VNNI, or with AVX-VNNI where there is no AVX-512, whose
+    kernel would come first, as onnxruntime's MLAS picks them (its platform.cpp). There the encoders' signed
+    twins give, to the bit, what the unsigned files give, in half the time (bench/encoders.py --kernels)."""
+    flags = _cpu_flags() if flags is None else flags
+    return "avx512_vnni" in flags or ("avx_vnni" in flags and "avx512bw" not in flags)
+
+
+def weights_file(model: str) -> str:
+    """The file of one encoder ("dense", "cross") that runs on this processor: its signed twin
+    (`<model>.int8.vnni.onnx`) where that is exact here, else the unsigned file every processor runs alike."""
+    return f"{model}.int8.vnni.onnx" if signed_weights_exact() else f"{model}.int8.onnx"
 
 
 def kernels() -> str:
     """What runs the int8 encoders here: the processor's architecture and the instruction sets onnxruntime
-    picks its integer kernels by, and onnxruntime's version; recorded with every verifier run. The weights
-    are stored unsigned (packaging/training/int8_kernels.py), so no kernel saturates and the numbers agree
-    across them."""
+    picks its integer kernels by, onnxruntime's version and the weights' file; recorded with every verifier run.
+    No kernel saturates with the weights it is given, so the numbers agree across them."""
     import platform
 
     import onnxruntime as ort
 
     wanted = ("avx2", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:  # Linux; elsewhere the architecture alone
-            listed = (line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features")))
-            flags = next(listed, [])
-    except OSError:
-        flags = []
-    found = [f for f in wanted if f in flags]
-    return f"{platform.machine()} ({', '.join(found) or 'no flags read'}), onnxruntime {ort.__version__}, uint8 weights"
+    found = [f for f in wanted if f in _cpu_flags()]
+    weights = "int8 weights (VNNI)" if signed_weights_exact() else "uint8 weights"
+    return f"{platform.machine()} ({', '.join(found) or 'no flags read'}), onnxruntime {ort.__version__}, {weights}"
 
 
 def encoder_files() -> dict[str, str]:

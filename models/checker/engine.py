@@ -210,12 +210,9 @@ class ClaimEngine:
         # their lack of the clause makes it true (hedged denials, "I didn't find any liquidated damages clause", were
         # flagged as never made: 107 false alarms among a fifth hand's 518 true denials)
         unknown = [i for i in undecided if i not in kinds and not prepared.nda]
-        denials = self._denials([said[i] for i in unknown])
-        unknown = [i for i, denial in zip(unknown, denials, strict=True) if not denial]
-        compared = dict(zip(unknown, self._compared(prepared, [claims[i][0] for i in unknown]), strict=True))
         # in a commercial contract, the clause most like the kind each claim names (CUAD's kinds, not an NDA's)
         like = self._clauses_like(prepared, [c for c, _ in claims], statements) if commercial else {}
-        reports = []
+        points = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
                 i not in by_meaning and a is not None and a.kind in self.checker.rules_stand
@@ -230,10 +227,19 @@ class ClaimEngine:
                 point = statement_read(point, recognised, nda=prepared.nda)
             elif i in near and f is not None and point.passage == f:
                 point.reading += f"; its evidence is the clause of the NDA statement nearest it, “{near[i]}”"
+            points.append(point)
+        # Read against the reference contracts: only a claim still unconfirmed (never_made stands over nothing else;
+        # embedding a contract's every sentence is the dearest first read of it), and not one whose kind the recogniser
+        # reads, if unsurely, where the contract has such a clause (on CUAD's held-out contracts 5 of the reference's 27
+        # flags were so, every one a false alarm)
+        unknown = [i for i in unknown if points[i].verdict == UNCONFIRMED and not (i in like and like[i].there)]
+        denials = self._denials([said[i] for i in unknown])
+        unknown = [i for i, denial in zip(unknown, denials, strict=True) if not denial]
+        compared = dict(zip(unknown, self._compared(prepared, [claims[i][0] for i in unknown]), strict=True))
+        reports = []
+        for i, point in enumerate(points):
             reading = compared.get(i)
-            # a claim whose kind the recogniser reads, if unsurely, is not "never made" where the contract has such a
-            # clause: on CUAD's held-out contracts 5 of the reference's 27 flags were so, every one a false alarm
-            if reading is not None and self.reference is not None and not (i in like and like[i].there):
+            if reading is not None and self.reference is not None:
                 point = never_made(point, reading, self.reference, document)
             point = _quoted(point, document)
             if i in like:

@@ -12,6 +12,14 @@ with UDOT/UMULL: no kernel saturates. A weight stored as int8 q with zero point 
 zero point z + 128, so every product (x - zx)(q - z) is unchanged: the unsigned file gives, to the
 bit, what the signed one gave on the VNNI processor its thresholds were chosen on.
 
+Why a signed twin too. onnxruntime's u8 x u8 kernels widen to 16 bits and multiply there: on a VNNI processor
+they ran the encoders at half the speed of its u8 x s8 kernel (VPDPBUSD, four products added into 32 bits,
+which saturates nowhere). So each encoder also ships signed, as `<model>.int8.vnni.onnx`, which Assay runs
+only where VPDPBUSD is the kernel onnxruntime picks (models/checker/encoder.py, `signed_weights_exact`); the
+numbers are the unsigned file's to the bit (tests/test_encoder_reference.py).
+
+    PYTHONPATH=packaging python -m training.int8_kernels --vnni   # the twins of the shipped files, pinned
+
     PYTHONPATH=packaging python -m training.int8_kernels --unsigned resources/claim_checker/encoder/cross.int8.onnx
     PYTHONPATH=packaging python -m training.int8_kernels --reference   # tests/fixtures/encoder_reference.json
 """
@@ -52,6 +60,36 @@ def unsigned(model: onnx.ModelProto) -> int:
         tensor.CopyFrom(numpy_helper.from_array(values.astype(np.uint8), name))
         shifted += 1
     return shifted
+
+
+def signed(model: onnx.ModelProto) -> int:
+    """`unsigned` undone, in place: every uint8 weight (and its zero point) stored as int8 shifted by -128; how many
+    tensors."""
+    initializers = {t.name: t for t in model.graph.initializer}
+    shifted = 0
+    for name in sorted(_weights(model)):
+        tensor = initializers[name]
+        assert tensor.data_type == TensorProto.UINT8, f"{name}: uint8 weights expected"
+        values = numpy_helper.to_array(tensor).astype(np.int16) - 128
+        tensor.CopyFrom(numpy_helper.from_array(values.astype(np.int8), name))
+        shifted += 1
+    return shifted
+
+
+def vnni_twins() -> list[Path]:
+    """The signed twin of each shipped encoder, written beside it and pinned."""
+    from models.checker.encoder import checked_file
+    from models.checker.manifest import pin
+
+    written = []
+    for name in ("dense", "cross"):
+        model = onnx.load_from_string(checked_file(f"{name}.int8.onnx"))
+        print(f"{name}: {signed(model)} weight tensors int8")
+        path = ENCODERS / f"{name}.int8.vnni.onnx"
+        onnx.save(model, str(path))
+        written.append(path)
+    pin(*written)
+    return written
 
 
 def dequantised(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -162,12 +200,16 @@ def reference(threads: int = 1) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--unsigned", nargs="*", type=Path, help="rewrite these int8 ONNX files with uint8 weights")
+    parser.add_argument("--vnni", action="store_true", help="write and pin the shipped encoders' signed twins")
     parser.add_argument("--reference", action="store_true", help=f"write {REFERENCE.relative_to(ROOT)}")
     args = parser.parse_args()
     for path in args.unsigned or []:
         model = onnx.load(str(path))
         print(f"{path}: {unsigned(model)} weight tensors now uint8")
         onnx.save(model, str(path))
+    if args.vnni:
+        for path in vnni_twins():
+            print(f"wrote {path}")
     if args.reference:
         REFERENCE.write_text(json.dumps(reference(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {REFERENCE}")
