@@ -283,11 +283,14 @@ def test_the_denial_model_reads_words_as_it_was_trained() -> None:
 
 def test_where_the_kind_reading_gives_no_verdict_an_unconfirmed_point_shows_the_clause_most_like_it() -> None:
     """Between `absent` and `present` the kind reading decides nothing, but the passage most like a clause of
-    the kind is the evidence shown for a point left unconfirmed (not for one a model or a rule decided)."""
+    the kind is the evidence shown for a point left unconfirmed (not for one a model or a rule decided), and the
+    pane says why it is shown."""
     document = Document([Source(pid, text) for pid, text in CONTRACT])
     unsure = KindReading("insurance", "insurance requirement", "", None, 0.2, False, "§10.1")
     left = PointReport(5, 40, "A party must keep insurance.", UNCONFIRMED, [], "§14.3", "")
-    assert kind_reading(left, unsure, document).passage == "§10.1"
+    shown = kind_reading(left, unsure, document)
+    assert shown.passage == "§10.1"
+    assert shown.reading == "shown first: §10.1, the passage most like a clause of this kind (insurance requirement)"
     flagged = PointReport(5, 40, "A party must keep insurance.", INCORRECT, [], "§14.3", "")
     assert kind_reading(flagged, unsure, document).passage == "§14.3"
 
@@ -308,12 +311,15 @@ def test_a_point_no_reader_cites_a_clause_for_is_shown_the_clause_most_like_its_
     left.reading = "read by meaning"
     shown = clause_like_shown(left, "§10.1", "insurance requirement")
     assert shown.passage == "§10.1" and shown.verdict == UNCONFIRMED
-    assert shown.reading == "read by meaning; shown first: the passage most like an insurance requirement (§10.1)"
+    assert shown.reading == (
+        "read by meaning; shown first: §10.1, the passage most like a clause of this kind (insurance requirement)"
+    )
     never = {"check": "unsupported", "claim": "", "said": "", "passage": "§14.3"}
-    flagged = PointReport(5, 40, "A party must keep insurance.", INCORRECT, [never], "§14.3", "")
-    flagged.summary = "claim checker: the document does not support this (probability 0.91); closest passage §14.3"
+    flagged = PointReport(5, 40, "A party must keep insurance.", INCORRECT, [never], "§14.3", "", 0.91, 0.1)
+    said = "claim checker: the document does not support this (probability 0.91); closest passage"
+    flagged.summary = f"{said} §14.3"
     shown = clause_like_shown(flagged, "§10.1", "insurance requirement")
-    assert shown.passage == "§10.1" and shown.summary.endswith("closest passage §10.1")
+    assert shown.passage == "§10.1" and shown.summary == f"{said} §10.1"  # the checker's flag names what is shown
     contradicted = {**never, "check": "contradicted"}
     for kept in (
         PointReport(5, 40, "A party must keep insurance.", SUPPORTED, [], "§14.3", ""),

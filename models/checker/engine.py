@@ -379,9 +379,15 @@ def _decided(
     report.probability, report.contradiction = p, contradiction
     report.reading = _reading(decided, assessed, by_meaning is not None)
     if decided.verdict == INCORRECT and not result.reasons:
-        how = "contradicts" if contradiction >= 0.5 else "does not support"
-        report.summary = f"claim checker: the document {how} this (probability {p:.2f}); closest passage {passage}"
+        report.summary = _checker_flag(report)
     return report
+
+
+def _checker_flag(point: PointReport) -> str:
+    """The one line that says the claim checker's own flag on a point: what it read, and the passage shown."""
+    how = "contradicts" if (point.contradiction or 0.0) >= 0.5 else "does not support"
+    probability = f"probability {point.probability:.2f}"
+    return f"claim checker: the document {how} this ({probability}); closest passage {point.passage}"
 
 
 _BY_A_MODEL = ("unsupported", "contradicted")  # the reasons a model gives; every other is a rule's
@@ -409,8 +415,8 @@ def kind_reading(point: PointReport, reading: KindReading, document: Document) -
     it gives no verdict, a point left unconfirmed shows the passage most like such a clause as its evidence
     (held out on CUAD it was the experts' clause more often than the ranker's first passage)."""
     if not reading.verdict:
-        if point.verdict == UNCONFIRMED and reading.best:
-            point.passage = reading.best
+        if point.verdict == UNCONFIRMED and reading.best and reading.best != point.passage:
+            return _shown_first(point, reading.best, reading.name)
         return point
     # A clause's "except ..." (the rules' exception check) makes it no less a clause of its kind: that doubt
     # does not stand over the kind reading; every other rule's does
@@ -445,13 +451,17 @@ def clause_like_shown(point: PointReport, passage: str, kind: str) -> PointRepor
     )
     if not without_a_clause or point.passage == passage or point.reading.startswith("the contract's values, read:"):
         return point
-    before, point.passage = point.passage, passage
-    article = "an" if kind[:1] in "aeiou" else "a"
-    if before and point.summary.endswith(f"closest passage {before}"):  # the claim checker's flag names what is shown
-        point.summary = point.summary.removesuffix(before) + passage
-    point.reading = "; ".join(
-        x for x in (point.reading, f"shown first: the passage most like {article} {kind} ({passage})") if x
-    )
+    return _shown_first(point, passage, kind)
+
+
+def _shown_first(point: PointReport, passage: str, kind: str) -> PointReport:
+    """The point shown first the passage most like a clause of this kind, and the pane told so."""
+    names_it = point.probability is not None and point.summary == _checker_flag(point)
+    point.passage = passage
+    if names_it:  # the claim checker's flag names the passage shown
+        point.summary = _checker_flag(point)
+    shown = f"shown first: {passage}, the passage most like a clause of this kind ({kind})"
+    point.reading = "; ".join(x for x in (point.reading, shown) if x)
     return point
 
 
