@@ -227,7 +227,7 @@ def signed_weights_exact(flags: list[str] | None = None) -> bool:
     four products into 32 bits, not AVX2's or plain AVX-512's VPMADDUBSW, which saturates at 16
     (packaging/training/int8_kernels.py): with AVX-512 VNNI, or with AVX-VNNI where there is no AVX-512, whose
     kernel would come first, as onnxruntime's MLAS picks them (its platform.cpp). There the encoders' signed
-    twins give, to the bit, what the unsigned files give, in half the time (bench/encoders.py --kernels)."""
+    twins give, to the bit, what the unsigned files give, in about half the time (bench/verifier_speed.py)."""
     flags = _cpu_flags() if flags is None else flags
     return "avx512_vnni" in flags or ("avx_vnni" in flags and "avx512bw" not in flags)
 

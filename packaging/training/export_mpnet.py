@@ -166,7 +166,7 @@ def export(model: MPNet, out: Path) -> tuple[Path, Path, Path]:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from .int8_kernels import unsigned
+    from .int8_kernels import stored_as
 
     fp32, int8, mixed = out / "mpnet.fp32.onnx", out / "mpnet.int8.onnx", out / "mpnet.mixed.onnx"
     ids = torch.randint(1000, 2000, (2, 16))
@@ -188,7 +188,7 @@ def export(model: MPNet, out: Path) -> tuple[Path, Path, Path]:
     quantize_dynamic(str(fp32), str(mixed), weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=down)
     for path in (int8, mixed):
         quantised = onnx.load(str(path))
-        unsigned(quantised)
+        stored_as(quantised, onnx.TensorProto.UINT8)
         onnx.save(quantised, str(path))
     return fp32, int8, mixed
 

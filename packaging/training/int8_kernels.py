@@ -47,31 +47,19 @@ def _weights(model: onnx.ModelProto) -> set[str]:
     return {n.input[i] for n in model.graph.node if n.op_type == "MatMulInteger" for i in (1, 3)}
 
 
-def unsigned(model: onnx.ModelProto) -> int:
-    """Store every int8 weight (and its zero point) as uint8 shifted by 128, in place; how many tensors."""
+def stored_as(model: onnx.ModelProto, to: int) -> int:
+    """Store every weight (and its zero point) as `to`, TensorProto.UINT8 or INT8, shifted by 128 either way so
+    that every product (x - zx)(q - z) is unchanged, in place; how many tensors were shifted."""
     initializers = {t.name: t for t in model.graph.initializer}
+    shift, dtype = (128, np.uint8) if to == TensorProto.UINT8 else (-128, np.int8)
     shifted = 0
     for name in sorted(_weights(model)):
         tensor = initializers[name]
-        if tensor.data_type == TensorProto.UINT8:
+        if tensor.data_type == to:
             continue
-        assert tensor.data_type == TensorProto.INT8, f"{name}: int8 or uint8 weights expected"
-        values = numpy_helper.to_array(tensor).astype(np.int16) + 128
-        tensor.CopyFrom(numpy_helper.from_array(values.astype(np.uint8), name))
-        shifted += 1
-    return shifted
-
-
-def signed(model: onnx.ModelProto) -> int:
-    """`unsigned` undone, in place: every uint8 weight (and its zero point) stored as int8 shifted by -128; how many
-    tensors."""
-    initializers = {t.name: t for t in model.graph.initializer}
-    shifted = 0
-    for name in sorted(_weights(model)):
-        tensor = initializers[name]
-        assert tensor.data_type == TensorProto.UINT8, f"{name}: uint8 weights expected"
-        values = numpy_helper.to_array(tensor).astype(np.int16) - 128
-        tensor.CopyFrom(numpy_helper.from_array(values.astype(np.int8), name))
+        assert tensor.data_type in (TensorProto.INT8, TensorProto.UINT8), f"{name}: int8 or uint8 weights expected"
+        values = numpy_helper.to_array(tensor).astype(np.int16) + shift
+        tensor.CopyFrom(numpy_helper.from_array(values.astype(dtype), name))
         shifted += 1
     return shifted
 
@@ -84,7 +72,7 @@ def vnni_twins() -> list[Path]:
     written = []
     for name in ("dense", "cross"):
         model = onnx.load_from_string(checked_file(f"{name}.int8.onnx"))
-        print(f"{name}: {signed(model)} weight tensors int8")
+        print(f"{name}: {stored_as(model, TensorProto.INT8)} weight tensors int8")
         path = ENCODERS / f"{name}.int8.vnni.onnx"
         onnx.save(model, str(path))
         written.append(path)
@@ -205,7 +193,7 @@ def main() -> None:
     args = parser.parse_args()
     for path in args.unsigned or []:
         model = onnx.load(str(path))
-        print(f"{path}: {unsigned(model)} weight tensors now uint8")
+        print(f"{path}: {stored_as(model, TensorProto.UINT8)} weight tensors now uint8")
         onnx.save(model, str(path))
     if args.vnni:
         for path in vnni_twins():

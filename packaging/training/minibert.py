@@ -113,7 +113,7 @@ def export_int8(model: MiniBert, path: Path, per_channel: bool) -> None:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from .int8_kernels import unsigned
+    from .int8_kernels import stored_as
 
     model = model.float().cpu().eval()
     ids = torch.randint(1000, 2000, (2, 16))
@@ -132,5 +132,5 @@ def export_int8(model: MiniBert, path: Path, per_channel: bool) -> None:
     quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=per_channel)
     fp32.unlink()
     quantised = onnx.load(str(path))
-    unsigned(quantised)
+    stored_as(quantised, onnx.TensorProto.UINT8)
     onnx.save(quantised, str(path))
