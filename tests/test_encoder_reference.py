@@ -84,6 +84,15 @@ def test_the_signed_twins_run_only_where_their_kernel_cannot_saturate(flags: lis
     assert signed_weights_exact(flags) is exact
 
 
+def test_where_linux_does_not_list_the_processor_numpy_reads_it_alike() -> None:
+    """On Windows and macOS the flags the twins are chosen by are numpy's reading of the processor: here, where
+    Linux lists them too, the two agree on every flag numpy is asked for."""
+    listed = encoder._cpu_flags()
+    if not listed:
+        pytest.skip("no /proc/cpuinfo here to compare numpy's reading with")
+    assert encoder.numpy_flags() == [flag for flag in encoder.NUMPY_FLAGS.values() if flag in listed]
+
+
 def test_the_signed_twins_give_the_unsigned_files_numbers_to_the_bit() -> None:
     """Where Assay runs the signed twins, each gives exactly what its unsigned file gives."""
     if not signed_weights_exact():

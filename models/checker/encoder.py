@@ -212,14 +212,28 @@ class Encoders:
         return np.asarray(rows, dtype=np.float32).reshape(len(pairs), len(CROSS_LABELS))
 
 
+# numpy's own reading of the processor (CPUID, and whether the system saves AVX-512's registers), by Linux's names
+NUMPY_FLAGS = {"AVX2": "avx2", "AVX512BW": "avx512bw", "AVX512VNNI": "avx512_vnni", "ASIMDDP": "asimddp"}
+
+
 def _cpu_flags() -> list[str]:
-    """The processor's instruction sets as Linux lists them; none where it does not (the architecture alone)."""
+    """The processor's instruction sets by Linux's names: as Linux lists them, else (Windows, macOS) as numpy reads
+    them, which tells AVX-512 VNNI but not AVX-VNNI (a processor with only that runs the unsigned files)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
             listed = (line.split(":", 1)[1].split() for line in handle if line.startswith(("flags", "Features")))
             return next(listed, [])
     except OSError:
+        return numpy_flags()
+
+
+def numpy_flags() -> list[str]:
+    """The instruction sets of NUMPY_FLAGS numpy finds here; none where its reading cannot be had."""
+    try:
+        features = importlib.import_module("numpy._core._multiarray_umath").__cpu_features__
+    except (ImportError, AttributeError):
         return []
+    return [flag for name, flag in NUMPY_FLAGS.items() if features.get(name)]
 
 
 def signed_weights_exact(flags: list[str] | None = None) -> bool:
