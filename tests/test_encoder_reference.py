@@ -93,6 +93,14 @@ def test_where_linux_does_not_list_the_processor_numpy_reads_it_alike() -> None:
     assert encoder.numpy_flags() == [flag for flag in encoder.NUMPY_FLAGS.values() if flag in listed]
 
 
+def test_without_proc_cpuinfo_the_flags_are_numpys(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_such_file(*args: object, **kwargs: object) -> None:
+        raise FileNotFoundError("/proc/cpuinfo")
+
+    monkeypatch.setattr(encoder, "open", no_such_file, raising=False)  # as on Windows and macOS
+    assert encoder._cpu_flags() == encoder.numpy_flags()
+
+
 def test_the_signed_twins_give_the_unsigned_files_numbers_to_the_bit() -> None:
     """Where Assay runs the signed twins, each gives exactly what its unsigned file gives."""
     if not signed_weights_exact():
