@@ -13,7 +13,7 @@ import pytest
 
 from models.checker import kinds as kinds_module
 from models.checker.encoder import Encoders, shipped_encoders
-from models.checker.engine import ClaimEngine, Passage, clause_like_shown, kind_reading
+from models.checker.engine import ClaimEngine, Passage
 from models.checker.kinds import (
     KindReader,
     KindReading,
@@ -27,6 +27,7 @@ from models.checker.kinds import (
     tfidf,
 )
 from models.checker.manifest import RESOURCES, pinned
+from models.checker.readings import clause_like_shown, kind_reading
 from models.checker.report import PointReport, tag_of
 from models.verifier import Document, Source
 from models.verifier.verify import INCORRECT, SUPPORTED, UNCONFIRMED

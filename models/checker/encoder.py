@@ -18,6 +18,7 @@ import importlib.util
 import json
 import zipfile
 from collections import OrderedDict
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -120,15 +121,16 @@ class Encoders:
         self._pairs.enable_truncation(PAIR_TOKENS, strategy="longest_first")
 
     @classmethod
-    def reading(cls, threads: int = 2) -> Encoders:
-        """The tokenizer and the bi-encoder only: what the training scripts build the rest on."""
+    def reading(cls, threads: int = 2, signed: bool | None = None) -> Encoders:
+        """The tokenizer and the bi-encoder only: what the training scripts build the rest on. `signed`: which
+        weights' files (`weights_file`; by default those this processor runs)."""
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_str(base_file("tokenizer.json", TOKENIZER_SHA256).decode())
-        return cls(tokenizer, _session(weights_file("dense")), threads=threads)
+        return cls(tokenizer, _session(weights_file("dense", signed)), threads=threads)
 
     @classmethod
-    def load(cls, threads: int = 2) -> Encoders:
+    def load(cls, threads: int = 2, signed: bool | None = None) -> Encoders:
         import io
 
         import lightgbm as lgb
@@ -136,8 +138,8 @@ class Encoders:
         from models.checker.model import ClaimChecker
         from models.checker.ranking import FEATURES, Memory
 
-        encoders = cls.reading(threads)
-        encoders.cross = _session(weights_file("cross"))
+        encoders = cls.reading(threads, signed)
+        encoders.cross = _session(weights_file("cross", signed))
         encoders.ranker = lgb.Booster(model_str=checked_file("ranker.txt").decode())
         if encoders.ranker.feature_name() != list(FEATURES):
             raise EncoderUnavailable(f"{FOLDER / 'ranker.txt'} was trained on other features: {REINSTALL}")
@@ -227,6 +229,13 @@ def _cpu_flags() -> list[str]:
         return numpy_flags()
 
 
+@lru_cache(maxsize=1)
+def processor_flags() -> tuple[str, ...]:
+    """This processor's instruction sets (`_cpu_flags`), read once: they choose the weights and are recorded with
+    every verifier run."""
+    return tuple(_cpu_flags())
+
+
 def numpy_flags() -> list[str]:
     """The instruction sets of NUMPY_FLAGS numpy finds here; none where its reading cannot be had."""
     try:
@@ -236,20 +245,21 @@ def numpy_flags() -> list[str]:
     return [flag for name, flag in NUMPY_FLAGS.items() if features.get(name)]
 
 
-def signed_weights_exact(flags: list[str] | None = None) -> bool:
+def signed_weights_exact(flags: Sequence[str] | None = None) -> bool:
     """Whether onnxruntime multiplies uint8 activations by int8 weights here with VNNI's VPDPBUSD, which adds
     four products into 32 bits, not AVX2's or plain AVX-512's VPMADDUBSW, which saturates at 16
     (packaging/training/int8_kernels.py): with AVX-512 VNNI, or with AVX-VNNI where there is no AVX-512, whose
     kernel would come first, as onnxruntime's MLAS picks them (its platform.cpp). There the encoders' signed
     twins give, to the bit, what the unsigned files give, in about half the time (bench/verifier_speed.py)."""
-    flags = _cpu_flags() if flags is None else flags
+    flags = processor_flags() if flags is None else flags
     return "avx512_vnni" in flags or ("avx_vnni" in flags and "avx512bw" not in flags)
 
 
-def weights_file(model: str) -> str:
-    """The file of one encoder ("dense", "cross") that runs on this processor: its signed twin
-    (`<model>.int8.vnni.onnx`) where that is exact here, else the unsigned file every processor runs alike."""
-    return f"{model}.int8.vnni.onnx" if signed_weights_exact() else f"{model}.int8.onnx"
+def weights_file(model: str, signed: bool | None = None) -> str:
+    """The file of one encoder ("dense", "cross"): its signed twin (`<model>.int8.vnni.onnx`) or the unsigned file
+    every processor runs alike; by default (`signed` None), the twin where it is exact on this processor."""
+    signed = signed_weights_exact() if signed is None else signed
+    return f"{model}.int8.vnni.onnx" if signed else f"{model}.int8.onnx"
 
 
 def kernels() -> str:
@@ -261,7 +271,7 @@ def kernels() -> str:
     import onnxruntime as ort
 
     wanted = ("avx2", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
-    found = [f for f in wanted if f in _cpu_flags()]
+    found = [f for f in wanted if f in processor_flags()]
     weights = "int8 weights (VNNI)" if signed_weights_exact() else "uint8 weights"
     return f"{platform.machine()} ({', '.join(found) or 'no flags read'}), onnxruntime {ort.__version__}, {weights}"
 

@@ -8,9 +8,10 @@ rereads the first four, and the contract checker gives the verdict from what the
 (statements.py) or by the kind of clause it names (kinds.py), and one of a kind nobody trained on against
 other contracts (reference.py); in a commercial contract, a point whose verdict cites no clause of its own
 is shown first the clause most like the kind it names (`clause_like_shown`); last, a point that quotes its
-document word for word is confirmed as quoted (models/verifier/checks/verbatim.py). The decision policy
-that joins them (`_decided`) lives here too, so that a model is added or removed in this package alone;
-what the engine reports of each point, and the tag a verdict becomes in a LeMAJ review (`tag_of`), in
+document word for word is confirmed as quoted (models/verifier/checks/verbatim.py). Which reader speaks for
+which point, and the decision policy that joins them (`_decided`), live here, so that a model is added or
+removed in this package alone; how each reader changes a point's report, in models/checker/readings.py; what
+the engine reports of each point, and the tag a verdict becomes in a LeMAJ review (`tag_of`), in
 models/checker/report.py. app/judging/verification.py reads a project's documents, runs the engine and
 keeps its findings.
 
@@ -26,19 +27,20 @@ from dataclasses import dataclass
 
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
-from models.checker.kinds import (
-    SHOWN_AT,
-    ClauseLike,
-    KindReader,
-    KindReading,
-    denies,
-    recognition_text,
-    shipped_kinds,
-)
+from models.checker.kinds import SHOWN_AT, ClauseLike, KindReader, KindReading, denies, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
-from models.checker.reference import Reading, Reference, Sentences, as_said, shipped_reference
-from models.checker.report import VERDICT_WORDS, PointReport, report_of
+from models.checker.readings import (
+    checker_flag,
+    clause_like_shown,
+    kind_reading,
+    never_made,
+    only_quoted,
+    quoted,
+    statement_read,
+)
+from models.checker.reference import Reading, Reference, Sentences, shipped_reference
+from models.checker.report import PointReport, report_of
 from models.checker.statements import (
     GIVES_WORDS,
     OPENING,
@@ -51,7 +53,6 @@ from models.evidence import is_evidence
 from models.verifier import (
     INCORRECT,
     NEEDS_REVIEW,
-    QUOTED,
     SUPPORTED,
     UNCONFIRMED,
     UNVERIFIABLE,
@@ -161,14 +162,18 @@ class ClaimEngine:
             verify_claim(claim, document, document.search(claim, SEARCH_HITS), refs)
             for claim, refs in zip(as_read, cited, strict=True)
         ]
+        quotations = [verbatim_quote(claim, document) for claim in said]
         if self.checker is None:
-            return [_quoted(report_of(s, e, text[s:e], r), document) for (s, e), r in zip(spans, results, strict=True)]
+            each = zip(spans, said, results, quotations, strict=True)
+            return [quoted(report_of(s, e, claim, r), q) for (s, e), claim, r, q in each]
+        # a point that is only a quotation is what the quotation is (readings.only_quoted): the encoders do not read it
+        read_by_models = [i for i, q in enumerate(quotations) if not only_quoted(q)]
         claims = [(claim, r.verdict) for claim, r in zip(as_read, results, strict=True)]
         assessed = self.checker.assess_many(claims, evidence, question)
         found: list[str | None] = [None] * len(claims)
         by_meaning: set[int] = set()  # the claims the contract checker decided
         if self.encoders is not None and evidence.kind == "contract":  # measured on contracts only
-            wanted = [i for i, (c, _) in enumerate(claims) if len(set(_stems(c))) >= MIN_CONTENT_WORDS]
+            wanted = [i for i in read_by_models if len(set(_stems(claims[i][0]))) >= MIN_CONTENT_WORDS]
             ranked = prepared.index.rank([claims[i][0] for i in wanted], self.encoders.ranker, self.encoders.memory)
             for i, ranking in zip(wanted, ranked, strict=True):
                 found[i] = ranking.ids[0] if ranking.ids else None
@@ -190,13 +195,11 @@ class ClaimEngine:
         # and one read as an NDA statement too: "The agreement does not grant any license" is about a licence there
         commercial = evidence.kind == "contract" and not prepared.nda
         undecided = [
-            i
-            for i in range(len(claims))
-            if evidence.kind == "contract" and statements[i] is None and i not in by_meaning
+            i for i in read_by_models if evidence.kind == "contract" and statements[i] is None and i not in by_meaning
         ]
         reread = [
             i
-            for i in range(len(claims))
+            for i in read_by_models
             if commercial and (statements[i] is not None or (i in by_meaning and _left_open(assessed[i])))
         ]
         kinds = self._kinds_read(prepared, {i: said[i] for i in sorted(undecided + reread)})
@@ -209,9 +212,9 @@ class ClaimEngine:
         # and a claim that denies a kind of clause, in words or as the denial model reads it, is not read against them:
         # their lack of the clause makes it true (hedged denials, "I didn't find any liquidated damages clause", were
         # flagged as never made: 107 false alarms among a fifth hand's 518 true denials)
-        unknown = [i for i in undecided if i not in kinds and not prepared.nda]
+        kind_unread = [i for i in undecided if i not in kinds and not prepared.nda]
         # in a commercial contract, the clause most like the kind each claim names (CUAD's kinds, not an NDA's)
-        like = self._clauses_like(prepared, [c for c, _ in claims], statements) if commercial else {}
+        like = self._clauses_like(prepared, {i: claims[i][0] for i in read_by_models}, statements) if commercial else {}
         points = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
@@ -232,16 +235,16 @@ class ClaimEngine:
         # embedding a contract's every sentence is the dearest first read of it), and not one whose kind the recogniser
         # reads, if unsurely, where the contract has such a clause (on CUAD's held-out contracts 5 of the reference's 27
         # flags were so, every one a false alarm)
-        unknown = [i for i in unknown if points[i].verdict == UNCONFIRMED and not (i in like and like[i].there)]
-        denials = self._denials([said[i] for i in unknown])
-        unknown = [i for i, denial in zip(unknown, denials, strict=True) if not denial]
-        compared = dict(zip(unknown, self._compared(prepared, [claims[i][0] for i in unknown]), strict=True))
+        still_open = [i for i in kind_unread if points[i].verdict == UNCONFIRMED and not (i in like and like[i].there)]
+        denials = self._denials([said[i] for i in still_open])
+        affirmed = [i for i, denial in zip(still_open, denials, strict=True) if not denial]
+        compared = dict(zip(affirmed, self._compared(prepared, [claims[i][0] for i in affirmed]), strict=True))
         reports = []
         for i, point in enumerate(points):
             reading = compared.get(i)
             if reading is not None and self.reference is not None:
                 point = never_made(point, reading, self.reference, document)
-            point = _quoted(point, document)
+            point = quoted(point, quotations[i])
             if i in like:
                 point = clause_like_shown(point, like[i].passage, like[i].kind)
             used = [prepared.defined[t] for t in evidence.defined_in(point.text)]  # read with them: evidence too
@@ -272,7 +275,7 @@ class ClaimEngine:
         return out
 
     def _clauses_like(
-        self, prepared: PreparedDocument, claims: list[str], statements: list[Recognised | None]
+        self, prepared: PreparedDocument, claims: dict[int, str], statements: list[Recognised | None]
     ) -> dict[int, ClauseLike]:
         """For each claim (by its place in the answer) whose kind of clause the recogniser reads, if less surely than
         a verdict needs, the passage most like a clause of that kind and the kind's name (models/checker/kinds.py).
@@ -281,10 +284,10 @@ class ClaimEngine:
         if self.kinds is None or self.encoders is None or not claims:
             return {}
         index, reader = prepared.index, self.kinds
-        vectors = self.encoders.embed([recognition_text(c) for c in claims])
+        vectors = self.encoders.embed([recognition_text(c) for c in claims.values()])
         like = {
             i: reader.clause_like(c, v, index.ids, index.texts, None if statements[i] is not None else SHOWN_AT)
-            for i, (c, v) in enumerate(zip(claims, vectors, strict=True))
+            for (i, c), v in zip(claims.items(), vectors, strict=True)
         }
         return {i: x for i, x in like.items() if x is not None}
 
@@ -379,15 +382,8 @@ def _decided(
     report.probability, report.contradiction = p, contradiction
     report.reading = _reading(decided, assessed, by_meaning is not None)
     if decided.verdict == INCORRECT and not result.reasons:
-        report.summary = _checker_flag(report)
+        report.summary = checker_flag(report)
     return report
-
-
-def _checker_flag(point: PointReport) -> str:
-    """The one line that says the claim checker's own flag on a point: what it read, and the passage shown."""
-    how = "contradicts" if (point.contradiction or 0.0) >= 0.5 else "does not support"
-    probability = f"probability {point.probability:.2f}"
-    return f"claim checker: the document {how} this ({probability}); closest passage {point.passage}"
 
 
 _BY_A_MODEL = ("unsupported", "contradicted")  # the reasons a model gives; every other is a rule's
@@ -402,112 +398,6 @@ def _reading(decided: ClaimResult, assessed: Assessment, by_meaning: bool) -> st
     if decided.verdict in (INCORRECT, NEEDS_REVIEW) and decided.reasons and decided.reasons[0].check not in _BY_A_MODEL:
         return "a rule that compares the answer's words with the document's"
     return "read by meaning" if by_meaning else "read by the claim checker's model of the words"
-
-
-# ---------------------------------------------------------------- kind_reading (issue 65)
-
-
-def kind_reading(point: PointReport, reading: KindReading, document: Document) -> PointReport:
-    """A claim that a kind of clause is there or not is decided by what the contract's clauses are
-    (models/checker/kinds.py): "supported" citing the clause of that kind, or flagged as never made ("no
-    clause of this kind in the contract"), or contradicted where it denies a clause the contract has. It
-    stands over the models' verdict, not over a rule's flag, a quotation or the contract's values read. Where
-    it gives no verdict, a point left unconfirmed shows the passage most like such a clause as its evidence
-    (held out on CUAD it was the experts' clause more often than the ranker's first passage)."""
-    if not reading.verdict:
-        if point.verdict == UNCONFIRMED and reading.best and reading.best != point.passage:
-            return _shown_first(point, reading.best, reading.name)
-        return point
-    # A clause's "except ..." (the rules' exception check) makes it no less a clause of its kind: that doubt
-    # does not stand over the kind reading; every other rule's does
-    doubts = [r.get("check") for r in point.reasons]
-    by_a_rule = (point.verdict == NEEDS_REVIEW and doubts != ["exception"]) or (
-        point.verdict == INCORRECT and any(c not in ("unsupported", "contradicted") for c in doubts)
-    )
-    if by_a_rule or point.reading.startswith("the contract's values"):
-        return point
-    claim, cited, shown = point.text.strip()[:200], reading.passage, reading.passage or reading.best or point.passage
-    if reading.verdict == "supported":
-        decided = ClaimResult(SUPPORTED, [], shown, [reading.words])
-    else:
-        said = document.by_id[cited].text[:300] if cited in document.by_id else "no clause of this kind in the contract"
-        decided = ClaimResult(INCORRECT, [Reason(reading.verdict, claim, said, cited)], shown)
-    report = report_of(point.start, point.end, point.text, decided)
-    # the probability that the contract does not hold the claim: of the clause there, for a claim denying one
-    report.probability = reading.present if reading.negated else 1 - reading.present
-    report.contradiction = 1.0 if reading.verdict == "contradicted" else 0.0
-    report.reading = reading.words
-    return report
-
-
-def clause_like_shown(point: PointReport, passage: str, kind: str) -> PointReport:
-    """A point whose verdict cites no clause of its own (not confirmed, in doubt, or flagged as never made or not
-    supported) is shown first the passage most like a clause of the kind it names: held out on CUAD's contracts that
-    was the experts' clause more often than the ranker's first passage (0.70 -> 0.75, score_evidence.py). A
-    verdict that rests on a clause (confirmed, quoted, contradicted, the contract's values) keeps it."""
-    checks = {r.get("check") for r in point.reasons}
-    without_a_clause = point.verdict in (UNCONFIRMED, NEEDS_REVIEW) or (
-        point.verdict == INCORRECT and checks <= {"unsupported"}
-    )
-    if not without_a_clause or point.passage == passage or point.reading.startswith("the contract's values, read:"):
-        return point
-    return _shown_first(point, passage, kind)
-
-
-def _shown_first(point: PointReport, passage: str, kind: str) -> PointReport:
-    """The point shown first the passage most like a clause of this kind, and the pane told so."""
-    names_it = point.probability is not None and point.summary == _checker_flag(point)
-    point.passage = passage
-    if names_it:  # the claim checker's flag names the passage shown
-        point.summary = _checker_flag(point)
-    shown = f"shown first: {passage}, the passage most like a clause of this kind ({kind})"
-    point.reading = "; ".join(x for x in (point.reading, shown) if x)
-    return point
-
-
-def never_made(point: PointReport, reading: Reading, reference: Reference, document: Document) -> PointReport:
-    """A claim that the contract has a clause of a kind no reader knows, left unconfirmed, is flagged as never made
-    where the contract says nothing like it, as other contracts do (models/checker/reference.py). It stands over
-    nothing but "unconfirmed"."""
-    if point.verdict != UNCONFIRMED or reading.never_made < reference.threshold:
-        return point
-    closest = reading.closest
-    said = document.by_id[closest].text[:300] if closest in document.by_id else ""
-    reason = Reason("unsupported", point.text.strip()[:200], said, closest)
-    decided = ClaimResult(INCORRECT, [reason], point.passage or closest)  # the ranker's passage stays shown first
-    report = report_of(point.start, point.end, point.text, decided)
-    report.probability, report.contradiction = reading.never_made, 0.0
-    words = as_said(reading.missing, point.text)
-    report.reading = (
-        f"no clause like this in the contract, beside other contracts: its closest sentences ({closest}) stand"
-        f" {reading.features[0]:+.1f} standard deviations from theirs"
-        + (f", and it never uses the words {', '.join(f'“{w}”' for w in words[:4])}" if words else "")
-        + f" (probability {reading.never_made:.2f} that there is no such clause)"
-    )
-    report.summary = f"no clause like this in the contract; its closest sentence is in {closest}"
-    return report
-
-
-def statement_read(point: PointReport, recognised: Recognised, *, nda: bool = True) -> PointReport:
-    """A point read as the ContractNLI statement it makes: its verdict is the statement's, and the pane says
-    which statement was read where the point words it otherwise; the point keeps its own words. It is
-    confirmed only where it says the statement as the statement does (`Recognised.alike`: a denial read as the
-    statement it denies would otherwise be "found"), and only in a document that names itself an NDA (`nda`):
-    ContractNLI's statements are about NDAs, and in commercial contracts "No licence of any rights is given" was
-    read as "Agreement shall not grant Receiving Party any right to Confidential Information" and "found" where
-    the contract grants one. Otherwise it may still be flagged, or shown its clause."""
-    if point.text.strip().rstrip(".").casefold() == recognised.statement.rstrip(".").casefold():
-        return point
-    point.reading = f"read as the NDA statement “{recognised.statement}”: {point.reading}"
-    if point.verdict == SUPPORTED and not (recognised.alike and nda):
-        point.verdict = UNCONFIRMED
-        point.summary = VERDICT_WORDS[UNCONFIRMED]
-        point.reading += (
-            " (not confirmed: its words may say it the other way round)"
-            if not recognised.alike
-            else " (not confirmed: the document does not name itself an NDA, which that statement is about)"
-        )
-    return point
 
 
 # The rules that compare what the answer writes with the document's own words: a quotation the document
@@ -527,30 +417,3 @@ def _reads_the_words(result: ClaimResult) -> bool:
         r.check in _WORD_FOR_WORD or (r.check == "negation" and WORD_FOR_WORD in r.normalisations)
         for r in result.reasons
     )
-
-
-# A rule's objection that a verbatim quote does not answer: the quotation's words are right, where they
-# are said to come from is not.
-_ABOUT_THE_ATTRIBUTION = ("bad_citation", "misquote")
-
-
-def _quoted(report: PointReport, document: Document) -> PointReport:
-    """A point that quotes its document word for word is confirmed as quoted (models/verifier/checks/
-    verbatim.py): the quotation checked, what the answer draws from it (`quote["rest"]`) not. A point that
-    is only a quotation and where it comes from is never flagged but for its attribution: a section that
-    does not hold it, or a shorter quotation beside it that the document does not hold; that flag stands,
-    with the long quotation confirmed beside it. One that also claims something of its own keeps a flag
-    on it too."""
-    found = verbatim_quote(report.text, document)
-    if found is None:
-        return report
-    report.quote = found.as_dict()
-    about_its_own_claim = [r for r in report.reasons if r.get("check") not in _ABOUT_THE_ATTRIBUTION]
-    attribution = [r for r in report.reasons if r.get("check") in _ABOUT_THE_ATTRIBUTION]
-    if report.verdict == INCORRECT and (attribution or (about_its_own_claim and found.rest)):
-        return report  # the flag is on where the quotation is said to be from, or on what the point adds
-    report.verdict, report.passage, report.reasons = QUOTED, found.passage, attribution
-    report.summary = f"quotation found word for word in {found.passage}" + (
-        f"; not checked: {found.rest[:160]}" if found.rest else ""
-    )
-    return report

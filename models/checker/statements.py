@@ -6,7 +6,7 @@ ContractNLI's own wording: "Receiving Party shall not reverse engineer any objec
 Party's Confidential Information." Said as "The recipient can't decompile what it is given", the same
 claim reached none of them (issue 55: 0 of 14 contradicted statements flagged). The recogniser here tells
 which statement a claim makes, if any, and the engine then reads the claim as that statement, so what was
-measured on ContractNLI's wording holds for it (models/checker/engine.py, `statement_read`).
+measured on ContractNLI's wording holds for it (models/checker/readings.py, `statement_read`).
 
 It is a logistic regression over each candidate statement's features (`FEATURES`), trained by
 packaging/training/train_statements.py and shipped as plain JSON (resources/claim_checker/statements.json,

@@ -101,6 +101,7 @@ def fragments(quotation: str) -> list[str]:
     return [piece for piece in _ELLIPSIS.split(quotation) if words(piece)]
 
 
+@lru_cache(maxsize=65536)  # a contract's words are stemmed for every claim about it: 700,000 calls on the sample
 def stem(word: str) -> str:
     """A crude stem, enough to match "terminates" with "terminated": a common suffix off a long word."""
     for suffix in ("ing", "ed", "es", "s", "e", "d"):
