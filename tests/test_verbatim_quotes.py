@@ -94,6 +94,28 @@ def test_the_first_answer_shows_its_quotation_confirmed_and_its_conclusion_unche
     assert {(p.span_start, p.span_end): (p.context_start, p.context_end) for p in stored} == lead_ins
 
 
+def test_a_point_that_is_only_a_quotation_is_decided_by_it_and_no_encoder_reads_it() -> None:
+    """Its verdict could not change with a model's (readings.only_quoted): the pane says the quotation alone
+    decided, with no model's probability, and the encoders, which cost most of a check, read only the point
+    that says something of its own."""
+    from models.checker.engine import ClaimEngine, Passage
+
+    engine = ClaimEngine()
+    assert engine.encoders is not None, engine.note
+    prepared = engine.prepare([Passage(p.id, p.text) for p in NDA.passages], [])
+    assert prepared.evidence.kind == "contract"  # where the encoders read claims
+    quote = f"Section 3 states that “{CLAUSE_3} between Vendor and the State.”"
+    own = "The Vendor must hand back every document it was shown once each meeting with the State is over."
+    text = f"{quote} {own}"
+    only, said = engine.assess(prepared, text, [(0, len(quote)), (len(quote) + 1, len(text))], [[], []])
+    assert only.verdict == QUOTED and only.passage == "par_1"
+    assert only.reading == "the quotation alone, found word for word"
+    assert only.probability is None and only.quote is not None and not only.quote["rest"]
+    assert said.verdict != QUOTED and said.probability is not None
+    read = {claim for claim, _passage in engine.encoders._judged}
+    assert own in read and quote not in read
+
+
 def _quotes_word_for_word(claim: str, document: Document) -> bool:
     """Every quotation of six words or more, each piece between ellipses, occurs in the document as written."""
     found = [q for q in quotations(claim, min_words=2) if len(words(q.text)) >= 6]

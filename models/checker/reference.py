@@ -92,7 +92,7 @@ class Reference:
         and the claim's words the contract never uses, rarest first."""
         cosines = contract.vectors @ vector
         order = np.argsort(-cosines, kind="stable")
-        theirs = (self.vectors.astype(np.float32) @ vector.astype(np.float32)) * self.scales
+        theirs = (self._floats @ vector.astype(np.float32)) * self.scales
         their_three = np.array([np.sort(one)[-CLOSEST:].mean() for one in np.split(theirs, self._starts)])
         three = float(cosines[order[:CLOSEST]].mean())
         words = sorted(set(_stems(claim)), key=lambda w: (self.used_by.get(w, 0), w))
@@ -120,6 +120,11 @@ class Reference:
     @property
     def contracts(self) -> int:
         return int(self.contract.max()) + 1
+
+    @cached_property
+    def _floats(self) -> np.ndarray:
+        """The vectors as float32, converted once (13 MB), not for every claim."""
+        return self.vectors.astype(np.float32)
 
     @cached_property
     def _starts(self) -> np.ndarray:
