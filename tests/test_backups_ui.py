@@ -43,6 +43,7 @@ def test_backup_on_open_then_restore_from_the_dialog(qtbot, sample_project: Proj
     qtbot.addWidget(dialog)
     assert dialog.list.count() == 1
     aside = dialog.restore(backups.list_backups(path)[0].path, confirm=False)
+    assert aside is not None, f"not restored: {window.message.text()}"  # the sentence the window said why
 
     assert _first_tag(sample_project) is None  # the window's project is the restored file now
     assert str(aside) in window.message.text()
