@@ -6,15 +6,18 @@ import json
 import os
 import shutil
 import sqlite3
+import threading
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from app import backups
 from app.cli import main
 from app.ingest.datasets import import_dataset
 from app.project import SAMPLE_DATASET, Project
+from app.review.session import ReviewSession
 from models.vocabulary import Tag
 from storage.db import url_for_path
 
@@ -173,6 +176,39 @@ def test_restore_round_trip_keeps_later_work_aside(sample_file: Path, capsys) ->
     kept = Project.open(url_for_path(aside))
     assert kept.allowed_hosts() == ["after-the-backup.example"]
     kept.close()
+
+
+def test_a_restore_waits_for_the_claim_check_reading_the_file(sample_file: Path) -> None:
+    """The window's claim check reads the project on a worker thread. A restore made meanwhile waits for
+    it: a connection opened on the old file while it is swapped would keep showing the old file's work."""
+    backup = backups.make_backup(sample_file).path
+    project = Project.open(url_for_path(sample_file))
+    project.set_host_allowed("after-the-backup.example", True, "ana")  # work made after the backup
+    reading, read_on = threading.Event(), threading.Event()
+
+    def claim_checker():
+        def claims(answer_id: str) -> None:
+            with project.sessions() as session:  # holds a connection to the file, as a check does
+                session.execute(text("SELECT count(*) FROM answers")).scalar_one()
+                reading.set()
+                assert read_on.wait(30)
+
+        return claims
+
+    review = ReviewSession(project, "ana", claim_checker=claim_checker)
+    checking = threading.Thread(target=review.claim_findings, args=("contractnli-027",))
+    checking.start()
+    assert reading.wait(30)
+    restoring = threading.Thread(target=review.restore_backup, args=(backup,))
+    restoring.start()
+    restoring.join(0.5)
+    assert restoring.is_alive() and project.allowed_hosts() == ["after-the-backup.example"]  # not yet swapped
+
+    read_on.set()
+    checking.join(30)
+    restoring.join(30)
+    assert project.allowed_hosts() == []  # the window's project is the restored file
+    project.close()
 
 
 def test_a_damaged_backup_is_never_restored(sample_file: Path, capsys) -> None:

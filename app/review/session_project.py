@@ -57,6 +57,10 @@ class ProjectSession:
         self._claim_checker = claim_checker or _no_claim_checker
         self._claims: ClaimsOf | None = None  # made on first use, by whichever thread asks first
         self._claims_made = threading.Lock()
+        # A claim check reads the project file on a worker thread, a restore replaces it: never both at
+        # once. A connection opened on the old file while it is swapped would go on reading it, and its
+        # closing would remove the write-ahead log by name: the restored file's.
+        self._file_in_use = threading.Lock()
 
     @property
     def reviewer(self) -> str:
@@ -231,12 +235,13 @@ class ProjectSession:
         """`backup` in the project file's place, the file replaced kept aside (where: returned); every view
         then shows the restored file. None, and the sentence why, when it was not restored."""
         path = backups.project_file(self.project.url)
-        self.project.close()  # its connections let go of the file; the next query opens the restored one
-        try:
-            aside = backups.restore(path, backup, self.project.passphrase)
-        except (AssayError, OSError) as exc:
-            self.say(str(exc))
-            return None
+        with self._file_in_use:  # a claim check under way ends first
+            self.project.close()  # its connections let go of the file; the next query opens the restored one
+            try:
+                aside = backups.restore(path, backup, self.project.passphrase)
+            except (AssayError, OSError) as exc:
+                self.say(str(exc))
+                return None
         self.restored()
         kept = f" The file it replaced is kept as {aside}." if aside else ""
         self.say(f"Restored the backup of {backup.name}.{kept}")
@@ -257,7 +262,8 @@ class ProjectSession:
             if self._claims is None:
                 self._claims = self._claim_checker()
             claims = self._claims
-        return claims(answer_id)
+        with self._file_in_use:
+            return claims(answer_id)
 
     def _project_replaced(self) -> None:
         """The project file was replaced (a backup restored): nothing read of the old one is kept."""
