@@ -172,7 +172,10 @@ class Encoders:
             with self._remembering:  # one pool for the encoders' life: starting threads a batch cost 3 s of 120
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="encoder")
-            rows = list(self._pool.map(one, encodings))  # onnxruntime lets go of the GIL while it runs
+            # the longest first, so that no core is left reading a long one alone at the end
+            order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
+            read = dict(zip(order, self._pool.map(one, [encodings[i] for i in order]), strict=True))
+            rows = [read[i] for i in range(len(encodings))]  # onnxruntime lets go of the GIL while it runs
         else:
             rows = [one(e) for e in encodings]
         return np.asarray(rows, dtype=np.float32).reshape(len(encodings), width)

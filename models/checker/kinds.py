@@ -191,7 +191,7 @@ def recognition_features(
     """The kind whose prototype is nearest the claim, and what the recogniser reads of it: that cosine, its
     lead over the next kind's, its share of the NEIGHBOURS nearest prototypes (and whether no kind has more),
     and the mean of its three nearest."""
-    cosine = prototypes.astype(np.float64) @ claim.astype(np.float64)
+    cosine = prototypes.astype(np.float64, copy=False) @ claim.astype(np.float64)  # no copy of float64 prototypes
     best = np.full(kinds, -1.0)
     np.maximum.at(best, owner, cosine)
     first, second = np.argsort(-best, kind="stable")[:2]

@@ -149,7 +149,7 @@ def _context(text: str) -> frozenset[str]:
     terms folded to one concept each ("signed", "entered", "dated" are all the making of it), and not its
     numbers or dates."""
     return frozenset(
-        _concept(w) for w in content_words(text) if not any(c.isdigit() for c in w) and w not in _NUMBER_WORDS
+        _concept(w) for w in content_words(text) if not any(map(str.isdigit, w)) and w not in _NUMBER_WORDS
     )
 
 
