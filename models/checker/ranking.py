@@ -280,16 +280,19 @@ class PassageIndex:
         self.row_of = {pid: i for i, pid in enumerate(self.ids)}  # citation id -> its place in ids and texts
         self._vectors: dict[int, np.ndarray] = {}  # passage -> its bi-encoder vector, embedded when first needed
         self._norm = 1.2 * (1 - 0.75 + 0.75 * self.lengths / max(self.mean_length, 1e-9))  # BM25's length norm
-        self._counts: dict[str, np.ndarray] = {}
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # kept sparse: a long contract's are many
 
     def bm25(self, claim_words: list[str]) -> np.ndarray:
         scores = np.zeros(len(self.texts))
         for w in sorted(set(claim_words)):
             if w not in self.idf:
                 continue
-            if (tf := self._counts.get(w)) is None:  # a word's counts in every passage, counted once a document
-                tf = self._counts[w] = np.array([c.get(w, 0) for c in self.words], dtype=float)
-            scores += self.idf[w] * tf * 2.2 / (tf + self._norm)
+            if (posting := self._postings.get(w)) is None:  # the passages that use a word, counted once a document
+                counts = np.array([c.get(w, 0) for c in self.words], dtype=float)
+                at = np.flatnonzero(counts)
+                posting = self._postings[w] = (at, counts[at])
+            at, tf = posting  # elsewhere its term is 0.0, which adds nothing
+            scores[at] += self.idf[w] * tf * 2.2 / (tf + self._norm[at])
         return scores
 
     def vectors_of(self, passages: Sequence[int]) -> np.ndarray:
