@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from storage import analytics, audit, documents, judgements, raters, reviews
 from storage.answers import AnswerDetail, AnswerSummary, answer_detail, list_answers
 from storage.db import NotAProject, ProjectDamaged, counts, is_encrypted, open_project, sqlite_path, url_for_path
 from storage.documents import Passage, SearchHit
+from storage.file_gate import FileGate
 from storage.guidelines import Guidelines, current_guidelines, set_guidelines
 from storage.judgements import StoredDataPoint
 from storage.signoff_checks import SignOffCheck, check_signoffs
@@ -77,6 +79,12 @@ class Project:
     url: str
     sessions: sessionmaker[Session]
     passphrase: str | None = field(default=None, repr=False)  # an encrypted project's backups need it
+    # every thread's hold on a project file, which a restore waits on (a server's database is never replaced)
+    _gate: FileGate | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if sqlite_path(self.url) is not None:
+            self._gate = FileGate(self.sessions.kw["bind"])
 
     @classmethod
     def open(cls, url: str, passphrase: str | None = None) -> Project:
@@ -108,6 +116,23 @@ class Project:
         bind = self.sessions.kw["bind"]
         bind.dispose()
         anchors.flush()  # the newest entries' witness, where quick edits held it back
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Hold the project file for a task of several queries on a worker thread (a claim check): a restore
+        waits for it to end, so the task never reads part of one file and part of another."""
+        return self._gate.reading() if self._gate is not None else nullcontext()
+
+    @contextmanager
+    def replacing_file(self) -> Iterator[Path]:
+        """The project file, closed: every reader's connection returned (FileBusy when one is not within
+        storage.file_gate.WAIT_S), and none opened until the block ends. A reader asking meanwhile waits, then
+        reads what the block left in the file's place."""
+        path = sqlite_path(self.url)
+        if self._gate is None or path is None:
+            raise InvalidInput(self.url, "only a project file can be replaced; a database server keeps its own backups")
+        with self._gate.replacing():
+            self.close()  # the audit log's newest witness first, from the file being replaced
+            yield path
 
     def counts(self) -> dict[str, int]:
         """How many of each thing the project holds; `claims`: the data points the answers make, each

@@ -10,7 +10,15 @@ from pathlib import Path
 
 from models.errors import AssayError
 
-__all__ = ["NotAProject", "PassphraseNeeded", "ProjectDamaged", "ProjectTooNew", "StorageError", "WrongPassphrase"]
+__all__ = [
+    "FileBusy",
+    "NotAProject",
+    "PassphraseNeeded",
+    "ProjectDamaged",
+    "ProjectTooNew",
+    "StorageError",
+    "WrongPassphrase",
+]
 
 
 class StorageError(AssayError):
@@ -27,6 +35,10 @@ class PassphraseNeeded(StorageError):
 
 class WrongPassphrase(StorageError):
     """The passphrase does not open the encrypted project."""
+
+
+class FileBusy(StorageError):
+    """The project file stayed in use while a backup waited to take its place: nothing was replaced."""
 
 
 class ProjectDamaged(StorageError):

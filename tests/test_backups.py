@@ -178,36 +178,110 @@ def test_restore_round_trip_keeps_later_work_aside(sample_file: Path, capsys) ->
     kept.close()
 
 
+def _swapped(path: Path) -> bool:
+    return any(path.parent.glob(f"{path.stem}.before-restore-*"))
+
+
+def _holding(project: Project) -> tuple[threading.Thread, threading.Event]:
+    """A reader on a worker thread (the dashboard's, say) in the middle of a transaction on the project file,
+    until the event returned is set."""
+    reading, read_on = threading.Event(), threading.Event()
+
+    def read() -> None:
+        with project.sessions() as session:
+            session.execute(text("SELECT count(*) FROM answers")).scalar_one()
+            reading.set()
+            assert read_on.wait(60)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert reading.wait(30)
+    return reader, read_on
+
+
 def test_a_restore_waits_for_the_claim_check_reading_the_file(sample_file: Path) -> None:
-    """The window's claim check reads the project on a worker thread. A restore made meanwhile waits for
-    it: a connection opened on the old file while it is swapped would keep showing the old file's work."""
+    """The window's claim check reads the project on a worker thread, query after query. A restore made
+    meanwhile waits for the whole check: it never reads part of one file and part of another."""
     backup = backups.make_backup(sample_file).path
     project = Project.open(url_for_path(sample_file))
     project.set_host_allowed("after-the-backup.example", True, "ana")  # work made after the backup
-    reading, read_on = threading.Event(), threading.Event()
+    between, go_on, seen = threading.Event(), threading.Event(), []
 
     def claim_checker():
         def claims(answer_id: str) -> None:
-            with project.sessions() as session:  # holds a connection to the file, as a check does
-                session.execute(text("SELECT count(*) FROM answers")).scalar_one()
-                reading.set()
-                assert read_on.wait(30)
+            seen.append(project.allowed_hosts())  # one query, its connection returned
+            between.set()
+            assert go_on.wait(30)
+            seen.append(project.allowed_hosts())  # and the next, after the restore was asked for
 
         return claims
 
     review = ReviewSession(project, "ana", claim_checker=claim_checker)
     checking = threading.Thread(target=review.claim_findings, args=("contractnli-027",))
     checking.start()
-    assert reading.wait(30)
+    assert between.wait(30)
     restoring = threading.Thread(target=review.restore_backup, args=(backup,))
     restoring.start()
     restoring.join(0.5)
-    assert restoring.is_alive() and project.allowed_hosts() == ["after-the-backup.example"]  # not yet swapped
+    assert restoring.is_alive() and not _swapped(sample_file)
 
-    read_on.set()
+    go_on.set()
     checking.join(30)
     restoring.join(30)
-    assert project.allowed_hosts() == []  # the window's project is the restored file
+    assert seen == [["after-the-backup.example"]] * 2  # the whole check read the file it began on
+    assert _swapped(sample_file) and project.allowed_hosts() == []  # the window's project is the restored file
+    project.close()
+
+
+def test_every_reader_on_another_thread_is_waited_for_and_then_reads_the_restored_file(sample_file: Path) -> None:
+    """Not only the claim check: a restore waits for any reader's open connection (a connection on the old
+    file, kept on, would delete the restored file's write-ahead log when it closed), and a reader that asks
+    while the restore waits is given the restored file."""
+    backup = backups.make_backup(sample_file).path
+    project = Project.open(url_for_path(sample_file))
+    project.set_host_allowed("after-the-backup.example", True, "ana")
+    review = ReviewSession(project, "ana")
+    reader, read_on = _holding(project)
+
+    restoring = threading.Thread(target=review.restore_backup, args=(backup,))
+    restoring.start()
+    restoring.join(0.5)
+    assert restoring.is_alive() and not _swapped(sample_file)
+    later: list[list[str]] = []
+    asking = threading.Thread(target=lambda: later.append(project.allowed_hosts()))
+    asking.start()
+    asking.join(0.5)
+    assert asking.is_alive()  # held off until the file is replaced
+
+    read_on.set()
+    for thread in (reader, restoring, asking):
+        thread.join(30)
+    assert later == [[]] and _swapped(sample_file)
+    project.set_host_allowed("after-the-restore.example", True, "ana")  # the restored file takes new work
+    project.close()
+    reopened = Project.open(url_for_path(sample_file))
+    assert reopened.allowed_hosts() == ["after-the-restore.example"]
+    reopened.close()
+
+
+def test_a_restore_refused_while_a_reader_holds_on_leaves_the_file_as_it_was(sample_file: Path, monkeypatch) -> None:
+    from storage import file_gate
+
+    monkeypatch.setattr(file_gate, "WAIT_S", 0.5)
+    backup = backups.make_backup(sample_file).path
+    project = Project.open(url_for_path(sample_file))
+    project.set_host_allowed("after-the-backup.example", True, "ana")
+    review = ReviewSession(project, "ana")
+    said: list[str] = []
+    review.subscribe(lambda changes: said.append(changes.message or ""))
+    reader, read_on = _holding(project)
+
+    assert review.restore_backup(backup) is None
+    assert "still being read" in said[-1] and "not replaced" in said[-1]
+    assert not _swapped(sample_file) and not list(sample_file.parent.glob(".*.restoring"))
+    read_on.set()
+    reader.join(30)
+    assert project.allowed_hosts() == ["after-the-backup.example"]  # nothing lost, nothing half done
     project.close()
 
 

@@ -57,10 +57,6 @@ class ProjectSession:
         self._claim_checker = claim_checker or _no_claim_checker
         self._claims: ClaimsOf | None = None  # made on first use, by whichever thread asks first
         self._claims_made = threading.Lock()
-        # A claim check reads the project file on a worker thread, a restore replaces it: never both at
-        # once. A connection opened on the old file while it is swapped would go on reading it, and its
-        # closing would remove the write-ahead log by name: the restored file's.
-        self._file_in_use = threading.Lock()
 
     @property
     def reviewer(self) -> str:
@@ -234,14 +230,12 @@ class ProjectSession:
     def restore_backup(self, backup: Path) -> Path | None:
         """`backup` in the project file's place, the file replaced kept aside (where: returned); every view
         then shows the restored file. None, and the sentence why, when it was not restored."""
-        path = backups.project_file(self.project.url)
-        with self._file_in_use:  # a claim check under way ends first
-            self.project.close()  # its connections let go of the file; the next query opens the restored one
-            try:
+        try:
+            with self.project.replacing_file() as path:  # what reads it (a claim check, the dashboard) ends first
                 aside = backups.restore(path, backup, self.project.passphrase)
-            except (AssayError, OSError) as exc:
-                self.say(str(exc))
-                return None
+        except (AssayError, OSError) as exc:
+            self.say(str(exc))
+            return None
         self.restored()
         kept = f" The file it replaced is kept as {aside}." if aside else ""
         self.say(f"Restored the backup of {backup.name}.{kept}")
@@ -262,7 +256,7 @@ class ProjectSession:
             if self._claims is None:
                 self._claims = self._claim_checker()
             claims = self._claims
-        with self._file_in_use:
+        with self.project.reading():  # a restore waits: the whole check reads one file
             return claims(answer_id)
 
     def _project_replaced(self) -> None:
