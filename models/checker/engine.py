@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.checker.encoder import Encoders, shipped_encoders
-from models.checker.features import MIN_CONTENT_WORDS, Evidence, _stems
+from models.checker.features import Evidence, enough_to_check
 from models.checker.kinds import SHOWN_AT, ClauseLike, KindReader, KindReading, denies, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
 from models.checker.ranking import PassageIndex
@@ -173,7 +173,7 @@ class ClaimEngine:
         found: list[str | None] = [None] * len(claims)
         by_meaning: set[int] = set()  # the claims the contract checker decided
         if self.encoders is not None and evidence.kind == "contract":  # measured on contracts only
-            wanted = [i for i in read_by_models if len(set(_stems(claims[i][0]))) >= MIN_CONTENT_WORDS]
+            wanted = [i for i in read_by_models if enough_to_check(claims[i][0])]
             ranked = prepared.index.rank([claims[i][0] for i in wanted], self.encoders.ranker, self.encoders.memory)
             for i, ranking in zip(wanted, ranked, strict=True):
                 found[i] = ranking.ids[0] if ranking.ids else None
@@ -262,9 +262,7 @@ class ClaimEngine:
     def _compared(self, prepared: PreparedDocument, claims: list[str]) -> list[Reading | None]:
         """For each claim (none that denies a clause: `_denials` leaves those out), what the reference contracts say
         of it about this contract (models/checker/reference.py); None for one that gives a value or quotes."""
-        wanted = [
-            j for j, c in enumerate(claims) if not GIVES_WORDS.search(c) and len(set(_stems(c))) >= MIN_CONTENT_WORDS
-        ]
+        wanted = [j for j, c in enumerate(claims) if not GIVES_WORDS.search(c) and enough_to_check(c)]
         out: list[Reading | None] = [None] * len(claims)
         if self.reference is None or self.encoders is None or not wanted:
             return out

@@ -58,9 +58,15 @@ WINDOW_SENTENCES = 3  # a claim may join what two or three neighbouring sentence
 TOP = 3  # passages whose union is compared with the claim
 
 
-def _stems(text: str) -> list[str]:
+def content_stems(text: str) -> list[str]:
     """Content words, crudely stemmed; a verdict ("Yes.") is no content to look for."""
     return [stem(w) for w in TOKEN.findall(canonical(text)) if w not in STOPWORDS and len(w) > 2 and w != "yes"]
+
+
+def enough_to_check(text: str) -> bool:
+    """Whether a claim has content enough to look for (MIN_CONTENT_WORDS): what every reader that searches the
+    contract for a claim, and every training set of one, asks first."""
+    return len(set(content_stems(text))) >= MIN_CONTENT_WORDS
 
 
 def _tokens(text: str) -> list[str]:
@@ -83,7 +89,7 @@ class Evidence:
     bigrams: set[tuple[str, str]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.stems = [set(_stems(w)) for w in self.windows]
+        self.stems = [set(content_stems(w)) for w in self.windows]
         tokens = _tokens(" ".join(self.windows))
         self.bigrams = set(pairwise(tokens))
         counts: dict[str, int] = {}
@@ -191,7 +197,7 @@ class Measured:
 
 def measure(claim: str, evidence: Evidence, rule_verdict: str) -> Measured | None:
     """The features of one claim; None when it has too few content words to check ("Yes.")."""
-    stems = _stems(claim)
+    stems = content_stems(claim)
     mine = set(stems)  # sums over it below run in sorted order: string hashes differ between processes
     if len(mine) < MIN_CONTENT_WORDS:
         return None
@@ -215,7 +221,7 @@ def measure(claim: str, evidence: Evidence, rule_verdict: str) -> Measured | Non
     scope = claim_tokens & _SCOPE
     canon = canonical(claim)
     used = evidence.defined_in(claim)
-    defined = set().union(*(_stems(evidence.definitions[t]) for t in used)) if used else set()
+    defined = set().union(*(content_stems(evidence.definitions[t]) for t in used)) if used else set()
     values = (
         math.log1p(len(mine)),
         len(seen) / len(mine),

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from models.checker.engine import ClaimEngine
-from models.checker.features import ABSENCE, Evidence, _stems, measure
+from models.checker.features import ABSENCE, Evidence, content_stems, measure
 from models.checker.model import Assessment, ClaimChecker
 from models.checker.ranking import MEANING
 from models.verifier import INCORRECT, NEEDS_REVIEW, QUOTED, SUPPORTED, UNCONFIRMED
@@ -161,7 +161,7 @@ def words_vector(claim: str) -> np.ndarray:
     """A claim's content words, hashed into WORD_BINS, as a unit vector: the firm's exemplars where the
     bi-encoder is not there."""
     vector = np.zeros(WORD_BINS, dtype=np.float32)
-    for word in set(_stems(claim)):
+    for word in set(content_stems(claim)):
         vector[zlib.crc32(word.encode()) % WORD_BINS] = 1.0
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm else vector

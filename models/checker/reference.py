@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from models.checker.features import _stems
+from models.checker.features import content_stems
 from models.checker.manifest import ArtefactUnavailable, checked
 from models.verifier.text import TOKEN, canonical, stem
 
@@ -53,14 +53,14 @@ class Sentences:
 
     passages: list[str]
     vectors: np.ndarray
-    words: frozenset[str]  # the contract's content words, stemmed as features._stems stems them
+    words: frozenset[str]  # the contract's content words, stemmed as features.content_stems stems them
 
     @classmethod
     def of(cls, ids: list[str], texts: list[str], embed: Any) -> Sentences:
         """The sentences of these passages (their citation ids and texts), embedded by `embed`."""
         owner = [(pid, s) for pid, text in zip(ids, texts, strict=True) for s in sentences([text])]
         vectors = embed([s for _, s in owner]) if owner else np.zeros((0, 384), dtype=np.float32)
-        return cls([pid for pid, _ in owner], vectors, frozenset(w for t in texts for w in _stems(t)))
+        return cls([pid for pid, _ in owner], vectors, frozenset(w for t in texts for w in content_stems(t)))
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class Reference:
         theirs = (self._floats @ vector.astype(np.float32)) * self.scales
         their_three = np.array([np.sort(one)[-CLOSEST:].mean() for one in np.split(theirs, self._starts)])
         three = float(cosines[order[:CLOSEST]].mean())
-        words = sorted(set(_stems(claim)), key=lambda w: (self.used_by.get(w, 0), w))
+        words = sorted(set(content_stems(claim)), key=lambda w: (self.used_by.get(w, 0), w))
         rarity = {w: self.rarity(w) for w in words}
         missing = [w for w in words if w not in contract.words]
         features = [

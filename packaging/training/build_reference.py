@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     from sklearn.linear_model import LogisticRegression
 
     from models.checker.encoder import shipped_encoders
-    from models.checker.features import MIN_CONTENT_WORDS, _stems
+    from models.checker.features import enough_to_check
     from models.checker.kinds import denies
     from models.checker.manifest import pin
     from models.checker.reference import FEATURES, FILE, Reference, Sentences
@@ -131,11 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         if m["document"] in set(learning) and m["wording"] in LEARNING_WORDINGS and m["label"] != "contradicted"
     ] + nda_claims(args.ndas)
     claims = [
-        c
-        for c in claims
-        if not denies(c["text"])
-        and not GIVES_WORDS.search(c["text"])
-        and len(set(_stems(c["text"]))) >= MIN_CONTENT_WORDS
+        c for c in claims if not denies(c["text"]) and not GIVES_WORDS.search(c["text"]) and enough_to_check(c["text"])
     ]
     x, never, kinds = [], [], []
     for path in sorted({c["document"] for c in claims}):

@@ -146,7 +146,7 @@ def evidence_passages(folder: Path) -> dict[str, DocumentPassages]:
 
 def load_claims(folder: Path, documents: dict[str, DocumentPassages]) -> list[Claim]:
     """Every labelled point of a folder (points with too few words to check left out, as the checker does)."""
-    from models.checker.features import MIN_CONTENT_WORDS, _stems
+    from models.checker.features import enough_to_check
 
     rows = [json.loads(line) for line in (folder / "qa.jsonl").read_text().splitlines() if line.strip()]
     truth = {t["id"]: t["labels"] for t in map(json.loads, (folder / "truth.jsonl").read_text().splitlines())}
@@ -164,7 +164,7 @@ def load_claims(folder: Path, documents: dict[str, DocumentPassages]) -> list[Cl
         )
         for seg in segment_answer(row["answer"]):
             label = _label(seg.start, seg.end, truth[row["id"]], labelled_support)
-            if label is None or len(set(_stems(seg.text))) < MIN_CONTENT_WORDS:
+            if label is None or not enough_to_check(seg.text):
                 continue
             out.append(
                 Claim(folder.name, row["id"], row["document"], seg.text, label, evidence, m.get("nli_label", ""))
