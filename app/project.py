@@ -117,10 +117,12 @@ class Project:
         bind.dispose()
         anchors.flush()  # the newest entries' witness, where quick edits held it back
 
-    def reading(self) -> AbstractContextManager[None]:
-        """Hold the project file for a task of several queries on a worker thread (a claim check): a restore
-        waits for it to end, so the task never reads part of one file and part of another."""
-        return self._gate.reading() if self._gate is not None else nullcontext()
+    def reading(self, task: str = "") -> AbstractContextManager[None]:
+        """Hold the project file for a task of several queries on a worker thread (a claim check, an export, a
+        child process's dashboard): a restore waits for it to end, so the task never reads part of one file and
+        part of another. A long task that writes as it goes, named by `task` ("a judge run"), refuses a restore
+        at once instead."""
+        return self._gate.reading(task) if self._gate is not None else nullcontext()
 
     @contextmanager
     def replacing_file(self) -> Iterator[Path]:

@@ -133,7 +133,8 @@ class Workspace:
         """The tour's answers checked by the claim checker, in its order, each saved as it is checked."""
         from app.judging.sample_tour import check_sample
 
-        return check_sample(self._project, tour, on_progress=on_progress, cancel=cancel)
+        with self._project.reading("the sample's check"):
+            return check_sample(self._project, tour, on_progress=on_progress, cancel=cancel)
 
     # ------------------------------------------------------------------ judges
 
@@ -163,9 +164,10 @@ class Workspace:
         """A judge run (app/judging/judge_run.py): the backend, the run, the model's speed, the default jury."""
         from app.judging.judge_run import judge_answers
 
-        return judge_answers(
-            self._project, settings, answer_ids, on_loaded=on_loaded, on_progress=on_progress, cancel=cancel
-        )
+        with self._project.reading("a judge run"):  # a restore is refused while it writes
+            return judge_answers(
+                self._project, settings, answer_ids, on_loaded=on_loaded, on_progress=on_progress, cancel=cancel
+            )
 
     def check_model(
         self,
@@ -179,15 +181,16 @@ class Workspace:
         """The chosen model on `size` human-labelled answers: its agreement with people, and its speed."""
         from app.judging.model_check import check_model
 
-        return check_model(
-            self._project,
-            settings,
-            name=name,
-            size=size,
-            long_timed=long_timed,
-            on_progress=on_progress,
-            cancel=cancel,
-        )
+        with self._project.reading("a model check"):
+            return check_model(
+                self._project,
+                settings,
+                name=name,
+                size=size,
+                long_timed=long_timed,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
 
     # ------------------------------------------------------------------ figures, exports, the checker's fit
 
@@ -198,25 +201,29 @@ class Workspace:
         cancelled)."""
         from app.figures.dashboard import compute_elsewhere
 
-        return compute_elsewhere(self._project, on_progress, cancel, triage_rule)
+        with self._project.reading("the dashboard's computation"):  # its child process's connections are not counted
+            return compute_elsewhere(self._project, on_progress, cancel, triage_rule)
 
     def export(self, fmt: str, out: Path, redact: Redact = keep_everything, paper: str = "a4") -> Path:
         """The reviewed set written to `out` in `fmt` (app/export/formats.py)."""
         from app.export.formats import export
 
-        return export(self._project, fmt, out, redact, paper)
+        with self._project.reading():
+            return export(self._project, fmt, out, redact, paper)
 
     def first_page_png(self, redact: Redact, paper: str, dpi: int) -> bytes:
         """The report's first page as it would be exported now, as a PNG."""
         from app.export.report import first_page_png
 
-        return first_page_png(self._project, redact, paper, dpi=dpi)
+        with self._project.reading():
+            return first_page_png(self._project, redact, paper, dpi=dpi)
 
     def fit_checker(self, actor: str, on_progress: Callable[[int, int], None], cancel: threading.Event) -> FitResult:
         """The claim checker refitted on this project's reviews, adopted only if it measures better."""
         from app.judging.learning import fit_checker
 
-        return fit_checker(self._project, None, actor, on_progress=on_progress, cancel=cancel)
+        with self._project.reading("the claim checker's refit"):
+            return fit_checker(self._project, None, actor, on_progress=on_progress, cancel=cancel)
 
     def reset_checker(self, actor: str) -> str | None:
         """The shipped claim checker speaks for the project again; what spoke before, None if it did."""

@@ -30,18 +30,22 @@ class FileGate:
         self._engine = engine
         self._changed = threading.Condition()
         self._holders: dict[int, int] = {}  # id of a connection record or of a reading() block -> its thread
+        self._tasks: dict[int, str] = {}  # the reading() blocks of long tasks, which a restore does not wait for
         self._replacer: int | None = None  # the thread swapping the file, while it does
         event.listen(engine, "do_connect", self._connecting)
         event.listen(engine, "checkout", self._checked_out)
         event.listen(engine, "checkin", self._checked_in)
 
     @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Hold the file for a task of several queries: a restore waits until the block ends."""
-        token = object()
+    def reading(self, task: str = "") -> Iterator[None]:
+        """Hold the file for a task of several queries: a restore waits until the block ends. A long task that
+        writes as it goes (`task` names it: "a judge run") is not waited for: a restore is refused at once."""
+        token = object()  # alive until the block ends, so no connection record can share its id
         with self._changed:
             self._wait_unless_holding()
             self._holders[id(token)] = threading.get_ident()
+            if task:
+                self._tasks[id(token)] = task
         try:
             yield
         finally:
@@ -57,6 +61,11 @@ class FileGate:
             if me in self._holders.values():
                 raise RuntimeError("a thread that holds the project file cannot replace it")
             self._wait_unless_holding()  # one replacement at a time
+            if self._tasks:
+                task = next(iter(self._tasks.values()))
+                raise FileBusy(
+                    f"{task} is using the project: it was not replaced; let it end or stop it, then try again"
+                )
             self._replacer = me
             if not self._changed.wait_for(lambda: not self._holders, WAIT_S):
                 self._replacer = None
@@ -84,6 +93,7 @@ class FileGate:
 
     def _release(self, key: int) -> None:
         with self._changed:
+            self._tasks.pop(key, None)
             if self._holders.pop(key, None) is not None:
                 self._changed.notify_all()
 

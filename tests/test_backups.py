@@ -7,6 +7,7 @@ import os
 import shutil
 import sqlite3
 import threading
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -282,6 +283,35 @@ def test_a_restore_refused_while_a_reader_holds_on_leaves_the_file_as_it_was(sam
     read_on.set()
     reader.join(30)
     assert project.allowed_hosts() == ["after-the-backup.example"]  # nothing lost, nothing half done
+    project.close()
+
+
+def test_a_restore_is_refused_at_once_while_a_judge_run_writes(sample_file: Path) -> None:
+    """A long task that writes as it goes (a judge run, a model check, the dashboard's child process) is not
+    waited for: the restore says what is using the project, at once, and nothing is replaced."""
+    backup = backups.make_backup(sample_file).path
+    project = Project.open(url_for_path(sample_file))
+    review = ReviewSession(project, "ana")
+    said: list[str] = []
+    review.subscribe(lambda changes: said.append(changes.message or ""))
+    running, stop = threading.Event(), threading.Event()
+
+    def judge_run() -> None:
+        with project.reading("a judge run"):
+            running.set()
+            assert stop.wait(60)
+
+    judging = threading.Thread(target=judge_run)
+    judging.start()
+    assert running.wait(30)
+    started = time.monotonic()
+    assert review.restore_backup(backup) is None
+    assert time.monotonic() - started < 5  # not the 30 s a short reader is waited for
+    assert said[-1].startswith("a judge run is using the project: it was not replaced")
+    assert not _swapped(sample_file)
+    stop.set()
+    judging.join(30)
+    assert review.restore_backup(backup) is not None and _swapped(sample_file)  # once the run has ended
     project.close()
 
 
