@@ -22,8 +22,9 @@ from pathlib import Path
 
 from app.errors import AssayError, InvalidInput, StorageError
 from storage.db import open_project, sqlite_path, url_for_path
+from storage.errors import FileBusy
 from storage.integrity import inspect_file
-from storage.snapshots import check_file, copy_database
+from storage.snapshots import check_file, copy_database, open_elsewhere
 
 BACKUP_DIR_ENV = "ASSAY_BACKUP_DIR"  # tests and portable installs point it elsewhere
 KEEP_LAST = 10
@@ -165,6 +166,8 @@ def restore(project: Path, backup: Path, passphrase: str | None = None) -> Path 
     Returns where the current file went (None when there was none). A damaged backup is refused."""
     if (problem := check_file(backup, passphrase)) is not None:
         raise InvalidInput(str(backup), f"this backup cannot be restored: {problem}")
+    if open_elsewhere(project, passphrase):  # its connections would stay on the file moved aside
+        raise FileBusy(f"{project} is open in another Assay window or command: close it there, then restore")
     incoming = project.with_name(f".{project.name}.restoring")
     shutil.copyfile(backup, incoming)
     with incoming.open("rb") as handle:

@@ -18,13 +18,13 @@ from storage.db import ProjectDamaged, StorageError, WrongPassphrase
 from storage.integrity import full_check, inspect_file
 
 
-def _open(path: Path, passphrase: str | None) -> Any:
+def _open(path: Path, passphrase: str | None, timeout: float = 5) -> Any:
     if passphrase is None:
-        connection = sqlite3.connect(path, timeout=5)
+        connection = sqlite3.connect(path, timeout=timeout)
     else:
         import sqlcipher3.dbapi2 as sqlcipher
 
-        connection = sqlcipher.connect(str(path), timeout=5)
+        connection = sqlcipher.connect(str(path), timeout=timeout)
         connection.execute("PRAGMA cipher_log_level = NONE")
         connection.execute("PRAGMA key = '" + passphrase.replace("'", "''") + "'")
     return connection
@@ -48,6 +48,28 @@ def check_file(path: Path, passphrase: str | None = None) -> str | None:
     if problem and passphrase and "not readable" in problem:
         return "the passphrase does not open it, or its first page is damaged"
     return problem
+
+
+def open_elsewhere(path: Path, passphrase: str | None = None, wait_s: float = 1.0) -> bool:
+    """Whether a connection this process does not count has the file open: another Assay window or command.
+    SQLite refuses an exclusive lock while any connection, in any process, has read the file in WAL mode. A file
+    too damaged to be read is held by nobody who could use it: False."""
+    if not path.is_file():
+        return False
+    connection = _open(path, passphrase, timeout=wait_s)
+    connection.isolation_level = None  # the BEGIN below is ours, not the driver's
+    try:
+        connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+        connection.execute("BEGIN EXCLUSIVE")
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchall()  # the lock is taken at the first read
+        connection.execute("COMMIT")
+    except Exception as exc:  # sqlite3's and sqlcipher3's OperationalError are different classes
+        if type(exc).__name__ not in {"DatabaseError", "OperationalError"}:
+            raise
+        return "locked" in str(exc) or "busy" in str(exc)
+    finally:
+        connection.close()
+    return False
 
 
 def copy_database(source: Path, target: Path, passphrase: str | None = None) -> None:

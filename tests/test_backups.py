@@ -315,6 +315,37 @@ def test_a_restore_is_refused_at_once_while_a_judge_run_writes(sample_file: Path
     project.close()
 
 
+def test_a_restore_is_refused_while_another_process_has_the_project_open(sample_file: Path, capsys) -> None:
+    """No gate of this process counts another's connections (a second window, `assay serve`): while one has the
+    file open, `assay restore` says so and changes nothing; once it has let go, the restore goes through."""
+    import subprocess
+    import sys
+
+    backups.make_backup(sample_file)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]);"
+            " c.execute('SELECT count(*) FROM answers').fetchall(); print('open', flush=True); sys.stdin.readline()",
+            str(sample_file),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        before = sample_file.read_bytes()
+        status, _out, err = _run(capsys, "--project", str(sample_file), "restore", "1")
+        assert status == 2 and "is open in another Assay window or command" in err
+        assert sample_file.read_bytes() == before and not _swapped(sample_file)
+    finally:
+        holder.communicate("\n", timeout=30)
+    status, _out, _err = _run(capsys, "--project", str(sample_file), "restore", "1")
+    assert status == 0 and _swapped(sample_file)
+
+
 def test_a_damaged_backup_is_never_restored(sample_file: Path, capsys) -> None:
     made = backups.make_backup(sample_file)
     made.path.write_bytes(made.path.read_bytes()[:8192])
