@@ -209,6 +209,21 @@ def test_verify_prints_the_issue_json_and_stores_a_rater(
     ]
 
 
+def test_verify_s_summary_counts_every_point_quotations_too(
+    sample_project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The summary line's counts add up to the points checked: a quotation confirmed word for word is a verdict
+    too (contractnli-000 quotes its NDA)."""
+    answers = ["--answers", "contractnli-000,cuad-002"]
+    assert main(["--db", sample_project.url, "verify", *answers, "--json"]) == 0
+    verdicts = [p["verdict"] for a in json.loads(capsys.readouterr().out)["answers"] for p in a["points"]]
+    assert "quoted" in verdicts
+    assert main(["--db", sample_project.url, "verify", *answers]) == 0
+    summary = capsys.readouterr().out.strip().splitlines()[-2]
+    counted = {verdict: int(n) for n, verdict in (part.split(" ") for part in summary.split(", "))}
+    assert counted == {v: verdicts.count(v) for v in counted} and sum(counted.values()) == len(verdicts)
+
+
 def test_the_paired_stress_test_reports_every_type_with_wilson_intervals(sample_project: Project) -> None:
     result = paired_stress_test(sample_project.sessions, [VerifierRater(sample_project.sessions)], limit=12, seed=3)
     figures = result["raters"][VERIFIER]

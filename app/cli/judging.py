@@ -33,9 +33,11 @@ from app.judging.stress import stress_test
 from app.judging.verification import VERIFIER, verify_project
 from app.project import Project
 from models.backends.base import JudgeBackend
+from models.checker.report import VERDICT_WORDS
 from models.judge import LemajJudge, Mode
 from models.prompts import Strictness
 from models.rubrics import Rubric
+from models.verifier import INCORRECT, NEEDS_REVIEW
 from models.vocabulary import BackendKind, Tag
 from storage.raters import rater_named
 
@@ -239,10 +241,9 @@ def _verify(project: Project, args: argparse.Namespace) -> int:
     counts = Counter(p.verdict for r in reports for p in r.points)
     for report in reports:
         for point in report.points:
-            if point.verdict in ("incorrect", "needs_review"):
+            if point.verdict in (INCORRECT, NEEDS_REVIEW):
                 print(f"{report.answer_id} [{point.start}:{point.end}] {point.verdict}: {point.summary}")
-    verdicts = ("supported", "unconfirmed", "incorrect", "needs_review", "unverifiable")
-    print(", ".join(f"{counts[v]} {v}" for v in verdicts))
+    print(", ".join(f"{counts[v]} {v}" for v in VERDICT_WORDS))  # every verdict: the counts add up to the points
     print(f"saved as the rater {VERIFIER!r} ({len(reports)} answers)")
     return 0
 
