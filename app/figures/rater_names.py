@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from models.verifier import INCORRECT, NEEDS_REVIEW, QUOTED, SUPPORTED, UNCONFIRMED, UNVERIFIABLE
+
 VERIFIER = "verifier"  # app.judging.verification.VERIFIER, not imported: this module stays light
 COMBINATIONS = ("majority", "rule", "both", "roles")  # app.judging.jury's ways of combining a jury
 DEFAULT_STRICTNESS = "standard"
@@ -90,12 +92,12 @@ def role_name(name: str | None) -> str:
 # The claim checker's verdicts and checks, as its stored rationale names them ("verifier incorrect:
 # value_mismatch: …"), in a reader's words; the ids stay in what machines read (JSONL).
 VERDICT_WORDS = {
-    "incorrect": "flagged",
-    "supported": "found in the document",
-    "quoted": "quotation confirmed word for word",
-    "unconfirmed": "not confirmed",
-    "needs_review": "needs review",
-    "unverifiable": "nothing in the document to check this against",
+    INCORRECT: "flagged",
+    SUPPORTED: "found in the document",
+    QUOTED: "quotation confirmed word for word",
+    UNCONFIRMED: "not confirmed",
+    NEEDS_REVIEW: "needs review",
+    UNVERIFIABLE: "nothing in the document to check this against",
 }
 CHECK_WORDS = {
     "value_mismatch": "a different value",
@@ -124,11 +126,11 @@ def rationale_words(rationale: str) -> str:
 
 # Where the claim checker gives no tag, its verdict in a table cell: never "—", which means "not checked".
 ABSTENTION_CELLS = {
-    "quoted": "❝ quotation confirmed",
-    "needs_review": "⚠ needs review",
-    "unconfirmed": "○ not confirmed",
-    "supported": "○ not confirmed",  # the rules' "supported" without the checker's probability: no tag
-    "unverifiable": "○ nothing to check",
+    QUOTED: "❝ quotation confirmed",
+    NEEDS_REVIEW: "⚠ needs review",
+    UNCONFIRMED: "○ not confirmed",
+    SUPPORTED: "○ not confirmed",  # the rules' "supported" without the checker's probability: no tag
+    UNVERIFIABLE: "○ nothing to check",
 }
 
 

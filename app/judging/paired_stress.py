@@ -24,6 +24,7 @@ from app.ingest.citations import CITATION, CitationIndex
 from app.judging.standing import STRESS_SETTING
 from app.judging.verification import VERIFIER, Verifier
 from models.perturbations import TYPES, Context, Planted, document_context, plant
+from models.verifier import INCORRECT
 from models.vocabulary import BackendKind, Tag
 from storage import documents, reviews
 from storage.answers import answer_detail, list_answers, segmentation
@@ -168,7 +169,7 @@ class VerifierRater(Rater):
                 assert answer is not None
                 self._documents[answer_id] = answer.document_id
             reports = self.verifier.check(session, self._documents[answer_id], text, spans)
-        return [r.verdict == "incorrect" for r in reports]
+        return [r.verdict == INCORRECT for r in reports]
 
     def finds_missing(self, answer_id: str, text: str, removed: str) -> bool | None:
         return False  # the verifier checks what is written; it never proposes what is missing

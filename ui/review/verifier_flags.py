@@ -23,6 +23,7 @@ from app.errors import AssayError
 from app.plain_text import plain_text
 from app.review.session_project import ClaimsOf
 from models.checker.report import AnswerReport, PointReport, finding_at
+from models.verifier import INCORRECT, NEEDS_REVIEW, QUOTED, SUPPORTED, UNCONFIRMED, UNVERIFIABLE
 
 FIRST_AFTER_MS = 150  # the window's first answer is painted, then the verifier's finding is asked for
 # An answer not read ahead (the reviewer moved on at once, a key held down) is painted first too: the claim
@@ -32,19 +33,19 @@ SHOWN_FIRST = 1  # the pool's priority of the answer shown: before any answer re
 KEPT = 256  # answers whose findings are kept: a day's reviewing, in a few megabytes
 
 _BADGE = {
-    "incorrect": ("⚑ Claim checker: incorrect", "#b00020"),
-    "needs_review": ("⚠ Claim checker: needs review", "#8a5a00"),
-    "quoted": ("✓ Claim checker: quotation confirmed, word for word", "#1b5e20"),
-    "supported": ("✓ Claim checker: found in the document (not a reviewer's correct)", "#1b5e20"),
-    "unconfirmed": ("· Claim checker: not confirmed — the closest passage is evidence, not a verdict", "#555"),
-    "unverifiable": ("· Claim checker: nothing in the document to check this against", "#666"),
+    INCORRECT: ("⚑ Claim checker: incorrect", "#b00020"),
+    NEEDS_REVIEW: ("⚠ Claim checker: needs review", "#8a5a00"),
+    QUOTED: ("✓ Claim checker: quotation confirmed, word for word", "#1b5e20"),
+    SUPPORTED: ("✓ Claim checker: found in the document (not a reviewer's correct)", "#1b5e20"),
+    UNCONFIRMED: ("· Claim checker: not confirmed — the closest passage is evidence, not a verdict", "#555"),
+    UNVERIFIABLE: ("· Claim checker: nothing in the document to check this against", "#666"),
 }
 # The values check's reasons, the document's value first.
 _VALUES = {
     "value_mismatch": "The document says “{document}”; the answer says “{claim}”",
     "competing_values": "Values compete: the document gives “{document}” for this; the answer says “{claim}”",
 }
-UNCHECKED = ("unconfirmed", "unverifiable")  # verdicts that say nothing of the point: a conclusion, if a quote precedes
+UNCHECKED = (UNCONFIRMED, UNVERIFIABLE)  # verdicts that say nothing of the point: a conclusion, if a quote precedes
 
 
 def _no_claims(_answer_id: str) -> None:
@@ -217,20 +218,20 @@ def describe(point: PointReport, answer: AnswerReport | None = None) -> str:
     conclusion drawn from it, unchecked."""
     title, colour = _BADGE.get(point.verdict, (point.verdict, "#666"))
     lines = [f'<b style="color:{colour}">{html.escape(title)}</b>']
-    if (not point.reasons or point.verdict == "quoted") and point.passage:  # the evidence, to read for oneself
+    if (not point.reasons or point.verdict == QUOTED) and point.passage:  # the evidence, to read for oneself
         lines[0] += f" · {_link(point.passage, 'show ')}"
-    if point.verdict == "quoted" and point.quote:
+    if point.verdict == QUOTED and point.quote:
         lines += _quoted_lines(point)
     elif point.verdict in UNCHECKED and answer is not None and (source := _quoted_before(point, answer)):
         lines.append(
             f"Not checked: what the answer concludes from the quotation before it (“{html.escape(_short(source))}”, "
             "confirmed word for word). The claim checker confirms the words quoted, not the conclusions drawn."
         )
-    if point.probability is not None and point.verdict != "quoted":
+    if point.probability is not None and point.verdict != QUOTED:
         said = f"claim checker: {point.probability:.0%} likely that the document does not support this"
-        if point.verdict == "incorrect":
+        if point.verdict == INCORRECT:
             said += f", {point.contradiction:.0%} of that a contradiction"
-        elif point.verdict == "unconfirmed" and point.reasons:  # a rule objects; the checker weighed it
+        elif point.verdict == UNCONFIRMED and point.reasons:  # a rule objects; the checker weighed it
             said += "; it weighs the objection below, which alone flags too many correct answers"
         lines.append(f"<small>{html.escape(said)}</small>")
     if point.reading:  # which reading decided: the contract's values, a rule, or a model
@@ -239,7 +240,7 @@ def describe(point: PointReport, answer: AnswerReport | None = None) -> str:
         links = ", ".join(f"“{html.escape(d['term'])}” ({_link(d['passage'])})" for d in point.definitions)
         lines.append(f"<small>read with the definitions of {links}</small>")
     for reason in point.reasons:
-        if point.verdict == "quoted":  # an objection to where the quotation is said to come from, not to it
+        if point.verdict == QUOTED:  # an objection to where the quotation is said to come from, not to it
             where = reason.get("passage")
             lines.append(
                 f"<small>Its citation: “{html.escape(str(reason['claim']))}” — "
@@ -289,7 +290,7 @@ def _quoted_lines(point: PointReport) -> list[str]:
 
 def _quoted_before(point: PointReport, answer: AnswerReport) -> str | None:
     """The last quotation the checker confirmed before this point in the same answer, if any."""
-    before = [p for p in answer.points if p.end <= point.start and p.verdict == "quoted" and p.quote]
+    before = [p for p in answer.points if p.end <= point.start and p.verdict == QUOTED and p.quote]
     return str(before[-1].quote["quote"]) if before and before[-1].quote else None
 
 
