@@ -46,7 +46,7 @@ def speaker(
     matter_id = store.document_matter(session, document_id)
     if matter_id not in speakers:
         head = pinned(session, matter_id)
-        neural = engine.encoders is not None and engine.reads_meaning
+        neural = engine.encoders is not None and engine.whole_cascade
         if head is None or bool(head.card_.get("neural")) != neural:  # fitted on what this engine cannot compute
             speakers[matter_id] = (engine, SHIPPED)
         else:

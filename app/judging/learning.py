@@ -130,7 +130,7 @@ def fit_checker(
         raise InvalidInput("checker fit", "cancelled: nothing was fitted or changed")
     result = standing(points, labels, seed=seed)
     head = CheckerHead(seed=seed).fit(points, labels) if result.adopted else None
-    neural = verifier.engine.encoders is not None and verifier.engine.reads_meaning
+    neural = verifier.engine.encoders is not None and verifier.engine.whole_cascade
     card: dict[str, Any] = {
         "scope": scope,
         "points": len(points),

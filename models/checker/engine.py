@@ -118,14 +118,16 @@ class ClaimEngine:
             else:
                 self.encoders = loaded
         self.checker = None if rules_only else (checker or shipped())
-        self.reads_meaning = self.encoders is not None and (checker is None or checker is shipped())
-        kinds = shipped_kinds() if self.reads_meaning else None  # kind_reading: a kind of clause there or not
+        # every reader runs (the kinds, the statements, the reference contracts, the contract checker) only with the
+        # encoders and the shipped checker, which they were trained beside; another checker decides alone
+        self.whole_cascade = self.encoders is not None and (checker is None or checker is shipped())
+        kinds = shipped_kinds() if self.whole_cascade else None  # kind_reading: a kind of clause there or not
         self.kinds = kinds if isinstance(kinds, KindReader) else None
         # statement_read: a claim about an NDA in any wording, read as the ContractNLI statement it makes
-        statements = shipped_statements(self.encoders.memory) if self.encoders and self.reads_meaning else None
+        statements = shipped_statements(self.encoders.memory) if self.encoders and self.whole_cascade else None
         self.statements = statements if isinstance(statements, StatementReader) else None
         # never_made: a claim that a contract has a clause of a kind nobody trained on, read against other contracts
-        reference = shipped_reference() if self.reads_meaning else None
+        reference = shipped_reference() if self.whole_cascade else None
         self.reference = reference if isinstance(reference, Reference) else None
 
     def prepare(self, passages: list[Passage], definitions: list[Definition], opening: str = "") -> PreparedDocument:
@@ -183,7 +185,7 @@ class ClaimEngine:
                 found[i] = ranking.ids[0] if ranking.ids else found[i]
             read = [(i, ranking.meaning) for i, ranking in zip(wanted, ranked, strict=True) if ranking.meaning]
             read = [(i, x) for i, x in read if assessed[i] is not None]
-            if read and self.reads_meaning:  # the contract checker reads what the encoders say
+            if read and self.whole_cascade:  # the contract checker reads what the encoders say
                 again = self.encoders.checker.assess_meaning(
                     [claims[i][0] for i, _ in read], [x for _, x in read], [assessed[i] for i, _ in read]
                 )

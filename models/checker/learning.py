@@ -442,7 +442,7 @@ def speaking(engine: ClaimEngine, head: CheckerHead | None = None) -> tuple[Clai
         return spoken, notes
     embed = engine.encoders.embed if engine.encoders is not None else None
     spoken.checker = _Words(engine.checker, head, notes, embed)  # type: ignore[assignment]
-    if engine.encoders is not None and engine.reads_meaning:
+    if engine.encoders is not None and engine.whole_cascade:
         encoders = copy.copy(engine.encoders)
         encoders.checker = _Meaning(engine.encoders.checker, head, notes)
         spoken.encoders = encoders
