@@ -82,6 +82,12 @@ class FileGate:
                 self._replacer = None
                 self._changed.notify_all()
 
+    @property
+    def waiting_to_replace(self) -> bool:
+        """Whether a replacement is under way: waiting for readers, or swapping the file."""
+        with self._changed:
+            return self._replacer is not None
+
     def _wait_unless_holding(self) -> None:
         """Wait, the condition held, while another thread replaces the file; a thread that already holds it goes
         on (the replacement waits for it)."""
