@@ -1,7 +1,8 @@
 """Documents and their passages: looking them up, and ranked search within one document.
 
 A document never changes in place once imported (citation ids must keep pointing at the same
-words); its passages are what a citation names.
+words); its passages are what a citation names. What the claim checker's encoders read of it is kept with it
+(`readings`), once, at import.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from models.vocabulary import PassageKind
@@ -119,6 +120,24 @@ def document_opening(session: Session, document_id: int, length: int) -> str:
     """A document's first characters as imported: its title, which segmenting may leave out of every passage."""
     opening = session.scalar(select(func.substr(DocumentRow.text, 1, length)).where(DocumentRow.id == document_id))
     return opening or ""
+
+
+def readings(session: Session, document_id: int) -> bytes | None:
+    """What the claim checker's encoders read of a document and kept with it (models/checker/engine.read_whole)."""
+    return session.scalar(select(DocumentRow.readings).where(DocumentRow.id == document_id))
+
+
+def unread(session: Session, document_ids: Sequence[int] | None = None) -> list[int]:
+    """These documents (all by default) that have nothing of the encoders' kept with them, by id."""
+    query = select(DocumentRow.id).where(DocumentRow.readings.is_(None)).order_by(DocumentRow.id)
+    if document_ids is not None:
+        query = query.where(DocumentRow.id.in_(list(document_ids)))
+    return list(session.scalars(query))
+
+
+def keep_readings(session: Session, document_id: int, kept: bytes) -> None:
+    """Keep what the encoders read of a document with it: derived from its words, which never change."""
+    session.execute(update(DocumentRow).where(DocumentRow.id == document_id).values(readings=kept))
 
 
 def passages_of(session: Session, document_id: int) -> list[Passage]:

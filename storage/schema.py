@@ -14,6 +14,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -48,6 +49,9 @@ class DocumentRow(Base):
     parser_version: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # what the claim checker's encoders read of it, kept at import (models/checker/engine.ClaimEngine.keep);
+    # None until then. Deferred: a few megabytes that only the checker reads
+    readings: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
 
 
 class PassageRow(Base):

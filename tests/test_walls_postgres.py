@@ -197,6 +197,28 @@ def test_a_walled_login_cannot_tell_another_matters_ids_from_unused_ones(firm: F
     assert refusal(answers["A"][0]) == refusal("no-such-answer")
 
 
+def test_what_the_checker_read_of_a_contract_stays_behind_its_wall(firm: Firm) -> None:
+    """documents.readings (migration 0025), kept by the lead who imported the contracts: a login sees a contract's
+    readings only where it sees the contract, and no reviewer may write them (forged vectors would steer verdicts)."""
+    from app.judging.verification import read_contracts
+    from app.project import Project
+
+    server, _ = firm
+    project = Project.open(server.url("lead"))
+    try:
+        read_contracts(project.sessions)
+    finally:
+        project.close()
+    kept = "SELECT count(*) FROM documents WHERE readings IS NOT NULL"
+    assert server.value("lead", kept) == "2"
+    assert server.value("ana", kept) == server.value("ben", kept) == "1"
+    assert server.value("carol", kept) == "0"  # walled from Acme, and on no matter
+    for who in ("ana", "carol"):
+        done = server.psql(who, "UPDATE documents SET readings = NULL")
+        assert done.returncode != 0 and "permission denied" in done.stderr, done.stderr
+    assert server.value("lead", kept) == "2"
+
+
 def test_a_walled_login_reads_no_hidden_entrys_hash(firm: Firm) -> None:
     server, _ = firm
     wall = server.value("lead", "SELECT min(id) FROM audit_log WHERE entity = 'wall'")

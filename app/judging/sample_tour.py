@@ -25,7 +25,7 @@ from app.ingest.datasets import ImportSummary, import_dataset
 from app.ingest.documents import PageProgress
 from app.ingest.labels import import_labels
 from app.judging.runs import Progress, RunSummary
-from app.judging.verification import VERIFIER, Verifier, verify_project
+from app.judging.verification import VERIFIER, Verifier, read_contracts, verify_project
 from app.project import DEFAULT_GUIDELINES, SAMPLE_DATASET, Project
 from storage import reviews, statistics
 
@@ -40,15 +40,17 @@ SAMPLE_MATTER = "Sample review: eleven contracts and a privacy policy"  # its 12
 
 def import_sample(project: Project, on_progress: Callable[[PageProgress], None] | None = None) -> ImportSummary:
     """Make the bundled sample in an empty project: its documents and answers, the human labels it
-    ships (submitted reviews of the rater SAMPLE_ANNOTATORS) and the verifier's run on the labelled
-    answers (well under a second an answer)."""
+    ships (submitted reviews of the rater SAMPLE_ANNOTATORS), its contracts read by the claim checker's encoders,
+    and the verifier's run on the labelled answers (well under a second an answer)."""
     summary = import_dataset(project.sessions, SAMPLE_DATASET, on_progress=on_progress)
     second = import_dataset(project.sessions, SAMPLE_SECOND_GENERATOR)
     summary.answers_added += second.answers_added
     import_labels(project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
     project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "sample")  # LeMAJ's, version 1
     project.set_matter_name(SAMPLE_MATTER, "sample")  # the report's title
-    verify_project(project.sessions, sorted(labelled_ids()))
+    verifier = Verifier(project.sessions)
+    read_contracts(project.sessions, verifier=verifier)  # once, at import: the tour's checks read what is kept
+    verify_project(project.sessions, sorted(labelled_ids()), verifier=verifier)
     return summary
 
 

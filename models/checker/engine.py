@@ -23,9 +23,13 @@ rules' own "supported" was wrong on more than a third of the wrong claims.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from dataclasses import dataclass
 
-from models.checker.encoder import Encoders, shipped_encoders
+import numpy as np
+
+from models.checker.encoder import Encoders, dense_reader, shipped_encoders
 from models.checker.features import Evidence, enough_to_check
 from models.checker.kinds import SHOWN_AT, ClauseLike, KindReader, KindReading, denies, recognition_text, shipped_kinds
 from models.checker.model import Assessment, ClaimChecker, shipped
@@ -64,6 +68,7 @@ from models.verifier import (
     verify_claim,
 )
 from models.verifier.checks.polarity import WORD_FOR_WORD
+from models.verifier.checks.values import read_document_values
 from models.verifier.checks.verbatim import verbatim_quote
 
 SEARCH_HITS = 5  # passages the rules compare a claim with
@@ -142,6 +147,57 @@ class ClaimEngine:
             {d.term.lower(): (d.term, d.passage) for d in definitions},
             nda=names_an_nda(opening[:OPENING]) or names_an_nda(_opening(passages)),
         )
+
+    def read_whole(self, prepared: PreparedDocument) -> bytes | None:
+        """A document read whole now (at import), not claim by claim: its values, remembered in this process, and what
+        the encoders read of it, returned to be kept with it: every evidence passage's vector and, in a commercial
+        contract, that of every sentence the reference contracts are compared with, and the encoder that read them
+        (`dense_reader`). None without the encoders: nothing to keep."""
+        if self.encoders is None:
+            return None
+        read_document_values(prepared.document)  # remembered in this process, not kept: see its docstring
+        passages = prepared.index.passage_vectors()
+        if prepared.sentences is None and self.reference is not None and not prepared.nda:
+            prepared.sentences = Sentences.of(prepared.index.ids, prepared.index.texts, self.encoders.embed)
+        sentences = prepared.sentences
+        kept = io.BytesIO()
+        np.savez(
+            kept,
+            reader=np.array(dense_reader()),
+            ids=np.array(prepared.index.ids),
+            passages=passages,
+            sentences=np.zeros((0, 384), np.float32) if sentences is None else sentences.vectors,
+            has_sentences=np.array(sentences is not None),
+        )
+        return kept.getvalue()
+
+    def read_kept(self, prepared: PreparedDocument, kept: bytes) -> bool:
+        """Take back what `read_whole` kept of this document, so that no claim embeds it again; False, with nothing
+        taken, where another encoder read it, its passages are not these, or it cannot be read (it is then read claim
+        by claim, as before it was kept)."""
+        if self.encoders is None:
+            return False
+        try:
+            with np.load(io.BytesIO(kept), allow_pickle=False) as arrays:
+                if str(arrays["reader"]) != dense_reader() or arrays["ids"].tolist() != prepared.index.ids:
+                    return False
+                passages, sentences = arrays["passages"], arrays["sentences"]
+                has_sentences = bool(arrays["has_sentences"])
+            index = prepared.index
+            if has_sentences:  # cut as the reference reader cuts them now, else the count differs and it is refused
+
+                def stored(said: list[str]) -> np.ndarray:
+                    if sentences.shape != (len(said), 384) or sentences.dtype != np.float32:
+                        raise ValueError(f"{sentences.shape} {sentences.dtype} vectors for {len(said)} sentences")
+                    return np.asarray(sentences)
+
+                read = Sentences.of(index.ids, index.texts, stored)
+            index.take_vectors(passages)
+        except (ValueError, KeyError, OSError, zipfile.BadZipFile, EOFError):
+            return False
+        if has_sentences:
+            prepared.sentences = read
+        return True
 
     def assess(
         self,

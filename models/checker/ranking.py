@@ -308,6 +308,12 @@ class PassageIndex:
     def passage_vectors(self) -> np.ndarray:
         return self.vectors_of(range(len(self.texts)))
 
+    def take_vectors(self, vectors: np.ndarray) -> None:
+        """Every passage's vector as read before (kept with the document): none is embedded again."""
+        if vectors.shape != (len(self.texts), 384) or vectors.dtype != np.float32:
+            raise ValueError(f"{vectors.shape} {vectors.dtype} vectors for {len(self.texts)} passages")
+        self._vectors = dict(enumerate(vectors))
+
     def candidates(self, claim: str) -> tuple[list[int], np.ndarray]:
         """The CANDIDATES passages with the highest BM25 for the claim (ties: document order), and BM25."""
         lexical = self.bm25(content(claim))

@@ -276,6 +276,13 @@ def _read(document: Document) -> _Read:
     return _Read(rarity, statistics.median(rarity.values()) if rarity else 1.0, valued)
 
 
+def read_document_values(document: Document) -> None:
+    """Read every value a document states now, not on the first claim about it (a merger agreement's thousand
+    statements take 0.8 s on two cores): each passage's are remembered by its text (`statements`) for every claim
+    about it in this process, however its document is read again."""
+    _read(document)
+
+
 def _same_duty(
     context: frozenset[str], theirs: list[tuple[str, Statement]], read: _Read
 ) -> tuple[list[tuple[str, Statement]], list[tuple[str, Statement]]]:
