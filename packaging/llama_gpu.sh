@@ -11,7 +11,7 @@ version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | h
 current=$(cat "$stamp" 2>/dev/null || echo cpu)
 
 case $backend in
-	cpu) args="" ;;
+	cpu) args="-DGGML_NATIVE=OFF" ;;  # every processor with AVX2, as `make install` builds it (Makefile)
 	cuda)  # GGML_NATIVE (on by default) compiles for the GPU in this machine only: a shorter build
 		args="-DGGML_CUDA=on"
 		# the CUDA installer puts nvcc in /usr/local/cuda/bin without adding it to PATH
@@ -52,7 +52,7 @@ elif ! "$venv/bin/python" -X faulthandler packaging/llama_check.py "$backend" >>
 	reason=$(grep -E '^Fatal Python error|Error:|^this llama|^the embedded' "$log" | tail -1)
 	echo ">>> The $backend build of llama.cpp compiled but could not run the model: ${reason:-see $log}"
 	echo "    Going back to the CPU build (the judge runs on the processor): 5-10 minutes."
-	build "" || echo ">>> The CPU build failed too: run \`make clean install\`."
+	build "-DGGML_NATIVE=OFF" || echo ">>> The CPU build failed too: run \`make clean install\`."
 else
 	echo "$backend" >"$stamp"
 	echo ">>> llama.cpp now runs on $backend: the judge dialog and \`assay judge\` say how many layers it offloads."
