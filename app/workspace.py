@@ -107,26 +107,27 @@ class Workspace:
         dataset: Path,
         passwords: Mapping[str, str] | None = None,
         on_progress: Callable[[PageProgress], None] | None = None,
+        on_reading: Callable[[int, int], None] = lambda _d, _t: None,
     ) -> ImportSummary:
-        """A dataset into the project, all or nothing, and its contracts read by the claim checker (`read_contracts`);
-        the bundled sample comes with its labelled set and the claim checker's run on it. PasswordRequired names a
-        protected PDF without its password."""
+        """A dataset into the project, all or nothing, and its contracts read by the claim checker (`read_contracts`,
+        `on_reading(done, total)` after each); the bundled sample comes with its labelled set and the claim checker's
+        run on it. PasswordRequired names a protected PDF without its password."""
         if dataset == SAMPLE_DATASET:
             from app.judging.sample_tour import import_sample
 
-            return import_sample(self._project, on_progress=on_progress)
+            return import_sample(self._project, on_progress=on_progress, on_reading=on_reading)
         summary = import_dataset(self._project.sessions, dataset, passwords=passwords, on_progress=on_progress)
-        self.read_contracts()
+        self.read_contracts(on_reading)
         return summary
 
-    def read_contracts(self) -> int:
+    def read_contracts(self, on_progress: Callable[[int, int], None] = lambda _d, _t: None) -> int:
         """What the claim checker's encoders read of each contract not read yet, kept with it
         (app/judging/verification.read_contracts): at import, so that no check reads a whole contract on its first
-        claim. How many were read."""
+        claim. How many were read; `on_progress(done, total)` after each."""
         from app.judging.verification import read_contracts
 
         with self._project.reading("the reading of the contracts"):
-            return read_contracts(self._project.sessions)
+            return read_contracts(self._project.sessions, on_progress=on_progress)
 
     def import_sample_if_empty(self) -> None:
         """`assay gui --sample`: the sample into a project that has no answers yet."""

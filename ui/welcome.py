@@ -72,7 +72,7 @@ class ImportWorker(QRunnable):
 
     def run(self) -> None:
         try:  # the sample comes with its labelled set and the claim checker's run on it
-            self.workspace.import_dataset(self.dataset, self.passwords, self._report)
+            self.workspace.import_dataset(self.dataset, self.passwords, self._report, self._reading)
         except PasswordRequired as exc:
             self.signals.password_needed.emit(exc.name, exc.wrong)
             return
@@ -87,6 +87,9 @@ class ImportWorker(QRunnable):
     def _report(self, progress: PageProgress) -> None:
         if progress.ocr:
             self.signals.progressed.emit(f"OCR {progress.document}: page {progress.done} of {progress.total}…")
+
+    def _reading(self, done: int, total: int) -> None:
+        self.signals.progressed.emit(f"Reading the contracts for the claim checker: {done} of {total}…")
 
 
 def fit_names(box: QComboBox, letters: int = 24) -> None:

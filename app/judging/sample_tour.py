@@ -38,7 +38,11 @@ SAMPLE_SECOND_GENERATOR = SAMPLE_DATASET / "short_answers.jsonl"
 SAMPLE_MATTER = "Sample review: eleven contracts and a privacy policy"  # its 12 documents
 
 
-def import_sample(project: Project, on_progress: Callable[[PageProgress], None] | None = None) -> ImportSummary:
+def import_sample(
+    project: Project,
+    on_progress: Callable[[PageProgress], None] | None = None,
+    on_reading: Callable[[int, int], None] = lambda _d, _t: None,
+) -> ImportSummary:
     """Make the bundled sample in an empty project: its documents and answers, the human labels it
     ships (submitted reviews of the rater SAMPLE_ANNOTATORS), its contracts read by the claim checker's encoders,
     and the verifier's run on the labelled answers (well under a second an answer)."""
@@ -49,7 +53,7 @@ def import_sample(project: Project, on_progress: Callable[[PageProgress], None] 
     project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "sample")  # LeMAJ's, version 1
     project.set_matter_name(SAMPLE_MATTER, "sample")  # the report's title
     verifier = Verifier(project.sessions)
-    read_contracts(project.sessions, verifier=verifier)  # once, at import: the tour's checks read what is kept
+    read_contracts(project.sessions, verifier=verifier, on_progress=on_reading)  # once: the tour's checks read it kept
     verify_project(project.sessions, sorted(labelled_ids()), verifier=verifier)
     return summary
 
