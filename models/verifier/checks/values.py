@@ -283,6 +283,12 @@ def read_document_values(document: Document) -> None:
     _read(document)
 
 
+def forget_document_values() -> None:
+    """Forget every value read in this process: bench/verifier_speed.py times each pass as a new process makes it."""
+    _read.cache_clear()
+    statements.cache_clear()
+
+
 def _same_duty(
     context: frozenset[str], theirs: list[tuple[str, Statement]], read: _Read
 ) -> tuple[list[tuple[str, Statement]], list[tuple[str, Statement]]]:
