@@ -49,7 +49,7 @@ class DocumentRow(Base):
     parser_version: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    # what the claim checker's encoders read of it, kept at import (models/checker/engine.ClaimEngine.keep);
+    # what the claim checker's encoders read of it, kept at import (models/checker/engine.ClaimEngine.read_whole);
     # None until then. Deferred: a few megabytes that only the checker reads
     readings: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
 

@@ -179,6 +179,9 @@ class ClaimEngine:
             return False
         try:
             with np.load(io.BytesIO(kept), allow_pickle=False) as arrays:
+                # stored as `read_whole` stores them, never compressed: nothing read can outgrow the bytes kept
+                if any(entry.compress_type != zipfile.ZIP_STORED for entry in arrays.zip.infolist()):
+                    return False
                 if str(arrays["reader"]) != dense_reader() or arrays["ids"].tolist() != prepared.index.ids:
                     return False
                 passages, sentences = arrays["passages"], arrays["sentences"]

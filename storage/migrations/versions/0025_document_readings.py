@@ -1,7 +1,7 @@
 """Each contract keeps what the claim checker's encoders read of it, so that it is read once, at import.
 
 `documents.readings` holds the bi-encoder's vector of each evidence passage and of each sentence the reference
-reader compares claims with (models/checker/engine.ClaimEngine.keep), with the SHA-256 of the encoder file that
+reader compares claims with (models/checker/engine.ClaimEngine.read_whole), with the SHA-256 of the encoder file that
 read them: a check reads them back instead of embedding a merger agreement's 800 sentences on its first claim
 (2.7-3.7 s on two cores), and a contract read by another encoder is read again. It starts empty: a project
 imported before it reads each contract on its first check, as it did. A new column of `documents` is under that
