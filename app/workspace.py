@@ -129,10 +129,10 @@ class Workspace:
         with self._project.reading("the reading of the contracts"):
             return read_contracts(self._project.sessions, on_progress=on_progress)
 
-    def import_sample_if_empty(self) -> None:
+    def import_sample_if_empty(self, on_reading: Callable[[int, int], None] = lambda _d, _t: None) -> None:
         """`assay gui --sample`: the sample into a project that has no answers yet."""
         if not self.has_answers():
-            self.import_dataset(SAMPLE_DATASET)
+            self.import_dataset(SAMPLE_DATASET, on_reading=on_reading)
 
     def sample_tour(self) -> SampleTour | None:
         """What to do on the untouched sample's first open (app/judging/sample_tour.py); else None."""

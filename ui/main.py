@@ -107,8 +107,11 @@ def welcome() -> int:
 def _gui(workspace: Workspace, args: argparse.Namespace) -> int:
     if args.screenshot is not None:  # checked before the window opens: never over a project or a device
         refuse_protected(args.screenshot, workspace.url, "png")
-    if args.sample:
-        workspace.import_sample_if_empty()
+    if args.sample:  # before the window opens: `make run`'s terminal says how far the first reading has gone
+        from app.cli.output import ProgressBar
+
+        with ProgressBar("reading the sample's contracts for the claim checker", "contracts") as bar:
+            workspace.import_sample_if_empty(on_reading=bar)
     from PySide6.QtWidgets import QInputDialog
 
     from ui.review.window import ReviewWindow
