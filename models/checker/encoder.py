@@ -287,10 +287,11 @@ def encoder_files() -> dict[str, str]:
         return {}
 
 
+@lru_cache(maxsize=1)
 def dense_reader() -> str:
     """What a bi-encoder vector depends on, to tell one kept with a contract from one this build would read: the
     pinned SHA-256 of the bi-encoder's weights (its signed twin gives the same to the bit: `signed_weights_exact`),
-    the tokenizer's, and how many word pieces of a text it reads."""
+    the tokenizer's, and how many word pieces of a text it reads. Read once, as the encoders are loaded once."""
     return f"{encoder_files().get(f'{FOLDER.name}/dense.int8.onnx', 'unpinned')}/{TOKENIZER_SHA256}/{DENSE_TOKENS}"
 
 
