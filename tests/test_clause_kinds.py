@@ -15,6 +15,7 @@ from models.checker import kinds as kinds_module
 from models.checker.encoder import Encoders, shipped_encoders
 from models.checker.engine import ClaimEngine, Passage
 from models.checker.kinds import (
+    SHOWN_AT,
     KindReader,
     KindReading,
     denies,
@@ -93,11 +94,11 @@ def engine() -> ClaimEngine:
     return ClaimEngine()
 
 
-def _check(engine: ClaimEngine, claim: str) -> PointReport:
+def _check(engine: ClaimEngine, claim: str, question: str = "") -> PointReport:
     prepared = engine.prepare([Passage(pid, text) for pid, text in CONTRACT], [])
     assert prepared.evidence.kind == "contract"
     text = f"Yes. {claim}"
-    (point,) = engine.assess(prepared, text, [(5, len(text))], [[]])
+    (point,) = engine.assess(prepared, text, [(5, len(text))], [[]], question)
     return point
 
 
@@ -384,6 +385,52 @@ def test_a_denial_in_words_no_rule_knows_is_read_by_the_denial_model(engine: Cla
     point = _check(engine, claim)
     assert point.verdict == INCORRECT and point.reasons[0]["check"] == "contradicted"
     assert point.reasons[0]["passage"] == "§10.1"
+
+
+def test_a_denial_the_recogniser_reads_as_another_kind_is_read_against_the_kind_its_question_asks_about(
+    engine: ClaimEngine,
+) -> None:
+    """Alone, "nothing in here limits it" is nearest insurance, and the claim is left unread; asked whether the
+    agreement limits liability, it denies a cap, and §12.2 is one: contradicted, citing it."""
+    claim = "They could be on the hook for every bit of the damage, since nothing in here limits it."
+    alone = _check(engine, claim)
+    assert alone.verdict != INCORRECT
+    asked = _check(engine, claim, "Does the agreement limit liability?")
+    assert asked.verdict == INCORRECT and asked.reasons[0]["check"] == "contradicted"
+    assert asked.reasons[0]["passage"] == "§12.2"
+    assert "limitation of liability (the kind the question asks about)" in asked.reading
+
+
+@pytest.mark.parametrize(
+    ("claim", "question"),
+    [
+        ("Neither party is liable for delays caused by events beyond its control.", "Does it limit liability?"),
+        ("Neither party is required to indemnify the other.", "Does the agreement require a party to be insured?"),
+    ],
+)
+def test_a_denial_of_another_kind_than_the_question_asks_about_is_not_read_against_it(
+    engine: ClaimEngine, claim: str, question: str
+) -> None:
+    """Force majeure is no cap on liability, nor is an indemnity insurance: a claim about a kind the question does not
+    ask about is not contradicted by the clause the question names."""
+    reader, encoders = engine.kinds, engine.encoders
+    assert reader is not None and encoders is not None
+    assert reader.asked(question, encoders.embed([recognition_text(question)])[0]) is not None
+    point = _check(engine, claim, question)
+    assert point.verdict != INCORRECT, point.reading
+
+
+def test_a_claim_of_no_sure_kind_is_shown_the_clause_of_the_kind_its_question_asks_about(engine: ClaimEngine) -> None:
+    """Asked whether the supplier must be insured, "they have to prove they're covered" is shown §10.1 first, the
+    insurance clause, however unsure the recogniser is of the claim alone; and it is not confirmed on it."""
+    claim = "They have to show the customer they are covered."
+    question = "Does the agreement require a party to maintain insurance?"
+    reader, encoders = engine.kinds, engine.encoders
+    assert reader is not None and encoders is not None
+    assert reader.kind_of(claim, encoders.embed([recognition_text(claim)])[0], SHOWN_AT) is None
+    assert _check(engine, claim).passage != "§10.1"
+    point = _check(engine, claim, question)
+    assert point.passage == "§10.1" and point.verdict != SUPPORTED, point.reading
 
 
 def test_a_hedged_denial_of_a_clause_the_contract_lacks_is_not_flagged(engine: ClaimEngine) -> None:

@@ -263,7 +263,8 @@ class ClaimEngine:
             for i in read_by_models
             if commercial and (statements[i] is not None or (i in by_meaning and _left_open(assessed[i])))
         ]
-        kinds = self._kinds_read(prepared, {i: said[i] for i in sorted(undecided + reread)})
+        asked = self._asked(question) if commercial else None
+        kinds = self._kinds_read(prepared, {i: said[i] for i in sorted(undecided + reread)}, asked)
         # read again, a claim's kind may flag it but never confirm it: on denials of kinds of clause in a fourth hand's
         # words, 34 more were confirmed so, 11 of them wrongly ("No party is granted exclusive rights" read as
         # "third party beneficiary")
@@ -275,7 +276,7 @@ class ClaimEngine:
         # flagged as never made: 107 false alarms among a fifth hand's 518 true denials)
         kind_unread = [i for i in undecided if i not in kinds and not prepared.nda]
         # in a commercial contract, the clause most like the kind each claim names (CUAD's kinds, not an NDA's)
-        like = self._clauses_like(prepared, {i: claims[i][0] for i in read_by_models}, statements) if commercial else {}
+        like = self._clauses_like(prepared, {i: claims[i][0] for i in read_by_models if commercial}, statements, asked)
         points = []
         for i, ((s, e), r, a, f) in enumerate(zip(spans, results, assessed, found, strict=True)):
             rule_stands = (_reads_the_words(r) and (a is None or a.kind != "summary")) or (
@@ -334,18 +335,27 @@ class ClaimEngine:
         return out
 
     def _clauses_like(
-        self, prepared: PreparedDocument, claims: dict[int, str], statements: list[Recognised | None]
+        self,
+        prepared: PreparedDocument,
+        claims: dict[int, str],
+        statements: list[Recognised | None],
+        asked: int | None = None,
     ) -> dict[int, ClauseLike]:
         """For each claim (by its place in the answer) whose kind of clause the recogniser reads, if less surely than
-        a verdict needs, the passage most like a clause of that kind and the kind's name (models/checker/kinds.py).
-        A claim read as an NDA statement needs the verdict's bar: below it, in NDAs that do not name themselves
-        one, "Receiving Party may create a copy ..." was read as uncapped liability (contractnli-dev)."""
+        a verdict needs, or which may be about the kind its question asks about (`asked`), the passage most like a
+        clause of that kind and the kind's name (models/checker/kinds.py). A claim read as an NDA statement needs
+        the verdict's bar, and its own kind: below it, in NDAs that do not name themselves one, "Receiving Party may
+        create a copy ..." was read as uncapped liability (contractnli-dev)."""
         if self.kinds is None or self.encoders is None or not claims:
             return {}
         index, reader = prepared.index, self.kinds
         vectors = self.encoders.embed([recognition_text(c) for c in claims.values()])
         like = {
-            i: reader.clause_like(c, v, index.ids, index.texts, None if statements[i] is not None else SHOWN_AT)
+            i: (
+                reader.clause_like(c, v, index.ids, index.texts, None)
+                if statements[i] is not None
+                else reader.clause_like(c, v, index.ids, index.texts, SHOWN_AT, asked)
+            )
             for (i, c), v in zip(claims.items(), vectors, strict=True)
         }
         return {i: x for i, x in like.items() if x is not None}
@@ -357,15 +367,25 @@ class ClaimEngine:
         vectors = self.encoders.embed([recognition_text(c) for c in claims])
         return [self.kinds.reads_a_denial(c, v) for c, v in zip(claims, vectors, strict=True)]
 
-    def _kinds_read(self, prepared: PreparedDocument, claims: dict[int, str]) -> dict[int, KindReading]:
+    def _asked(self, question: str) -> int | None:
+        """The kind of clause the answer's question asks about, where the recogniser is sure of it."""
+        if self.kinds is None or self.encoders is None or not question.strip():
+            return None
+        return self.kinds.asked(question, self.encoders.embed([recognition_text(question)])[0])
+
+    def _kinds_read(
+        self, prepared: PreparedDocument, claims: dict[int, str], asked: int | None = None
+    ) -> dict[int, KindReading]:
         """The kind reading of each claim (by its place in the answer) about a kind of clause, where the reading
-        gives a verdict (models/checker/kinds.py)."""
+        gives a verdict (models/checker/kinds.py); a denial the recogniser is unsure of is read against the kind
+        the question asks about (`asked`)."""
         if self.kinds is None or self.encoders is None or not claims:
             return {}
         vectors = self.encoders.embed([recognition_text(c) for c in claims.values()])
         index = prepared.index
         read = {
-            i: self.kinds.read(c, v, index.ids, index.texts) for (i, c), v in zip(claims.items(), vectors, strict=True)
+            i: self.kinds.read(c, v, index.ids, index.texts, asked)
+            for (i, c), v in zip(claims.items(), vectors, strict=True)
         }
         return {i: r for i, r in read.items() if r is not None}
 
