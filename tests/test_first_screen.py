@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
@@ -17,6 +18,7 @@ from app.review.service import ReviewService
 from app.workspace import Workspace
 from models.judge import LemajJudge, Mode
 from models.vocabulary import PassageKind, Tag
+from storage import documents
 from ui import platform_check
 from ui.item_models import CLEARED, FLAGGED, AnswerQueueModel
 from ui.review.window import ReviewWindow
@@ -163,17 +165,37 @@ def test_the_document_opens_at_the_point_with_its_contents_folded(qtbot, sample_
     assert "folded" not in text
 
 
+def _unread(project: Project) -> set[str]:
+    """The documents the claim checker has not read whole yet, by name."""
+    with project.sessions() as session:
+        unread = set(documents.unread(session))
+        names = documents.document_names(session)
+        return {name for name in names if documents.document_id_by_name(session, name) in unread}
+
+
 def test_the_sample_is_checked_by_the_claim_checker_with_no_model(sample_project: Project) -> None:
+    """The tour reads the contracts the sample was made without reading (test_real_standing.py) once it has checked
+    its answers, and keeps what it read for every check after it."""
+    assert _unread(sample_project) == {a.document for a in sample_project.answers()}  # imported, none read
     tour = sample_tour(sample_project)
     short = type(tour)(tour.answer_ids[:2])
     progress = []
     summary = check_sample(sample_project, short, on_progress=progress.append)
     assert summary.judged == 2 and [p.done for p in progress] == [1, 2]
+    assert _unread(sample_project) == set()
     raters = sample_project.data_points(tour.first_answer)  # the checker's verdicts are saved, nothing else
     assert set(raters) == {VERIFIER}
     tags = [p.tag for p in raters[VERIFIER]]
     assert set(tags) <= {Tag.CORRECT, Tag.INCORRECT, None}  # confirmed, flagged, or left to the reviewer
     assert sample_tour(sample_project) is None  # once only
+
+
+def test_a_cancelled_sample_tour_reads_no_more_contracts(sample_project: Project) -> None:
+    tour = sample_tour(sample_project)
+    before, cancel = _unread(sample_project), threading.Event()
+    cancel.set()  # the window closed before the tour began
+    assert check_sample(sample_project, tour, cancel=cancel).judged == 0
+    assert _unread(sample_project) == before
 
 
 @pytest.mark.parametrize(

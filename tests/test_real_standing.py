@@ -29,6 +29,7 @@ from app.project import SAMPLE_DATASET, Project
 from app.review.service import ReviewService
 from app.workspace import Workspace
 from models.vocabulary import Tag
+from storage import documents
 from storage.db import url_for_path
 from storage.scoring import score_table
 from storage.statistics import real_label_figures
@@ -164,6 +165,10 @@ def test_the_sample_ships_a_labelled_set_the_verifier_has_judged(qtbot, tmp_path
         labelled = labelled_ids()
         assert len(labelled) == 34 and labelled <= answers and len(answers) == 119 + 34 + 15  # 15: a 2nd generator
         assert {a.split("-")[1] for a in labelled} == {"0015", "0488"}
+        with project.sessions() as session:  # their two NDAs are read whole; the rest after the window opens
+            unread, names = set(documents.unread(session)), documents.document_names(session)
+            read = {n for n in names if documents.document_id_by_name(session, n) not in unread}
+        assert read == {"contractnli-dev-0015.txt", "contractnli-dev-0488.txt"}
         with project.sessions() as session:
             figures = real_label_figures(session, VERIFIER)
         assert figures is not None and figures["answers"] == 34 and figures["human_raters"] == [SAMPLE_ANNOTATORS]

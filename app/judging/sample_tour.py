@@ -27,7 +27,8 @@ from app.ingest.labels import import_labels
 from app.judging.runs import Progress, RunSummary
 from app.judging.verification import VERIFIER, Verifier, read_contracts, verify_project
 from app.project import DEFAULT_GUIDELINES, SAMPLE_DATASET, Project
-from storage import reviews, statistics
+from storage import documents, reviews, statistics
+from storage.answers import list_answers
 
 STARTED = "sample.judged_on_first_open"
 SAMPLE_LABELS = SAMPLE_DATASET / "labels.jsonl"  # ContractNLI's span labels, one line per answer
@@ -44,17 +45,22 @@ def import_sample(
     on_reading: Callable[[int, int], None] = lambda _d, _t: None,
 ) -> ImportSummary:
     """Make the bundled sample in an empty project: its documents and answers, the human labels it
-    ships (submitted reviews of the rater SAMPLE_ANNOTATORS), its contracts read by the claim checker's encoders,
-    and the verifier's run on the labelled answers (well under a second an answer)."""
+    ships (submitted reviews of the rater SAMPLE_ANNOTATORS), the labelled answers' contracts read by the claim
+    checker's encoders, and the verifier's run on those answers (well under a second an answer). The other
+    contracts are read after the window opens, when the tour has checked their answers (`check_sample`)."""
     summary = import_dataset(project.sessions, SAMPLE_DATASET, on_progress=on_progress)
     second = import_dataset(project.sessions, SAMPLE_SECOND_GENERATOR)
     summary.answers_added += second.answers_added
     import_labels(project, SAMPLE_LABELS, "sample", default_rater=SAMPLE_ANNOTATORS)
     project.set_guidelines(DEFAULT_GUIDELINES.read_text(encoding="utf-8"), "sample")  # LeMAJ's, version 1
     project.set_matter_name(SAMPLE_MATTER, "sample")  # the report's title
-    verifier = Verifier(project.sessions)
-    read_contracts(project.sessions, verifier=verifier, on_progress=on_reading)  # once: the tour's checks read it kept
-    verify_project(project.sessions, sorted(labelled_ids()), verifier=verifier)
+    verifier, labelled = Verifier(project.sessions), labelled_ids()
+    with project.sessions() as session:
+        names = {a.document for a in list_answers(session) if a.id in labelled}
+        ids = [documents.document_id_by_name(session, name) for name in names]
+    read_first = sorted(i for i in ids if i is not None)
+    read_contracts(project.sessions, read_first, verifier=verifier, on_progress=on_reading)
+    verify_project(project.sessions, sorted(labelled), verifier=verifier)
     return summary
 
 
@@ -112,6 +118,14 @@ def check_sample(
         total.judged = done
         eta = (time.perf_counter() - started) / done * (count - done)
         on_progress(Progress(done, count, 0, answer_id, 0.0, eta))
+    # then the contracts the sample was made without reading, one at a time (a closed window stops it): a check after
+    # this one reads them kept
+    with project.sessions() as session:
+        unread = documents.unread(session)
+    for document_id in unread:
+        if cancel.is_set():
+            break
+        read_contracts(project.sessions, [document_id], verifier=verifier)
     total.cancelled = cancel.is_set() and total.judged < count
     return total
 
