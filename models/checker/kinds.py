@@ -198,9 +198,7 @@ def recognition_features(
     """The kind whose prototype is nearest the claim, and what the recogniser reads of it: that cosine, its
     lead over the next kind's, its share of the NEIGHBOURS nearest prototypes (and whether no kind has more),
     and the mean of its three nearest."""
-    cosine = prototypes.astype(np.float64, copy=False) @ claim.astype(np.float64)  # no copy of float64 prototypes
-    best = np.full(kinds, -1.0)
-    np.maximum.at(best, owner, cosine)
+    cosine, best = _cosines(prototypes, owner, claim, kinds)
     first, second = np.argsort(-best, kind="stable")[:2]
     votes = np.bincount(owner[np.argsort(-cosine, kind="stable")[:NEIGHBOURS]], minlength=kinds) / NEIGHBOURS
     top3 = float(np.sort(cosine[owner == first])[-3:].mean())
@@ -210,9 +208,15 @@ def recognition_features(
 
 def nearest_kinds(prototypes: np.ndarray, owner: np.ndarray, claim: np.ndarray, kinds: int) -> list[int]:
     """The kinds, nearest the claim first (by each kind's prototype nearest it)."""
+    return [int(k) for k in np.argsort(-_cosines(prototypes, owner, claim, kinds)[1], kind="stable")]
+
+
+def _cosines(prototypes: np.ndarray, owner: np.ndarray, claim: np.ndarray, kinds: int) -> tuple[np.ndarray, np.ndarray]:
+    """The claim's cosine with each prototype, and with each kind's prototype nearest it."""
+    cosine = prototypes.astype(np.float64, copy=False) @ claim.astype(np.float64)  # no copy of float64 prototypes
     best = np.full(kinds, -1.0)
-    np.maximum.at(best, owner, prototypes.astype(np.float64, copy=False) @ claim.astype(np.float64))
-    return [int(k) for k in np.argsort(-best, kind="stable")]
+    np.maximum.at(best, owner, cosine)
+    return cosine, best
 
 
 def recognised(
